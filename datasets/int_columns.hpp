@@ -1,0 +1,22 @@
+#pragma once
+// Integer columns: deterministic generators and loaders for user files.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace varex::datasets {
+
+// Counter-based generator (splitmix64 of seed and row), so any row can be produced independently and the
+// work is spread over all host cores. Values cover the whole int32 range uniformly.
+std::vector<std::int32_t> uniform_int32(std::uint64_t rows, std::uint64_t seed);
+
+// One integer per line (text), or little-endian int32 when the name ends in ".bin". Malformed content is a
+// UsageError that names the file and line.
+std::vector<std::int32_t> load_int32_column(const std::string& path);
+
+// A stable hash of a file's bytes, to tell user workloads apart in the store.
+std::string file_fingerprint(const std::string& path);
+
+std::uint64_t splitmix64(std::uint64_t x);
+
+}  // namespace varex::datasets

@@ -1,0 +1,387 @@
+#include "harness/cli/commands.hpp"
+
+#include <iostream>
+#include <memory>
+
+#include "harness/cli/options.hpp"
+#include "harness/errors.hpp"
+#include "harness/text.hpp"
+#include "harness/worker.hpp"
+#include "results/store.hpp"
+#include "tuner/sweep.hpp"
+
+namespace varex::cli {
+
+namespace {
+
+using nlohmann::json;
+
+void add_devices(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("devices", "List every OpenCL and CUDA device of this machine");
+  auto json_out = std::make_shared<bool>(false);
+  auto selector = std::make_shared<std::string>("all");
+  cmd->add_flag("--json", *json_out, "Print JSON");
+  cmd->add_option("--device", *selector, "Device selector: all, cpu, gpu, opencl, cuda, an id, or a comma list")
+      ->capture_default_str();
+  cmd->callback([=] {
+    const auto all = harness::enumerate_devices();
+    const auto devices = *selector == "all" ? all : select_devices(all, *selector);
+    if (*json_out) {
+      json out = json::array();
+      for (const auto& d : devices) out.push_back(d.to_json());
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    if (devices.empty()) {
+      std::cout << "no OpenCL or CUDA devices found\n";
+      return;
+    }
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& d : devices) {
+      rows.push_back({d.id, to_string(d.backend), d.type, d.name, d.arch, std::to_string(d.compute_units),
+                      format_bytes(d.global_mem), format_bytes(d.local_mem), std::to_string(d.max_work_group),
+                      format_bytes(d.cache_bytes)});
+    }
+    print_table({"id", "backend", "type", "name", "arch", "CUs", "global mem", "local mem", "max wg", "cache"}, rows);
+  });
+}
+
+void add_ops(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("ops", "List the operators and their tunables");
+  auto json_out = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json_out, "Print JSON");
+  cmd->callback([=] {
+    // Values that depend on the device are shown for a generic OpenCL GPU with 1024-wide work-groups.
+    DeviceInfo generic;
+    generic.max_work_group = 1024;
+    generic.compute_units = 1;
+    json out = json::array();
+    for (const harness::Operator* op : harness::operators()) {
+      const auto space = op->space({generic, 1 << 20});
+      json tunables = json::array();
+      for (const auto& t : space.tunables()) {
+        json values = json::array();
+        for (const auto& v : t.values) values.push_back(variants::to_json(v));
+        tunables.push_back({{"name", t.name},
+                            {"kind", t.kind == variants::TunableKind::Compile ? "compile" : "launch"},
+                            {"default", variants::to_json(t.default_value)},
+                            {"values", values},
+                            {"help", t.help}});
+      }
+      json constraints = json::array();
+      for (const auto& c : space.constraints()) constraints.push_back(c.description);
+      out.push_back({{"name", op->name()}, {"description", op->description()}, {"tunables", tunables},
+                     {"constraints", constraints}});
+    }
+    if (*json_out) {
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    for (const auto& o : out) {
+      std::cout << o["name"].get<std::string>() << ": " << o["description"].get<std::string>() << "\n";
+      for (const auto& t : o["tunables"]) {
+        std::vector<std::string> values;
+        for (const auto& v : t["values"]) values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+        std::cout << "  " << t["name"].get<std::string>() << " (" << t["kind"].get<std::string>()
+                  << ", default " << (t["default"].is_string() ? t["default"].get<std::string>() : t["default"].dump())
+                  << "): " << join(values, ", ") << "\n      " << t["help"].get<std::string>() << "\n";
+      }
+      std::cout << "  constraints:\n";
+      for (const auto& c : o["constraints"]) std::cout << "    - " << c.get<std::string>() << "\n";
+    }
+  });
+}
+
+struct VariantsFlags {
+  std::string op;
+  std::string device = "all";
+  WorkloadFlags workload;
+  std::vector<std::string> set;
+  bool json_out = false;
+};
+
+void add_variants(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("variants", "List the valid variants of an operator's space per device");
+  auto f = std::make_shared<VariantsFlags>();
+  cmd->add_option("--op", f->op, "Operator")->required();
+  cmd->add_option("--device", f->device, "Device selector")->capture_default_str();
+  cmd->add_option("--set", f->set, "Restrict a tunable to values: name=v1,v2 (repeatable)");
+  f->workload.add_to(*cmd);
+  cmd->add_flag("--json", f->json_out, "Print JSON");
+  cmd->callback([f] {
+    const harness::Operator& op = harness::find_operator(f->op);
+    const auto devices = resolve_devices(f->device);
+    const auto spec = f->workload.resolve(op, devices);
+    const auto pins = parse_assignments(f->set, "--set");
+    json out = json::array();
+    for (const DeviceInfo& d : devices) {
+      const auto space = op.space({d, spec.rows()});
+      const auto points = space.enumerate(pins);
+      json list = json::array();
+      for (const auto& p : points) {
+        list.push_back({{"id", harness::variant_id(op, d.backend, p)}, {"params", variants::to_json(p)}});
+      }
+      out.push_back({{"device", d.id}, {"op", op.name()}, {"rows", spec.rows()}, {"space_size", space.cardinality()},
+                     {"count", points.size()}, {"variants", list}});
+    }
+    if (f->json_out) {
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    for (const auto& d : out) {
+      std::cout << d["device"].get<std::string>() << ": " << d["count"].get<std::size_t>() << " valid variants of "
+                << d["space_size"].get<std::uint64_t>() << " points for " << d["rows"].get<std::uint64_t>()
+                << " rows\n";
+      for (const auto& v : d["variants"]) {
+        std::cout << "  " << v["id"].get<std::string>() << "  "
+                  << variants::describe(variants::params_from_json(v["params"])) << "\n";
+      }
+    }
+  });
+}
+
+json measurement_json(const harness::Operator& op, const DeviceInfo& device, const std::string& variant,
+                      const variants::Params& params, const datasets::WorkloadSpec& spec, const harness::Measurement& m,
+                      double probe_gbps) {
+  json j = m.to_json();
+  j.erase("samples_ms");
+  j["op"] = op.name();
+  j["device"] = device.id;
+  j["device_name"] = device.name;
+  j["variant"] = variant;
+  j["params"] = variants::to_json(params);
+  j["workload"] = spec.to_json();
+  j["input_rows"] = spec.rows();
+  j["reps"] = m.samples_ms.size();
+  j["probe_gbps"] = probe_gbps;
+  return j;
+}
+
+struct RunFlags {
+  std::string op;
+  std::string device;
+  std::string db = "varex.db";
+  WorkloadFlags workload;
+  MeasureFlags measure;
+  std::vector<std::string> set;
+  bool json_out = false;
+};
+
+void add_run(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("run", "Run one variant on one workload and device; print its digest and timings");
+  auto f = std::make_shared<RunFlags>();
+  cmd->add_option("--op", f->op, "Operator")->required();
+  cmd->add_option("--device", f->device, "Device (the selector must match exactly one)")->required();
+  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  cmd->add_option("--set", f->set, "Tunable value name=value (repeatable); defaults otherwise");
+  f->workload.add_to(*cmd);
+  f->measure.add_to(*cmd);
+  cmd->add_flag("--json", f->json_out, "Print JSON");
+  cmd->callback([f, &exit_code] {
+    const harness::Operator& op = harness::find_operator(f->op);
+    const auto devices = resolve_devices(f->device);
+    if (devices.size() != 1) {
+      throw UsageError("run needs exactly one device, '" + f->device + "' matches " + std::to_string(devices.size()));
+    }
+    const DeviceInfo& device = devices.front();
+    const auto spec = f->workload.resolve(op, devices);
+    const auto space = op.space({device, spec.rows()});
+    const auto params = space.with_settings(space.defaults(), parse_assignments(f->set, "--set"));
+    harness::check_fits(op, spec, device);
+
+    results::Store store(f->db);
+    const std::int64_t device_row = store.device(device);
+    store.ensure_operator(op.name(), op.description());
+    store.ensure_workload(spec);
+    const std::string id = harness::variant_id(op, device.backend, params);
+    store.ensure_variant(id, op.name(), device.backend, params, harness::kernel_source(device.backend, op.kernel_family()).hash,
+                         space.compile_part(params));
+    harness::RemoteDevice remote(self_executable(), device);
+    const double probe = tuner::ensure_probe(store, device_row, remote, false);
+    remote.prepare(spec);
+    const auto session = store.begin_session("run", op.name(), device_row, spec.id(), "single",
+                                             {{"measure", f->measure.settings.to_json()}});
+    harness::Measurement m;
+    try {
+      m = remote.measure(spec, params, f->measure.settings, probe, f->measure.timeout_seconds);
+    } catch (const harness::Interrupted&) {
+      store.end_session(session, "interrupted");
+      throw;
+    }
+    store.record(session, id, device_row, spec.id(), m);
+    store.end_session(session, "finished");
+
+    const json j = measurement_json(op, device, id, params, spec, m, probe);
+    if (f->json_out) {
+      std::cout << j.dump(2) << "\n";
+    } else {
+      std::cout << op.name() << " on " << device.id << " (" << device.name << "), variant " << id << "\n"
+                << "  params    " << variants::describe(params) << "\n"
+                << "  workload  " << spec.describe() << "\n"
+                << "  status    " << harness::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error) << "\n"
+                << "  rows      " << m.result.rows << "   checksum " << m.result.checksum << "   verified "
+                << (m.verified ? "yes" : "no") << "\n";
+      if (m.ok()) {
+        std::cout << "  kernel    " << fixed(m.kernel.median, 4) << " ms  (95% CI " << fixed(m.kernel.ci_low, 4) << " .. "
+                  << fixed(m.kernel.ci_high, 4) << ", " << m.samples_ms.size() << " reps)\n"
+                  << "  h2d       " << fixed(m.h2d_ms, 3) << " ms   d2h " << fixed(m.d2h_ms, 3) << " ms   compile "
+                  << fixed(m.compile_ms, 1) << " ms\n"
+                  << "  bandwidth " << fixed(m.gbps, 1) << " GB/s = " << fixed(100 * m.probe_fraction, 1)
+                  << "% of the probe's " << fixed(probe, 1) << " GB/s\n";
+      }
+    }
+    exit_code = m.ok() ? 0 : 1;
+  });
+}
+
+struct SweepFlags {
+  std::string op;
+  std::string device = "all";
+  std::string db = "varex.db";
+  WorkloadFlags workload;
+  MeasureFlags measure;
+  std::vector<std::string> set;
+  bool reprobe = false;
+  bool json_out = false;
+};
+
+void add_sweep(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("sweep", "Measure every valid variant of an operator on every selected device");
+  auto f = std::make_shared<SweepFlags>();
+  cmd->add_option("--op", f->op, "Operator")->required();
+  cmd->add_option("--device", f->device, "Device selector")->capture_default_str();
+  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  cmd->add_option("--set", f->set, "Sweep a sub-space: restrict a tunable to values name=v1,v2 (repeatable)");
+  cmd->add_flag("--reprobe", f->reprobe, "Measure the devices' copy bandwidth again");
+  f->workload.add_to(*cmd);
+  f->measure.add_to(*cmd);
+  cmd->add_flag("--json", f->json_out, "Print JSON");
+  cmd->callback([f] {
+    tuner::SweepOptions options;
+    options.op = &harness::find_operator(f->op);
+    options.devices = resolve_devices(f->device);
+    options.workload = f->workload.resolve(*options.op, options.devices);
+    options.settings = f->measure.settings;
+    options.timeout_seconds = f->measure.timeout_seconds;
+    options.pins = parse_assignments(f->set, "--set");
+    options.reprobe = f->reprobe;
+    options.progress = !f->json_out;
+    options.worker_executable = self_executable();
+    // Every device's space and memory are checked before anything is measured or recorded.
+    for (const DeviceInfo& d : options.devices) {
+      options.op->space({d, options.workload.rows()}).enumerate(options.pins);
+      harness::check_fits(*options.op, options.workload, d);
+    }
+    results::Store store(f->db);
+    const auto results = tuner::sweep(store, options);
+    json out = json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& r : results) {
+      json j{{"device", r.device.id}, {"session", r.session}, {"status", r.status}, {"variants", r.variants},
+             {"ok", r.ok}, {"failed", r.failed}, {"probe_gbps", r.probe_gbps}};
+      if (r.best) {
+        j["best"] = {{"variant", r.best_variant}, {"params", variants::to_json(r.best_params)},
+                     {"kernel_ms", r.best->kernel.median}, {"gbps", r.best->gbps},
+                     {"probe_fraction", r.best->probe_fraction}};
+      }
+      out.push_back(j);
+      rows.push_back({r.device.id, std::to_string(r.variants), std::to_string(r.ok), std::to_string(r.failed),
+                      r.best ? fixed(r.best->kernel.median, 4) : "-", r.best ? fixed(r.best->gbps, 1) : "-",
+                      r.best ? fixed(100 * r.best->probe_fraction, 1) + "%" : "-",
+                      r.best ? variants::describe(r.best_params) : "-"});
+    }
+    if (f->json_out) {
+      std::cout << out.dump(2) << "\n";
+    } else {
+      std::cout << options.op->name() << " sweep over " << options.workload.describe() << "\n";
+      print_table({"device", "variants", "ok", "failed", "best ms", "GB/s", "of probe", "best variant"}, rows);
+    }
+  });
+}
+
+struct BestFlags {
+  std::optional<std::string> op;
+  std::optional<std::string> device;
+  std::string db = "varex.db";
+  bool json_out = false;
+};
+
+void add_best(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("best", "Show the fastest verified variant per device, operator and workload");
+  auto f = std::make_shared<BestFlags>();
+  cmd->add_option("--op", f->op, "Only this operator");
+  cmd->add_option("--device", f->device, "Only these devices of this machine (selector)");
+  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  cmd->add_flag("--json", f->json_out, "Print JSON");
+  cmd->callback([f] {
+    if (f->op) harness::find_operator(*f->op);
+    std::optional<std::vector<std::string>> uids;
+    if (f->device) {
+      uids.emplace();
+      for (const auto& d : resolve_devices(*f->device)) uids->push_back(d.uid());
+    }
+    results::Store store(f->db, results::Database::Mode::Existing);
+    const auto best = store.best(f->op, uids);
+    json out = json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& b : best) {
+      out.push_back({{"device", b.device.id}, {"device_name", b.device.name}, {"host", b.device.host},
+                     {"backend", to_string(b.device.backend)}, {"op", b.op}, {"workload", b.workload.to_json()},
+                     {"variant", b.variant_id}, {"params", variants::to_json(b.params)}, {"kernel_ms", b.kernel_ms},
+                     {"kernel_ci", {b.kernel_ci_low, b.kernel_ci_high}}, {"h2d_ms", b.h2d_ms}, {"d2h_ms", b.d2h_ms},
+                     {"gbps", b.gbps}, {"probe_gbps", b.probe_gbps ? json(*b.probe_gbps) : json(nullptr)},
+                     {"probe_fraction", b.probe_fraction}, {"verified_measurements", b.measurements}});
+      rows.push_back({b.device.id + "@" + b.device.host, b.op, std::to_string(b.workload.rows()),
+                      fixed(b.kernel_ms, 4), fixed(b.gbps, 1), fixed(100 * b.probe_fraction, 1) + "%",
+                      variants::describe(b.params)});
+    }
+    if (f->json_out) {
+      std::cout << out.dump(2) << "\n";
+      return;
+    }
+    if (best.empty()) {
+      std::cout << "no verified measurements in " << f->db << "\n";
+      return;
+    }
+    print_table({"device", "op", "rows", "kernel ms", "GB/s", "of probe", "variant"}, rows);
+  });
+}
+
+void add_probe(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("probe", "Measure and store the devices' copy bandwidth");
+  auto device = std::make_shared<std::string>("all");
+  auto db = std::make_shared<std::string>("varex.db");
+  auto json_out = std::make_shared<bool>(false);
+  cmd->add_option("--device", *device, "Device selector")->capture_default_str();
+  cmd->add_option("--db", *db, "Results database")->capture_default_str();
+  cmd->add_flag("--json", *json_out, "Print JSON");
+  cmd->callback([=] {
+    const auto devices = resolve_devices(*device);
+    results::Store store(*db);
+    json out = json::array();
+    std::vector<std::vector<std::string>> rows;
+    for (const DeviceInfo& d : devices) {
+      harness::RemoteDevice remote(self_executable(), d);
+      const harness::ProbeResult p = remote.probe();
+      store.set_probe(store.device(d), p);
+      out.push_back({{"device", d.id}, {"name", d.name}, {"gbps", p.gbps}, {"method", p.method}, {"details", p.details}});
+      rows.push_back({d.id, d.name, fixed(p.gbps, 1), p.method});
+    }
+    if (*json_out) std::cout << out.dump(2) << "\n";
+    else print_table({"device", "name", "GB/s", "best method"}, rows);
+  });
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, int& exit_code) {
+  add_devices(app, exit_code);
+  add_ops(app, exit_code);
+  add_variants(app, exit_code);
+  add_run(app, exit_code);
+  add_sweep(app, exit_code);
+  add_best(app, exit_code);
+  add_probe(app, exit_code);
+}
+
+}  // namespace varex::cli

@@ -1,0 +1,105 @@
+#include "harness/cli/options.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <iostream>
+
+#include "harness/engine.hpp"
+#include "harness/errors.hpp"
+#include "harness/text.hpp"
+
+namespace varex::cli {
+
+void WorkloadFlags::add_to(CLI::App& app) {
+  app.add_option("--input", input, "Input file: one integer per line, or little-endian int32 if it ends in .bin");
+  app.add_option("--rows", rows, "Generated rows (an integer or 2^N; default: 4x the largest device cache)");
+  app.add_option("--selectivity", selectivity, "Fraction of rows the generated query selects")
+      ->capture_default_str();
+  app.add_option("--seed", seed, "Seed of the generated data")->capture_default_str();
+  app.add_option("--query", query, "Query parameter key=value (repeatable); see the operator's keys");
+}
+
+datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op, const std::vector<DeviceInfo>& devices) const {
+  harness::WorkloadOptions options;
+  options.input = input;
+  if (input && !rows.empty()) throw UsageError("--rows and --input exclude each other");
+  if (!input) options.rows = rows.empty() ? default_rows(devices) : parse_rows(rows);
+  options.selectivity = selectivity;
+  options.seed = seed;
+  options.query = parse_assignments(query, "--query");
+  return op.workload(options);
+}
+
+void MeasureFlags::add_to(CLI::App& app) {
+  app.add_option("--warmup", settings.warmup, "Untimed runs after the verified one")->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--min-reps", settings.min_reps, "Fewest timed repetitions")->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--max-reps", settings.max_reps, "Most timed repetitions")->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--rel-ci", settings.target_rel_ci,
+                 "Stop repeating when the median's 95% interval is within this fraction of it")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  app.add_option("--timeout", timeout_seconds, "Seconds one variant may take before it counts as hung")
+      ->capture_default_str()->check(CLI::Range(1.0, 86400.0));
+}
+
+std::vector<DeviceInfo> resolve_devices(const std::string& selector) {
+  return select_devices(harness::enumerate_devices(), selector);
+}
+
+std::uint64_t default_rows(const std::vector<DeviceInfo>& devices) {
+  std::uint64_t cache = 0;
+  for (const DeviceInfo& d : devices) cache = std::max(cache, d.cache_bytes);
+  return std::max<std::uint64_t>(1ULL << 24, std::bit_ceil(std::max<std::uint64_t>(cache, 1)));
+}
+
+std::uint64_t parse_rows(const std::string& text) {
+  const std::string t(trim(text));
+  std::int64_t value;
+  if (t.rfind("2^", 0) == 0) {
+    const std::int64_t exponent = parse_int(t.substr(2), "--rows");
+    if (exponent < 0 || exponent > 40) throw UsageError("--rows: exponent " + std::to_string(exponent) + " is out of range");
+    value = std::int64_t{1} << exponent;
+  } else {
+    value = parse_int(t, "--rows");
+  }
+  if (value < 0) throw UsageError("--rows: " + t + " is negative");
+  return static_cast<std::uint64_t>(value);
+}
+
+std::string self_executable() {
+  char buffer[4096];
+  const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+  if (n <= 0) throw RuntimeError("cannot find the varex executable through /proc/self/exe");
+  return std::string(buffer, static_cast<std::size_t>(n));
+}
+
+void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& row : rows) {
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto print = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      line += row[c];
+      if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+    }
+    std::cout << line << "\n";
+  };
+  print(header);
+  for (const auto& row : rows) print(row);
+}
+
+std::string fixed(double value, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, value);
+  return buffer;
+}
+
+}  // namespace varex::cli

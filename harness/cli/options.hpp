@@ -1,0 +1,45 @@
+#pragma once
+// Option groups shared by several commands, and their resolution into harness types.
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/measure.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::cli {
+
+struct WorkloadFlags {
+  std::optional<std::string> input;
+  std::string rows;  // "" = default; an integer or 2^N
+  double selectivity = 0.5;
+  std::uint64_t seed = 42;
+  std::vector<std::string> query;
+
+  void add_to(CLI::App& app);
+  // The workload for `op`; generated row counts default to four times the largest device cache.
+  datasets::WorkloadSpec resolve(const harness::Operator& op, const std::vector<DeviceInfo>& devices) const;
+};
+
+struct MeasureFlags {
+  harness::MeasureSettings settings;
+  double timeout_seconds = 300;
+
+  void add_to(CLI::App& app);
+};
+
+std::vector<DeviceInfo> resolve_devices(const std::string& selector);
+// At least 2^24 rows, and enough 4-byte rows to fill four times the largest last-level cache.
+std::uint64_t default_rows(const std::vector<DeviceInfo>& devices);
+std::uint64_t parse_rows(const std::string& text);
+// The running binary, which also serves as the worker process.
+std::string self_executable();
+
+// Prints rows as aligned columns.
+void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows);
+std::string fixed(double value, int decimals);
+
+}  // namespace varex::cli

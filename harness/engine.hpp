@@ -1,0 +1,139 @@
+#pragma once
+// The backend interface: one Engine per device. OpenCL and CUDA implement it; operator runners, the
+// measurement protocol and the bandwidth probe are written once against it.
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "harness/device.hpp"
+#include "harness/kernel_source.hpp"
+
+namespace varex::harness {
+
+class DeviceBuffer {
+ public:
+  virtual ~DeviceBuffer() = default;
+  virtual std::size_t bytes() const = 0;
+};
+
+// Host memory that transfers at full speed (page-locked where the backend supports it).
+class HostBuffer {
+ public:
+  virtual ~HostBuffer() = default;
+  virtual void* data() = 0;
+  virtual std::size_t bytes() const = 0;
+  template <typename T>
+  T* as() { return static_cast<T*>(data()); }
+};
+
+// One enqueued operation. elapsed_ms() waits for it and returns its duration from the device's own
+// timer (OpenCL profiling info, CUDA events) — never a host clock around an asynchronous call.
+class Event {
+ public:
+  virtual ~Event() = default;
+  virtual double elapsed_ms() = 0;
+};
+using EventPtr = std::unique_ptr<Event>;
+
+class Program {
+ public:
+  virtual ~Program() = default;
+};
+
+struct KernelArg {
+  const DeviceBuffer* buffer = nullptr;
+  std::array<unsigned char, 8> bytes{};
+  std::size_t size = 0;
+
+  static KernelArg of(const DeviceBuffer& b) {
+    KernelArg a;
+    a.buffer = &b;
+    return a;
+  }
+  template <typename T>
+  static KernelArg of(T value) {
+    static_assert(std::is_trivially_copyable_v<T> && sizeof(T) <= 8);
+    KernelArg a;
+    std::memcpy(a.bytes.data(), &value, sizeof(T));
+    a.size = sizeof(T);
+    return a;
+  }
+};
+
+struct LaunchShape {
+  std::uint64_t global = 0;  // work-items in total
+  std::uint64_t local = 0;   // work-group size; 0 leaves the choice to the driver
+};
+
+struct Define {
+  std::string name;
+  std::string value;
+};
+using Defines = std::vector<Define>;
+std::string to_string(const Defines& defines);
+
+struct CompileInfo {
+  double ms = 0;
+  bool cached = false;
+};
+
+// A program that does not build: recorded as the variant's compile_error.
+class CompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A launch or execution that fails: recorded as launch_error. `fatal` means the device context cannot be
+// trusted afterwards (a CUDA sticky error), so the worker that owns it must be replaced.
+class LaunchError : public std::runtime_error {
+ public:
+  LaunchError(const std::string& what, bool fatal = false) : std::runtime_error(what), fatal_(fatal) {}
+  bool fatal() const { return fatal_; }
+
+ private:
+  bool fatal_;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual const DeviceInfo& device() const = 0;
+
+  virtual std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) = 0;
+  virtual std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes) = 0;
+
+  virtual EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) = 0;
+  virtual EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes) = 0;
+  // `offset` and `bytes` must be multiples of 4.
+  virtual EventPtr fill(DeviceBuffer& dst, std::uint32_t pattern, std::size_t offset, std::size_t bytes) = 0;
+  virtual EventPtr copy(DeviceBuffer& dst, const DeviceBuffer& src, std::size_t bytes) = 0;
+
+  // Throws LaunchError. With shape.local == 0 the backend picks the work-group size the way a driver does.
+  virtual EventPtr launch(const Program& program, const std::string& kernel, const LaunchShape& shape,
+                          const std::vector<KernelArg>& args) = 0;
+  // Device time from the start of `first` to the end of `last`, both enqueued in that order.
+  virtual double span_ms(Event& first, Event& last) = 0;
+  virtual void finish() = 0;
+
+  // Compiles `source` specialised by `defines`, or returns the program from this engine's cache (keyed by
+  // the source hash and the defines). Throws CompileError.
+  const Program& compile(const KernelSource& source, const Defines& defines, CompileInfo* info = nullptr);
+
+ protected:
+  virtual std::unique_ptr<Program> build(const KernelSource& source, const Defines& defines) = 0;
+
+ private:
+  std::map<std::string, std::unique_ptr<Program>> programs_;
+};
+
+// Every device of every backend built into this binary. Backends without a driver contribute none.
+std::vector<DeviceInfo> enumerate_devices();
+std::unique_ptr<Engine> open_engine(const DeviceInfo& device);
+
+}  // namespace varex::harness

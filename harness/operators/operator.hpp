@@ -1,0 +1,103 @@
+#pragma once
+// An operator: its parameter space, how its workloads are described, and how a workload is prepared on
+// a device and executed there. Each operator's runner is written once against Engine and serves every
+// backend; only the kernels differ.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "datasets/workload.hpp"
+#include "harness/engine.hpp"
+#include "variants/space.hpp"
+
+namespace varex::harness {
+
+// What the host reduces an operator's output to: the number of result rows and a checksum, both as each
+// operator documents them.
+struct Digest {
+  std::uint64_t rows = 0;
+  std::uint64_t checksum = 0;
+  bool operator==(const Digest&) const = default;
+};
+
+struct KernelTiming {
+  std::string kernel;
+  double ms = 0;
+};
+
+// Device time of one execution of the operator's kernel sequence.
+struct ExecutionTimes {
+  double total_ms = 0;
+  std::vector<KernelTiming> kernels;
+};
+
+struct Collected {
+  double d2h_ms = 0;
+  Digest digest;
+  bool verified = false;
+  std::string mismatch;  // where the output first differs from the reference
+};
+
+// A workload prepared on one device: inputs uploaded, the host reference computed, outputs allocated.
+class PreparedRun {
+ public:
+  virtual ~PreparedRun() = default;
+  virtual double h2d_ms() const = 0;
+  // Uploads the inputs again (after a variant that failed and may have written over them).
+  virtual void restore_inputs() = 0;
+  virtual CompileInfo compile(const variants::Params& params) = 0;
+  // Fills every output buffer with a pattern, so an unwritten output cannot pass verification.
+  virtual void poison() = 0;
+  virtual ExecutionTimes execute(const variants::Params& params) = 0;
+  // Downloads the output, reduces it to a digest and compares it with the reference in full.
+  virtual Collected collect() = 0;
+  virtual Digest reference() const = 0;
+  // Bytes the operator must read and write at least (the bytes-moved model behind GB/s).
+  virtual std::uint64_t bytes_moved() const = 0;
+  // Bytes that one execution touches on the device; decides whether caches need flushing.
+  virtual std::uint64_t working_set_bytes() const = 0;
+};
+
+struct DeviceFootprint {
+  std::uint64_t total = 0;    // all buffers together
+  std::uint64_t largest = 0;  // the largest single buffer
+};
+
+// Options from which an operator builds its workload description (command line or test).
+struct WorkloadOptions {
+  std::optional<std::string> input;             // user file
+  std::optional<std::uint64_t> rows;            // generated rows; default chosen from the devices' caches
+  double selectivity = 0.5;
+  std::uint64_t seed = 42;
+  std::map<std::string, std::string> query;    // --query key=value
+};
+
+class Operator {
+ public:
+  virtual ~Operator() = default;
+  virtual std::string name() const = 0;
+  virtual std::string description() const = 0;
+  virtual std::string kernel_family() const = 0;
+  virtual variants::Space space(const variants::SpaceContext& context) const = 0;
+  // Throws UsageError for unknown query keys, bad values or unreadable files.
+  virtual datasets::WorkloadSpec workload(const WorkloadOptions& options) const = 0;
+  // Device memory a workload needs (checked against the device before anything runs).
+  virtual DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const = 0;
+  virtual std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const = 0;
+};
+
+const std::vector<const Operator*>& operators();
+// Throws UsageError naming the known operators.
+const Operator& find_operator(std::string_view name);
+
+// Throws UsageError when the workload cannot fit the device.
+void check_fits(const Operator& op, const datasets::WorkloadSpec& spec, const DeviceInfo& device);
+
+// The variant id: a stable hash of operator, backend, parameters and the kernel source's hash, so that
+// editing a kernel makes new variants instead of mixing old timings in.
+std::string variant_id(const Operator& op, Backend backend, const variants::Params& params);
+
+}  // namespace varex::harness

@@ -1,0 +1,311 @@
+#include "harness/operators/selection.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+
+#include "datasets/int_columns.hpp"
+#include "harness/errors.hpp"
+#include "harness/text.hpp"
+#include "variants/selection_space.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+constexpr std::int32_t kIntMin = std::numeric_limits<std::int32_t>::min();
+constexpr std::int32_t kIntMax = std::numeric_limits<std::int32_t>::max();
+// Rows are indexed with 32-bit integers in the kernels; keep head room for padding.
+constexpr std::uint64_t kMaxRows = (1ULL << 31) - (1ULL << 22);
+// With the driver's local size, padding rounds the grid to this many work-items (Fett's choice).
+constexpr std::uint64_t kAutoPadLocal = 128;
+constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
+
+std::int32_t parse_int32(const std::string& text, const std::string& what) {
+  const std::int64_t v = parse_int(text, what);
+  if (v < kIntMin || v > kIntMax) throw UsageError(what + ": " + text + " does not fit in a 32-bit integer");
+  return static_cast<std::int32_t>(v);
+}
+
+std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+
+// The largest work-group the space can ask for; host padding needs that much slack behind the rows.
+std::uint64_t max_local(const DeviceInfo& device) {
+  return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)), kAutoPadLocal);
+}
+std::uint64_t capacity_rows(std::uint64_t rows, const DeviceInfo& device) { return rows + max_local(device) * 32; }
+
+std::vector<std::int32_t> materialise(const datasets::WorkloadSpec& spec) {
+  if (spec.generator == "uniform_int32") {
+    return datasets::uniform_int32(spec.rows(), spec.params.at("seed").get<std::uint64_t>());
+  }
+  if (spec.generator == "file") {
+    auto column = datasets::load_int32_column(spec.params.at("path").get<std::string>());
+    if (column.size() != spec.rows()) throw UsageError("input file changed while varex was running");
+    return column;
+  }
+  throw UsageError("selection cannot use workload generator '" + spec.generator + "'");
+}
+
+class SelectionRun final : public PreparedRun {
+ public:
+  SelectionRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+    std::vector<std::int32_t> column = materialise(spec);
+    rows_ = column.size();
+    if (rows_ > kMaxRows) throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows");
+    const SelectionQuery query = SelectionQuery::from_json(spec.query);
+    range_ = kernel_range(query);
+    reference_ = selection_reference(column, query);
+    reference_digest_ = bitmap_digest(reference_.data(), rows_);
+
+    const DeviceInfo& device = engine.device();
+    max_local_ = max_local(device);
+    const std::uint64_t capacity = capacity_rows(rows_, device);
+    host_in_ = engine.allocate_host(rows_ * 4);
+    std::memcpy(host_in_->data(), column.data(), rows_ * 4);
+    column = {};
+    in_ = engine.allocate(capacity * 4);
+    out_bytes_ = round_up(capacity, 32) / 8;
+    out_ = engine.allocate(out_bytes_);
+    host_out_ = engine.allocate_host((rows_ + 7) / 8);
+    restore_inputs();
+  }
+
+  double h2d_ms() const override { return h2d_ms_; }
+
+  void restore_inputs() override {
+    h2d_ms_ = rows_ ? engine_.upload(*in_, 0, *host_in_, rows_ * 4)->elapsed_ms() : 0.0;
+    // The slack behind the rows is what host-side padding reads: give it defined contents.
+    engine_.fill(*in_, 0, rows_ * 4, in_->bytes() - rows_ * 4)->elapsed_ms();
+  }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params), &info);
+    return info;
+  }
+
+  void poison() override { engine_.fill(*out_, kPoison, 0, out_bytes_)->elapsed_ms(); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    if (rows_ == 0) return {};
+    const std::uint64_t ept = variants::get_int(params, "ept");
+    const std::uint64_t local = variants::get_int_or(params, "local", 0);
+    const std::string& padding = variants::get_string(params, "padding");
+    const std::uint64_t pad_local = local ? local : kAutoPadLocal;
+
+    // Host-side padding: the kernel sees a row count that fills whole work-groups (the slack holds zeros,
+    // and the bits it produces lie past the result).
+    const std::uint64_t rows = padding == "host" ? round_up(rows_, pad_local * ept) : rows_;
+    const std::uint64_t chunks = (rows + ept - 1) / ept;
+    LaunchShape shape{chunks, local};
+    if (const auto* groups = std::get_if<std::int64_t>(&params.at("groups_per_cu"))) {
+      shape.global = static_cast<std::uint64_t>(*groups) * engine_.device().compute_units * local;
+    } else if (padding == "guard") {
+      shape.global = round_up(chunks, pad_local);
+    }
+    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params));
+    const std::vector<KernelArg> args{KernelArg::of(*in_),
+                                      KernelArg::of(*out_),
+                                      KernelArg::of(static_cast<std::uint32_t>(rows)),
+                                      KernelArg::of(range_.lo),
+                                      KernelArg::of(range_.hi),
+                                      KernelArg::of(range_.neg)};
+    const double ms = engine_.launch(program, "selection", shape, args)->elapsed_ms();
+    return {ms, {{"selection", ms}}};
+  }
+
+  Collected collect() override {
+    Collected c;
+    if (rows_ == 0) {
+      c.verified = true;
+      return c;
+    }
+    const std::uint64_t bytes = (rows_ + 7) / 8;
+    c.d2h_ms = engine_.download(*host_out_, *out_, bytes)->elapsed_ms();
+    auto* got = host_out_->as<std::uint8_t>();
+    if (rows_ % 8) got[bytes - 1] &= static_cast<std::uint8_t>((1u << (rows_ % 8)) - 1);
+    if (std::memcmp(got, reference_.data(), bytes) == 0) {
+      c.verified = true;
+      c.digest = reference_digest_;
+      return c;
+    }
+    c.digest = bitmap_digest(got, rows_);
+    for (std::uint64_t i = 0; i < bytes; ++i) {
+      if (got[i] != reference_[i]) {
+        const int bit = std::countr_zero(static_cast<unsigned>(got[i] ^ reference_[i]));
+        c.mismatch = "row " + std::to_string(i * 8 + bit) + ": expected " +
+                     std::to_string((reference_[i] >> bit) & 1) + ", got " + std::to_string((got[i] >> bit) & 1);
+        break;
+      }
+    }
+    return c;
+  }
+
+  Digest reference() const override { return reference_digest_; }
+  std::uint64_t bytes_moved() const override { return rows_ * 4 + (rows_ + 7) / 8; }
+  std::uint64_t working_set_bytes() const override { return bytes_moved(); }
+
+ private:
+  Defines defines(const variants::Params& params) const {
+    return {{"SEL_OVERFLOW", variants::get_string(params, "kernel") == "overflow" ? "1" : "0"},
+            {"EPT", std::to_string(variants::get_int(params, "ept"))},
+            {"VEC", std::to_string(variants::get_int(params, "vec"))},
+            {"MAX_LOCAL", std::to_string(max_local_)}};
+  }
+
+  Engine& engine_;
+  std::uint64_t rows_ = 0;
+  std::uint64_t max_local_ = 0;
+  KernelRange range_{};
+  std::vector<std::uint8_t> reference_;
+  Digest reference_digest_;
+  std::unique_ptr<HostBuffer> host_in_;
+  std::unique_ptr<HostBuffer> host_out_;
+  std::unique_ptr<DeviceBuffer> in_;
+  std::unique_ptr<DeviceBuffer> out_;
+  std::uint64_t out_bytes_ = 0;
+  double h2d_ms_ = 0;
+};
+
+}  // namespace
+
+bool SelectionQuery::matches(std::int32_t x) const {
+  bool pass = true;
+  if (lo) pass = pass && (lo_inclusive ? x >= *lo : x > *lo);
+  if (hi) pass = pass && (hi_inclusive ? x <= *hi : x < *hi);
+  return pass != negate;
+}
+
+nlohmann::json SelectionQuery::to_json() const {
+  nlohmann::json j{{"lo_inclusive", lo_inclusive}, {"hi_inclusive", hi_inclusive}, {"negate", negate}};
+  if (lo) j["lo"] = *lo;
+  if (hi) j["hi"] = *hi;
+  return j;
+}
+
+SelectionQuery SelectionQuery::from_json(const nlohmann::json& j) {
+  SelectionQuery q;
+  if (j.contains("lo")) q.lo = j.at("lo").get<std::int32_t>();
+  if (j.contains("hi")) q.hi = j.at("hi").get<std::int32_t>();
+  q.lo_inclusive = j.value("lo_inclusive", true);
+  q.hi_inclusive = j.value("hi_inclusive", true);
+  q.negate = j.value("negate", false);
+  return q;
+}
+
+SelectionQuery SelectionQuery::parse(const std::map<std::string, std::string>& items) {
+  SelectionQuery q;
+  for (const auto& [key, value] : items) {
+    if (key == "lo") q.lo = parse_int32(value, "query lo");
+    else if (key == "hi") q.hi = parse_int32(value, "query hi");
+    else if (key == "lo_inclusive") q.lo_inclusive = parse_bool(value, "query lo_inclusive");
+    else if (key == "hi_inclusive") q.hi_inclusive = parse_bool(value, "query hi_inclusive");
+    else if (key == "negate") q.negate = parse_bool(value, "query negate");
+    else {
+      throw UsageError("selection: unknown query key '" + key + "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
+    }
+  }
+  return q;
+}
+
+SelectionQuery SelectionQuery::for_selectivity(double selectivity) {
+  if (!(selectivity >= 0.0 && selectivity <= 1.0)) {
+    throw UsageError("selectivity must lie between 0 and 1, got " + std::to_string(selectivity));
+  }
+  SelectionQuery q;
+  // Values are uniform over the 2^32 int32 values: x < INT_MIN + s * 2^32 selects the fraction s.
+  const double cut = std::round(selectivity * 4294967296.0);
+  if (cut >= 4294967296.0) return q;  // everything
+  q.hi = static_cast<std::int32_t>(static_cast<std::int64_t>(kIntMin) + static_cast<std::int64_t>(cut));
+  q.hi_inclusive = false;
+  return q;
+}
+
+KernelRange kernel_range(const SelectionQuery& q) {
+  std::int64_t lo = kIntMin;
+  std::int64_t hi = kIntMax;
+  if (q.lo) lo = q.lo_inclusive ? *q.lo : std::int64_t{*q.lo} + 1;
+  if (q.hi) hi = q.hi_inclusive ? *q.hi : std::int64_t{*q.hi} - 1;
+  if (lo > hi || lo > kIntMax || hi < kIntMin) return {1, 0, q.negate ? 1u : 0u};  // empty range
+  return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi), q.negate ? 1u : 0u};
+}
+
+std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column, const SelectionQuery& query) {
+  std::vector<std::uint8_t> bitmap((column.size() + 7) / 8, 0);
+  for (std::size_t r = 0; r < column.size(); ++r) {
+    if (query.matches(column[r])) bitmap[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));
+  }
+  return bitmap;
+}
+
+Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows) {
+  // Per byte value: how many bits are set and the sum of their positions.
+  static const auto table = [] {
+    std::array<std::pair<std::uint8_t, std::uint8_t>, 256> t{};
+    for (unsigned b = 0; b < 256; ++b) {
+      unsigned count = 0, positions = 0;
+      for (unsigned i = 0; i < 8; ++i) {
+        if (b >> i & 1) {
+          ++count;
+          positions += i;
+        }
+      }
+      t[b] = {static_cast<std::uint8_t>(count), static_cast<std::uint8_t>(positions)};
+    }
+    return t;
+  }();
+  Digest d;
+  const std::uint64_t bytes = (rows + 7) / 8;
+  for (std::uint64_t i = 0; i < bytes; ++i) {
+    std::uint8_t b = bitmap[i];
+    if (i == bytes - 1 && rows % 8) b &= static_cast<std::uint8_t>((1u << (rows % 8)) - 1);
+    d.rows += table[b].first;
+    d.checksum += table[b].first * (i * 8) + table[b].second;
+  }
+  return d;
+}
+
+variants::Space SelectionOperator::space(const variants::SpaceContext& context) const {
+  return variants::selection_space(context);
+}
+
+datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& options) const {
+  datasets::WorkloadSpec spec;
+  spec.op = name();
+  if (options.input) {
+    const std::string path = std::filesystem::absolute(*options.input).string();
+    const auto column = datasets::load_int32_column(path);
+    spec.generator = "file";
+    spec.params = {{"path", path},
+                   {"rows", column.size()},
+                   {"format", path.ends_with(".bin") ? "int32le" : "text"},
+                   {"fingerprint", datasets::file_fingerprint(path)}};
+    spec.query = SelectionQuery::parse(options.query).to_json();
+  } else {
+    if (!options.rows) throw std::logic_error("selection: generated workloads need a row count");
+    spec.generator = "uniform_int32";
+    spec.params = {{"rows", *options.rows}, {"seed", options.seed}, {"selectivity", options.selectivity}};
+    spec.query = options.query.empty() ? SelectionQuery::for_selectivity(options.selectivity).to_json()
+                                       : SelectionQuery::parse(options.query).to_json();
+  }
+  if (spec.rows() > kMaxRows) {
+    throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows, got " +
+                     std::to_string(spec.rows()));
+  }
+  return spec;
+}
+
+DeviceFootprint SelectionOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const {
+  const std::uint64_t capacity = capacity_rows(spec.rows(), device);
+  return {capacity * 4 + round_up(capacity, 32) / 8, capacity * 4};
+}
+
+std::unique_ptr<PreparedRun> SelectionOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<SelectionRun>(engine, spec);
+}
+
+}  // namespace varex::harness

@@ -1,0 +1,72 @@
+#include "harness/probe.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "harness/errors.hpp"
+#include "harness/stats.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+constexpr int kReps = 7;
+
+template <typename Run>
+double median_ms(Run run) {
+  run();  // warm-up
+  std::vector<double> ms;
+  for (int i = 0; i < kReps; ++i) ms.push_back(run());
+  return median(ms);
+}
+
+}  // namespace
+
+ProbeResult probe_bandwidth(Engine& engine) {
+  const DeviceInfo& device = engine.device();
+  // Far beyond the cache, within the allocation limits.
+  std::uint64_t bytes = std::max<std::uint64_t>(256ULL << 20, 8 * device.cache_bytes);
+  if (device.max_alloc) bytes = std::min(bytes, device.max_alloc);
+  if (device.global_mem) bytes = std::min(bytes, device.global_mem / 4);
+  bytes = bytes / 4096 * 4096;
+  auto src = engine.allocate(bytes);
+  auto dst = engine.allocate(bytes);
+  engine.fill(*src, 0x5A3C96E1u, 0, bytes)->elapsed_ms();
+
+  ProbeResult result;
+  result.details = {{"bytes", bytes}, {"methods", nlohmann::json::array()}};
+  auto record = [&](const std::string& method, double ms) {
+    const double gbps = 2.0 * static_cast<double>(bytes) / (ms * 1e6);
+    result.details["methods"].push_back({{"method", method}, {"ms", ms}, {"gbps", gbps}});
+    if (gbps > result.gbps) {
+      result.gbps = gbps;
+      result.method = method;
+    }
+  };
+
+  record("runtime_copy", median_ms([&] { return engine.copy(*dst, *src, bytes)->elapsed_ms(); }));
+
+  const Program& program = engine.compile(kernel_source(device.backend, "probe"), {});
+  const auto n = static_cast<std::uint32_t>(bytes / 16);
+  const std::vector<KernelArg> args{KernelArg::of(*src), KernelArg::of(*dst), KernelArg::of(n)};
+  const std::uint64_t units = std::max<std::uint32_t>(device.compute_units, 1);
+  auto try_kernel = [&](const std::string& kernel, const LaunchShape& shape, const std::string& label) {
+    try {
+      record(label, median_ms([&] { return engine.launch(program, kernel, shape, args)->elapsed_ms(); }));
+    } catch (const LaunchError& e) {
+      if (e.fatal()) throw;
+    }
+  };
+  for (std::uint64_t local : {256, 1024}) {
+    if (local > device.max_work_group) continue;
+    try_kernel("copy_cover", {(n + local - 1) / local * local, local}, "copy_cover local=" + std::to_string(local));
+    for (std::uint64_t groups_per_cu : {8, 64}) {
+      try_kernel("copy_strided", {groups_per_cu * units * local, local},
+                 "copy_strided local=" + std::to_string(local) + " groups_per_cu=" + std::to_string(groups_per_cu));
+    }
+  }
+  if (result.gbps <= 0) throw RuntimeError("the bandwidth probe measured nothing on " + device.id);
+  return result;
+}
+
+}  // namespace varex::harness

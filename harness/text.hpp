@@ -1,0 +1,28 @@
+#pragma once
+// Strict parsing of user-supplied text: every function names the offending input in its UsageError.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace varex {
+
+std::vector<std::string> split(std::string_view text, char separator);
+std::string_view trim(std::string_view text);
+std::string join(const std::vector<std::string>& parts, std::string_view separator);
+
+// Whole-string integer parse; `what` names the value in the error message.
+std::int64_t parse_int(std::string_view text, std::string_view what);
+double parse_double(std::string_view text, std::string_view what);
+// true/false, 1/0, yes/no, on/off.
+bool parse_bool(std::string_view text, std::string_view what);
+
+// "k=v" items (from repeated --query/--set options) into a map; duplicate keys are an error.
+std::map<std::string, std::string> parse_assignments(const std::vector<std::string>& items,
+                                                     std::string_view option);
+
+// Human-readable byte counts ("1.0 GiB").
+std::string format_bytes(std::uint64_t bytes);
+
+}  // namespace varex

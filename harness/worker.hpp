@@ -1,0 +1,80 @@
+#pragma once
+// Device work runs in a worker process, so that a kernel that hangs or crashes the driver costs one
+// variant (recorded as timeout or launch_error) instead of the whole sweep. The parent talks to the
+// worker in JSON lines over two pipes; the worker keeps its engine, compiled programs and prepared
+// workload between requests.
+#include <sys/types.h>
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "datasets/workload.hpp"
+#include "harness/device.hpp"
+#include "harness/measure.hpp"
+#include "harness/probe.hpp"
+
+namespace varex::harness {
+
+// The worker's main loop: requests on `in_fd`, answers on `out_fd`, until end of input.
+int worker_main(int in_fd, int out_fd);
+
+class WorkerTimeout : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class WorkerCrashed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+class Interrupted : public std::runtime_error {
+ public:
+  Interrupted() : std::runtime_error("interrupted") {}
+};
+
+// One worker process, started on first use and replaced after a timeout or crash.
+class WorkerClient {
+ public:
+  explicit WorkerClient(std::string executable);
+  ~WorkerClient();
+  WorkerClient(const WorkerClient&) = delete;
+  WorkerClient& operator=(const WorkerClient&) = delete;
+
+  // Sends one request and waits for its answer. Throws WorkerTimeout (the worker is killed),
+  // WorkerCrashed, Interrupted (the user pressed Ctrl-C; the worker is killed), and UsageError or
+  // RuntimeError when the worker reports one.
+  nlohmann::json request(const nlohmann::json& message, double timeout_seconds);
+  void stop();
+  bool running() const { return pid_ > 0; }
+
+ private:
+  void start();
+  std::string executable_;
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  std::string buffer_;
+};
+
+// The requests varex makes of a device, over a worker.
+class RemoteDevice {
+ public:
+  RemoteDevice(std::string executable, DeviceInfo device);
+
+  const DeviceInfo& device() const { return device_; }
+  ProbeResult probe(double timeout_seconds = 600);
+  // Loads or generates the workload in the worker, computes its reference and uploads it. Returns the
+  // reference digest. UsageError for bad input.
+  Digest prepare(const datasets::WorkloadSpec& spec, double timeout_seconds = 1800);
+  // Measures one variant. A hang becomes status timeout, a crashed worker launch_error.
+  Measurement measure(const datasets::WorkloadSpec& spec, const variants::Params& params,
+                      const MeasureSettings& settings, double probe_gbps, double timeout_seconds);
+
+ private:
+  DeviceInfo device_;
+  WorkerClient client_;
+  std::string prepared_;  // workload id the running worker holds
+};
+
+}  // namespace varex::harness

@@ -1,0 +1,325 @@
+#include "results/store.hpp"
+
+#include <algorithm>
+
+#include "harness/errors.hpp"
+
+namespace varex::results {
+
+namespace {
+
+const char* kSchemaV1 = R"sql(
+CREATE TABLE devices (
+  id INTEGER PRIMARY KEY,
+  uid TEXT NOT NULL UNIQUE,
+  local_id TEXT NOT NULL,
+  backend TEXT NOT NULL CHECK (backend IN ('opencl', 'cuda')),
+  name TEXT NOT NULL,
+  vendor TEXT NOT NULL,
+  platform TEXT NOT NULL,
+  driver TEXT NOT NULL,
+  type TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  compute_units INTEGER NOT NULL,
+  global_mem INTEGER NOT NULL,
+  max_alloc INTEGER NOT NULL,
+  local_mem INTEGER NOT NULL,
+  cache_bytes INTEGER NOT NULL,
+  max_work_group INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  probe_gbps REAL,
+  probe_method TEXT,
+  probe_details TEXT,
+  probed_at TEXT
+);
+CREATE TABLE operators (
+  name TEXT PRIMARY KEY,
+  description TEXT NOT NULL
+);
+CREATE TABLE variants (
+  id TEXT PRIMARY KEY,
+  op TEXT NOT NULL REFERENCES operators(name),
+  backend TEXT NOT NULL,
+  params TEXT NOT NULL,
+  kernel_hash TEXT NOT NULL,
+  compile_key TEXT NOT NULL
+);
+CREATE TABLE workloads (
+  id TEXT PRIMARY KEY,
+  op TEXT NOT NULL REFERENCES operators(name),
+  generator TEXT NOT NULL,
+  params TEXT NOT NULL,
+  query TEXT NOT NULL,
+  rows INTEGER NOT NULL
+);
+CREATE TABLE sessions (
+  id INTEGER PRIMARY KEY,
+  kind TEXT NOT NULL CHECK (kind IN ('run', 'sweep', 'tune')),
+  op TEXT NOT NULL REFERENCES operators(name),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  workload_id TEXT NOT NULL REFERENCES workloads(id),
+  strategy TEXT NOT NULL,
+  settings TEXT NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'interrupted', 'failed')),
+  started_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  finished_at TEXT,
+  host TEXT NOT NULL,
+  varex_version TEXT NOT NULL
+);
+CREATE TABLE measurements (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  variant_id TEXT NOT NULL REFERENCES variants(id),
+  device_id INTEGER NOT NULL REFERENCES devices(id),
+  workload_id TEXT NOT NULL REFERENCES workloads(id),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'compile_error', 'launch_error', 'timeout', 'wrong_result')),
+  error TEXT NOT NULL,
+  verified INTEGER NOT NULL,
+  result_rows INTEGER,
+  checksum TEXT,
+  compile_ms REAL NOT NULL,
+  compile_cached INTEGER NOT NULL,
+  h2d_ms REAL NOT NULL,
+  d2h_ms REAL NOT NULL,
+  kernel_ms REAL,
+  kernel_ci_low REAL,
+  kernel_ci_high REAL,
+  kernel_mad REAL,
+  reps INTEGER NOT NULL,
+  kernels TEXT NOT NULL,
+  cache_flushed INTEGER NOT NULL,
+  bytes_moved INTEGER NOT NULL,
+  gbps REAL,
+  probe_fraction REAL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+  CHECK (status <> 'ok' OR verified = 1)
+);
+CREATE TABLE samples (
+  measurement_id INTEGER NOT NULL REFERENCES measurements(id) ON DELETE CASCADE,
+  rep INTEGER NOT NULL,
+  kernel_ms REAL NOT NULL,
+  PRIMARY KEY (measurement_id, rep)
+) WITHOUT ROWID;
+CREATE INDEX measurements_by_target ON measurements(device_id, workload_id, status, kernel_ms);
+CREATE INDEX measurements_by_session ON measurements(session_id);
+)sql";
+
+}  // namespace
+
+const std::vector<std::string>& Store::migrations() {
+  static const std::vector<std::string> all{kSchemaV1};
+  return all;
+}
+
+Store::Store(const std::string& path, Database::Mode mode) : Store(path, mode, migrations()) {}
+
+Store::Store(const std::string& path, Database::Mode mode, std::vector<std::string> steps) : db_(path, mode) {
+  try {
+    db_.exec("PRAGMA journal_mode = WAL");
+    db_.exec("PRAGMA foreign_keys = ON");
+    migrate(steps);
+  } catch (const RuntimeError& e) {
+    // Not a database, read-only, or a locked file: the user's input, not a varex failure.
+    throw UsageError(std::string("cannot use database '") + path + "': " + e.what());
+  }
+}
+
+void Store::migrate(const std::vector<std::string>& steps) {
+  const int version = schema_version();
+  if (version > static_cast<int>(steps.size())) {
+    throw UsageError("database '" + db_.path() + "' has schema version " + std::to_string(version) +
+                     ", newer than this varex understands (" + std::to_string(steps.size()) + ")");
+  }
+  for (int v = version; v < static_cast<int>(steps.size()); ++v) {
+    Transaction t(db_);
+    // Another process may have migrated while this one waited for the write lock.
+    if (schema_version() > v) continue;
+    db_.exec(steps[v]);
+    db_.exec("PRAGMA user_version = " + std::to_string(v + 1));
+    t.commit();
+  }
+}
+
+int Store::schema_version() {
+  Statement s(db_, "PRAGMA user_version");
+  s.step();
+  return static_cast<int>(s.integer(0));
+}
+
+std::int64_t Store::device(const DeviceInfo& d) {
+  Statement upsert(db_, R"sql(
+    INSERT INTO devices (uid, local_id, backend, name, vendor, platform, driver, type, arch, compute_units,
+                         global_mem, max_alloc, local_mem, cache_bytes, max_work_group, host)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
+    ON CONFLICT (uid) DO UPDATE SET local_id = excluded.local_id, vendor = excluded.vendor, type = excluded.type,
+      arch = excluded.arch, compute_units = excluded.compute_units, global_mem = excluded.global_mem,
+      max_alloc = excluded.max_alloc, local_mem = excluded.local_mem, cache_bytes = excluded.cache_bytes,
+      max_work_group = excluded.max_work_group)sql");
+  upsert.bind(1, d.uid()).bind(2, d.id).bind(3, to_string(d.backend)).bind(4, d.name).bind(5, d.vendor);
+  upsert.bind(6, d.platform).bind(7, d.driver).bind(8, d.type).bind(9, d.arch);
+  upsert.bind(10, static_cast<std::int64_t>(d.compute_units)).bind(11, d.global_mem).bind(12, d.max_alloc);
+  upsert.bind(13, d.local_mem).bind(14, d.cache_bytes).bind(15, d.max_work_group).bind(16, d.host);
+  upsert.step();
+  Statement id(db_, "SELECT id FROM devices WHERE uid = ?1");
+  id.bind(1, d.uid());
+  id.step();
+  return id.integer(0);
+}
+
+void Store::set_probe(std::int64_t device, const harness::ProbeResult& probe) {
+  Statement s(db_, R"sql(UPDATE devices SET probe_gbps = ?2, probe_method = ?3, probe_details = ?4,
+                         probed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1)sql");
+  s.bind(1, device).bind(2, probe.gbps).bind(3, probe.method).bind(4, probe.details.dump());
+  s.step();
+}
+
+std::optional<double> Store::probe_gbps(std::int64_t device) {
+  Statement s(db_, "SELECT probe_gbps FROM devices WHERE id = ?1");
+  s.bind(1, device);
+  if (!s.step() || s.is_null(0)) return std::nullopt;
+  return s.real(0);
+}
+
+void Store::ensure_operator(const std::string& name, const std::string& description) {
+  Statement s(db_, "INSERT INTO operators (name, description) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET description = excluded.description");
+  s.bind(1, name).bind(2, description);
+  s.step();
+}
+
+void Store::ensure_variant(const std::string& id, const std::string& op, Backend backend, const variants::Params& params,
+                           const std::string& kernel_hash, const variants::Params& compile_part) {
+  Statement s(db_, "INSERT OR IGNORE INTO variants (id, op, backend, params, kernel_hash, compile_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  s.bind(1, id).bind(2, op).bind(3, to_string(backend)).bind(4, variants::canonical(params)).bind(5, kernel_hash);
+  s.bind(6, variants::canonical(compile_part));
+  s.step();
+}
+
+void Store::ensure_workload(const datasets::WorkloadSpec& spec) {
+  Statement s(db_, "INSERT OR IGNORE INTO workloads (id, op, generator, params, query, rows) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  s.bind(1, spec.id()).bind(2, spec.op).bind(3, spec.generator).bind(4, spec.params.dump()).bind(5, spec.query.dump());
+  s.bind(6, spec.rows());
+  s.step();
+}
+
+std::int64_t Store::begin_session(const std::string& kind, const std::string& op, std::int64_t device,
+                                  const std::string& workload, const std::string& strategy,
+                                  const nlohmann::json& settings) {
+  Statement s(db_, R"sql(INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, host, varex_version)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8))sql");
+  s.bind(1, kind).bind(2, op).bind(3, device).bind(4, workload).bind(5, strategy).bind(6, settings.dump());
+  s.bind(7, host_name()).bind(8, VAREX_VERSION);
+  s.step();
+  return db_.last_insert_rowid();
+}
+
+void Store::end_session(std::int64_t session, const std::string& status) {
+  Statement s(db_, "UPDATE sessions SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1");
+  s.bind(1, session).bind(2, status);
+  s.step();
+}
+
+std::int64_t Store::record(std::int64_t session, const std::string& variant, std::int64_t device,
+                           const std::string& workload, const harness::Measurement& m) {
+  Transaction t(db_);
+  Statement s(db_, R"sql(
+    INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
+      checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad,
+      reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23))sql");
+  const bool timed = !m.samples_ms.empty();
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const auto& k : m.kernels) kernels.push_back({{"kernel", k.kernel}, {"ms", k.ms}});
+  s.bind(1, session).bind(2, variant).bind(3, device).bind(4, workload).bind(5, harness::to_string(m.status));
+  s.bind(6, m.error).bind(7, m.verified ? 1 : 0);
+  const bool ran = m.status == harness::Status::Ok || m.status == harness::Status::WrongResult;
+  if (ran) {
+    s.bind(8, m.result.rows).bind(9, std::to_string(m.result.checksum));
+  } else {
+    s.bind_null(8).bind_null(9);
+  }
+  s.bind(10, m.compile_ms).bind(11, m.compile_cached ? 1 : 0).bind(12, m.h2d_ms).bind(13, m.d2h_ms);
+  if (timed) {
+    s.bind(14, m.kernel.median).bind(15, m.kernel.ci_low).bind(16, m.kernel.ci_high).bind(17, m.kernel.mad);
+  } else {
+    s.bind_null(14).bind_null(15).bind_null(16).bind_null(17);
+  }
+  s.bind(18, static_cast<std::int64_t>(m.samples_ms.size())).bind(19, kernels.dump()).bind(20, m.cache_flushed ? 1 : 0);
+  s.bind(21, m.bytes_moved);
+  if (timed) {
+    s.bind(22, m.gbps).bind(23, m.probe_fraction);
+  } else {
+    s.bind_null(22).bind_null(23);
+  }
+  s.step();
+  const std::int64_t id = db_.last_insert_rowid();
+  Statement sample(db_, "INSERT INTO samples (measurement_id, rep, kernel_ms) VALUES (?1, ?2, ?3)");
+  for (std::size_t i = 0; i < m.samples_ms.size(); ++i) {
+    sample.reset();
+    sample.bind(1, id).bind(2, static_cast<std::int64_t>(i)).bind(3, m.samples_ms[i]);
+    sample.step();
+  }
+  t.commit();
+  return id;
+}
+
+std::vector<BestRow> Store::best(const std::optional<std::string>& op,
+                                 const std::optional<std::vector<std::string>>& device_uids) {
+  Statement s(db_, R"sql(
+    WITH ranked AS (
+      SELECT m.*, v.op AS op, v.params AS params,
+             ROW_NUMBER() OVER (PARTITION BY m.device_id, v.op, m.workload_id ORDER BY m.kernel_ms, m.id) AS rank,
+             COUNT(*) OVER (PARTITION BY m.device_id, v.op, m.workload_id) AS competitors
+      FROM measurements m JOIN variants v ON v.id = m.variant_id
+      WHERE m.status = 'ok' AND m.verified = 1 AND (?1 IS NULL OR v.op = ?1))
+    SELECT d.local_id, d.backend, d.name, d.vendor, d.platform, d.driver, d.type, d.arch, d.compute_units,
+           d.global_mem, d.max_alloc, d.local_mem, d.cache_bytes, d.max_work_group, d.host, d.probe_gbps,
+           r.op, w.generator, w.params, w.query, r.variant_id, r.params, r.kernel_ms, r.kernel_ci_low,
+           r.kernel_ci_high, r.h2d_ms, r.d2h_ms, r.gbps, r.probe_fraction, r.competitors, d.uid
+    FROM ranked r JOIN devices d ON d.id = r.device_id JOIN workloads w ON w.id = r.workload_id
+    WHERE r.rank = 1
+    ORDER BY d.id, r.op, w.rows, w.id)sql");
+  s.bind(1, op);
+  std::vector<BestRow> rows;
+  while (s.step()) {
+    if (device_uids) {
+      const std::string uid = s.text(30);
+      if (std::find(device_uids->begin(), device_uids->end(), uid) == device_uids->end()) continue;
+    }
+    BestRow r;
+    r.device.id = s.text(0);
+    r.device.backend = backend_from_string(s.text(1));
+    r.device.name = s.text(2);
+    r.device.vendor = s.text(3);
+    r.device.platform = s.text(4);
+    r.device.driver = s.text(5);
+    r.device.type = s.text(6);
+    r.device.arch = s.text(7);
+    r.device.compute_units = static_cast<std::uint32_t>(s.integer(8));
+    r.device.global_mem = s.integer(9);
+    r.device.max_alloc = s.integer(10);
+    r.device.local_mem = s.integer(11);
+    r.device.cache_bytes = s.integer(12);
+    r.device.max_work_group = s.integer(13);
+    r.device.host = s.text(14);
+    if (!s.is_null(15)) r.probe_gbps = s.real(15);
+    r.op = s.text(16);
+    r.workload.op = r.op;
+    r.workload.generator = s.text(17);
+    r.workload.params = nlohmann::json::parse(s.text(18));
+    r.workload.query = nlohmann::json::parse(s.text(19));
+    r.variant_id = s.text(20);
+    r.params = variants::params_from_json(nlohmann::json::parse(s.text(21)));
+    r.kernel_ms = s.real(22);
+    r.kernel_ci_low = s.real(23);
+    r.kernel_ci_high = s.real(24);
+    r.h2d_ms = s.real(25);
+    r.d2h_ms = s.real(26);
+    r.gbps = s.real(27);
+    r.probe_fraction = s.real(28);
+    r.measurements = s.integer(29);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace varex::results

@@ -1,0 +1,63 @@
+#include "variants/selection_space.hpp"
+
+namespace varex::variants {
+
+namespace {
+
+bool is_auto(const Params& p) { return p.at("local") == Value{"auto"}; }
+bool covers(const Params& p) { return p.at("groups_per_cu") == Value{"cover"}; }
+
+}  // namespace
+
+Space selection_space(const SpaceContext& context) {
+  const DeviceInfo& device = context.device;
+
+  std::vector<Value> locals{Value{"auto"}};
+  for (std::int64_t l = 32; l <= static_cast<std::int64_t>(device.max_work_group); l *= 2) {
+    locals.emplace_back(std::in_place_type<std::int64_t>, l);
+  }
+
+  std::vector<Value> widths{1, 2, 4, 8, 16};
+  // CUDA has no vector type wider than 16 bytes.
+  if (device.backend == Backend::Cuda) widths = {1, 2, 4};
+
+  std::vector<Tunable> tunables{
+      {"kernel", TunableKind::Compile, {Value{"loop"}, Value{"overflow"}}, Value{"loop"},
+       "loop: the original kernel, a bounds check per row; overflow: Fett's kernel, the valid row count is "
+       "computed once and surplus work-items exit"},
+      {"ept", TunableKind::Compile, {1, 2, 4, 8, 16, 32}, 8, "rows evaluated per work-item"},
+      {"vec", TunableKind::Compile, widths, 1, "vector width of the loads (overflow kernel)"},
+      {"padding", TunableKind::Launch, {Value{"none"}, Value{"host"}, Value{"guard"}}, Value{"none"},
+       "none: exactly ceil(rows/ept) work-items; host: buffers and rows padded on the host to a whole "
+       "work-group; guard: the grid is rounded up and the kernel's guard retires surplus work-items"},
+      {"local", TunableKind::Launch, locals, Value{"auto"}, "work-group size; auto leaves it to the driver"},
+      {"groups_per_cu", TunableKind::Launch, {Value{"cover"}, 1, 2, 4, 8, 16, 32}, Value{"cover"},
+       "cover: one work-item per ept rows; k: k x compute-units work-groups that stride over the input"},
+  };
+
+  const std::uint64_t rows = context.rows;
+  std::vector<Constraint> constraints{
+      {"vec must divide ept", [](const Params& p) { return get_int(p, "ept") % get_int(p, "vec") == 0; }},
+      {"the loop kernel is scalar (vec=1)",
+       [](const Params& p) { return p.at("kernel") == Value{"overflow"} || get_int(p, "vec") == 1; }},
+      {"the loop kernel writes its result without a guard, so it cannot be padded in the kernel (padding=guard)",
+       [](const Params& p) { return p.at("kernel") == Value{"overflow"} || p.at("padding") != Value{"guard"}; }},
+      {"the loop kernel handles one chunk per work-item (groups_per_cu=cover)",
+       [](const Params& p) { return p.at("kernel") == Value{"overflow"} || covers(p); }},
+      {"ept below 8 combines the bits of several work-items and needs an explicit local size",
+       [](const Params& p) { return get_int(p, "ept") >= 8 || !is_auto(p); }},
+      {"a fixed number of work-groups needs an explicit local size",
+       [](const Params& p) { return covers(p) || !is_auto(p); }},
+      {"a fixed number of work-groups always pads the grid (padding=host or guard)",
+       [](const Params& p) { return covers(p) || p.at("padding") != Value{"none"}; }},
+      {"without padding, ceil(rows/ept) work-items must be a multiple of the local size",
+       [rows](const Params& p) {
+         if (p.at("padding") != Value{"none"} || is_auto(p)) return true;
+         const std::uint64_t ept = get_int(p, "ept");
+         return ((rows + ept - 1) / ept) % static_cast<std::uint64_t>(get_int(p, "local")) == 0;
+       }},
+  };
+  return Space("selection", std::move(tunables), std::move(constraints));
+}
+
+}  // namespace varex::variants

@@ -1,0 +1,215 @@
+#include "variants/space.hpp"
+
+#include "harness/errors.hpp"
+#include "harness/text.hpp"
+
+namespace varex::variants {
+
+std::string to_string(const Value& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+  return std::get<std::string>(value);
+}
+
+nlohmann::json to_json(const Value& value) {
+  if (const auto* i = std::get_if<std::int64_t>(&value)) return *i;
+  return std::get<std::string>(value);
+}
+
+Value value_from_json(const nlohmann::json& j) {
+  if (j.is_number_integer()) return j.get<std::int64_t>();
+  if (j.is_string()) return j.get<std::string>();
+  throw UsageError("tunable value " + j.dump() + " is neither an integer nor a word");
+}
+
+nlohmann::json to_json(const Params& params) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, value] : params) j[name] = to_json(value);
+  return j;
+}
+
+Params params_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) throw UsageError("parameters must be a JSON object, got " + j.dump());
+  Params params;
+  for (const auto& [name, value] : j.items()) params[name] = value_from_json(value);
+  return params;
+}
+
+std::string canonical(const Params& params) { return to_json(params).dump(); }
+
+std::string describe(const Params& params) {
+  std::string out;
+  for (const auto& [name, value] : params) {
+    if (!out.empty()) out += ' ';
+    out += name + "=" + to_string(value);
+  }
+  return out;
+}
+
+std::int64_t get_int(const Params& params, std::string_view name) {
+  const auto it = params.find(name);
+  if (it == params.end() || !std::holds_alternative<std::int64_t>(it->second)) {
+    throw UsageError("parameter '" + std::string(name) + "' is missing or not an integer");
+  }
+  return std::get<std::int64_t>(it->second);
+}
+
+const std::string& get_string(const Params& params, std::string_view name) {
+  const auto it = params.find(name);
+  if (it == params.end() || !std::holds_alternative<std::string>(it->second)) {
+    throw UsageError("parameter '" + std::string(name) + "' is missing or not a word");
+  }
+  return std::get<std::string>(it->second);
+}
+
+std::int64_t get_int_or(const Params& params, std::string_view name, std::int64_t fallback) {
+  const auto it = params.find(name);
+  if (it == params.end()) throw UsageError("parameter '" + std::string(name) + "' is missing");
+  if (const auto* i = std::get_if<std::int64_t>(&it->second)) return *i;
+  return fallback;
+}
+
+std::optional<std::size_t> Tunable::index_of(const Value& value) const {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i] == value) return i;
+  }
+  return std::nullopt;
+}
+
+Value Tunable::parse(std::string_view text, std::string_view op) const {
+  const std::string_view t = trim(text);
+  std::vector<std::string> allowed;
+  for (const Value& v : values) {
+    if (to_string(v) == t) return v;
+    allowed.push_back(to_string(v));
+  }
+  throw UsageError(std::string(op) + ": '" + std::string(t) + "' is not a value of tunable '" + name +
+                   "' (allowed: " + join(allowed, ", ") + ")");
+}
+
+Space::Space(std::string op, std::vector<Tunable> tunables, std::vector<Constraint> constraints)
+    : op_(std::move(op)), tunables_(std::move(tunables)), constraints_(std::move(constraints)) {
+  for (const Tunable& t : tunables_) {
+    if (t.values.empty() || !t.index_of(t.default_value)) {
+      throw std::logic_error("space " + op_ + ": tunable " + t.name + " has no values or a foreign default");
+    }
+  }
+}
+
+const Tunable& Space::tunable(std::string_view name) const {
+  for (const Tunable& t : tunables_) {
+    if (t.name == name) return t;
+  }
+  std::vector<std::string> names;
+  for (const Tunable& t : tunables_) names.push_back(t.name);
+  throw UsageError(op_ + ": unknown tunable '" + std::string(name) + "' (tunables: " + join(names, ", ") + ")");
+}
+
+std::uint64_t Space::cardinality() const {
+  std::uint64_t n = 1;
+  for (const Tunable& t : tunables_) n *= t.values.size();
+  return n;
+}
+
+// The first tunable is the most significant digit, so index order groups the leading (compile-time)
+// tunables together.
+Params Space::at(std::uint64_t index) const {
+  Params p;
+  for (auto it = tunables_.rbegin(); it != tunables_.rend(); ++it) {
+    p[it->name] = it->values[index % it->values.size()];
+    index /= it->values.size();
+  }
+  return p;
+}
+
+std::uint64_t Space::index_of(const Params& params) const {
+  std::uint64_t index = 0;
+  for (const Tunable& t : tunables_) {
+    const auto it = params.find(t.name);
+    const auto digit = it == params.end() ? std::nullopt : t.index_of(it->second);
+    if (!digit) throw UsageError(op_ + ": parameters lack a valid value for '" + t.name + "'");
+    index = index * t.values.size() + *digit;
+  }
+  return index;
+}
+
+std::optional<std::string> Space::violation(const Params& params) const {
+  for (const Tunable& t : tunables_) {
+    const auto it = params.find(t.name);
+    if (it == params.end()) return "tunable '" + t.name + "' has no value";
+    if (!t.index_of(it->second)) return std::string("'").append(to_string(it->second)) + "' is not a value of '" + t.name + "'";
+  }
+  if (params.size() != tunables_.size()) return "parameters name a tunable the space does not have";
+  for (const Constraint& c : constraints_) {
+    if (!c.holds(params)) return c.description;
+  }
+  return std::nullopt;
+}
+
+Params Space::defaults() const {
+  Params p;
+  for (const Tunable& t : tunables_) p[t.name] = t.default_value;
+  return p;
+}
+
+Params Space::with_settings(const Params& base, const std::map<std::string, std::string>& settings) const {
+  Params p = base;
+  for (const auto& [name, text] : settings) p[name] = tunable(name).parse(text, op_);
+  if (const auto why = violation(p)) {
+    throw UsageError(op_ + ": the variant " + describe(p) + " is not valid: " + *why);
+  }
+  return p;
+}
+
+std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& pins) const {
+  // Allowed value indices per tunable (all of them unless pinned).
+  std::vector<std::vector<std::size_t>> allowed(tunables_.size());
+  for (const auto& [name, _] : pins) tunable(name);  // reject unknown names
+  for (std::size_t t = 0; t < tunables_.size(); ++t) {
+    const auto pin = pins.find(tunables_[t].name);
+    if (pin == pins.end()) {
+      for (std::size_t v = 0; v < tunables_[t].values.size(); ++v) allowed[t].push_back(v);
+    } else {
+      for (const std::string& text : split(pin->second, ',')) {
+        allowed[t].push_back(*tunables_[t].index_of(tunables_[t].parse(text, op_)));
+      }
+    }
+  }
+  std::vector<Params> out;
+  std::vector<std::size_t> digit(tunables_.size(), 0);
+  while (true) {
+    Params p;
+    for (std::size_t t = 0; t < tunables_.size(); ++t) p[tunables_[t].name] = tunables_[t].values[allowed[t][digit[t]]];
+    if (valid(p)) out.push_back(std::move(p));
+    std::size_t t = tunables_.size();
+    while (t > 0) {
+      --t;
+      if (++digit[t] < allowed[t].size()) break;
+      digit[t] = 0;
+      if (t == 0) return out;
+    }
+    if (tunables_.empty()) return out;
+  }
+}
+
+std::vector<Params> Space::neighbours(const Params& params) const {
+  std::vector<Params> out;
+  for (const Tunable& t : tunables_) {
+    for (const Value& v : t.values) {
+      if (params.at(t.name) == v) continue;
+      Params q = params;
+      q[t.name] = v;
+      if (valid(q)) out.push_back(std::move(q));
+    }
+  }
+  return out;
+}
+
+Params Space::compile_part(const Params& params) const {
+  Params p;
+  for (const Tunable& t : tunables_) {
+    if (t.kind == TunableKind::Compile) p[t.name] = params.at(t.name);
+  }
+  return p;
+}
+
+}  // namespace varex::variants

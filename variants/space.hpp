@@ -1,0 +1,103 @@
+#pragma once
+// A parameter space: named tunables with their values, and the constraints that valid points satisfy.
+// Points are addressed by a mixed-radix index, so a space of millions of points is never materialised:
+// callers enumerate it, draw from it, or walk to neighbours lazily.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace varex::variants {
+
+using Value = std::variant<std::int64_t, std::string>;
+std::string to_string(const Value& value);
+nlohmann::json to_json(const Value& value);
+Value value_from_json(const nlohmann::json& j);
+
+// One value per tunable, keyed by name; std::map keeps a canonical order for hashing and printing.
+using Params = std::map<std::string, Value, std::less<>>;
+nlohmann::json to_json(const Params& params);
+Params params_from_json(const nlohmann::json& j);
+std::string canonical(const Params& params);  // compact JSON with sorted keys
+std::string describe(const Params& params);   // "kernel=overflow ept=8 ..."
+std::int64_t get_int(const Params& params, std::string_view name);
+const std::string& get_string(const Params& params, std::string_view name);
+// Integer value or `fallback` when the value is a word (e.g. local=auto).
+std::int64_t get_int_or(const Params& params, std::string_view name, std::int64_t fallback);
+
+// Compile-time tunables become preprocessor defines (one program per combination); launch-time tunables
+// only change how a compiled program is launched.
+enum class TunableKind { Compile, Launch };
+
+struct Tunable {
+  std::string name;
+  TunableKind kind = TunableKind::Compile;
+  std::vector<Value> values;
+  Value default_value;
+  std::string help;
+
+  std::optional<std::size_t> index_of(const Value& value) const;
+  // Parses user text by matching the printed form of an allowed value; throws UsageError otherwise.
+  Value parse(std::string_view text, std::string_view op) const;
+};
+
+struct Constraint {
+  std::string description;  // says why a point is invalid, shown to users
+  std::function<bool(const Params&)> holds;
+};
+
+class Space {
+ public:
+  Space(std::string op, std::vector<Tunable> tunables, std::vector<Constraint> constraints);
+
+  const std::string& op() const { return op_; }
+  const std::vector<Tunable>& tunables() const { return tunables_; }
+  const std::vector<Constraint>& constraints() const { return constraints_; }
+  const Tunable& tunable(std::string_view name) const;  // UsageError if unknown
+
+  // Number of points before constraints (the product of the value counts).
+  std::uint64_t cardinality() const;
+  Params at(std::uint64_t index) const;
+  std::uint64_t index_of(const Params& params) const;
+
+  // Nullopt when `params` is a valid point; otherwise the reason it is not.
+  std::optional<std::string> violation(const Params& params) const;
+  bool valid(const Params& params) const { return !violation(params); }
+
+  Params defaults() const;
+  // `base` with the given "name=value" settings applied; unknown names or values are a UsageError, and
+  // so is a result that breaks a constraint.
+  Params with_settings(const Params& base, const std::map<std::string, std::string>& settings) const;
+
+  // Valid points in index order. `pins` restricts tunables to comma-separated value lists.
+  std::vector<Params> enumerate(const std::map<std::string, std::string>& pins = {}) const;
+  // Valid points that differ from `params` in exactly one tunable.
+  std::vector<Params> neighbours(const Params& params) const;
+
+  // The compile-time part of a point: variants that share it share one compiled program.
+  Params compile_part(const Params& params) const;
+
+ private:
+  std::string op_;
+  std::vector<Tunable> tunables_;
+  std::vector<Constraint> constraints_;
+};
+
+}  // namespace varex::variants
+
+#include "harness/device.hpp"
+
+namespace varex::variants {
+
+// What a space may depend on: the device's limits and the size of the workload.
+struct SpaceContext {
+  DeviceInfo device;
+  std::uint64_t rows = 0;
+};
+
+}  // namespace varex::variants
