@@ -29,7 +29,8 @@ std::vector<std::int32_t> uniform_int32(std::uint64_t rows, std::uint64_t seed) 
     pool.emplace_back([&, t] {
       const std::uint64_t end = std::min(rows, (t + 1) * per);
       for (std::uint64_t i = t * per; i < end; ++i) {
-        out[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(splitmix64(key ^ (i * 0xd1342543de82ef95ULL))));
+        out[i] = static_cast<std::int32_t>(
+            static_cast<std::uint32_t>(splitmix64(key ^ (i * 0xd1342543de82ef95ULL))));
       }
     });
   }
@@ -65,9 +66,9 @@ std::vector<std::int32_t> load_int32_column(const std::string& path) {
     out.resize(bytes.size() / 4);
     for (std::size_t i = 0; i < out.size(); ++i) {
       const auto* b = reinterpret_cast<const unsigned char*>(bytes.data()) + 4 * i;
-      out[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
-                                         (static_cast<std::uint32_t>(b[2]) << 16) |
-                                         (static_cast<std::uint32_t>(b[3]) << 24));
+      out[i] = static_cast<std::int32_t>(
+          static_cast<std::uint32_t>(b[0]) | (static_cast<std::uint32_t>(b[1]) << 8) |
+          (static_cast<std::uint32_t>(b[2]) << 16) | (static_cast<std::uint32_t>(b[3]) << 24));
     }
     return out;
   }
@@ -89,10 +90,11 @@ std::vector<std::int32_t> load_int32_column(const std::string& path) {
     const char* first = bytes.data() + a + (bytes[a] == '+' ? 1 : 0);
     const auto [ptr, ec] = std::from_chars(first, bytes.data() + b, value);
     if (ec != std::errc() || ptr != bytes.data() + b) {
-      throw UsageError(path + ":" + std::to_string(line_no) + ": '" + bytes.substr(a, std::min<std::size_t>(b - a, 40)) +
-                       "' is not an integer");
+      throw UsageError(path + ":" + std::to_string(line_no) + ": '" +
+                       bytes.substr(a, std::min<std::size_t>(b - a, 40)) + "' is not an integer");
     }
-    if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max()) {
+    if (value < std::numeric_limits<std::int32_t>::min() ||
+        value > std::numeric_limits<std::int32_t>::max()) {
       throw UsageError(path + ":" + std::to_string(line_no) + ": " + std::to_string(value) +
                        " does not fit in a 32-bit integer");
     }
@@ -101,6 +103,8 @@ std::vector<std::int32_t> load_int32_column(const std::string& path) {
   return out;
 }
 
-std::string file_fingerprint(const std::string& path) { return hex64(fnv1a(read_file(path))); }
+std::string file_fingerprint(const std::string& path) {
+  return hex64(fnv1a(read_file(path)));
+}
 
 }  // namespace varex::datasets

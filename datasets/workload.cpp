@@ -18,7 +18,9 @@ WorkloadSpec WorkloadSpec::from_json(const nlohmann::json& j) {
 }
 
 // nlohmann::json objects are ordered by key, so dump() is canonical.
-std::string WorkloadSpec::id() const { return hex64(fnv1a(to_json().dump())); }
+std::string WorkloadSpec::id() const {
+  return hex64(fnv1a(to_json().dump()));
+}
 
 std::string WorkloadSpec::describe() const {
   std::string out = op + " on " + generator + " " + params.dump();

@@ -9,7 +9,7 @@ namespace varex::datasets {
 
 struct WorkloadSpec {
   std::string op;
-  std::string generator;  // e.g. "uniform_int32", or "file" for user data
+  std::string generator;                             // e.g. "uniform_int32", or "file" for user data
   nlohmann::json params = nlohmann::json::object();  // generator parameters; always holds "rows"
   nlohmann::json query = nlohmann::json::object();   // the operator's predicate or query
 

@@ -9,7 +9,9 @@
 
 namespace varex {
 
-std::string to_string(Backend backend) { return backend == Backend::Cuda ? "cuda" : "opencl"; }
+std::string to_string(Backend backend) {
+  return backend == Backend::Cuda ? "cuda" : "opencl";
+}
 
 Backend backend_from_string(std::string_view name) {
   if (name == "cuda") return Backend::Cuda;
@@ -36,6 +38,7 @@ nlohmann::json DeviceInfo::to_json() const {
           {"local_mem", local_mem},
           {"cache_bytes", cache_bytes},
           {"max_work_group", max_work_group},
+          {"pci_bus", pci_bus},
           {"host", host}};
 }
 
@@ -55,6 +58,7 @@ DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
   d.local_mem = j.value("local_mem", std::uint64_t{0});
   d.cache_bytes = j.value("cache_bytes", std::uint64_t{0});
   d.max_work_group = j.value("max_work_group", std::uint64_t{0});
+  d.pci_bus = j.value("pci_bus", -1);
   d.host = j.value("host", "");
   return d;
 }
@@ -99,11 +103,13 @@ std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, s
     for (std::size_t i = 0; i < devices.size(); ++i) {
       if (matches(devices[i])) chosen[i] = any = true;
     }
-    if (devices.empty()) keyword = term == "all" || term == "cpu" || term == "gpu" ||
-                                   term == "accelerator" || term == "opencl" || term == "cuda";
+    if (devices.empty())
+      keyword = term == "all" || term == "cpu" || term == "gpu" || term == "accelerator" ||
+                term == "opencl" || term == "cuda";
     if (!keyword && !is_device_id(term)) {
-      throw UsageError("unknown device selector '" + term +
-                       "' (use all, cpu, gpu, opencl, cuda, an id such as ocl:0:0 or cuda:0, or a comma list)");
+      throw UsageError(
+          "unknown device selector '" + term +
+          "' (use all, cpu, gpu, opencl, cuda, an id such as ocl:0:0 or cuda:0, or a comma list)");
     }
     if (!any) {
       throw UsageError("no device matches '" + term + "' on this machine (" + available(devices) + ")");

@@ -27,6 +27,7 @@ struct DeviceInfo {
   std::uint64_t local_mem = 0;    // per work-group (shared memory per block)
   std::uint64_t cache_bytes = 0;  // last-level cache the device reports (0 if unknown)
   std::uint64_t max_work_group = 0;
+  int pci_bus = -1;  // PCI bus of the device where the backend says (-1 if unknown)
   std::string host;  // machine the device was found on
 
   // Identity that is stable across runs and distinguishes machines when databases are merged.

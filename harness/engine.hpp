@@ -29,7 +29,9 @@ class HostBuffer {
   virtual void* data() = 0;
   virtual std::size_t bytes() const = 0;
   template <typename T>
-  T* as() { return static_cast<T*>(data()); }
+  T* as() {
+    return static_cast<T*>(data());
+  }
 };
 
 // One enqueued operation. elapsed_ms() waits for it and returns its duration from the device's own
@@ -125,11 +127,16 @@ class Engine {
   // the source hash and the defines). Throws CompileError.
   const Program& compile(const KernelSource& source, const Defines& defines, CompileInfo* info = nullptr);
 
+  // Evicts the device's last-level cache by writing a buffer twice its size (allocated once).
+  void flush_cache();
+
  protected:
   virtual std::unique_ptr<Program> build(const KernelSource& source, const Defines& defines) = 0;
 
  private:
   std::map<std::string, std::unique_ptr<Program>> programs_;
+  std::unique_ptr<DeviceBuffer> flush_buffer_;
+  std::uint32_t flush_count_ = 0;
 };
 
 // Every device of every backend built into this binary. Backends without a driver contribute none.

@@ -6,7 +6,9 @@ namespace varex {
 
 namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
-void on_signal(int) { g_interrupted = 1; }
+void on_signal(int) {
+  g_interrupted = 1;
+}
 }  // namespace
 
 void install_interrupt_handler() {
@@ -18,6 +20,8 @@ void install_interrupt_handler() {
   signal(SIGPIPE, SIG_IGN);  // a worker that dies must not kill the parent through its pipe
 }
 
-bool interrupted() { return g_interrupted != 0; }
+bool interrupted() {
+  return g_interrupted != 0;
+}
 
 }  // namespace varex

@@ -11,8 +11,8 @@ namespace varex::harness {
 const KernelSource& kernel_source(Backend backend, std::string_view family) {
   static std::mutex mutex;
   static std::map<std::string, KernelSource> sources;
-  const std::string name =
-      backend == Backend::Cuda ? "cuda/" + std::string(family) + ".cu" : "opencl/" + std::string(family) + ".cl";
+  const std::string name = backend == Backend::Cuda ? "cuda/" + std::string(family) + ".cu"
+                                                    : "opencl/" + std::string(family) + ".cl";
   std::lock_guard lock(mutex);
   if (const auto it = sources.find(name); it != sources.end()) return it->second;
   for (std::size_t i = 0; i < embedded::kFileCount; ++i) {

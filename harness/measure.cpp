@@ -9,29 +9,32 @@ namespace varex::harness {
 
 std::string to_string(Status status) {
   switch (status) {
-    case Status::Ok: return "ok";
-    case Status::CompileError: return "compile_error";
-    case Status::LaunchError: return "launch_error";
-    case Status::Timeout: return "timeout";
-    case Status::WrongResult: return "wrong_result";
+    case Status::Ok:
+      return "ok";
+    case Status::CompileError:
+      return "compile_error";
+    case Status::LaunchError:
+      return "launch_error";
+    case Status::Timeout:
+      return "timeout";
+    case Status::WrongResult:
+      return "wrong_result";
   }
   return "ok";
 }
 
 Status status_from_string(std::string_view text) {
-  for (Status s : {Status::Ok, Status::CompileError, Status::LaunchError, Status::Timeout, Status::WrongResult}) {
+  for (Status s :
+       {Status::Ok, Status::CompileError, Status::LaunchError, Status::Timeout, Status::WrongResult}) {
     if (to_string(s) == text) return s;
   }
   throw UsageError("unknown measurement status '" + std::string(text) + "'");
 }
 
 nlohmann::json MeasureSettings::to_json() const {
-  return {{"warmup", warmup},
-          {"min_reps", min_reps},
-          {"max_reps", max_reps},
-          {"target_rel_ci", target_rel_ci},
-          {"confidence", confidence},
-          {"max_rep_seconds", max_rep_seconds}};
+  return {{"warmup", warmup},         {"min_reps", min_reps},
+          {"max_reps", max_reps},     {"target_rel_ci", target_rel_ci},
+          {"confidence", confidence}, {"max_rep_seconds", max_rep_seconds}};
 }
 
 MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
@@ -91,8 +94,8 @@ Measurement Measurement::from_json(const nlohmann::json& j) {
   return m;
 }
 
-Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& params, const MeasureSettings& settings,
-                    double probe_gbps) {
+Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& params,
+                    const MeasureSettings& settings, double probe_gbps) {
   Measurement m;
   m.h2d_ms = run.h2d_ms();
   m.bytes_moved = run.bytes_moved();
@@ -122,17 +125,13 @@ Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& pa
 
     // An input that fits in the last-level cache would be measured from the cache: evict it before
     // every repetition by writing a buffer twice the cache's size.
-    std::unique_ptr<DeviceBuffer> flush;
     const std::uint64_t cache = engine.device().cache_bytes;
-    if (cache && run.working_set_bytes() < 2 * cache) {
-      flush = engine.allocate(2 * cache);
-      m.cache_flushed = true;
-    }
+    m.cache_flushed = cache && run.working_set_bytes() < 2 * cache;
     std::map<std::string, std::vector<double>> per_kernel;
     std::vector<std::string> kernel_order;
     double spent_ms = 0;
     while (static_cast<int>(m.samples_ms.size()) < settings.max_reps) {
-      if (flush) engine.fill(*flush, static_cast<std::uint32_t>(m.samples_ms.size()), 0, flush->bytes())->elapsed_ms();
+      if (m.cache_flushed) engine.flush_cache();
       const ExecutionTimes t = run.execute(params);
       m.samples_ms.push_back(t.total_ms);
       for (const KernelTiming& k : t.kernels) {

@@ -36,8 +36,8 @@ struct Measurement {
   bool compile_cached = false;
   double h2d_ms = 0;
   double d2h_ms = 0;
-  std::vector<double> samples_ms;  // kernel time of each timed repetition
-  SampleSummary kernel;            // summary of the samples (median, interval, spread)
+  std::vector<double> samples_ms;     // kernel time of each timed repetition
+  SampleSummary kernel;               // summary of the samples (median, interval, spread)
   std::vector<KernelTiming> kernels;  // median per kernel of the operator's sequence
   bool cache_flushed = false;
   std::uint64_t bytes_moved = 0;
@@ -53,7 +53,7 @@ struct Measurement {
 
 // Never throws for a failing variant: compile and launch failures and wrong results become the status.
 // `probe_gbps` (0 if unknown) turns GB/s into a fraction of the device's copy bandwidth.
-Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& params, const MeasureSettings& settings,
-                    double probe_gbps);
+Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& params,
+                    const MeasureSettings& settings, double probe_gbps);
 
 }  // namespace varex::harness

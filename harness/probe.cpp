@@ -59,10 +59,12 @@ ProbeResult probe_bandwidth(Engine& engine) {
   };
   for (std::uint64_t local : {256, 1024}) {
     if (local > device.max_work_group) continue;
-    try_kernel("copy_cover", {(n + local - 1) / local * local, local}, "copy_cover local=" + std::to_string(local));
+    try_kernel("copy_cover", {(n + local - 1) / local * local, local},
+               "copy_cover local=" + std::to_string(local));
     for (std::uint64_t groups_per_cu : {8, 64}) {
-      try_kernel("copy_strided", {groups_per_cu * units * local, local},
-                 "copy_strided local=" + std::to_string(local) + " groups_per_cu=" + std::to_string(groups_per_cu));
+      try_kernel(
+          "copy_strided", {groups_per_cu * units * local, local},
+          "copy_strided local=" + std::to_string(local) + " groups_per_cu=" + std::to_string(groups_per_cu));
     }
   }
   if (result.gbps <= 0) throw RuntimeError("the bandwidth probe measured nothing on " + device.id);

@@ -9,9 +9,9 @@
 namespace varex::harness {
 
 struct ProbeResult {
-  double gbps = 0;              // bytes read + bytes written per second, best method
-  std::string method;           // which method gave it
-  nlohmann::json details;       // every method's figure and the buffer size
+  double gbps = 0;         // bytes read + bytes written per second, best method
+  std::string method;      // which method gave it
+  nlohmann::json details;  // every method's figure and the buffer size
 };
 
 ProbeResult probe_bandwidth(Engine& engine);

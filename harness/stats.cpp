@@ -50,8 +50,10 @@ SampleSummary summarize(std::vector<double> samples, double confidence) {
   // Take the narrowest one that still reaches the target; with few samples fall back to [min, max].
   std::size_t best_l = 1;
   for (std::size_t l = 1; 2 * l <= n; ++l) {
-    if (1.0 - 2.0 * binomial_half_cdf(n, l - 1) >= confidence) best_l = l;
-    else break;
+    if (1.0 - 2.0 * binomial_half_cdf(n, l - 1) >= confidence)
+      best_l = l;
+    else
+      break;
   }
   s.ci_low = samples[best_l - 1];
   s.ci_high = samples[n - best_l];

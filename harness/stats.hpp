@@ -8,11 +8,11 @@ namespace varex {
 struct SampleSummary {
   std::size_t count = 0;
   double median = 0;
-  double ci_low = 0;   // confidence interval of the median (order statistics, no normality assumed)
+  double ci_low = 0;  // confidence interval of the median (order statistics, no normality assumed)
   double ci_high = 0;
   double min = 0;
   double max = 0;
-  double mad = 0;      // median absolute deviation, the spread reported next to the median
+  double mad = 0;          // median absolute deviation, the spread reported next to the median
   double ci_coverage = 0;  // the interval's actual coverage (small samples cannot reach the target)
 
   // Half-width of the interval relative to the median; the repetition loop stops when it is small.

@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <vector>
 
 #include "harness/errors.hpp"
 #include "harness/interrupt.hpp"
@@ -19,6 +20,11 @@ extern char** environ;
 namespace varex::harness {
 
 namespace {
+
+std::vector<std::string>& startup_environment() {
+  static std::vector<std::string> saved;
+  return saved;
+}
 
 constexpr int kWorkerIn = 3;   // the worker reads requests here
 constexpr int kWorkerOut = 4;  // and writes answers here
@@ -63,15 +69,17 @@ class WorkerState {
     if (cmd == "prepare") {
       PreparedRun& run = prepared(request);
       const Digest d = run.reference();
-      return {{"ok", true}, {"h2d_ms", run.h2d_ms()}, {"reference", {{"rows", d.rows}, {"checksum", d.checksum}}}};
+      return {{"ok", true},
+              {"h2d_ms", run.h2d_ms()},
+              {"reference", {{"rows", d.rows}, {"checksum", d.checksum}}}};
     }
     if (cmd == "measure") {
       PreparedRun& run = prepared(request);
       if (restore_) run.restore_inputs();
       const auto params = variants::params_from_json(request.at("params"));
-      const Measurement m = harness::measure(*engine_, run, params,
-                                             MeasureSettings::from_json(request.at("settings")),
-                                             request.value("probe_gbps", 0.0));
+      const Measurement m =
+          harness::measure(*engine_, run, params, MeasureSettings::from_json(request.at("settings")),
+                           request.value("probe_gbps", 0.0));
       restore_ = !m.ok();
       return {{"ok", true}, {"measurement", m.to_json()}};
     }
@@ -110,6 +118,12 @@ class WorkerState {
 
 }  // namespace
 
+void save_startup_environment() {
+  auto& saved = startup_environment();
+  saved.clear();
+  for (char** e = environ; *e; ++e) saved.emplace_back(*e);
+}
+
 int worker_main(int in_fd, int out_fd) {
   WorkerState state;
   std::string buffer;
@@ -137,11 +151,14 @@ int worker_main(int in_fd, int out_fd) {
 
 WorkerClient::WorkerClient(std::string executable) : executable_(std::move(executable)) {}
 
-WorkerClient::~WorkerClient() { stop(); }
+WorkerClient::~WorkerClient() {
+  stop();
+}
 
 void WorkerClient::start() {
   int to[2], from[2];
-  if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0) throw RuntimeError("cannot create pipes for a worker");
+  if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
+    throw RuntimeError("cannot create pipes for a worker");
   // Keep the pipe ends clear of the fixed descriptors 3 and 4 they are moved to in the child.
   for (int* fd : {&to[0], &to[1], &from[0], &from[1]}) {
     const int moved = fcntl(*fd, F_DUPFD_CLOEXEC, 10);
@@ -152,15 +169,25 @@ void WorkerClient::start() {
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to[0], kWorkerIn);
   posix_spawn_file_actions_adddup2(&actions, from[1], kWorkerOut);
-  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);  // driver chatter stays off stdout
+  posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO,
+                                   STDOUT_FILENO);  // driver chatter stays off stdout
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   // Its own process group: Ctrl-C reaches the parent, which then ends the worker itself.
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attributes, 0);
-  std::string arg0 = "varex", arg1 = "__worker";
+  // The parent ignores SIGPIPE; the worker starts with default signal handling.
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(&attributes, &defaults);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  std::string arg0 = executable_, arg1 = "__worker";
   char* argv[] = {arg0.data(), arg1.data(), nullptr};
-  const int rc = posix_spawn(&pid_, executable_.c_str(), &actions, &attributes, argv, environ);
+  std::vector<char*> env;
+  for (std::string& e : startup_environment()) env.push_back(e.data());
+  env.push_back(nullptr);
+  const int rc = posix_spawn(&pid_, executable_.c_str(), &actions, &attributes, argv,
+                             startup_environment().empty() ? environ : env.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   ::close(to[0]);
@@ -180,6 +207,7 @@ void WorkerClient::stop() {
   if (pid_ <= 0) return;
   ::close(to_child_);
   ::close(from_child_);
+  ::kill(-pid_, SIGKILL);  // the worker's whole process group: nothing it started outlives it
   ::kill(pid_, SIGKILL);
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -211,7 +239,8 @@ nlohmann::json WorkerClient::request(const nlohmann::json& message, double timeo
       stop();
       throw Interrupted();
     }
-    const auto left = std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
+    const auto left =
+        std::chrono::duration<double, std::milli>(deadline - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
       stop();
       throw WorkerTimeout("no answer within " + std::to_string(static_cast<long>(timeout_seconds)) + " s");
@@ -235,7 +264,8 @@ nlohmann::json WorkerClient::request(const nlohmann::json& message, double timeo
     }
     pid_ = -1;
     if (WIFSIGNALED(status)) {
-      throw WorkerCrashed(std::string("the worker process was killed by signal ") + strsignal(WTERMSIG(status)));
+      throw WorkerCrashed(std::string("the worker process was killed by signal ") +
+                          strsignal(WTERMSIG(status)));
     }
     throw WorkerCrashed("the worker process exited with status " + std::to_string(WEXITSTATUS(status)));
   }
@@ -251,14 +281,16 @@ ProbeResult RemoteDevice::probe(double timeout_seconds) {
 }
 
 Digest RemoteDevice::prepare(const datasets::WorkloadSpec& spec, double timeout_seconds) {
-  const auto answer =
-      client_.request({{"cmd", "prepare"}, {"device", device_.to_json()}, {"workload", spec.to_json()}}, timeout_seconds);
+  const auto answer = client_.request(
+      {{"cmd", "prepare"}, {"device", device_.to_json()}, {"workload", spec.to_json()}}, timeout_seconds);
   prepared_ = spec.id();
-  return {answer.at("reference").at("rows").get<std::uint64_t>(), answer.at("reference").at("checksum").get<std::uint64_t>()};
+  return {answer.at("reference").at("rows").get<std::uint64_t>(),
+          answer.at("reference").at("checksum").get<std::uint64_t>()};
 }
 
 Measurement RemoteDevice::measure(const datasets::WorkloadSpec& spec, const variants::Params& params,
-                                  const MeasureSettings& settings, double probe_gbps, double timeout_seconds) {
+                                  const MeasureSettings& settings, double probe_gbps,
+                                  double timeout_seconds) {
   const nlohmann::json request{{"cmd", "measure"},
                                {"device", device_.to_json()},
                                {"workload", spec.to_json()},

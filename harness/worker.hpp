@@ -12,6 +12,7 @@
 
 #include "datasets/workload.hpp"
 #include "harness/device.hpp"
+#include "harness/errors.hpp"
 #include "harness/measure.hpp"
 #include "harness/probe.hpp"
 
@@ -20,13 +21,17 @@ namespace varex::harness {
 // The worker's main loop: requests on `in_fd`, answers on `out_fd`, until end of input.
 int worker_main(int in_fd, int out_fd);
 
-class WorkerTimeout : public std::runtime_error {
+// Keeps the environment as the process received it, for the workers it starts: drivers loaded to list
+// devices may change the environment (PoCL sets HWLOC_PLUGINS_PATH, for one). Call first in main().
+void save_startup_environment();
+
+class WorkerTimeout : public RuntimeError {
  public:
-  using std::runtime_error::runtime_error;
+  using RuntimeError::RuntimeError;
 };
-class WorkerCrashed : public std::runtime_error {
+class WorkerCrashed : public RuntimeError {
  public:
-  using std::runtime_error::runtime_error;
+  using RuntimeError::RuntimeError;
 };
 class Interrupted : public std::runtime_error {
  public:

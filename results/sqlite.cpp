@@ -10,7 +10,8 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   if (mode == Mode::Existing && !std::filesystem::exists(path)) {
     throw UsageError("database '" + path + "' does not exist");
   }
-  const int flags = SQLITE_OPEN_READWRITE | (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
+  const int flags =
+      SQLITE_OPEN_READWRITE | (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
@@ -22,7 +23,9 @@ Database::Database(const std::string& path, Mode mode) : path_(path) {
   sqlite3_extended_result_codes(db_, 1);
 }
 
-Database::~Database() { sqlite3_close(db_); }
+Database::~Database() {
+  sqlite3_close(db_);
+}
 
 void Database::exec(const std::string& sql) {
   char* error = nullptr;
@@ -35,11 +38,14 @@ void Database::exec(const std::string& sql) {
 
 Statement::Statement(Database& db, const std::string& sql) : db_(db) {
   if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &stmt_, nullptr) != SQLITE_OK) {
-    throw RuntimeError("database '" + db.path() + "': " + sqlite3_errmsg(db.handle()) + " in: " + sql.substr(0, 200));
+    throw RuntimeError("database '" + db.path() + "': " + sqlite3_errmsg(db.handle()) +
+                       " in: " + sql.substr(0, 200));
   }
 }
 
-Statement::~Statement() { sqlite3_finalize(stmt_); }
+Statement::~Statement() {
+  sqlite3_finalize(stmt_);
+}
 
 Statement& Statement::bind(int index, std::int64_t value) {
   sqlite3_bind_int64(stmt_, index, value);
@@ -75,10 +81,13 @@ void Statement::reset() {
 
 std::string Statement::text(int column) const {
   const auto* p = sqlite3_column_text(stmt_, column);
-  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, column)) : std::string();
+  return p ? std::string(reinterpret_cast<const char*>(p), sqlite3_column_bytes(stmt_, column))
+           : std::string();
 }
 
-Transaction::Transaction(Database& db) : db_(db) { db_.exec("BEGIN IMMEDIATE"); }
+Transaction::Transaction(Database& db) : db_(db) {
+  db_.exec("BEGIN IMMEDIATE");
+}
 
 Transaction::~Transaction() {
   if (!done_) sqlite3_exec(db_.handle(), "ROLLBACK", nullptr, nullptr, nullptr);

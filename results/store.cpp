@@ -181,22 +181,37 @@ std::optional<double> Store::probe_gbps(std::int64_t device) {
 }
 
 void Store::ensure_operator(const std::string& name, const std::string& description) {
-  Statement s(db_, "INSERT INTO operators (name, description) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET description = excluded.description");
+  Statement s(db_,
+              "INSERT INTO operators (name, description) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET "
+              "description = excluded.description");
   s.bind(1, name).bind(2, description);
   s.step();
 }
 
-void Store::ensure_variant(const std::string& id, const std::string& op, Backend backend, const variants::Params& params,
-                           const std::string& kernel_hash, const variants::Params& compile_part) {
-  Statement s(db_, "INSERT OR IGNORE INTO variants (id, op, backend, params, kernel_hash, compile_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  s.bind(1, id).bind(2, op).bind(3, to_string(backend)).bind(4, variants::canonical(params)).bind(5, kernel_hash);
+void Store::ensure_variant(const std::string& id, const std::string& op, Backend backend,
+                           const variants::Params& params, const std::string& kernel_hash,
+                           const variants::Params& compile_part) {
+  Statement s(db_,
+              "INSERT OR IGNORE INTO variants (id, op, backend, params, kernel_hash, compile_key) VALUES "
+              "(?1, ?2, ?3, ?4, ?5, ?6)");
+  s.bind(1, id)
+      .bind(2, op)
+      .bind(3, to_string(backend))
+      .bind(4, variants::canonical(params))
+      .bind(5, kernel_hash);
   s.bind(6, variants::canonical(compile_part));
   s.step();
 }
 
 void Store::ensure_workload(const datasets::WorkloadSpec& spec) {
-  Statement s(db_, "INSERT OR IGNORE INTO workloads (id, op, generator, params, query, rows) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-  s.bind(1, spec.id()).bind(2, spec.op).bind(3, spec.generator).bind(4, spec.params.dump()).bind(5, spec.query.dump());
+  Statement s(db_,
+              "INSERT OR IGNORE INTO workloads (id, op, generator, params, query, rows) VALUES (?1, ?2, ?3, "
+              "?4, ?5, ?6)");
+  s.bind(1, spec.id())
+      .bind(2, spec.op)
+      .bind(3, spec.generator)
+      .bind(4, spec.params.dump())
+      .bind(5, spec.query.dump());
   s.bind(6, spec.rows());
   s.step();
 }
@@ -204,7 +219,9 @@ void Store::ensure_workload(const datasets::WorkloadSpec& spec) {
 std::int64_t Store::begin_session(const std::string& kind, const std::string& op, std::int64_t device,
                                   const std::string& workload, const std::string& strategy,
                                   const nlohmann::json& settings) {
-  Statement s(db_, R"sql(INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, host, varex_version)
+  Statement s(
+      db_,
+      R"sql(INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, host, varex_version)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8))sql");
   s.bind(1, kind).bind(2, op).bind(3, device).bind(4, workload).bind(5, strategy).bind(6, settings.dump());
   s.bind(7, host_name()).bind(8, VAREX_VERSION);
@@ -213,7 +230,9 @@ std::int64_t Store::begin_session(const std::string& kind, const std::string& op
 }
 
 void Store::end_session(std::int64_t session, const std::string& status) {
-  Statement s(db_, "UPDATE sessions SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1");
+  Statement s(
+      db_,
+      "UPDATE sessions SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1");
   s.bind(1, session).bind(2, status);
   s.step();
 }
@@ -243,7 +262,9 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   } else {
     s.bind_null(14).bind_null(15).bind_null(16).bind_null(17);
   }
-  s.bind(18, static_cast<std::int64_t>(m.samples_ms.size())).bind(19, kernels.dump()).bind(20, m.cache_flushed ? 1 : 0);
+  s.bind(18, static_cast<std::int64_t>(m.samples_ms.size()))
+      .bind(19, kernels.dump())
+      .bind(20, m.cache_flushed ? 1 : 0);
   s.bind(21, m.bytes_moved);
   if (timed) {
     s.bind(22, m.gbps).bind(23, m.probe_fraction);

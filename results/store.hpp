@@ -53,20 +53,23 @@ class Store {
   std::optional<double> probe_gbps(std::int64_t device);
 
   void ensure_operator(const std::string& name, const std::string& description);
-  void ensure_variant(const std::string& id, const std::string& op, Backend backend, const variants::Params& params,
-                      const std::string& kernel_hash, const variants::Params& compile_part);
+  void ensure_variant(const std::string& id, const std::string& op, Backend backend,
+                      const variants::Params& params, const std::string& kernel_hash,
+                      const variants::Params& compile_part);
   void ensure_workload(const datasets::WorkloadSpec& spec);
 
   std::int64_t begin_session(const std::string& kind, const std::string& op, std::int64_t device,
-                             const std::string& workload, const std::string& strategy, const nlohmann::json& settings);
+                             const std::string& workload, const std::string& strategy,
+                             const nlohmann::json& settings);
   void end_session(std::int64_t session, const std::string& status);
 
   // One measurement with its samples, in one transaction.
-  std::int64_t record(std::int64_t session, const std::string& variant, std::int64_t device, const std::string& workload,
-                      const harness::Measurement& m);
+  std::int64_t record(std::int64_t session, const std::string& variant, std::int64_t device,
+                      const std::string& workload, const harness::Measurement& m);
 
   // Best verified variant per (device, operator, workload), optionally for one operator and/or devices.
-  std::vector<BestRow> best(const std::optional<std::string>& op, const std::optional<std::vector<std::string>>& device_uids);
+  std::vector<BestRow> best(const std::optional<std::string>& op,
+                            const std::optional<std::vector<std::string>>& device_uids);
 
  private:
   void migrate(const std::vector<std::string>& migrations);

@@ -4,8 +4,12 @@ namespace varex::variants {
 
 namespace {
 
-bool is_auto(const Params& p) { return p.at("local") == Value{"auto"}; }
-bool covers(const Params& p) { return p.at("groups_per_cu") == Value{"cover"}; }
+bool is_auto(const Params& p) {
+  return p.at("local") == Value{"auto"};
+}
+bool covers(const Params& p) {
+  return p.at("groups_per_cu") == Value{"cover"};
+}
 
 }  // namespace
 
@@ -22,16 +26,25 @@ Space selection_space(const SpaceContext& context) {
   if (device.backend == Backend::Cuda) widths = {1, 2, 4};
 
   std::vector<Tunable> tunables{
-      {"kernel", TunableKind::Compile, {Value{"loop"}, Value{"overflow"}}, Value{"loop"},
+      {"kernel",
+       TunableKind::Compile,
+       {Value{"loop"}, Value{"overflow"}},
+       Value{"loop"},
        "loop: the original kernel, a bounds check per row; overflow: Fett's kernel, the valid row count is "
        "computed once and surplus work-items exit"},
       {"ept", TunableKind::Compile, {1, 2, 4, 8, 16, 32}, 8, "rows evaluated per work-item"},
       {"vec", TunableKind::Compile, widths, 1, "vector width of the loads (overflow kernel)"},
-      {"padding", TunableKind::Launch, {Value{"none"}, Value{"host"}, Value{"guard"}}, Value{"none"},
+      {"padding",
+       TunableKind::Launch,
+       {Value{"none"}, Value{"host"}, Value{"guard"}},
+       Value{"none"},
        "none: exactly ceil(rows/ept) work-items; host: buffers and rows padded on the host to a whole "
        "work-group; guard: the grid is rounded up and the kernel's guard retires surplus work-items"},
       {"local", TunableKind::Launch, locals, Value{"auto"}, "work-group size; auto leaves it to the driver"},
-      {"groups_per_cu", TunableKind::Launch, {Value{"cover"}, 1, 2, 4, 8, 16, 32}, Value{"cover"},
+      {"groups_per_cu",
+       TunableKind::Launch,
+       {Value{"cover"}, 1, 2, 4, 8, 16, 32},
+       Value{"cover"},
        "cover: one work-item per ept rows; k: k x compute-units work-groups that stride over the input"},
   };
 
@@ -40,8 +53,11 @@ Space selection_space(const SpaceContext& context) {
       {"vec must divide ept", [](const Params& p) { return get_int(p, "ept") % get_int(p, "vec") == 0; }},
       {"the loop kernel is scalar (vec=1)",
        [](const Params& p) { return p.at("kernel") == Value{"overflow"} || get_int(p, "vec") == 1; }},
-      {"the loop kernel writes its result without a guard, so it cannot be padded in the kernel (padding=guard)",
-       [](const Params& p) { return p.at("kernel") == Value{"overflow"} || p.at("padding") != Value{"guard"}; }},
+      {"the loop kernel writes its result without a guard, so it cannot be padded in the kernel "
+       "(padding=guard)",
+       [](const Params& p) {
+         return p.at("kernel") == Value{"overflow"} || p.at("padding") != Value{"guard"};
+       }},
       {"the loop kernel handles one chunk per work-item (groups_per_cu=cover)",
        [](const Params& p) { return p.at("kernel") == Value{"overflow"} || covers(p); }},
       {"ept below 8 combines the bits of several work-items and needs an explicit local size",

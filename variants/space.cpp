@@ -34,7 +34,9 @@ Params params_from_json(const nlohmann::json& j) {
   return params;
 }
 
-std::string canonical(const Params& params) { return to_json(params).dump(); }
+std::string canonical(const Params& params) {
+  return to_json(params).dump();
+}
 
 std::string describe(const Params& params) {
   std::string out;
@@ -101,7 +103,8 @@ const Tunable& Space::tunable(std::string_view name) const {
   }
   std::vector<std::string> names;
   for (const Tunable& t : tunables_) names.push_back(t.name);
-  throw UsageError(op_ + ": unknown tunable '" + std::string(name) + "' (tunables: " + join(names, ", ") + ")");
+  throw UsageError(op_ + ": unknown tunable '" + std::string(name) + "' (tunables: " + join(names, ", ") +
+                   ")");
 }
 
 std::uint64_t Space::cardinality() const {
@@ -136,7 +139,8 @@ std::optional<std::string> Space::violation(const Params& params) const {
   for (const Tunable& t : tunables_) {
     const auto it = params.find(t.name);
     if (it == params.end()) return "tunable '" + t.name + "' has no value";
-    if (!t.index_of(it->second)) return std::string("'").append(to_string(it->second)) + "' is not a value of '" + t.name + "'";
+    if (!t.index_of(it->second))
+      return std::string("'").append(to_string(it->second)) + "' is not a value of '" + t.name + "'";
   }
   if (params.size() != tunables_.size()) return "parameters name a tunable the space does not have";
   for (const Constraint& c : constraints_) {
@@ -178,7 +182,8 @@ std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& p
   std::vector<std::size_t> digit(tunables_.size(), 0);
   while (true) {
     Params p;
-    for (std::size_t t = 0; t < tunables_.size(); ++t) p[tunables_[t].name] = tunables_[t].values[allowed[t][digit[t]]];
+    for (std::size_t t = 0; t < tunables_.size(); ++t)
+      p[tunables_[t].name] = tunables_[t].values[allowed[t][digit[t]]];
     if (valid(p)) out.push_back(std::move(p));
     std::size_t t = tunables_.size();
     while (t > 0) {

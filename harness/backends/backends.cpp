@@ -1,4 +1,6 @@
 // The list of backends built into this binary.
+#include <algorithm>
+
 #include "harness/backends/opencl_engine.hpp"
 #include "harness/engine.hpp"
 #include "harness/errors.hpp"
@@ -11,7 +13,16 @@ namespace varex::harness {
 std::vector<DeviceInfo> enumerate_devices() {
   std::vector<DeviceInfo> out = enumerate_opencl_devices();
 #ifdef VAREX_HAVE_CUDA
-  for (DeviceInfo& d : enumerate_cuda_devices()) out.push_back(std::move(d));
+  const std::vector<DeviceInfo> cuda = enumerate_cuda_devices();
+  // NVIDIA's OpenCL reports a few MiB of "global memory cache" where the GPU has tens of MiB of L2; the
+  // cache flush must know the real size, so take it from the same GPU's CUDA view.
+  for (DeviceInfo& o : out) {
+    for (const DeviceInfo& c : cuda) {
+      if (o.pci_bus >= 0 && o.pci_bus == c.pci_bus && o.name == c.name)
+        o.cache_bytes = std::max(o.cache_bytes, c.cache_bytes);
+    }
+  }
+  out.insert(out.end(), cuda.begin(), cuda.end());
 #endif
   return out;
 }

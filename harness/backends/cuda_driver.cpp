@@ -15,12 +15,12 @@ const CudaDriver* load() {
   static CudaDriver driver;
   bool complete = true;
   // Try the versioned name cuda.h maps to first, then the plain one that older drivers export.
-#define VAREX_CUDA_LOAD(fn)                                                                         \
-  {                                                                                                 \
-    void* symbol = dlsym(library, VAREX_STRINGIFY(fn));                                             \
-    if (!symbol) symbol = dlsym(library, #fn);                                                      \
-    driver.fn = reinterpret_cast<decltype(driver.fn)>(symbol);                                      \
-    complete = complete && symbol != nullptr;                                                       \
+#define VAREX_CUDA_LOAD(fn)                                    \
+  {                                                            \
+    void* symbol = dlsym(library, VAREX_STRINGIFY(fn));        \
+    if (!symbol) symbol = dlsym(library, #fn);                 \
+    driver.fn = reinterpret_cast<decltype(driver.fn)>(symbol); \
+    complete = complete && symbol != nullptr;                  \
   }
   VAREX_CUDA_FUNCTIONS(VAREX_CUDA_LOAD)
 #undef VAREX_CUDA_LOAD

@@ -67,8 +67,8 @@ NvrtcOutput run_nvrtc(const KernelSource& source, const Defines& defines, const 
     }
     if (target == 0) throw CompileError("NVRTC supports no architecture at or below " + arch);
   }
-  std::vector<std::string> options{"--gpu-architecture=" + std::string(exact ? "sm_" : "compute_") + std::to_string(target),
-                                   "-std=c++17"};
+  std::vector<std::string> options{
+      "--gpu-architecture=" + std::string(exact ? "sm_" : "compute_") + std::to_string(target), "-std=c++17"};
   for (const Define& d : defines) options.push_back("-D" + d.name + "=" + d.value);
   std::vector<const char*> argv;
   for (const auto& o : options) argv.push_back(o.c_str());
@@ -120,8 +120,10 @@ class CuHostBuffer final : public HostBuffer {
  public:
   CuHostBuffer(void* ptr, std::size_t bytes, bool pinned) : ptr_(ptr), bytes_(bytes), pinned_(pinned) {}
   ~CuHostBuffer() override {
-    if (pinned_) driver().cuMemFreeHost(ptr_);
-    else std::free(ptr_);
+    if (pinned_)
+      driver().cuMemFreeHost(ptr_);
+    else
+      std::free(ptr_);
   }
   void* data() override { return ptr_; }
   std::size_t bytes() const override { return bytes_; }
@@ -146,7 +148,8 @@ class CuEvent final : public Event {
   double elapsed_ms() override { return between(start_, end_); }
   static double between(CUevent a, CUevent b) {
     const CUresult sync = driver().cuEventSynchronize(b);
-    if (sync != CUDA_SUCCESS) throw LaunchError("CUDA execution failed: " + driver().describe(sync), sticky(sync));
+    if (sync != CUDA_SUCCESS)
+      throw LaunchError("CUDA execution failed: " + driver().describe(sync), sticky(sync));
     float ms = 0;
     check(driver().cuEventElapsedTime(&ms, a, b), "cuEventElapsedTime");
     return ms;
@@ -193,7 +196,8 @@ class CudaEngine final : public Engine {
     CUdeviceptr ptr = 0;
     const CUresult r = driver().cuMemAlloc(&ptr, std::max<std::size_t>(bytes, 256));
     if (r != CUDA_SUCCESS) {
-      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " on " + info_.id + ": " + driver().describe(r));
+      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " on " + info_.id + ": " +
+                         driver().describe(r));
     }
     return std::make_unique<CuBuffer>(ptr, bytes);
   }
@@ -209,12 +213,14 @@ class CudaEngine final : public Engine {
   }
 
   EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) override {
-    return timed([&] { return driver().cuMemcpyHtoDAsync(ptr(dst) + dst_offset, src.data(), bytes, stream_); },
-                 "cuMemcpyHtoDAsync");
+    return timed(
+        [&] { return driver().cuMemcpyHtoDAsync(ptr(dst) + dst_offset, src.data(), bytes, stream_); },
+        "cuMemcpyHtoDAsync");
   }
 
   EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes) override {
-    return timed([&] { return driver().cuMemcpyDtoHAsync(dst.data(), ptr(src), bytes, stream_); }, "cuMemcpyDtoHAsync");
+    return timed([&] { return driver().cuMemcpyDtoHAsync(dst.data(), ptr(src), bytes, stream_); },
+                 "cuMemcpyDtoHAsync");
   }
 
   EventPtr fill(DeviceBuffer& dst, std::uint32_t pattern, std::size_t offset, std::size_t bytes) override {
@@ -223,7 +229,8 @@ class CudaEngine final : public Engine {
   }
 
   EventPtr copy(DeviceBuffer& dst, const DeviceBuffer& src, std::size_t bytes) override {
-    return timed([&] { return driver().cuMemcpyDtoDAsync(ptr(dst), ptr(src), bytes, stream_); }, "cuMemcpyDtoDAsync");
+    return timed([&] { return driver().cuMemcpyDtoDAsync(ptr(dst), ptr(src), bytes, stream_); },
+                 "cuMemcpyDtoDAsync");
   }
 
   EventPtr launch(const Program& program, const std::string& kernel, const LaunchShape& shape,
@@ -248,11 +255,11 @@ class CudaEngine final : public Engine {
     const auto blocks = static_cast<unsigned>(shape.global / local);
     auto event = std::make_unique<CuEvent>();
     check(driver().cuEventRecord(event->start_, stream_), "cuEventRecord");
-    const CUresult r = driver().cuLaunchKernel(f, blocks, 1, 1, static_cast<unsigned>(local), 1, 1, 0, stream_,
-                                               params.data(), nullptr);
+    const CUresult r = driver().cuLaunchKernel(f, blocks, 1, 1, static_cast<unsigned>(local), 1, 1, 0,
+                                               stream_, params.data(), nullptr);
     if (r != CUDA_SUCCESS) {
-      throw LaunchError("cuLaunchKernel(" + kernel + ", " + std::to_string(blocks) + " x " + std::to_string(local) +
-                            "): " + driver().describe(r),
+      throw LaunchError("cuLaunchKernel(" + kernel + ", " + std::to_string(blocks) + " x " +
+                            std::to_string(local) + "): " + driver().describe(r),
                         sticky(r));
     }
     check(driver().cuEventRecord(event->end_, stream_), "cuEventRecord");
@@ -273,7 +280,8 @@ class CudaEngine final : public Engine {
     const NvrtcOutput out = run_nvrtc(source, defines, info_.arch);
     CUmodule module = nullptr;
     const CUresult r = driver().cuModuleLoadData(&module, out.image.data());
-    if (r != CUDA_SUCCESS) throw CompileError("cuModuleLoadData(" + source.name + "): " + driver().describe(r));
+    if (r != CUDA_SUCCESS)
+      throw CompileError("cuModuleLoadData(" + source.name + "): " + driver().describe(r));
     return std::make_unique<CuProgram>(module);
   }
 
@@ -339,6 +347,7 @@ std::vector<DeviceInfo> enumerate_cuda_devices() {
     info.local_mem = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
     info.cache_bytes = attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     info.max_work_group = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
+    info.pci_bus = attribute(device, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
     info.host = host_name();
     out.push_back(info);
   }
@@ -350,7 +359,8 @@ std::unique_ptr<Engine> open_cuda_engine(const DeviceInfo& info) {
   return std::make_unique<CudaEngine>(info, ordinal);
 }
 
-std::size_t compile_cuda_offline(const KernelSource& source, const Defines& defines, const std::string& arch) {
+std::size_t compile_cuda_offline(const KernelSource& source, const Defines& defines,
+                                 const std::string& arch) {
   return run_nvrtc(source, defines, arch).image.size();
 }
 

@@ -15,6 +15,7 @@ namespace {
 // cl_nv_device_attribute_query
 constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
 constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
+constexpr cl_device_info kPciBusIdNv = 0x4008;
 
 const char* cl_error_name(cl_int code) {
   switch (code) {
@@ -56,10 +57,13 @@ const char* cl_error_name(cl_int code) {
   }
 }
 
-std::string describe_cl(cl_int code) { return std::string(cl_error_name(code)) + " (" + std::to_string(code) + ")"; }
+std::string describe_cl(cl_int code) {
+  return std::string(cl_error_name(code)) + " (" + std::to_string(code) + ")";
+}
 
 void check(cl_int code, const char* what) {
-  if (code != CL_SUCCESS) throw RuntimeError(std::string("OpenCL: ") + what + " failed: " + describe_cl(code));
+  if (code != CL_SUCCESS)
+    throw RuntimeError(std::string("OpenCL: ") + what + " failed: " + describe_cl(code));
 }
 
 std::string device_string(cl_device_id device, cl_device_info param) {
@@ -125,6 +129,7 @@ DeviceInfo describe_device(cl_platform_id platform, cl_device_id device, std::si
   if (extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
     info.arch = "sm_" + std::to_string(device_value<cl_uint>(device, kComputeCapabilityMajorNv)) +
                 std::to_string(device_value<cl_uint>(device, kComputeCapabilityMinorNv));
+    info.pci_bus = static_cast<int>(device_value<cl_uint>(device, kPciBusIdNv));
   } else if (const auto hstr = version.find("HSTR: "); hstr != std::string::npos) {
     // PoCL names the LLVM target it compiles for, e.g. "pthread-x86_64-pc-linux-gnu-skylake-avx512".
     const std::string target = version.substr(hstr + 6);
@@ -204,7 +209,9 @@ class ClEvent final : public Event {
     check(clGetEventProfilingInfo(event_, which, sizeof t, &t, nullptr), "clGetEventProfilingInfo");
     return t;
   }
-  double elapsed_ms() override { return (time(CL_PROFILING_COMMAND_END) - time(CL_PROFILING_COMMAND_START)) * 1e-6; }
+  double elapsed_ms() override {
+    return (time(CL_PROFILING_COMMAND_END) - time(CL_PROFILING_COMMAND_START)) * 1e-6;
+  }
 
  private:
   cl_event event_;
@@ -256,7 +263,8 @@ class OpenClEngine final : public Engine {
     // Zero-sized buffers are invalid in OpenCL; empty inputs still get a valid (tiny) buffer.
     cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 64), nullptr, &err);
     if (err != CL_SUCCESS) {
-      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " on " + info_.id + ": " + describe_cl(err));
+      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " on " + info_.id + ": " +
+                         describe_cl(err));
     }
     return std::make_unique<ClBuffer>(mem, bytes);
   }
@@ -267,7 +275,8 @@ class OpenClEngine final : public Engine {
     const std::size_t size = std::max<std::size_t>(bytes, 64);
     cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &err);
     if (err != CL_SUCCESS) return std::make_unique<AlignedHostBuffer>(bytes);
-    void* ptr = clEnqueueMapBuffer(queue_, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, nullptr, nullptr, &err);
+    void* ptr = clEnqueueMapBuffer(queue_, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, nullptr,
+                                   nullptr, &err);
     if (err != CL_SUCCESS) {
       clReleaseMemObject(mem);
       return std::make_unique<AlignedHostBuffer>(bytes);
@@ -298,7 +307,8 @@ class OpenClEngine final : public Engine {
 
   EventPtr copy(DeviceBuffer& dst, const DeviceBuffer& src, std::size_t bytes) override {
     cl_event e = nullptr;
-    check(clEnqueueCopyBuffer(queue_, mem(src), mem(dst), 0, 0, bytes, 0, nullptr, &e), "clEnqueueCopyBuffer");
+    check(clEnqueueCopyBuffer(queue_, mem(src), mem(dst), 0, 0, bytes, 0, nullptr, &e),
+          "clEnqueueCopyBuffer");
     return std::make_unique<ClEvent>(e);
   }
 
@@ -313,15 +323,18 @@ class OpenClEngine final : public Engine {
       } else {
         err = clSetKernelArg(k, i, args[i].size, args[i].bytes.data());
       }
-      if (err != CL_SUCCESS) throw LaunchError("clSetKernelArg(" + kernel + ", " + std::to_string(i) + "): " + describe_cl(err));
+      if (err != CL_SUCCESS)
+        throw LaunchError("clSetKernelArg(" + kernel + ", " + std::to_string(i) + "): " + describe_cl(err));
     }
     const std::size_t global = shape.global;
     const std::size_t local = shape.local;
     cl_event e = nullptr;
-    const cl_int err = clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, local ? &local : nullptr, 0, nullptr, &e);
+    const cl_int err =
+        clEnqueueNDRangeKernel(queue_, k, 1, nullptr, &global, local ? &local : nullptr, 0, nullptr, &e);
     if (err != CL_SUCCESS) {
-      throw LaunchError("clEnqueueNDRangeKernel(" + kernel + ", global " + std::to_string(global) + ", local " +
-                        (local ? std::to_string(local) : std::string("auto")) + "): " + describe_cl(err));
+      throw LaunchError("clEnqueueNDRangeKernel(" + kernel + ", global " + std::to_string(global) +
+                        ", local " + (local ? std::to_string(local) : std::string("auto")) +
+                        "): " + describe_cl(err));
     }
     return std::make_unique<ClEvent>(e);
   }
@@ -349,7 +362,8 @@ class OpenClEngine final : public Engine {
       std::string log(size, '\0');
       clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
       clReleaseProgram(program);
-      throw CompileError(source.name + options + ": " + describe_cl(err) + ": " + std::string(trim(log)).substr(0, 2000));
+      throw CompileError(source.name + options + ": " + describe_cl(err) + ": " +
+                         std::string(trim(log)).substr(0, 2000));
     }
     return std::make_unique<ClProgram>(program);
   }
@@ -380,9 +394,12 @@ std::unique_ptr<Engine> open_opencl_engine(const DeviceInfo& info) {
   const auto parts = split(info.id.substr(4), ':');
   const std::size_t p = std::stoul(parts.at(0));
   const std::size_t d = std::stoul(parts.at(1));
-  if (p >= ps.size()) throw UsageError("no OpenCL platform " + std::to_string(p) + " for device " + info.id);
+  if (p >= ps.size()) {
+    throw RuntimeError("OpenCL platform " + std::to_string(p) + " of device " + info.id +
+                       " is not available (" + std::to_string(ps.size()) + " platforms found)");
+  }
   const auto ds = devices_of(ps[p]);
-  if (d >= ds.size()) throw UsageError("no OpenCL device " + info.id);
+  if (d >= ds.size()) throw RuntimeError("OpenCL device " + info.id + " is not available");
   return std::make_unique<OpenClEngine>(info, ds[d]);
 }
 

@@ -21,7 +21,8 @@ void add_devices(CLI::App& app, int&) {
   auto json_out = std::make_shared<bool>(false);
   auto selector = std::make_shared<std::string>("all");
   cmd->add_flag("--json", *json_out, "Print JSON");
-  cmd->add_option("--device", *selector, "Device selector: all, cpu, gpu, opencl, cuda, an id, or a comma list")
+  cmd->add_option("--device", *selector,
+                  "Device selector: all, cpu, gpu, opencl, cuda, an id, or a comma list")
       ->capture_default_str();
   cmd->callback([=] {
     const auto all = harness::enumerate_devices();
@@ -42,7 +43,8 @@ void add_devices(CLI::App& app, int&) {
                       format_bytes(d.global_mem), format_bytes(d.local_mem), std::to_string(d.max_work_group),
                       format_bytes(d.cache_bytes)});
     }
-    print_table({"id", "backend", "type", "name", "arch", "CUs", "global mem", "local mem", "max wg", "cache"}, rows);
+    print_table(
+        {"id", "backend", "type", "name", "arch", "CUs", "global mem", "local mem", "max wg", "cache"}, rows);
   });
 }
 
@@ -70,7 +72,9 @@ void add_ops(CLI::App& app, int&) {
       }
       json constraints = json::array();
       for (const auto& c : space.constraints()) constraints.push_back(c.description);
-      out.push_back({{"name", op->name()}, {"description", op->description()}, {"tunables", tunables},
+      out.push_back({{"name", op->name()},
+                     {"description", op->description()},
+                     {"tunables", tunables},
                      {"constraints", constraints}});
     }
     if (*json_out) {
@@ -83,7 +87,8 @@ void add_ops(CLI::App& app, int&) {
         std::vector<std::string> values;
         for (const auto& v : t["values"]) values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
         std::cout << "  " << t["name"].get<std::string>() << " (" << t["kind"].get<std::string>()
-                  << ", default " << (t["default"].is_string() ? t["default"].get<std::string>() : t["default"].dump())
+                  << ", default "
+                  << (t["default"].is_string() ? t["default"].get<std::string>() : t["default"].dump())
                   << "): " << join(values, ", ") << "\n      " << t["help"].get<std::string>() << "\n";
       }
       std::cout << "  constraints:\n";
@@ -121,17 +126,21 @@ void add_variants(CLI::App& app, int&) {
       for (const auto& p : points) {
         list.push_back({{"id", harness::variant_id(op, d.backend, p)}, {"params", variants::to_json(p)}});
       }
-      out.push_back({{"device", d.id}, {"op", op.name()}, {"rows", spec.rows()}, {"space_size", space.cardinality()},
-                     {"count", points.size()}, {"variants", list}});
+      out.push_back({{"device", d.id},
+                     {"op", op.name()},
+                     {"rows", spec.rows()},
+                     {"space_size", space.cardinality()},
+                     {"count", points.size()},
+                     {"variants", list}});
     }
     if (f->json_out) {
       std::cout << out.dump(2) << "\n";
       return;
     }
     for (const auto& d : out) {
-      std::cout << d["device"].get<std::string>() << ": " << d["count"].get<std::size_t>() << " valid variants of "
-                << d["space_size"].get<std::uint64_t>() << " points for " << d["rows"].get<std::uint64_t>()
-                << " rows\n";
+      std::cout << d["device"].get<std::string>() << ": " << d["count"].get<std::size_t>()
+                << " valid variants of " << d["space_size"].get<std::uint64_t>() << " points for "
+                << d["rows"].get<std::uint64_t>() << " rows\n";
       for (const auto& v : d["variants"]) {
         std::cout << "  " << v["id"].get<std::string>() << "  "
                   << variants::describe(variants::params_from_json(v["params"])) << "\n";
@@ -141,8 +150,8 @@ void add_variants(CLI::App& app, int&) {
 }
 
 json measurement_json(const harness::Operator& op, const DeviceInfo& device, const std::string& variant,
-                      const variants::Params& params, const datasets::WorkloadSpec& spec, const harness::Measurement& m,
-                      double probe_gbps) {
+                      const variants::Params& params, const datasets::WorkloadSpec& spec,
+                      const harness::Measurement& m, double probe_gbps) {
   json j = m.to_json();
   j.erase("samples_ms");
   j["op"] = op.name();
@@ -168,7 +177,8 @@ struct RunFlags {
 };
 
 void add_run(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand("run", "Run one variant on one workload and device; print its digest and timings");
+  auto* cmd =
+      app.add_subcommand("run", "Run one variant on one workload and device; print its digest and timings");
   auto f = std::make_shared<RunFlags>();
   cmd->add_option("--op", f->op, "Operator")->required();
   cmd->add_option("--device", f->device, "Device (the selector must match exactly one)")->required();
@@ -181,7 +191,8 @@ void add_run(CLI::App& app, int& exit_code) {
     const harness::Operator& op = harness::find_operator(f->op);
     const auto devices = resolve_devices(f->device);
     if (devices.size() != 1) {
-      throw UsageError("run needs exactly one device, '" + f->device + "' matches " + std::to_string(devices.size()));
+      throw UsageError("run needs exactly one device, '" + f->device + "' matches " +
+                       std::to_string(devices.size()));
     }
     const DeviceInfo& device = devices.front();
     const auto spec = f->workload.resolve(op, devices);
@@ -194,7 +205,8 @@ void add_run(CLI::App& app, int& exit_code) {
     store.ensure_operator(op.name(), op.description());
     store.ensure_workload(spec);
     const std::string id = harness::variant_id(op, device.backend, params);
-    store.ensure_variant(id, op.name(), device.backend, params, harness::kernel_source(device.backend, op.kernel_family()).hash,
+    store.ensure_variant(id, op.name(), device.backend, params,
+                         harness::kernel_source(device.backend, op.kernel_family()).hash,
                          space.compile_part(params));
     harness::RemoteDevice remote(self_executable(), device);
     const double probe = tuner::ensure_probe(store, device_row, remote, false);
@@ -218,14 +230,16 @@ void add_run(CLI::App& app, int& exit_code) {
       std::cout << op.name() << " on " << device.id << " (" << device.name << "), variant " << id << "\n"
                 << "  params    " << variants::describe(params) << "\n"
                 << "  workload  " << spec.describe() << "\n"
-                << "  status    " << harness::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error) << "\n"
+                << "  status    " << harness::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
+                << "\n"
                 << "  rows      " << m.result.rows << "   checksum " << m.result.checksum << "   verified "
                 << (m.verified ? "yes" : "no") << "\n";
       if (m.ok()) {
-        std::cout << "  kernel    " << fixed(m.kernel.median, 4) << " ms  (95% CI " << fixed(m.kernel.ci_low, 4) << " .. "
-                  << fixed(m.kernel.ci_high, 4) << ", " << m.samples_ms.size() << " reps)\n"
-                  << "  h2d       " << fixed(m.h2d_ms, 3) << " ms   d2h " << fixed(m.d2h_ms, 3) << " ms   compile "
-                  << fixed(m.compile_ms, 1) << " ms\n"
+        std::cout << "  kernel    " << fixed(m.kernel.median, 4) << " ms  (95% CI "
+                  << fixed(m.kernel.ci_low, 4) << " .. " << fixed(m.kernel.ci_high, 4) << ", "
+                  << m.samples_ms.size() << " reps)\n"
+                  << "  h2d       " << fixed(m.h2d_ms, 3) << " ms   d2h " << fixed(m.d2h_ms, 3)
+                  << " ms   compile " << fixed(m.compile_ms, 1) << " ms\n"
                   << "  bandwidth " << fixed(m.gbps, 1) << " GB/s = " << fixed(100 * m.probe_fraction, 1)
                   << "% of the probe's " << fixed(probe, 1) << " GB/s\n";
       }
@@ -245,8 +259,9 @@ struct SweepFlags {
   bool json_out = false;
 };
 
-void add_sweep(CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand("sweep", "Measure every valid variant of an operator on every selected device");
+void add_sweep(CLI::App& app, int& exit_code) {
+  auto* cmd =
+      app.add_subcommand("sweep", "Measure every valid variant of an operator on every selected device");
   auto f = std::make_shared<SweepFlags>();
   cmd->add_option("--op", f->op, "Operator")->required();
   cmd->add_option("--device", f->device, "Device selector")->capture_default_str();
@@ -256,7 +271,7 @@ void add_sweep(CLI::App& app, int&) {
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
   cmd->add_flag("--json", f->json_out, "Print JSON");
-  cmd->callback([f] {
+  cmd->callback([f, &exit_code] {
     tuner::SweepOptions options;
     options.op = &harness::find_operator(f->op);
     options.devices = resolve_devices(f->device);
@@ -277,15 +292,19 @@ void add_sweep(CLI::App& app, int&) {
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : results) {
-      json j{{"device", r.device.id}, {"session", r.session}, {"status", r.status}, {"variants", r.variants},
-             {"ok", r.ok}, {"failed", r.failed}, {"probe_gbps", r.probe_gbps}};
+      json j{{"device", r.device.id},     {"session", r.session}, {"status", r.status},
+             {"variants", r.variants},    {"ok", r.ok},           {"failed", r.failed},
+             {"probe_gbps", r.probe_gbps}};
       if (r.best) {
-        j["best"] = {{"variant", r.best_variant}, {"params", variants::to_json(r.best_params)},
-                     {"kernel_ms", r.best->kernel.median}, {"gbps", r.best->gbps},
+        j["best"] = {{"variant", r.best_variant},
+                     {"params", variants::to_json(r.best_params)},
+                     {"kernel_ms", r.best->kernel.median},
+                     {"gbps", r.best->gbps},
                      {"probe_fraction", r.best->probe_fraction}};
       }
       out.push_back(j);
-      rows.push_back({r.device.id, std::to_string(r.variants), std::to_string(r.ok), std::to_string(r.failed),
+      rows.push_back({r.device.id + (r.error.empty() ? "" : " (failed)"), std::to_string(r.variants),
+                      std::to_string(r.ok), std::to_string(r.failed),
                       r.best ? fixed(r.best->kernel.median, 4) : "-", r.best ? fixed(r.best->gbps, 1) : "-",
                       r.best ? fixed(100 * r.best->probe_fraction, 1) + "%" : "-",
                       r.best ? variants::describe(r.best_params) : "-"});
@@ -294,7 +313,8 @@ void add_sweep(CLI::App& app, int&) {
       std::cout << out.dump(2) << "\n";
     } else {
       std::cout << options.op->name() << " sweep over " << options.workload.describe() << "\n";
-      print_table({"device", "variants", "ok", "failed", "best ms", "GB/s", "of probe", "best variant"}, rows);
+      print_table({"device", "variants", "ok", "failed", "best ms", "GB/s", "of probe", "best variant"},
+                  rows);
     }
   });
 }
@@ -307,7 +327,8 @@ struct BestFlags {
 };
 
 void add_best(CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand("best", "Show the fastest verified variant per device, operator and workload");
+  auto* cmd =
+      app.add_subcommand("best", "Show the fastest verified variant per device, operator and workload");
   auto f = std::make_shared<BestFlags>();
   cmd->add_option("--op", f->op, "Only this operator");
   cmd->add_option("--device", f->device, "Only these devices of this machine (selector)");
@@ -325,12 +346,22 @@ void add_best(CLI::App& app, int&) {
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
     for (const auto& b : best) {
-      out.push_back({{"device", b.device.id}, {"device_name", b.device.name}, {"host", b.device.host},
-                     {"backend", to_string(b.device.backend)}, {"op", b.op}, {"workload", b.workload.to_json()},
-                     {"variant", b.variant_id}, {"params", variants::to_json(b.params)}, {"kernel_ms", b.kernel_ms},
-                     {"kernel_ci", {b.kernel_ci_low, b.kernel_ci_high}}, {"h2d_ms", b.h2d_ms}, {"d2h_ms", b.d2h_ms},
-                     {"gbps", b.gbps}, {"probe_gbps", b.probe_gbps ? json(*b.probe_gbps) : json(nullptr)},
-                     {"probe_fraction", b.probe_fraction}, {"verified_measurements", b.measurements}});
+      out.push_back({{"device", b.device.id},
+                     {"device_name", b.device.name},
+                     {"host", b.device.host},
+                     {"backend", to_string(b.device.backend)},
+                     {"op", b.op},
+                     {"workload", b.workload.to_json()},
+                     {"variant", b.variant_id},
+                     {"params", variants::to_json(b.params)},
+                     {"kernel_ms", b.kernel_ms},
+                     {"kernel_ci", {b.kernel_ci_low, b.kernel_ci_high}},
+                     {"h2d_ms", b.h2d_ms},
+                     {"d2h_ms", b.d2h_ms},
+                     {"gbps", b.gbps},
+                     {"probe_gbps", b.probe_gbps ? json(*b.probe_gbps) : json(nullptr)},
+                     {"probe_fraction", b.probe_fraction},
+                     {"verified_measurements", b.measurements}});
       rows.push_back({b.device.id + "@" + b.device.host, b.op, std::to_string(b.workload.rows()),
                       fixed(b.kernel_ms, 4), fixed(b.gbps, 1), fixed(100 * b.probe_fraction, 1) + "%",
                       variants::describe(b.params)});
@@ -347,7 +378,7 @@ void add_best(CLI::App& app, int&) {
   });
 }
 
-void add_probe(CLI::App& app, int&) {
+void add_probe(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("probe", "Measure and store the devices' copy bandwidth");
   auto device = std::make_shared<std::string>("all");
   auto db = std::make_shared<std::string>("varex.db");
@@ -355,20 +386,33 @@ void add_probe(CLI::App& app, int&) {
   cmd->add_option("--device", *device, "Device selector")->capture_default_str();
   cmd->add_option("--db", *db, "Results database")->capture_default_str();
   cmd->add_flag("--json", *json_out, "Print JSON");
-  cmd->callback([=] {
+  cmd->callback([=, &exit_code] {
     const auto devices = resolve_devices(*device);
     results::Store store(*db);
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
     for (const DeviceInfo& d : devices) {
       harness::RemoteDevice remote(self_executable(), d);
-      const harness::ProbeResult p = remote.probe();
+      harness::ProbeResult p;
+      try {
+        p = remote.probe();
+      } catch (const RuntimeError& e) {
+        std::cerr << "varex: " << d.id << " failed: " << e.what() << "\n";
+        exit_code = 1;
+        continue;
+      }
       store.set_probe(store.device(d), p);
-      out.push_back({{"device", d.id}, {"name", d.name}, {"gbps", p.gbps}, {"method", p.method}, {"details", p.details}});
+      out.push_back({{"device", d.id},
+                     {"name", d.name},
+                     {"gbps", p.gbps},
+                     {"method", p.method},
+                     {"details", p.details}});
       rows.push_back({d.id, d.name, fixed(p.gbps, 1), p.method});
     }
-    if (*json_out) std::cout << out.dump(2) << "\n";
-    else print_table({"device", "name", "GB/s", "best method"}, rows);
+    if (*json_out)
+      std::cout << out.dump(2) << "\n";
+    else
+      print_table({"device", "name", "GB/s", "best method"}, rows);
   });
 }
 

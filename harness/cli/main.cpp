@@ -10,6 +10,7 @@
 #include "harness/worker.hpp"
 
 int main(int argc, char** argv) {
+  varex::harness::save_startup_environment();
   // The same binary serves as the worker process that owns a device (see harness/worker.hpp).
   if (argc == 2 && std::strcmp(argv[1], "__worker") == 0) return varex::harness::worker_main(3, 4);
 

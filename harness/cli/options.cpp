@@ -14,7 +14,8 @@
 namespace varex::cli {
 
 void WorkloadFlags::add_to(CLI::App& app) {
-  app.add_option("--input", input, "Input file: one integer per line, or little-endian int32 if it ends in .bin");
+  app.add_option("--input", input,
+                 "Input file: one integer per line, or little-endian int32 if it ends in .bin");
   app.add_option("--rows", rows, "Generated rows (an integer or 2^N; default: 4x the largest device cache)");
   app.add_option("--selectivity", selectivity, "Fraction of rows the generated query selects")
       ->capture_default_str();
@@ -22,7 +23,8 @@ void WorkloadFlags::add_to(CLI::App& app) {
   app.add_option("--query", query, "Query parameter key=value (repeatable); see the operator's keys");
 }
 
-datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op, const std::vector<DeviceInfo>& devices) const {
+datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op,
+                                              const std::vector<DeviceInfo>& devices) const {
   harness::WorkloadOptions options;
   options.input = input;
   if (input && !rows.empty()) throw UsageError("--rows and --input exclude each other");
@@ -34,17 +36,22 @@ datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op, const
 }
 
 void MeasureFlags::add_to(CLI::App& app) {
-  app.add_option("--warmup", settings.warmup, "Untimed runs after the verified one")->capture_default_str()
+  app.add_option("--warmup", settings.warmup, "Untimed runs after the verified one")
+      ->capture_default_str()
       ->check(CLI::Range(0, 1000));
-  app.add_option("--min-reps", settings.min_reps, "Fewest timed repetitions")->capture_default_str()
+  app.add_option("--min-reps", settings.min_reps, "Fewest timed repetitions")
+      ->capture_default_str()
       ->check(CLI::Range(1, 100000));
-  app.add_option("--max-reps", settings.max_reps, "Most timed repetitions")->capture_default_str()
+  app.add_option("--max-reps", settings.max_reps, "Most timed repetitions")
+      ->capture_default_str()
       ->check(CLI::Range(1, 100000));
   app.add_option("--rel-ci", settings.target_rel_ci,
                  "Stop repeating when the median's 95% interval is within this fraction of it")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--timeout", timeout_seconds, "Seconds one variant may take before it counts as hung")
-      ->capture_default_str()->check(CLI::Range(1.0, 86400.0));
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 86400.0));
 }
 
 std::vector<DeviceInfo> resolve_devices(const std::string& selector) {
@@ -62,7 +69,8 @@ std::uint64_t parse_rows(const std::string& text) {
   std::int64_t value;
   if (t.rfind("2^", 0) == 0) {
     const std::int64_t exponent = parse_int(t.substr(2), "--rows");
-    if (exponent < 0 || exponent > 40) throw UsageError("--rows: exponent " + std::to_string(exponent) + " is out of range");
+    if (exponent < 0 || exponent > 40)
+      throw UsageError("--rows: exponent " + std::to_string(exponent) + " is out of range");
     value = std::int64_t{1} << exponent;
   } else {
     value = parse_int(t, "--rows");
@@ -82,7 +90,8 @@ void print_table(const std::vector<std::string>& header, const std::vector<std::
   std::vector<std::size_t> width(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
   for (const auto& row : rows) {
-    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (std::size_t c = 0; c < row.size() && c < width.size(); ++c)
+      width[c] = std::max(width[c], row[c].size());
   }
   auto print = [&](const std::vector<std::string>& row) {
     std::string line;

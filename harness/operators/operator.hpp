@@ -68,11 +68,11 @@ struct DeviceFootprint {
 
 // Options from which an operator builds its workload description (command line or test).
 struct WorkloadOptions {
-  std::optional<std::string> input;             // user file
-  std::optional<std::uint64_t> rows;            // generated rows; default chosen from the devices' caches
+  std::optional<std::string> input;   // user file
+  std::optional<std::uint64_t> rows;  // generated rows; default chosen from the devices' caches
   double selectivity = 0.5;
   std::uint64_t seed = 42;
-  std::map<std::string, std::string> query;    // --query key=value
+  std::map<std::string, std::string> query;  // --query key=value
 };
 
 class Operator {
@@ -82,6 +82,8 @@ class Operator {
   virtual std::string description() const = 0;
   virtual std::string kernel_family() const = 0;
   virtual variants::Space space(const variants::SpaceContext& context) const = 0;
+  // The preprocessor defines that specialise the kernels for a variant on a device.
+  virtual Defines defines(const variants::Params& params, const DeviceInfo& device) const = 0;
   // Throws UsageError for unknown query keys, bad values or unreadable files.
   virtual datasets::WorkloadSpec workload(const WorkloadOptions& options) const = 0;
   // Device memory a workload needs (checked against the device before anything runs).

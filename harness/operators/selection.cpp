@@ -30,13 +30,18 @@ std::int32_t parse_int32(const std::string& text, const std::string& what) {
   return static_cast<std::int32_t>(v);
 }
 
-std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) { return (value + multiple - 1) / multiple * multiple; }
+std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
 
 // The largest work-group the space can ask for; host padding needs that much slack behind the rows.
 std::uint64_t max_local(const DeviceInfo& device) {
-  return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)), kAutoPadLocal);
+  return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)),
+                                 kAutoPadLocal);
 }
-std::uint64_t capacity_rows(std::uint64_t rows, const DeviceInfo& device) { return rows + max_local(device) * 32; }
+std::uint64_t capacity_rows(std::uint64_t rows, const DeviceInfo& device) {
+  return rows + max_local(device) * 32;
+}
 
 std::vector<std::int32_t> materialise(const datasets::WorkloadSpec& spec) {
   if (spec.generator == "uniform_int32") {
@@ -55,14 +60,14 @@ class SelectionRun final : public PreparedRun {
   SelectionRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
     std::vector<std::int32_t> column = materialise(spec);
     rows_ = column.size();
-    if (rows_ > kMaxRows) throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows");
+    if (rows_ > kMaxRows)
+      throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows");
     const SelectionQuery query = SelectionQuery::from_json(spec.query);
     range_ = kernel_range(query);
     reference_ = selection_reference(column, query);
     reference_digest_ = bitmap_digest(reference_.data(), rows_);
 
     const DeviceInfo& device = engine.device();
-    max_local_ = max_local(device);
     const std::uint64_t capacity = capacity_rows(rows_, device);
     host_in_ = engine.allocate_host(rows_ * 4);
     std::memcpy(host_in_->data(), column.data(), rows_ * 4);
@@ -107,13 +112,11 @@ class SelectionRun final : public PreparedRun {
     } else if (padding == "guard") {
       shape.global = round_up(chunks, pad_local);
     }
-    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params));
-    const std::vector<KernelArg> args{KernelArg::of(*in_),
-                                      KernelArg::of(*out_),
-                                      KernelArg::of(static_cast<std::uint32_t>(rows)),
-                                      KernelArg::of(range_.lo),
-                                      KernelArg::of(range_.hi),
-                                      KernelArg::of(range_.neg)};
+    const Program& program =
+        engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params));
+    const std::vector<KernelArg> args{
+        KernelArg::of(*in_),      KernelArg::of(*out_),     KernelArg::of(static_cast<std::uint32_t>(rows)),
+        KernelArg::of(range_.lo), KernelArg::of(range_.hi), KernelArg::of(range_.neg)};
     const double ms = engine_.launch(program, "selection", shape, args)->elapsed_ms();
     return {ms, {{"selection", ms}}};
   }
@@ -138,7 +141,8 @@ class SelectionRun final : public PreparedRun {
       if (got[i] != reference_[i]) {
         const int bit = std::countr_zero(static_cast<unsigned>(got[i] ^ reference_[i]));
         c.mismatch = "row " + std::to_string(i * 8 + bit) + ": expected " +
-                     std::to_string((reference_[i] >> bit) & 1) + ", got " + std::to_string((got[i] >> bit) & 1);
+                     std::to_string((reference_[i] >> bit) & 1) + ", got " +
+                     std::to_string((got[i] >> bit) & 1);
         break;
       }
     }
@@ -151,15 +155,11 @@ class SelectionRun final : public PreparedRun {
 
  private:
   Defines defines(const variants::Params& params) const {
-    return {{"SEL_OVERFLOW", variants::get_string(params, "kernel") == "overflow" ? "1" : "0"},
-            {"EPT", std::to_string(variants::get_int(params, "ept"))},
-            {"VEC", std::to_string(variants::get_int(params, "vec"))},
-            {"MAX_LOCAL", std::to_string(max_local_)}};
+    return SelectionOperator().defines(params, engine_.device());
   }
 
   Engine& engine_;
   std::uint64_t rows_ = 0;
-  std::uint64_t max_local_ = 0;
   KernelRange range_{};
   std::vector<std::uint8_t> reference_;
   Digest reference_digest_;
@@ -200,13 +200,19 @@ SelectionQuery SelectionQuery::from_json(const nlohmann::json& j) {
 SelectionQuery SelectionQuery::parse(const std::map<std::string, std::string>& items) {
   SelectionQuery q;
   for (const auto& [key, value] : items) {
-    if (key == "lo") q.lo = parse_int32(value, "query lo");
-    else if (key == "hi") q.hi = parse_int32(value, "query hi");
-    else if (key == "lo_inclusive") q.lo_inclusive = parse_bool(value, "query lo_inclusive");
-    else if (key == "hi_inclusive") q.hi_inclusive = parse_bool(value, "query hi_inclusive");
-    else if (key == "negate") q.negate = parse_bool(value, "query negate");
+    if (key == "lo")
+      q.lo = parse_int32(value, "query lo");
+    else if (key == "hi")
+      q.hi = parse_int32(value, "query hi");
+    else if (key == "lo_inclusive")
+      q.lo_inclusive = parse_bool(value, "query lo_inclusive");
+    else if (key == "hi_inclusive")
+      q.hi_inclusive = parse_bool(value, "query hi_inclusive");
+    else if (key == "negate")
+      q.negate = parse_bool(value, "query negate");
     else {
-      throw UsageError("selection: unknown query key '" + key + "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
+      throw UsageError("selection: unknown query key '" + key +
+                       "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
     }
   }
   return q;
@@ -234,7 +240,8 @@ KernelRange kernel_range(const SelectionQuery& q) {
   return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi), q.negate ? 1u : 0u};
 }
 
-std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column, const SelectionQuery& query) {
+std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column,
+                                              const SelectionQuery& query) {
   std::vector<std::uint8_t> bitmap((column.size() + 7) / 8, 0);
   for (std::size_t r = 0; r < column.size(); ++r) {
     if (query.matches(column[r])) bitmap[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));
@@ -273,6 +280,13 @@ variants::Space SelectionOperator::space(const variants::SpaceContext& context) 
   return variants::selection_space(context);
 }
 
+Defines SelectionOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return {{"SEL_OVERFLOW", variants::get_string(params, "kernel") == "overflow" ? "1" : "0"},
+          {"EPT", std::to_string(variants::get_int(params, "ept"))},
+          {"VEC", std::to_string(variants::get_int(params, "vec"))},
+          {"MAX_LOCAL", std::to_string(max_local(device))}};
+}
+
 datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& options) const {
   datasets::WorkloadSpec spec;
   spec.op = name();
@@ -293,18 +307,20 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
                                        : SelectionQuery::parse(options.query).to_json();
   }
   if (spec.rows() > kMaxRows) {
-    throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows, got " +
-                     std::to_string(spec.rows()));
+    throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) +
+                     " rows, got " + std::to_string(spec.rows()));
   }
   return spec;
 }
 
-DeviceFootprint SelectionOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const {
+DeviceFootprint SelectionOperator::footprint(const datasets::WorkloadSpec& spec,
+                                             const DeviceInfo& device) const {
   const std::uint64_t capacity = capacity_rows(spec.rows(), device);
   return {capacity * 4 + round_up(capacity, 32) / 8, capacity * 4};
 }
 
-std::unique_ptr<PreparedRun> SelectionOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+std::unique_ptr<PreparedRun> SelectionOperator::prepare(Engine& engine,
+                                                        const datasets::WorkloadSpec& spec) const {
   return std::make_unique<SelectionRun>(engine, spec);
 }
 

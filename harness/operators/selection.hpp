@@ -38,7 +38,8 @@ struct KernelRange {
 KernelRange kernel_range(const SelectionQuery& query);
 
 // Host reference: bit r%8 of byte r/8 is set when row r matches; bits past the last row are zero.
-std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column, const SelectionQuery& query);
+std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column,
+                                              const SelectionQuery& query);
 
 // rows = set bits among the first `rows` bits; checksum = sum of their 0-based indices modulo 2^64.
 Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows);
@@ -52,6 +53,7 @@ class SelectionOperator final : public Operator {
   }
   std::string kernel_family() const override { return "selection"; }
   variants::Space space(const variants::SpaceContext& context) const override;
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;

@@ -15,7 +15,9 @@ typedef unsigned char chunk_t;
 #define COMBINE (EPT < 8)
 #define FULL_MASK (EPT == 32 ? 0xffffffffu : ((1u << EPT) - 1u))
 
-__device__ __forceinline__ unsigned in_range(int x, int lo, int hi) { return (unsigned)((x >= lo) & (x <= hi)); }
+__device__ __forceinline__ unsigned in_range(int x, int lo, int hi) {
+  return (unsigned)((x >= lo) & (x <= hi));
+}
 
 // The original loop: every row is checked against n inside the loop.
 __device__ __forceinline__ chunk_t eval_checked(const int* __restrict__ in, unsigned base, unsigned n, int lo,
@@ -29,7 +31,8 @@ __device__ __forceinline__ chunk_t eval_checked(const int* __restrict__ in, unsi
 }
 
 // Overflow kernel: a full chunk needs no checks at all.
-__device__ __forceinline__ chunk_t eval_full(const int* __restrict__ in, unsigned base, int lo, int hi, unsigned neg) {
+__device__ __forceinline__ chunk_t eval_full(const int* __restrict__ in, unsigned base, int lo, int hi,
+                                             unsigned neg) {
   unsigned bits = 0;
 #if VEC == 1
 #pragma unroll
@@ -55,8 +58,8 @@ __device__ __forceinline__ chunk_t eval_full(const int* __restrict__ in, unsigne
 }
 
 // Overflow kernel: the one partial chunk at the end loops over `count` rows only.
-__device__ __forceinline__ chunk_t eval_partial(const int* __restrict__ in, unsigned base, unsigned count, int lo,
-                                                int hi, unsigned neg) {
+__device__ __forceinline__ chunk_t eval_partial(const int* __restrict__ in, unsigned base, unsigned count,
+                                                int lo, int hi, unsigned neg) {
   unsigned bits = 0;
   for (unsigned i = 0; i < count; ++i) bits |= (in_range(in[base + i], lo, hi) ^ neg) << i;
   return (chunk_t)bits;
@@ -65,17 +68,19 @@ __device__ __forceinline__ chunk_t eval_partial(const int* __restrict__ in, unsi
 #if COMBINE
 // Merges the EPT-bit pieces of 32/EPT neighbouring lanes into one word; the first lane writes it.
 // Every lane of the warp must call this.
-__device__ __forceinline__ void combine_write(unsigned* out_words, unsigned chunk, chunk_t bits, unsigned nwords) {
+__device__ __forceinline__ void combine_write(unsigned* out_words, unsigned chunk, chunk_t bits,
+                                              unsigned nwords) {
   const unsigned per_word = 32 / EPT;
   unsigned word = (unsigned)bits << ((threadIdx.x % per_word) * EPT);
 #pragma unroll
-  for (unsigned offset = 1; offset < per_word; offset <<= 1) word |= __shfl_xor_sync(0xffffffffu, word, offset);
+  for (unsigned offset = 1; offset < per_word; offset <<= 1)
+    word |= __shfl_xor_sync(0xffffffffu, word, offset);
   if (threadIdx.x % per_word == 0 && chunk / per_word < nwords) out_words[chunk / per_word] = word;
 }
 #endif
 
-extern "C" __global__ void selection(const int* __restrict__ in, unsigned char* __restrict__ out, unsigned n, int lo,
-                                     int hi, unsigned neg) {
+extern "C" __global__ void selection(const int* __restrict__ in, unsigned char* __restrict__ out, unsigned n,
+                                     int lo, int hi, unsigned neg) {
   const unsigned nchunks = (n + EPT - 1) / EPT;
 #if COMBINE
   const unsigned nwords = (n + 31) / 32;

@@ -43,7 +43,7 @@ typedef CAT(uint, VEC) vuint_t;
 #elif VEC == 16
 #define WEIGHTS \
   ((vuint_t)(1u, 2u, 4u, 8u, 16u, 32u, 64u, 128u, 256u, 512u, 1024u, 2048u, 4096u, 8192u, 16384u, 32768u))
-#define HOR_OR(w)                                                                                    \
+#define HOR_OR(w)                                                                                     \
   ((w).s0 | (w).s1 | (w).s2 | (w).s3 | (w).s4 | (w).s5 | (w).s6 | (w).s7 | (w).s8 | (w).s9 | (w).sa | \
    (w).sb | (w).sc | (w).sd | (w).se | (w).sf)
 #endif
@@ -102,8 +102,8 @@ inline void combine_write(__local uchar* parts, __global uint* out_words, uint f
 }
 #endif
 
-__kernel void selection(__global const int* restrict in, __global uchar* restrict out, const uint n, const int lo,
-                        const int hi, const uint neg) {
+__kernel void selection(__global const int* restrict in, __global uchar* restrict out, const uint n,
+                        const int lo, const int hi, const uint neg) {
   const uint nchunks = (n + EPT - 1) / EPT;
 #if COMBINE
   __local uchar parts[MAX_LOCAL];

@@ -1,0 +1,70 @@
+#include "support.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+
+extern char** environ;
+
+namespace varex::test {
+
+const DeviceInfo& cpu_device() {
+  static const DeviceInfo device = [] {
+    for (const DeviceInfo& d : harness::enumerate_devices()) {
+      if (d.backend == Backend::OpenCL && d.type == "cpu") return d;
+    }
+    throw std::runtime_error("no OpenCL CPU device: install pocl-opencl-icd (scripts/setup.sh does)");
+  }();
+  return device;
+}
+
+harness::Engine& cpu_engine() {
+  static std::unique_ptr<harness::Engine> engine = harness::open_engine(cpu_device());
+  return *engine;
+}
+
+std::string scratch_dir(const std::string& name) {
+  const auto dir = std::filesystem::temp_directory_path() / ("varex-test-" + std::to_string(getpid())) / name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+CommandResult run_varex(const std::vector<std::string>& args) {
+  const std::string dir = scratch_dir("command");
+  const std::string out_path = dir + "/out", err_path = dir + "/err";
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  std::vector<std::string> argv_storage{VAREX_EXECUTABLE};
+  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_storage) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  CommandResult result;
+  if (posix_spawn(&pid, VAREX_EXECUTABLE, &actions, nullptr, argv.data(), environ) != 0) return result;
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  };
+  result.out = slurp(out_path);
+  result.err = slurp(err_path);
+  return result;
+}
+
+}  // namespace varex::test

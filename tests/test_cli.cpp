@@ -1,0 +1,229 @@
+// The varex binary, black box: bad input gives one line and exit status 2 and leaves no rows behind;
+// run prints its digest; an end-to-end sweep on the CPU device records every variant.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "datasets/int_columns.hpp"
+#include "harness/operators/selection.hpp"
+#include "results/store.hpp"
+#include "support.hpp"
+
+namespace varex {
+namespace {
+
+using test::run_varex;
+
+int count_rows(const std::string& db, const std::string& table) {
+  if (!std::filesystem::exists(db)) return 0;
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(), "SELECT COUNT(*) FROM " + table);
+  s.step();
+  return static_cast<int>(s.integer(0));
+}
+
+void expect_usage_error(const std::vector<std::string>& args, const std::string& needle) {
+  const auto r = run_varex(args);
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;  // one line
+  EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("terminate"), std::string::npos);
+}
+
+TEST(Cli, HelpAndVersion) {
+  for (const char* cmd : {"devices", "ops", "variants", "run", "sweep", "best", "probe"}) {
+    const auto r = run_varex({cmd, "--help"});
+    EXPECT_EQ(r.status, 0) << cmd;
+    EXPECT_NE(r.out.find("--"), std::string::npos) << cmd;
+  }
+  EXPECT_EQ(run_varex({"--version"}).status, 0);
+}
+
+TEST(Cli, DevicesListsTheCpuDevice) {
+  const auto r = run_varex({"devices", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto devices = nlohmann::json::parse(r.out);
+  bool found = false;
+  for (const auto& d : devices) {
+    found = found || d["id"] == test::cpu_device().id;
+    for (const char* key :
+         {"backend", "name", "compute_units", "global_mem", "local_mem", "max_work_group"}) {
+      EXPECT_TRUE(d.contains(key)) << key;
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(run_varex({"devices", "--device", "cpu"}).status, 0);
+}
+
+TEST(Cli, BadInputIsOneLineAndStatusTwo) {
+  const std::string dir = test::scratch_dir("cli-bad");
+  const std::string db = dir + "/varex.db";
+  const std::string cpu = test::cpu_device().id;
+  expect_usage_error({"run", "--op", "nosuchop", "--device", cpu, "--db", db}, "unknown operator 'nosuchop'");
+  expect_usage_error({"run", "--op", "selection", "--device", "ocl:9:9", "--db", db},
+                     "no device matches 'ocl:9:9'");
+  expect_usage_error({"run", "--op", "selection", "--device", "tpu", "--db", db},
+                     "unknown device selector 'tpu'");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--set", "colour=red"},
+                     "unknown tunable 'colour'");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--set", "ept=3"},
+                     "'3' is not a value of tunable 'ept'");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--set", "padding=guard"},
+                     "cannot be padded in the kernel");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--query", "low=1"},
+                     "unknown query key 'low'");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--selectivity", "2"},
+                     "selectivity must lie between 0 and 1");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--rows", "2^31"},
+                     "input too large");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--rows", "lots"}, "--rows");
+  expect_usage_error({"sweep", "--op", "selection", "--device", cpu, "--db", db, "--set", "local=7"},
+                     "'7' is not a value of tunable 'local'");
+  expect_usage_error(
+      {"run", "--op", "selection", "--device", cpu, "--db", "/nonexistent-dir/varex.db", "--rows", "100"},
+      "cannot open database");
+  expect_usage_error({"best", "--db", dir + "/missing.db"}, "does not exist");
+  expect_usage_error({"run", "--op", "selection"}, "--device is required");
+
+  const std::string bad = dir + "/bad.txt";
+  std::ofstream(bad) << "1\n2\nthree\n4\n";
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--input", bad},
+                     "bad.txt:3: 'three'");
+  const std::string huge = dir + "/huge.txt";
+  std::ofstream(huge) << "1\n99999999999\n";
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--input", huge},
+                     "does not fit");
+  const std::string odd = dir + "/odd.bin";
+  std::ofstream(odd, std::ios::binary) << "abcde";
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--input", odd},
+                     "not a whole number");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--input", dir + "/none.txt"},
+                     "cannot read input file");
+
+  // None of these recorded anything.
+  EXPECT_EQ(count_rows(db, "measurements"), 0);
+  EXPECT_EQ(count_rows(db, "sessions"), 0);
+}
+
+TEST(Cli, RunPrintsTheDigestOfAUserFile) {
+  const std::string dir = test::scratch_dir("cli-run");
+  const std::string input = dir + "/values.txt";
+  std::ofstream(input) << "5\n-3\n10\n7\n2147483647\n-2147483648\n7\n";
+  const auto r = run_varex({"run",
+                            "--op",
+                            "selection",
+                            "--device",
+                            test::cpu_device().id,
+                            "--db",
+                            dir + "/varex.db",
+                            "--input",
+                            input,
+                            "--query",
+                            "lo=5",
+                            "--query",
+                            "hi=10",
+                            "--query",
+                            "hi_inclusive=false",
+                            "--json",
+                            "--min-reps",
+                            "2",
+                            "--max-reps",
+                            "3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Rows 0 (5), 3 (7) and 6 (7) lie in [5, 10).
+  EXPECT_EQ(j["rows"], 3);
+  EXPECT_EQ(j["checksum"], 0 + 3 + 6);
+  EXPECT_EQ(j["verified"], true);
+  EXPECT_EQ(j["op"], "selection");
+  EXPECT_EQ(j["device"], test::cpu_device().id);
+  for (const char* key : {"variant", "kernel_ms", "h2d_ms", "d2h_ms", "gbps", "probe_fraction"}) {
+    EXPECT_TRUE(j.contains(key)) << key;
+  }
+  EXPECT_EQ(count_rows(dir + "/varex.db", "measurements"), 1);
+}
+
+TEST(Cli, RunWithGeneratedDataMatchesTheHostDigest) {
+  const std::string dir = test::scratch_dir("cli-generated");
+  const auto r = run_varex({"run",
+                            "--op",
+                            "selection",
+                            "--device",
+                            test::cpu_device().id,
+                            "--db",
+                            dir + "/v.db",
+                            "--rows",
+                            "100003",
+                            "--seed",
+                            "9",
+                            "--selectivity",
+                            "0.1",
+                            "--set",
+                            "kernel=overflow",
+                            "--set",
+                            "ept=32",
+                            "--set",
+                            "vec=8",
+                            "--set",
+                            "padding=guard",
+                            "--set",
+                            "local=128",
+                            "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto column = datasets::uniform_int32(100003, 9);
+  const auto query = harness::SelectionQuery::for_selectivity(0.1);
+  std::uint64_t rows = 0, checksum = 0;
+  for (std::size_t i = 0; i < column.size(); ++i) {
+    if (query.matches(column[i])) {
+      ++rows;
+      checksum += i;
+    }
+  }
+  EXPECT_EQ(j["rows"].get<std::uint64_t>(), rows);
+  EXPECT_EQ(j["checksum"].get<std::uint64_t>(), checksum);
+}
+
+TEST(Cli, SweepRecordsEveryVariantAndBestFindsTheFastest) {
+  const std::string dir = test::scratch_dir("cli-sweep");
+  const std::string db = dir + "/varex.db";
+  const auto r = run_varex({"sweep", "--op", "selection", "--device", "cpu", "--db", db, "--rows", "30011",
+                            "--warmup", "0", "--min-reps", "1", "--max-reps", "2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  ASSERT_EQ(summary.size(), 1u);
+  const std::size_t variants = summary[0]["variants"];
+  EXPECT_GT(variants, 1000u);
+  EXPECT_EQ(summary[0]["ok"].get<std::size_t>(), variants);  // every variant verifies on PoCL
+  EXPECT_EQ(summary[0]["failed"], 0);
+  EXPECT_EQ(count_rows(db, "measurements"), static_cast<int>(variants));
+
+  const auto best = run_varex({"best", "--db", db, "--op", "selection", "--json"});
+  ASSERT_EQ(best.status, 0) << best.err;
+  const auto rows = nlohmann::json::parse(best.out);
+  ASSERT_EQ(rows.size(), 1u);
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement fastest(store.db(), "SELECT MIN(kernel_ms) FROM measurements WHERE status = 'ok'");
+  fastest.step();
+  EXPECT_DOUBLE_EQ(rows[0]["kernel_ms"].get<double>(), fastest.real(0));
+  EXPECT_EQ(rows[0]["variant"], summary[0]["best"]["variant"]);
+  results::Statement session(store.db(), "SELECT kind, status, strategy FROM sessions");
+  ASSERT_TRUE(session.step());
+  EXPECT_EQ(session.text(0), "sweep");
+  EXPECT_EQ(session.text(1), "finished");
+  EXPECT_EQ(session.text(2), "exhaustive");
+}
+
+TEST(Cli, VariantsListsTheValidSpace) {
+  const auto r = run_varex({"variants", "--op", "selection", "--device", "cpu", "--rows", "1000", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 1u);
+  EXPECT_EQ(j[0]["count"].get<std::size_t>(), j[0]["variants"].size());
+  EXPECT_LT(j[0]["count"].get<std::uint64_t>(), j[0]["space_size"].get<std::uint64_t>());
+}
+
+}  // namespace
+}  // namespace varex

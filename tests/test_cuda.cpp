@@ -1,0 +1,60 @@
+// The CUDA backend without a GPU: every CUDA kernel variant compiles through NVRTC, and a machine
+// without an NVIDIA driver simply has no CUDA devices.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/engine.hpp"
+#include "harness/operators/operator.hpp"
+#ifdef VAREX_HAVE_CUDA
+#include "harness/backends/cuda_driver.hpp"
+#include "harness/backends/cuda_engine.hpp"
+#endif
+
+namespace varex::harness {
+namespace {
+
+#ifdef VAREX_HAVE_CUDA
+TEST(Cuda, EveryCompileVariantOfEveryOperatorBuildsWithNvrtc) {
+  DeviceInfo h100;
+  h100.id = "cuda:0";
+  h100.backend = Backend::Cuda;
+  h100.arch = "sm_90";
+  h100.max_work_group = 1024;
+  h100.compute_units = 132;
+  for (const Operator* op : operators()) {
+    const auto space = op->space({h100, 1 << 20});
+    std::set<std::string> built;
+    for (const auto& params : space.enumerate()) {
+      const auto part = space.compile_part(params);
+      if (!built.insert(variants::canonical(part)).second) continue;
+      try {
+        EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, op->kernel_family()),
+                                       op->defines(params, h100), h100.arch),
+                  0u);
+      } catch (const CompileError& e) {
+        ADD_FAILURE() << op->name() << " " << variants::describe(part) << ": " << e.what();
+      }
+    }
+    EXPECT_FALSE(built.empty()) << op->name();
+  }
+}
+
+TEST(Cuda, ProbeKernelsBuildForHopper) {
+  EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, "probe"), {}, "sm_90"), 0u);
+}
+
+TEST(Cuda, NoDriverMeansNoDevicesAndNoError) {
+  if (CudaDriver::get()) GTEST_SKIP() << "an NVIDIA driver is present";
+  std::vector<DeviceInfo> devices;
+  EXPECT_NO_THROW(devices = enumerate_devices());
+  for (const DeviceInfo& d : devices) EXPECT_NE(d.backend, Backend::Cuda);
+}
+#else
+TEST(Cuda, BackendNotBuilt) {
+  GTEST_SKIP() << "built without the CUDA toolkit";
+}
+#endif
+
+}  // namespace
+}  // namespace varex::harness

@@ -1,0 +1,138 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/errors.hpp"
+#include "variants/selection_space.hpp"
+
+namespace varex::variants {
+namespace {
+
+DeviceInfo device(Backend backend, std::uint64_t max_wg, std::uint32_t cus = 4) {
+  DeviceInfo d;
+  d.id = backend == Backend::Cuda ? "cuda:0" : "ocl:0:0";
+  d.backend = backend;
+  d.max_work_group = max_wg;
+  d.compute_units = cus;
+  return d;
+}
+
+// Every point of the product, filtered by the constraints one by one: the reference for enumerate().
+std::vector<Params> brute_force(const Space& space) {
+  std::vector<Params> out;
+  for (std::uint64_t i = 0; i < space.cardinality(); ++i) {
+    Params p = space.at(i);
+    bool ok = true;
+    for (const auto& c : space.constraints()) ok = ok && c.holds(p);
+    if (ok) out.push_back(p);
+  }
+  return out;
+}
+
+TEST(Space, EnumerationMatchesTheFilteredProduct) {
+  for (std::uint64_t rows : {0ULL, 1ULL, 1000ULL, 11999989ULL, 1ULL << 20}) {
+    const Space space = selection_space({device(Backend::OpenCL, 1024), rows});
+    const auto enumerated = space.enumerate();
+    EXPECT_EQ(enumerated, brute_force(space)) << rows;
+    for (const Params& p : enumerated) EXPECT_FALSE(space.violation(p)) << describe(p);
+  }
+}
+
+TEST(Space, IndexRoundTrips) {
+  const Space space = selection_space({device(Backend::OpenCL, 256), 4096});
+  for (std::uint64_t i = 0; i < space.cardinality(); i += 7) EXPECT_EQ(space.index_of(space.at(i)), i);
+}
+
+TEST(Space, DeviceLimitsShapeTheValues) {
+  const Space ocl = selection_space({device(Backend::OpenCL, 256), 1 << 20});
+  const auto& locals = ocl.tunable("local").values;
+  EXPECT_EQ(locals, (std::vector<Value>{Value{"auto"}, 32, 64, 128, 256}));
+  EXPECT_EQ(ocl.tunable("vec").values.size(), 5u);
+  const Space cuda = selection_space({device(Backend::Cuda, 1024), 1 << 20});
+  EXPECT_EQ(cuda.tunable("vec").values, (std::vector<Value>{1, 2, 4}));
+  for (const Params& p : cuda.enumerate()) EXPECT_LE(get_int(p, "vec"), 4);
+}
+
+TEST(Space, ConstraintsExcludeTheInvalidCombinations) {
+  const Space space = selection_space({device(Backend::OpenCL, 1024), 11999989});
+  for (const Params& p : space.enumerate()) {
+    const bool loop = p.at("kernel") == Value{"loop"};
+    const std::int64_t ept = get_int(p, "ept");
+    EXPECT_EQ(ept % get_int(p, "vec"), 0);
+    if (loop) {
+      EXPECT_EQ(get_int(p, "vec"), 1);
+      EXPECT_NE(p.at("padding"), Value{"guard"});
+      EXPECT_EQ(p.at("groups_per_cu"), Value{"cover"});
+    }
+    if (ept < 8) {
+      EXPECT_NE(p.at("local"), Value{"auto"});
+    }
+    if (p.at("padding") == Value{"none"} && p.at("local") != Value{"auto"}) {
+      EXPECT_EQ(((11999989 + ept - 1) / ept) % get_int(p, "local"), 0);
+    }
+  }
+}
+
+TEST(Space, DefaultIsTheSourceKernelAndAlwaysValid) {
+  for (Backend b : {Backend::OpenCL, Backend::Cuda}) {
+    for (std::uint64_t rows : {0ULL, 1ULL, 11999989ULL}) {
+      const Space space = selection_space({device(b, 1024), rows});
+      const Params d = space.defaults();
+      EXPECT_FALSE(space.violation(d));
+      EXPECT_EQ(d.at("kernel"), Value{"loop"});
+      EXPECT_EQ(d.at("ept"), Value{8});
+      EXPECT_EQ(d.at("local"), Value{"auto"});
+    }
+  }
+}
+
+TEST(Space, SettingsAreParsedAndChecked) {
+  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const Params p =
+      space.with_settings(space.defaults(), {{"kernel", "overflow"}, {"local", "128"}, {"padding", "guard"}});
+  EXPECT_EQ(p.at("local"), Value{128});
+  EXPECT_THROW(space.with_settings(space.defaults(), {{"colour", "red"}}), UsageError);
+  EXPECT_THROW(space.with_settings(space.defaults(), {{"local", "100"}}), UsageError);
+  try {
+    space.with_settings(space.defaults(), {{"padding", "guard"}});  // the loop kernel cannot be guarded
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("guard"), std::string::npos);
+  }
+}
+
+TEST(Space, PinsRestrictTheEnumeration) {
+  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const auto pinned = space.enumerate({{"kernel", "overflow"}, {"local", "128,256"}});
+  ASSERT_FALSE(pinned.empty());
+  std::set<std::string> locals;
+  for (const Params& p : pinned) {
+    EXPECT_EQ(p.at("kernel"), Value{"overflow"});
+    locals.insert(to_string(p.at("local")));
+  }
+  EXPECT_EQ(locals, (std::set<std::string>{"128", "256"}));
+  EXPECT_THROW(space.enumerate({{"local", "999"}}), UsageError);
+}
+
+TEST(Space, NeighboursDifferInOneTunableAndAreValid) {
+  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const Params start = space.defaults();
+  const auto neighbours = space.neighbours(start);
+  EXPECT_FALSE(neighbours.empty());
+  for (const Params& n : neighbours) {
+    EXPECT_TRUE(space.valid(n));
+    int differences = 0;
+    for (const auto& [name, value] : n) differences += start.at(name) != value;
+    EXPECT_EQ(differences, 1);
+  }
+}
+
+TEST(Space, CompilePartKeepsOnlyCompileTimeTunables) {
+  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const Params part = space.compile_part(space.defaults());
+  EXPECT_EQ(part.size(), 3u);
+  EXPECT_TRUE(part.count("kernel") && part.count("ept") && part.count("vec"));
+}
+
+}  // namespace
+}  // namespace varex::variants
