@@ -149,7 +149,10 @@ int worker_main(int in_fd, int out_fd) {
   return 0;
 }
 
-WorkerClient::WorkerClient(std::string executable) : executable_(std::move(executable)) {}
+WorkerClient::WorkerClient(std::string executable) : executable_(std::move(executable)) {
+  // Writing to a worker that has just died must fail with EPIPE, not kill this process.
+  signal(SIGPIPE, SIG_IGN);
+}
 
 WorkerClient::~WorkerClient() {
   stop();
@@ -205,23 +208,14 @@ void WorkerClient::start() {
 
 void WorkerClient::stop() {
   if (pid_ <= 0) return;
-  ::close(to_child_);
-  ::close(from_child_);
   ::kill(-pid_, SIGKILL);  // the worker's whole process group: nothing it started outlives it
   ::kill(pid_, SIGKILL);
-  int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
-  pid_ = -1;
-  to_child_ = from_child_ = -1;
+  reap();
 }
 
 nlohmann::json WorkerClient::request(const nlohmann::json& message, double timeout_seconds) {
   if (pid_ <= 0) start();
-  if (!write_all(to_child_, message.dump() + "\n")) {
-    stop();
-    throw WorkerCrashed("the worker process died before it took the request");
-  }
+  if (!write_all(to_child_, message.dump() + "\n")) throw WorkerCrashed(reap());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_seconds);
   while (true) {
     if (const auto nl = buffer_.find('\n'); nl != std::string::npos) {
@@ -257,18 +251,21 @@ nlohmann::json WorkerClient::request(const nlohmann::json& message, double timeo
     }
     if (n < 0 && errno == EINTR) continue;
     // End of output: the worker is gone.
-    int status = 0;
-    ::close(to_child_);
-    ::close(from_child_);
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    if (WIFSIGNALED(status)) {
-      throw WorkerCrashed(std::string("the worker process was killed by signal ") +
-                          strsignal(WTERMSIG(status)));
-    }
-    throw WorkerCrashed("the worker process exited with status " + std::to_string(WEXITSTATUS(status)));
+    throw WorkerCrashed(reap());
   }
+}
+
+std::string WorkerClient::reap() {
+  int status = 0;
+  ::close(to_child_);
+  ::close(from_child_);
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  to_child_ = from_child_ = -1;
+  if (WIFSIGNALED(status))
+    return std::string("the worker process was killed by signal ") + strsignal(WTERMSIG(status));
+  return "the worker process exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
 RemoteDevice::RemoteDevice(std::string executable, DeviceInfo device)

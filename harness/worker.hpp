@@ -55,6 +55,8 @@ class WorkerClient {
 
  private:
   void start();
+  // Waits for a worker that has died and says how it ended.
+  std::string reap();
   std::string executable_;
   pid_t pid_ = -1;
   int to_child_ = -1;

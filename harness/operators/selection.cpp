@@ -70,7 +70,7 @@ class SelectionRun final : public PreparedRun {
     const DeviceInfo& device = engine.device();
     const std::uint64_t capacity = capacity_rows(rows_, device);
     host_in_ = engine.allocate_host(rows_ * 4);
-    std::memcpy(host_in_->data(), column.data(), rows_ * 4);
+    if (rows_) std::memcpy(host_in_->data(), column.data(), rows_ * 4);
     column = {};
     in_ = engine.allocate(capacity * 4);
     out_bytes_ = round_up(capacity, 32) / 8;
