@@ -1,7 +1,16 @@
 #include "harness/engine.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "harness/hash.hpp"
 
 namespace varex::harness {
 
@@ -11,19 +20,108 @@ std::string to_string(const Defines& defines) {
   return out;
 }
 
-const Program& Engine::compile(const KernelSource& source, const Defines& defines, CompileInfo* info) {
-  const std::string key = source.hash + to_string(defines);
-  if (const auto it = programs_.find(key); it != programs_.end()) {
-    if (info) *info = {0.0, true};
-    return *it->second;
+std::string compile_cache_dir() {
+  if (const char* dir = std::getenv("VAREX_CACHE_DIR")) return std::string(dir) == "off" ? "" : dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/varex";
+  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/varex";
+  return "";
+}
+
+namespace {
+
+std::string key_of(const KernelSource& source, const Defines& defines) {
+  return source.hash + to_string(defines);
+}
+
+std::optional<std::string> read_whole(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return std::move(s).str();
+}
+
+}  // namespace
+
+Engine::Built Engine::produce(const KernelSource& source, const Defines& defines) {
+  const std::string dir = compile_cache_dir();
+  std::filesystem::path file;
+  if (!dir.empty()) {
+    // The device's identity and architecture are part of the name: a binary is only valid where it was built.
+    const DeviceInfo& d = device();
+    file = std::filesystem::path(dir) / "kernels" /
+           (hex64(fnv1a(d.uid() + "|" + d.arch + "|" + key_of(source, defines))) + ".bin");
+    const auto start = std::chrono::steady_clock::now();
+    if (const auto image = read_whole(file)) {
+      if (auto program = load(*image)) {
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        return {std::shared_ptr<Program>(std::move(program)), ms, true};
+      }
+    }
   }
   // Building is synchronous host work, so a host clock measures it correctly.
   const auto start = std::chrono::steady_clock::now();
-  auto program = build(source, defines);
+  std::shared_ptr<Program> program = build(source, defines);
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (info) *info = {ms, false};
-  return *programs_.emplace(key, std::move(program)).first->second;
+  if (!file.empty()) {
+    const std::string image = binary(*program);
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    // Write-then-rename, so that a concurrent reader never sees half a binary.
+    const auto temporary = file.string() + ".tmp" + std::to_string(::getpid());
+    if (!image.empty() && !ec) {
+      std::ofstream(temporary, std::ios::binary)
+          .write(image.data(), static_cast<std::streamsize>(image.size()));
+      std::filesystem::rename(temporary, file, ec);
+    }
+  }
+  return {program, ms, false};
+}
+
+const Program& Engine::compile(const KernelSource& source, const Defines& defines, CompileInfo* info) {
+  const std::string key = key_of(source, defines);
+  std::shared_future<Built> ready;
+  bool first_use = false;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = programs_.find(key);
+    if (it == programs_.end()) {
+      std::promise<Built> promise;
+      it = programs_.emplace(key, Entry{promise.get_future().share(), false}).first;
+      try {
+        promise.set_value(produce(source, defines));
+      } catch (...) {
+        promise.set_exception(std::current_exception());
+      }
+    }
+    first_use = !it->second.used;
+    it->second.used = true;
+    ready = it->second.ready;
+  }
+  const Built& built = ready.get();  // rethrows a CompileError
+  if (info) *info = first_use ? CompileInfo{built.ms, built.from_disk} : CompileInfo{0.0, true};
+  return *built.program;
+}
+
+void Engine::prefetch(const KernelSource& source, const Defines& defines) {
+  if (!background_compile_.value_or(device().type != "cpu")) return;
+  std::lock_guard lock(mutex_);
+  const std::string key = key_of(source, defines);
+  if (programs_.count(key)) return;
+  // Copies: the build outlives this call. The source text is embedded in the binary and lives forever.
+  programs_.emplace(
+      key, Entry{std::async(std::launch::async, [this, source, defines] { return produce(source, defines); })
+                     .share(),
+                 false});
+}
+
+void Engine::release_programs() {
+  std::lock_guard lock(mutex_);
+  for (auto& [_, entry] : programs_) entry.ready.wait();
+  programs_.clear();
+  flush_buffer_.reset();
 }
 
 void Engine::flush_cache() {

@@ -4,8 +4,11 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <future>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -81,9 +84,13 @@ using Defines = std::vector<Define>;
 std::string to_string(const Defines& defines);
 
 struct CompileInfo {
-  double ms = 0;
-  bool cached = false;
+  double ms = 0;        // time spent building (or loading from the disk cache) on first use; 0 afterwards
+  bool cached = false;  // served from memory or from the disk cache rather than built by this call
 };
+
+// Where compiled programs are kept between runs: $VAREX_CACHE_DIR, else $XDG_CACHE_HOME/varex, else
+// ~/.cache/varex; empty (no disk cache) when VAREX_CACHE_DIR is "off".
+std::string compile_cache_dir();
 
 // A program that does not build: recorded as the variant's compile_error.
 class CompileError : public std::runtime_error {
@@ -124,18 +131,43 @@ class Engine {
   virtual void finish() = 0;
 
   // Compiles `source` specialised by `defines`, or returns the program from this engine's cache (keyed by
-  // the source hash and the defines). Throws CompileError.
+  // the source hash and the defines) or from the disk cache (keyed also by the device's identity).
+  // Throws CompileError.
   const Program& compile(const KernelSource& source, const Defines& defines, CompileInfo* info = nullptr);
+  // Starts compiling in the background, so that a later compile() finds the program ready. Off by default
+  // on CPU devices, where a compiler thread would compete with the kernels being measured.
+  void prefetch(const KernelSource& source, const Defines& defines);
+  void set_background_compile(bool on) { background_compile_ = on; }
 
   // Evicts the device's last-level cache by writing a buffer twice its size (allocated once).
   void flush_cache();
 
  protected:
+  // Called from the compiling thread, which may not be the engine's own.
   virtual std::unique_ptr<Program> build(const KernelSource& source, const Defines& defines) = 0;
+  // The machine code of a built program and a program made from it, for the disk cache. An empty
+  // binary or a null program means the backend cannot cache (the program is then built).
+  virtual std::string binary(const Program& program) = 0;
+  virtual std::unique_ptr<Program> load(const std::string& binary) = 0;
+  // Derived destructors call this first: it waits for background builds and drops every program while
+  // the derived engine's context still exists.
+  void release_programs();
 
  private:
-  std::map<std::string, std::unique_ptr<Program>> programs_;
+  struct Built {
+    std::shared_ptr<Program> program;
+    double ms = 0;
+    bool from_disk = false;
+  };
+  Built produce(const KernelSource& source, const Defines& defines);
+  struct Entry {
+    std::shared_future<Built> ready;
+    bool used = false;
+  };
+  std::mutex mutex_;
+  std::map<std::string, Entry> programs_;
   std::unique_ptr<DeviceBuffer> flush_buffer_;
+  std::optional<bool> background_compile_;
   std::uint32_t flush_count_ = 0;
 };
 

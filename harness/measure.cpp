@@ -55,6 +55,7 @@ nlohmann::json Measurement::to_json() const {
           {"error", error},
           {"compile_ms", compile_ms},
           {"compile_cached", compile_cached},
+          {"wall_ms", wall_ms},
           {"h2d_ms", h2d_ms},
           {"d2h_ms", d2h_ms},
           {"samples_ms", samples_ms},
@@ -77,6 +78,7 @@ Measurement Measurement::from_json(const nlohmann::json& j) {
   m.error = j.value("error", "");
   m.compile_ms = j.value("compile_ms", 0.0);
   m.compile_cached = j.value("compile_cached", false);
+  m.wall_ms = j.value("wall_ms", 0.0);
   m.h2d_ms = j.value("h2d_ms", 0.0);
   m.d2h_ms = j.value("d2h_ms", 0.0);
   m.samples_ms = j.value("samples_ms", std::vector<double>{});
@@ -94,8 +96,10 @@ Measurement Measurement::from_json(const nlohmann::json& j) {
   return m;
 }
 
-Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& params,
-                    const MeasureSettings& settings, double probe_gbps) {
+namespace {
+
+Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Params& params,
+                            const MeasureSettings& settings, double probe_gbps) {
   Measurement m;
   m.h2d_ms = run.h2d_ms();
   m.bytes_moved = run.bytes_moved();
@@ -159,6 +163,16 @@ Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& pa
   }
   if (m.kernel.median > 0) m.gbps = static_cast<double>(m.bytes_moved) / (m.kernel.median * 1e6);
   if (probe_gbps > 0) m.probe_fraction = m.gbps / probe_gbps;
+  return m;
+}
+
+}  // namespace
+
+Measurement measure(Engine& engine, PreparedRun& run, const variants::Params& params,
+                    const MeasureSettings& settings, double probe_gbps) {
+  const auto start = std::chrono::steady_clock::now();
+  Measurement m = measure_untimed(engine, run, params, settings, probe_gbps);
+  m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return m;
 }
 

@@ -34,6 +34,7 @@ struct Measurement {
   std::string error;
   double compile_ms = 0;
   bool compile_cached = false;
+  double wall_ms = 0;  // everything the measurement took on the host, compile included: its cost
   double h2d_ms = 0;
   double d2h_ms = 0;
   std::vector<double> samples_ms;     // kernel time of each timed repetition

@@ -76,6 +76,15 @@ class WorkerState {
     if (cmd == "measure") {
       PreparedRun& run = prepared(request);
       if (restore_) run.restore_inputs();
+      // Programs of the variants that come next compile while this one is measured.
+      const KernelSource& source =
+          kernel_source(engine_->device().backend,
+                        find_operator(request.at("workload").at("op").get<std::string>()).kernel_family());
+      for (const auto& defines : request.value("prefetch", nlohmann::json::array())) {
+        Defines d;
+        for (const auto& x : defines) d.push_back({x.at(0).get<std::string>(), x.at(1).get<std::string>()});
+        engine_->prefetch(source, d);
+      }
       const auto params = variants::params_from_json(request.at("params"));
       const Measurement m =
           harness::measure(*engine_, run, params, MeasureSettings::from_json(request.at("settings")),
@@ -268,6 +277,20 @@ std::string WorkerClient::reap() {
   return "the worker process exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
+namespace {
+
+nlohmann::json prefetch_json(const std::vector<Defines>& prefetch) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Defines& defines : prefetch) {
+    nlohmann::json d = nlohmann::json::array();
+    for (const Define& x : defines) d.push_back({x.name, x.value});
+    out.push_back(d);
+  }
+  return out;
+}
+
+}  // namespace
+
 RemoteDevice::RemoteDevice(std::string executable, DeviceInfo device)
     : device_(std::move(device)), client_(std::move(executable)) {}
 
@@ -286,14 +309,15 @@ Digest RemoteDevice::prepare(const datasets::WorkloadSpec& spec, double timeout_
 }
 
 Measurement RemoteDevice::measure(const datasets::WorkloadSpec& spec, const variants::Params& params,
-                                  const MeasureSettings& settings, double probe_gbps,
-                                  double timeout_seconds) {
+                                  const MeasureSettings& settings, double probe_gbps, double timeout_seconds,
+                                  const std::vector<Defines>& prefetch) {
   const nlohmann::json request{{"cmd", "measure"},
                                {"device", device_.to_json()},
                                {"workload", spec.to_json()},
                                {"params", variants::to_json(params)},
                                {"settings", settings.to_json()},
-                               {"probe_gbps", probe_gbps}};
+                               {"probe_gbps", probe_gbps},
+                               {"prefetch", prefetch_json(prefetch)}};
   // A replaced worker prepares the workload again, under the preparation's own time limit.
   if (!client_.running() || prepared_ != spec.id()) prepare(spec);
   Measurement m;

@@ -75,8 +75,10 @@ class RemoteDevice {
   // reference digest. UsageError for bad input.
   Digest prepare(const datasets::WorkloadSpec& spec, double timeout_seconds = 1800);
   // Measures one variant. A hang becomes status timeout, a crashed worker launch_error.
+  // `prefetch` names programs (by their defines) to compile in the background meanwhile.
   Measurement measure(const datasets::WorkloadSpec& spec, const variants::Params& params,
-                      const MeasureSettings& settings, double probe_gbps, double timeout_seconds);
+                      const MeasureSettings& settings, double probe_gbps, double timeout_seconds,
+                      const std::vector<Defines>& prefetch = {});
 
  private:
   DeviceInfo device_;

@@ -1,6 +1,7 @@
 #include "results/store.hpp"
 
 #include <algorithm>
+#include <map>
 
 #include "harness/errors.hpp"
 
@@ -104,10 +105,25 @@ CREATE INDEX measurements_by_target ON measurements(device_id, workload_id, stat
 CREATE INDEX measurements_by_session ON measurements(session_id);
 )sql";
 
+// Version 2: what the tuner needs. The cost of each evaluation, the fidelity it was measured at and
+// why (search, or the final re-measurement of the best candidates), and each session's outcome.
+const char* kSchemaV2 = R"sql(
+ALTER TABLE measurements ADD COLUMN wall_ms REAL;
+ALTER TABLE measurements ADD COLUMN fidelity INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE measurements ADD COLUMN purpose TEXT NOT NULL DEFAULT 'search' CHECK (purpose IN ('search', 'remeasure'));
+ALTER TABLE sessions ADD COLUMN seed INTEGER;
+ALTER TABLE sessions ADD COLUMN budget TEXT;
+ALTER TABLE sessions ADD COLUMN best_variant TEXT REFERENCES variants(id);
+ALTER TABLE sessions ADD COLUMN best_kernel_ms REAL;
+ALTER TABLE sessions ADD COLUMN evaluations INTEGER;
+ALTER TABLE sessions ADD COLUMN spent_seconds REAL;
+CREATE INDEX sessions_by_key ON sessions(kind, op, device_id, workload_id, strategy);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2};
   return all;
 }
 
@@ -218,33 +234,183 @@ void Store::ensure_workload(const datasets::WorkloadSpec& spec) {
 
 std::int64_t Store::begin_session(const std::string& kind, const std::string& op, std::int64_t device,
                                   const std::string& workload, const std::string& strategy,
-                                  const nlohmann::json& settings) {
-  Statement s(
-      db_,
-      R"sql(INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, host, varex_version)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8))sql");
+                                  const nlohmann::json& settings, std::optional<std::int64_t> seed,
+                                  const std::string& budget) {
+  Statement s(db_,
+              R"sql(INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, host,
+                                               varex_version, seed, budget)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10))sql");
   s.bind(1, kind).bind(2, op).bind(3, device).bind(4, workload).bind(5, strategy).bind(6, settings.dump());
-  s.bind(7, host_name()).bind(8, VAREX_VERSION);
+  s.bind(7, host_name()).bind(8, VAREX_VERSION).bind(9, seed).bind(10, budget);
   s.step();
   return db_.last_insert_rowid();
 }
 
-void Store::end_session(std::int64_t session, const std::string& status) {
-  Statement s(
-      db_,
-      "UPDATE sessions SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1");
+std::int64_t Store::begin_session(const SessionKey& key, std::optional<std::int64_t> seed,
+                                  const std::string& budget) {
+  return begin_session(key.kind, key.op, key.device, key.workload, key.strategy, key.settings, seed, budget);
+}
+
+void Store::end_session(std::int64_t session, const std::string& status,
+                        const std::optional<SessionOutcome>& outcome) {
+  Statement s(db_, R"sql(UPDATE sessions SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
+                           best_variant = ?3, best_kernel_ms = ?4, evaluations = ?5, spent_seconds = ?6 WHERE id = ?1)sql");
   s.bind(1, session).bind(2, status);
+  if (outcome && !outcome->best_variant.empty()) {
+    s.bind(3, outcome->best_variant).bind(4, outcome->best_kernel_ms);
+  } else {
+    s.bind_null(3).bind_null(4);
+  }
+  if (outcome) {
+    s.bind(5, outcome->evaluations).bind(6, outcome->spent_seconds);
+  } else {
+    s.bind_null(5).bind_null(6);
+  }
   s.step();
 }
 
+void Store::reopen_session(std::int64_t session) {
+  Statement s(db_, "UPDATE sessions SET status = 'running', finished_at = NULL WHERE id = ?1");
+  s.bind(1, session);
+  s.step();
+}
+
+namespace {
+
+// The device columns every query that returns devices selects first, in this order.
+constexpr const char* kDeviceColumns =
+    "d.local_id, d.backend, d.name, d.vendor, d.platform, d.driver, d.type, d.arch, d.compute_units, "
+    "d.global_mem, "
+    "d.max_alloc, d.local_mem, d.cache_bytes, d.max_work_group, d.host, d.probe_gbps";
+constexpr int kDeviceColumnCount = 16;
+
+DeviceInfo read_device(const Statement& s, std::optional<double>* probe) {
+  DeviceInfo d;
+  d.id = s.text(0);
+  d.backend = backend_from_string(s.text(1));
+  d.name = s.text(2);
+  d.vendor = s.text(3);
+  d.platform = s.text(4);
+  d.driver = s.text(5);
+  d.type = s.text(6);
+  d.arch = s.text(7);
+  d.compute_units = static_cast<std::uint32_t>(s.integer(8));
+  d.global_mem = s.integer(9);
+  d.max_alloc = s.integer(10);
+  d.local_mem = s.integer(11);
+  d.cache_bytes = s.integer(12);
+  d.max_work_group = s.integer(13);
+  d.host = s.text(14);
+  if (probe) *probe = s.is_null(15) ? std::nullopt : std::optional<double>(s.real(15));
+  return d;
+}
+
+}  // namespace
+
+std::vector<RecordedSession> Store::sessions(const std::optional<std::string>& kind,
+                                             const std::optional<std::string>& op) {
+  Statement s(db_, std::string("SELECT ") + kDeviceColumns + R"sql(, x.id, x.kind, x.op, x.strategy, x.status,
+        x.device_id, w.generator, w.params, w.query, x.settings, x.seed, x.budget, x.best_variant, x.best_kernel_ms,
+        x.evaluations, x.spent_seconds
+      FROM sessions x JOIN devices d ON d.id = x.device_id JOIN workloads w ON w.id = x.workload_id
+      WHERE (?1 IS NULL OR x.kind = ?1) AND (?2 IS NULL OR x.op = ?2) ORDER BY x.id)sql");
+  s.bind(1, kind).bind(2, op);
+  std::vector<RecordedSession> out;
+  const int c = kDeviceColumnCount;
+  while (s.step()) {
+    RecordedSession r;
+    r.device = read_device(s, &r.probe_gbps);
+    r.id = s.integer(c);
+    r.kind = s.text(c + 1);
+    r.op = s.text(c + 2);
+    r.strategy = s.text(c + 3);
+    r.status = s.text(c + 4);
+    r.device_row = s.integer(c + 5);
+    r.workload.op = r.op;
+    r.workload.generator = s.text(c + 6);
+    r.workload.params = nlohmann::json::parse(s.text(c + 7));
+    r.workload.query = nlohmann::json::parse(s.text(c + 8));
+    r.settings = nlohmann::json::parse(s.text(c + 9));
+    if (!s.is_null(c + 10)) r.seed = s.integer(c + 10);
+    r.budget = s.text(c + 11);
+    if (!s.is_null(c + 14)) {
+      r.outcome = SessionOutcome{s.text(c + 12), s.real(c + 13), s.integer(c + 14), s.real(c + 15)};
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::optional<RecordedSession> Store::latest_session(const SessionKey& key) {
+  Statement s(
+      db_, R"sql(SELECT id FROM sessions WHERE kind = ?1 AND op = ?2 AND device_id = ?3 AND workload_id = ?4
+                         AND strategy = ?5 AND settings = ?6 ORDER BY id DESC LIMIT 1)sql");
+  s.bind(1, key.kind).bind(2, key.op).bind(3, key.device).bind(4, key.workload).bind(5, key.strategy);
+  s.bind(6, key.settings.dump());
+  if (!s.step()) return std::nullopt;
+  const std::int64_t id = s.integer(0);
+  for (RecordedSession& r : sessions(key.kind, key.op)) {
+    if (r.id == id) return r;
+  }
+  return std::nullopt;
+}
+
+std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t session) {
+  std::map<std::int64_t, std::vector<double>> samples;
+  Statement q(
+      db_,
+      R"sql(SELECT s.measurement_id, s.kernel_ms FROM samples s JOIN measurements m ON m.id = s.measurement_id
+                         WHERE m.session_id = ?1 ORDER BY s.measurement_id, s.rep)sql");
+  q.bind(1, session);
+  while (q.step()) samples[q.integer(0)].push_back(q.real(1));
+
+  Statement s(db_,
+              R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
+      m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
+      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms
+      FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 ORDER BY m.id)sql");
+  s.bind(1, session);
+  std::vector<RecordedMeasurement> out;
+  while (s.step()) {
+    RecordedMeasurement r;
+    r.id = s.integer(0);
+    r.variant_id = s.text(1);
+    r.params = variants::params_from_json(nlohmann::json::parse(s.text(2)));
+    r.fidelity = static_cast<int>(s.integer(3));
+    r.purpose = s.text(4);
+    harness::Measurement& m = r.m;
+    m.status = harness::status_from_string(s.text(5));
+    m.error = s.text(6);
+    m.verified = s.integer(7) != 0;
+    m.result.rows = static_cast<std::uint64_t>(s.integer(8));
+    m.result.checksum = s.is_null(9) ? 0 : std::stoull(s.text(9));
+    m.compile_ms = s.real(10);
+    m.compile_cached = s.integer(11) != 0;
+    m.h2d_ms = s.real(12);
+    m.d2h_ms = s.real(13);
+    for (const auto& k : nlohmann::json::parse(s.text(14))) m.kernels.push_back({k.at("kernel"), k.at("ms")});
+    m.cache_flushed = s.integer(15) != 0;
+    m.bytes_moved = static_cast<std::uint64_t>(s.integer(16));
+    m.gbps = s.real(17);
+    m.probe_fraction = s.real(18);
+    m.wall_ms = s.real(19);
+    m.samples_ms = samples[r.id];
+    m.kernel = summarize(m.samples_ms);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 std::int64_t Store::record(std::int64_t session, const std::string& variant, std::int64_t device,
-                           const std::string& workload, const harness::Measurement& m) {
+                           const std::string& workload, const harness::Measurement& m, int fidelity,
+                           const std::string& purpose) {
   Transaction t(db_);
   Statement s(db_, R"sql(
     INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
       checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad,
-      reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23))sql");
+      reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction, wall_ms, fidelity, purpose)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
+            ?24, ?25, ?26))sql");
   const bool timed = !m.samples_ms.empty();
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : m.kernels) kernels.push_back({{"kernel", k.kernel}, {"ms", k.ms}});
@@ -271,6 +437,7 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   } else {
     s.bind_null(22).bind_null(23);
   }
+  s.bind(24, m.wall_ms).bind(25, fidelity).bind(26, purpose);
   s.step();
   const std::int64_t id = db_.last_insert_rowid();
   Statement sample(db_, "INSERT INTO samples (measurement_id, rep, kernel_ms) VALUES (?1, ?2, ?3)");
@@ -285,16 +452,18 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
 
 std::vector<BestRow> Store::best(const std::optional<std::string>& op,
                                  const std::optional<std::vector<std::string>>& device_uids) {
-  Statement s(db_, R"sql(
+  Statement s(
+      db_,
+      R"sql(
     WITH ranked AS (
       SELECT m.*, v.op AS op, v.params AS params,
              ROW_NUMBER() OVER (PARTITION BY m.device_id, v.op, m.workload_id ORDER BY m.kernel_ms, m.id) AS rank,
              COUNT(*) OVER (PARTITION BY m.device_id, v.op, m.workload_id) AS competitors
       FROM measurements m JOIN variants v ON v.id = m.variant_id
       WHERE m.status = 'ok' AND m.verified = 1 AND (?1 IS NULL OR v.op = ?1))
-    SELECT d.local_id, d.backend, d.name, d.vendor, d.platform, d.driver, d.type, d.arch, d.compute_units,
-           d.global_mem, d.max_alloc, d.local_mem, d.cache_bytes, d.max_work_group, d.host, d.probe_gbps,
-           r.op, w.generator, w.params, w.query, r.variant_id, r.params, r.kernel_ms, r.kernel_ci_low,
+    SELECT )sql" +
+          std::string(kDeviceColumns) +
+          R"sql(, r.op, w.generator, w.params, w.query, r.variant_id, r.params, r.kernel_ms, r.kernel_ci_low,
            r.kernel_ci_high, r.h2d_ms, r.d2h_ms, r.gbps, r.probe_fraction, r.competitors, d.uid
     FROM ranked r JOIN devices d ON d.id = r.device_id JOIN workloads w ON w.id = r.workload_id
     WHERE r.rank = 1
@@ -307,22 +476,7 @@ std::vector<BestRow> Store::best(const std::optional<std::string>& op,
       if (std::find(device_uids->begin(), device_uids->end(), uid) == device_uids->end()) continue;
     }
     BestRow r;
-    r.device.id = s.text(0);
-    r.device.backend = backend_from_string(s.text(1));
-    r.device.name = s.text(2);
-    r.device.vendor = s.text(3);
-    r.device.platform = s.text(4);
-    r.device.driver = s.text(5);
-    r.device.type = s.text(6);
-    r.device.arch = s.text(7);
-    r.device.compute_units = static_cast<std::uint32_t>(s.integer(8));
-    r.device.global_mem = s.integer(9);
-    r.device.max_alloc = s.integer(10);
-    r.device.local_mem = s.integer(11);
-    r.device.cache_bytes = s.integer(12);
-    r.device.max_work_group = s.integer(13);
-    r.device.host = s.text(14);
-    if (!s.is_null(15)) r.probe_gbps = s.real(15);
+    r.device = read_device(s, &r.probe_gbps);
     r.op = s.text(16);
     r.workload.op = r.op;
     r.workload.generator = s.text(17);

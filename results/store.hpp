@@ -34,6 +34,48 @@ struct BestRow {
   std::int64_t measurements = 0;  // how many verified measurements compete for this row
 };
 
+// Identifies "the same command": a session is resumed when all of these match.
+struct SessionKey {
+  std::string kind;  // run, sweep, tune
+  std::string op;
+  std::int64_t device = 0;
+  std::string workload;
+  std::string strategy;
+  nlohmann::json settings;
+};
+
+struct SessionOutcome {
+  std::string best_variant;
+  double best_kernel_ms = 0;
+  std::int64_t evaluations = 0;
+  double spent_seconds = 0;
+};
+
+struct RecordedMeasurement {
+  std::int64_t id = 0;
+  std::string variant_id;
+  variants::Params params;
+  int fidelity = 0;
+  std::string purpose;
+  harness::Measurement m;
+};
+
+struct RecordedSession {
+  std::int64_t id = 0;
+  std::string kind;
+  std::string op;
+  std::string strategy;
+  std::string status;
+  std::int64_t device_row = 0;
+  DeviceInfo device;
+  std::optional<double> probe_gbps;
+  datasets::WorkloadSpec workload;
+  nlohmann::json settings;
+  std::optional<std::int64_t> seed;
+  std::string budget;
+  std::optional<SessionOutcome> outcome;
+};
+
 class Store {
  public:
   // The migrations that build the current schema, oldest first; version N is after N of them.
@@ -60,12 +102,26 @@ class Store {
 
   std::int64_t begin_session(const std::string& kind, const std::string& op, std::int64_t device,
                              const std::string& workload, const std::string& strategy,
-                             const nlohmann::json& settings);
-  void end_session(std::int64_t session, const std::string& status);
+                             const nlohmann::json& settings, std::optional<std::int64_t> seed = std::nullopt,
+                             const std::string& budget = "");
+  std::int64_t begin_session(const SessionKey& key, std::optional<std::int64_t> seed,
+                             const std::string& budget);
+  void end_session(std::int64_t session, const std::string& status,
+                   const std::optional<SessionOutcome>& outcome = std::nullopt);
+  // The newest session with this key, if any.
+  std::optional<RecordedSession> latest_session(const SessionKey& key);
+  // Marks an interrupted session as running again (it is being resumed).
+  void reopen_session(std::int64_t session);
+  // Sessions, oldest first, optionally of one kind and operator.
+  std::vector<RecordedSession> sessions(const std::optional<std::string>& kind,
+                                        const std::optional<std::string>& op);
+  // A session's measurements with their samples, in the order they were recorded.
+  std::vector<RecordedMeasurement> session_measurements(std::int64_t session);
 
   // One measurement with its samples, in one transaction.
   std::int64_t record(std::int64_t session, const std::string& variant, std::int64_t device,
-                      const std::string& workload, const harness::Measurement& m);
+                      const std::string& workload, const harness::Measurement& m, int fidelity = 0,
+                      const std::string& purpose = "search");
 
   // Best verified variant per (device, operator, workload), optionally for one operator and/or devices.
   std::vector<BestRow> best(const std::optional<std::string>& op,

@@ -37,22 +37,30 @@ std::string scratch_dir(const std::string& name) {
   return dir.string();
 }
 
-CommandResult run_varex(const std::vector<std::string>& args) {
-  const std::string dir = scratch_dir("command");
-  const std::string out_path = dir + "/out", err_path = dir + "/err";
+Background start_varex(const std::vector<std::string>& args) {
+  static int counter = 0;
+  const std::string dir = scratch_dir("command-" + std::to_string(++counter));
+  Background b;
+  b.out_path = dir + "/out";
+  b.err_path = dir + "/err";
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 1, b.out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, b.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   std::vector<std::string> argv_storage{VAREX_EXECUTABLE};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (auto& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
   pid_t pid = 0;
-  CommandResult result;
-  if (posix_spawn(&pid, VAREX_EXECUTABLE, &actions, nullptr, argv.data(), environ) != 0) return result;
+  if (posix_spawn(&pid, VAREX_EXECUTABLE, &actions, nullptr, argv.data(), environ) == 0) b.pid = pid;
   posix_spawn_file_actions_destroy(&actions);
+  return b;
+}
+
+CommandResult Background::finish() {
+  CommandResult result;
+  if (pid <= 0) return result;
   int status = 0;
   waitpid(pid, &status, 0);
   result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -65,6 +73,10 @@ CommandResult run_varex(const std::vector<std::string>& args) {
   result.out = slurp(out_path);
   result.err = slurp(err_path);
   return result;
+}
+
+CommandResult run_varex(const std::vector<std::string>& args) {
+  return start_varex(args).finish();
 }
 
 }  // namespace varex::test

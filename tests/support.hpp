@@ -23,4 +23,12 @@ struct CommandResult {
 // Runs the varex binary with `args` (no shell), capturing its output.
 CommandResult run_varex(const std::vector<std::string>& args);
 
+// Starts the varex binary in the background; `finish` waits for it.
+struct Background {
+  int pid = -1;
+  std::string out_path, err_path;
+  CommandResult finish();
+};
+Background start_varex(const std::vector<std::string>& args);
+
 }  // namespace varex::test

@@ -10,6 +10,13 @@
 #include "harness/operators/selection.hpp"
 #include "results/store.hpp"
 #include "support.hpp"
+#include "synthetic_sweep.hpp"
+#include "tuner/strategy.hpp"
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
 
 namespace varex {
 namespace {
@@ -194,10 +201,11 @@ TEST(Cli, SweepRecordsEveryVariantAndBestFindsTheFastest) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto summary = nlohmann::json::parse(r.out);
   ASSERT_EQ(summary.size(), 1u);
-  const std::size_t variants = summary[0]["variants"];
+  const std::size_t variants = summary[0]["valid_variants"];
   EXPECT_GT(variants, 1000u);
+  EXPECT_EQ(summary[0]["evaluations"].get<std::size_t>(), variants);
   EXPECT_EQ(summary[0]["ok"].get<std::size_t>(), variants);  // every variant verifies on PoCL
-  EXPECT_EQ(summary[0]["failed"], 0);
+  EXPECT_EQ(summary[0]["failed"].get<std::size_t>(), 0u);
   EXPECT_EQ(count_rows(db, "measurements"), static_cast<int>(variants));
 
   const auto best = run_varex({"best", "--db", db, "--op", "selection", "--json"});
@@ -223,6 +231,120 @@ TEST(Cli, VariantsListsTheValidSpace) {
   ASSERT_EQ(j.size(), 1u);
   EXPECT_EQ(j[0]["count"].get<std::size_t>(), j[0]["variants"].size());
   EXPECT_LT(j[0]["count"].get<std::uint64_t>(), j[0]["space_size"].get<std::uint64_t>());
+}
+
+}  // namespace
+}  // namespace varex
+
+namespace varex {
+namespace {
+
+int count_where(const std::string& db, const std::string& sql) {
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(), sql);
+  s.step();
+  return static_cast<int>(s.integer(0));
+}
+
+TEST(Cli, TuneResumesAfterInterruptionWithoutDuplicates) {
+  const std::string dir = test::scratch_dir("cli-resume");
+  const std::string db = dir + "/varex.db";
+  const std::vector<std::string> args{"tune",
+                                      "--op",
+                                      "selection",
+                                      "--device",
+                                      test::cpu_device().id,
+                                      "--db",
+                                      db,
+                                      "--rows",
+                                      "2^22",
+                                      "--strategy",
+                                      "random",
+                                      "--budget",
+                                      "30",
+                                      "--json",
+                                      "--max-reps",
+                                      "8",
+                                      "--strategy-seed",
+                                      "4"};
+  test::Background first = test::start_varex(args);
+  ASSERT_GT(first.pid, 0);
+  // Interrupt once a few variants are recorded, as Ctrl-C would.
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (std::filesystem::exists(db) && count_where(db, "SELECT COUNT(*) FROM measurements") >= 3) break;
+  }
+  kill(first.pid, SIGINT);
+  const auto interrupted = first.finish();
+  ASSERT_EQ(interrupted.status, 130) << interrupted.err;
+  EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM sessions WHERE status = 'interrupted'"), 1);
+  const int before = count_where(db, "SELECT COUNT(*) FROM measurements");
+  EXPECT_GE(before, 3);
+  EXPECT_LT(before, 30);
+
+  const auto second = test::run_varex(args);
+  ASSERT_EQ(second.status, 0) << second.err;
+  const auto j = nlohmann::json::parse(second.out);
+  EXPECT_EQ(j[0]["resumed_measurements"].get<int>(), before);
+  EXPECT_EQ(j[0]["evaluations"], 30);
+  EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM sessions"), 1);
+  EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM sessions WHERE status = 'finished'"), 1);
+  EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'search'"), 30);
+  EXPECT_EQ(count_where(db,
+                        "SELECT COUNT(*) FROM (SELECT variant_id FROM measurements WHERE purpose = 'search' "
+                        "GROUP BY variant_id, fidelity HAVING COUNT(*) > 1)"),
+            0);
+  EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'remeasure'"), 3);
+
+  // The same command once more: the finished session is reported, nothing is measured.
+  const auto third = test::run_varex(args);
+  ASSERT_EQ(third.status, 0) << third.err;
+  EXPECT_EQ(nlohmann::json::parse(third.out)[0]["status"], "finished before");
+  EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM measurements"), 33);
+}
+
+TEST(Cli, TunerBenchReplaysRecordedSweeps) {
+  const std::string dir = test::scratch_dir("cli-bench");
+  const std::string db = dir + "/varex.db";
+  {
+    results::Store store(db);
+    const DeviceInfo device = test::synthetic_device();
+    const std::int64_t row = store.device(device);
+    harness::SelectionOperator op;
+    store.ensure_operator(op.name(), op.description());
+    datasets::WorkloadSpec workload;
+    workload.op = "selection";
+    workload.generator = "uniform_int32";
+    workload.params = {{"rows", 1 << 20}, {"seed", 1}};
+    store.ensure_workload(workload);
+    const auto space = op.space({device, 1 << 20});
+    const auto session = store.begin_session("sweep", "selection", row, workload.id(), "exhaustive", {});
+    for (const auto& r : test::synthetic_recording(space)) {
+      const std::string id = harness::variant_id(op, device.backend, r.params);
+      store.ensure_variant(id, "selection", device.backend, r.params, "hash", space.compile_part(r.params));
+      store.record(session, id, row, workload.id(), r.m);
+    }
+    store.end_session(session, "finished");
+  }
+  const std::string csv = dir + "/bench.csv";
+  const auto r = test::run_varex(
+      {"tuner-bench", "--db", db, "--seeds", "3", "--budgets", "10%", "--json", "--csv", csv});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["sweeps"].size(), 1u);
+  EXPECT_EQ(j["quality"].size(), tuner::strategy_names().size() - 1);
+  for (const auto& q : j["quality"]) EXPECT_GE(q["median_ratio"].get<double>(), 1.0);
+  std::ifstream in(csv);
+  std::string header;
+  std::getline(in, header);
+  EXPECT_NE(header.find("median_ratio"), std::string::npos);
+  expect_usage_error({"tuner-bench", "--db", db, "--budgets", "10"}, "is not a share");
+  expect_usage_error({"tuner-bench", "--db", db, "--strategies", "annealing"},
+                     "unknown strategy 'annealing'");
+  expect_usage_error({"tune", "--op", "selection", "--device", "cpu", "--db", db, "--budget", "lots"},
+                     "--budget");
+  expect_usage_error({"tune", "--op", "selection", "--device", "cpu", "--db", db, "--strategy", "magic"},
+                     "unknown strategy 'magic'");
 }
 
 }  // namespace

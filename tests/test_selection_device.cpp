@@ -162,3 +162,69 @@ TEST(SelectionDevice, ABrokenKernelIsRecordedNotThrown) {
 
 }  // namespace
 }  // namespace varex::harness
+
+namespace varex::harness {
+namespace {
+
+TEST(CompileCache, ProgramsAreKeptOnDiskAcrossEngines) {
+  const std::string dir = test::scratch_dir("compile-cache");
+  setenv("VAREX_CACHE_DIR", dir.c_str(), 1);
+  SelectionOperator op;
+  WorkloadOptions options;
+  options.rows = 10007;
+  const auto spec = op.workload(options);
+  variants::Params params = op.space({test::cpu_device(), spec.rows()}).defaults();
+  params["kernel"] = std::string("overflow");
+  params["vec"] = std::int64_t{4};
+  const Defines defines = op.defines(params, test::cpu_device());
+  const KernelSource& source = kernel_source(Backend::OpenCL, "selection");
+  CompileInfo first, second;
+  {
+    auto engine = open_engine(test::cpu_device());
+    engine->compile(source, defines, &first);
+  }
+  EXPECT_FALSE(first.cached);
+  std::size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+    files += entry.path().extension() == ".bin";
+  EXPECT_EQ(files, 1u);
+  auto engine = open_engine(test::cpu_device());
+  engine->compile(source, defines, &second);
+  EXPECT_TRUE(second.cached);
+  // The program loaded from disk computes the right result.
+  auto run = op.prepare(*engine, spec);
+  run->poison();
+  run->execute(params);
+  EXPECT_TRUE(run->collect().verified);
+  unsetenv("VAREX_CACHE_DIR");
+}
+
+TEST(CompileCache, BackgroundCompilationServesTheNextCompile) {
+  setenv("VAREX_CACHE_DIR", "off", 1);
+  auto engine = open_engine(test::cpu_device());
+  engine->set_background_compile(true);
+  SelectionOperator op;
+  variants::Params params = op.space({test::cpu_device(), 4096}).defaults();
+  params["ept"] = std::int64_t{32};
+  const KernelSource& source = kernel_source(Backend::OpenCL, "selection");
+  engine->prefetch(source, op.defines(params, test::cpu_device()));
+  // Meanwhile the engine keeps working on another program.
+  WorkloadOptions options;
+  options.rows = 4096;
+  auto run = op.prepare(*engine, op.workload(options));
+  const variants::Params other = op.space({test::cpu_device(), 4096}).defaults();
+  run->poison();
+  run->execute(other);
+  EXPECT_TRUE(run->collect().verified);
+  CompileInfo info;
+  engine->compile(source, op.defines(params, test::cpu_device()), &info);
+  EXPECT_FALSE(info.cached);  // built by the background thread for this first use
+  EXPECT_GT(info.ms, 0);
+  run->poison();
+  run->execute(params);
+  EXPECT_TRUE(run->collect().verified);
+  unsetenv("VAREX_CACHE_DIR");
+}
+
+}  // namespace
+}  // namespace varex::harness

@@ -1,5 +1,7 @@
 #include "variants/space.hpp"
 
+#include <algorithm>
+
 #include "harness/errors.hpp"
 #include "harness/text.hpp"
 
@@ -113,6 +115,22 @@ std::uint64_t Space::cardinality() const {
   return n;
 }
 
+std::uint64_t Space::count_valid() const {
+  const std::uint64_t n = cardinality();
+  if (n <= (1ULL << 22)) {
+    std::uint64_t count = 0;
+    for (std::uint64_t i = 0; i < n; ++i) count += valid(at(i));
+    return count;
+  }
+  constexpr std::uint64_t kSample = 1 << 16;
+  std::uint64_t hits = 0, x = 0x9e3779b97f4a7c15ULL;
+  for (std::uint64_t i = 0; i < kSample; ++i) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift: a fixed, seed-free sample
+    hits += valid(at(x % n));
+  }
+  return static_cast<std::uint64_t>(static_cast<double>(hits) / kSample * static_cast<double>(n));
+}
+
 // The first tunable is the most significant digit, so index order groups the leading (compile-time)
 // tunables together.
 Params Space::at(std::uint64_t index) const {
@@ -194,6 +212,30 @@ std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& p
     }
     if (tunables_.empty()) return out;
   }
+}
+
+Space Space::restricted(const std::map<std::string, std::string>& pins) const {
+  if (pins.empty()) return *this;
+  std::map<std::string, std::vector<Value>> allowed;
+  std::string description = "pinned:";
+  for (const auto& [name, list] : pins) {
+    const Tunable& t = tunable(name);
+    for (const std::string& text : split(list, ',')) allowed[name].push_back(t.parse(text, op_));
+    description += " " + name + "=" + list;
+  }
+  return with_constraint({description, [allowed](const Params& p) {
+                            for (const auto& [name, values] : allowed) {
+                              if (std::find(values.begin(), values.end(), p.at(name)) == values.end())
+                                return false;
+                            }
+                            return true;
+                          }});
+}
+
+Space Space::with_constraint(Constraint constraint) const {
+  Space copy = *this;
+  copy.constraints_.push_back(std::move(constraint));
+  return copy;
 }
 
 std::vector<Params> Space::neighbours(const Params& params) const {

@@ -62,6 +62,9 @@ class Space {
 
   // Number of points before constraints (the product of the value counts).
   std::uint64_t cardinality() const;
+  // Number of valid points: counted exactly for spaces up to a few million points, else estimated from a
+  // deterministic sample of indices.
+  std::uint64_t count_valid() const;
   Params at(std::uint64_t index) const;
   std::uint64_t index_of(const Params& params) const;
 
@@ -76,6 +79,11 @@ class Space {
 
   // Valid points in index order. `pins` restricts tunables to comma-separated value lists.
   std::vector<Params> enumerate(const std::map<std::string, std::string>& pins = {}) const;
+  // The same space with the pinned tunables restricted to their listed values (a sub-space), as an
+  // added constraint. UsageError for unknown tunables or values.
+  Space restricted(const std::map<std::string, std::string>& pins) const;
+  // This space with one more constraint.
+  Space with_constraint(Constraint constraint) const;
   // Valid points that differ from `params` in exactly one tunable.
   std::vector<Params> neighbours(const Params& params) const;
 

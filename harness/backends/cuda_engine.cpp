@@ -160,7 +160,8 @@ class CuEvent final : public Event {
 
 class CuProgram final : public Program {
  public:
-  explicit CuProgram(CUmodule module) : module_(module) {}
+  CuProgram(CUmodule module, std::string image) : module_(module), image_(std::move(image)) {}
+  const std::string& image() const { return image_; }
   ~CuProgram() override { driver().cuModuleUnload(module_); }
   CUfunction function(const std::string& name) const {
     if (const auto it = functions_.find(name); it != functions_.end()) return it->second;
@@ -173,6 +174,7 @@ class CuProgram final : public Program {
 
  private:
   CUmodule module_;
+  std::string image_;
   mutable std::map<std::string, CUfunction> functions_;
 };
 
@@ -185,6 +187,7 @@ class CudaEngine final : public Engine {
     check(driver().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   }
   ~CudaEngine() override {
+    release_programs();
     driver().cuStreamSynchronize(stream_);
     driver().cuStreamDestroy(stream_);
     driver().cuDevicePrimaryCtxRelease(device_);
@@ -278,11 +281,21 @@ class CudaEngine final : public Engine {
  protected:
   std::unique_ptr<Program> build(const KernelSource& source, const Defines& defines) override {
     const NvrtcOutput out = run_nvrtc(source, defines, info_.arch);
+    auto program = load(out.image);
+    if (!program) throw CompileError("cuModuleLoadData(" + source.name + ") failed");
+    return program;
+  }
+
+  std::string binary(const Program& program) override {
+    return static_cast<const CuProgram&>(program).image();
+  }
+
+  std::unique_ptr<Program> load(const std::string& image) override {
+    // Builds may run on a background thread, which has no current context of its own.
+    if (driver().cuCtxSetCurrent(context_) != CUDA_SUCCESS) return nullptr;
     CUmodule module = nullptr;
-    const CUresult r = driver().cuModuleLoadData(&module, out.image.data());
-    if (r != CUDA_SUCCESS)
-      throw CompileError("cuModuleLoadData(" + source.name + "): " + driver().describe(r));
-    return std::make_unique<CuProgram>(module);
+    if (driver().cuModuleLoadData(&module, image.data()) != CUDA_SUCCESS) return nullptr;
+    return std::make_unique<CuProgram>(module, image);
   }
 
  private:

@@ -220,6 +220,7 @@ class ClEvent final : public Event {
 class ClProgram final : public Program {
  public:
   explicit ClProgram(cl_program program) : program_(program) {}
+  cl_program handle() const { return program_; }
   ~ClProgram() override {
     for (auto& [_, k] : kernels_) clReleaseKernel(k);
     clReleaseProgram(program_);
@@ -251,6 +252,7 @@ class OpenClEngine final : public Engine {
     }
   }
   ~OpenClEngine() override {
+    release_programs();
     clFinish(queue_);
     clReleaseCommandQueue(queue_);
     clReleaseContext(context_);
@@ -364,6 +366,30 @@ class OpenClEngine final : public Engine {
       clReleaseProgram(program);
       throw CompileError(source.name + options + ": " + describe_cl(err) + ": " +
                          std::string(trim(log)).substr(0, 2000));
+    }
+    return std::make_unique<ClProgram>(program);
+  }
+
+  std::string binary(const Program& program) override {
+    const cl_program p = static_cast<const ClProgram&>(program).handle();
+    std::size_t size = 0;
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, nullptr) != CL_SUCCESS || size == 0)
+      return {};
+    std::string image(size, '\0');
+    unsigned char* pointer = reinterpret_cast<unsigned char*>(image.data());
+    if (clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof pointer, &pointer, nullptr) != CL_SUCCESS) return {};
+    return image;
+  }
+
+  std::unique_ptr<Program> load(const std::string& image) override {
+    const std::size_t size = image.size();
+    const auto* bytes = reinterpret_cast<const unsigned char*>(image.data());
+    cl_int status = CL_SUCCESS, err = CL_SUCCESS;
+    cl_program program = clCreateProgramWithBinary(context_, 1, &device_, &size, &bytes, &status, &err);
+    if (err != CL_SUCCESS || status != CL_SUCCESS) return nullptr;
+    if (clBuildProgram(program, 1, &device_, nullptr, nullptr, nullptr) != CL_SUCCESS) {
+      clReleaseProgram(program);
+      return nullptr;  // a stale or foreign binary: build from source instead
     }
     return std::make_unique<ClProgram>(program);
   }

@@ -1,5 +1,6 @@
 #include "harness/cli/commands.hpp"
 
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -8,7 +9,8 @@
 #include "harness/text.hpp"
 #include "harness/worker.hpp"
 #include "results/store.hpp"
-#include "tuner/sweep.hpp"
+#include "tuner/bench.hpp"
+#include "tuner/session.hpp"
 
 namespace varex::cli {
 
@@ -248,31 +250,81 @@ void add_run(CLI::App& app, int& exit_code) {
   });
 }
 
-struct SweepFlags {
+// sweep and tune: one session per device through the tuning driver.
+struct SessionFlags {
   std::string op;
   std::string device = "all";
   std::string db = "varex.db";
   WorkloadFlags workload;
   MeasureFlags measure;
   std::vector<std::string> set;
+  std::string strategy = "auc_bandit";
+  std::string budget = "10%";
+  std::uint64_t seed = 1;
+  int remeasure = 3;
   bool reprobe = false;
+  bool fresh = false;
   bool json_out = false;
 };
 
-void add_sweep(CLI::App& app, int& exit_code) {
-  auto* cmd =
-      app.add_subcommand("sweep", "Measure every valid variant of an operator on every selected device");
-  auto f = std::make_shared<SweepFlags>();
+json run_json(const tuner::DeviceRun& r) {
+  json j{{"device", r.device.id},
+         {"session", r.session},
+         {"status", r.status},
+         {"valid_variants", r.valid_variants},
+         {"evaluations", r.outcome.evaluations},
+         {"remeasured", r.outcome.remeasured},
+         {"resumed_measurements", r.resumed_measurements},
+         {"ok", r.outcome.ok},
+         {"failed", r.outcome.failed},
+         {"spent_s", r.outcome.spent_s},
+         {"probe_gbps", r.probe_gbps}};
+  if (!r.error.empty()) j["error"] = r.error;
+  if (r.outcome.best) {
+    j["best"] = {{"variant", r.best_variant},
+                 {"params", variants::to_json(*r.outcome.best)},
+                 {"kernel_ms", r.outcome.best_ms}};
+    if (r.outcome.best_measurement) {
+      j["best"]["gbps"] = r.outcome.best_measurement->gbps;
+      j["best"]["probe_fraction"] = r.outcome.best_measurement->probe_fraction;
+    }
+  }
+  return j;
+}
+
+void add_session_command(CLI::App& app, int& exit_code, const std::string& kind) {
+  const bool tune = kind == "tune";
+  auto* cmd = app.add_subcommand(
+      kind, tune ? "Tune an operator on every selected device with a search strategy and a budget"
+                 : "Measure every valid variant of an operator on every selected device");
+  auto f = std::make_shared<SessionFlags>();
   cmd->add_option("--op", f->op, "Operator")->required();
   cmd->add_option("--device", f->device, "Device selector")->capture_default_str();
   cmd->add_option("--db", f->db, "Results database")->capture_default_str();
-  cmd->add_option("--set", f->set, "Sweep a sub-space: restrict a tunable to values name=v1,v2 (repeatable)");
+  cmd->add_option("--set", f->set,
+                  "Search a sub-space: restrict a tunable to values name=v1,v2 (repeatable)");
   cmd->add_flag("--reprobe", f->reprobe, "Measure the devices' copy bandwidth again");
+  cmd->add_flag("--fresh", f->fresh,
+                "Start a new session even if the same command ran before (default: resume it)");
+  if (tune) {
+    cmd->add_option("--strategy", f->strategy, "Search strategy: " + join(tuner::strategy_names(), ", "))
+        ->capture_default_str();
+    cmd->add_option("--budget", f->budget,
+                    "Evaluations (200), seconds (90s) or share of the exhaustive cost (10%)")
+        ->capture_default_str();
+    cmd->add_option("--strategy-seed", f->seed,
+                    "Seed of the strategy's random choices (--seed seeds the data)")
+        ->capture_default_str();
+    cmd->add_option("--remeasure", f->remeasure, "Best candidates measured again before one is declared best")
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100));
+  }
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
   cmd->add_flag("--json", f->json_out, "Print JSON");
-  cmd->callback([f, &exit_code] {
-    tuner::SweepOptions options;
+  cmd->callback([f, &exit_code, kind, tune] {
+    tuner::RunOptions options;
+    options.kind = kind;
     options.op = &harness::find_operator(f->op);
     options.devices = resolve_devices(f->device);
     options.workload = f->workload.resolve(*options.op, options.devices);
@@ -280,42 +332,116 @@ void add_sweep(CLI::App& app, int& exit_code) {
     options.timeout_seconds = f->measure.timeout_seconds;
     options.pins = parse_assignments(f->set, "--set");
     options.reprobe = f->reprobe;
+    options.fresh = f->fresh;
     options.progress = !f->json_out;
     options.worker_executable = self_executable();
+    if (tune) {
+      options.strategy = f->strategy;
+      options.budget = tuner::Budget::parse(f->budget);
+      options.seed = f->seed;
+      options.remeasure = f->remeasure;
+    } else {
+      options.strategy = "exhaustive";
+      options.remeasure = 0;
+    }
     // Every device's space and memory are checked before anything is measured or recorded.
     for (const DeviceInfo& d : options.devices) {
-      options.op->space({d, options.workload.rows()}).enumerate(options.pins);
+      if (options.op->space({d, options.workload.rows()}).restricted(options.pins).count_valid() == 0) {
+        throw UsageError(options.op->name() + ": no valid variant on " + d.id +
+                         " with the given --set values");
+      }
       harness::check_fits(*options.op, options.workload, d);
     }
     results::Store store(f->db);
-    const auto results = tuner::sweep(store, options);
+    const auto runs = tuner::run_sessions(store, options);
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
-    for (const auto& r : results) {
-      json j{{"device", r.device.id},     {"session", r.session}, {"status", r.status},
-             {"variants", r.variants},    {"ok", r.ok},           {"failed", r.failed},
-             {"probe_gbps", r.probe_gbps}};
-      if (r.best) {
-        j["best"] = {{"variant", r.best_variant},
-                     {"params", variants::to_json(r.best_params)},
-                     {"kernel_ms", r.best->kernel.median},
-                     {"gbps", r.best->gbps},
-                     {"probe_fraction", r.best->probe_fraction}};
-      }
-      out.push_back(j);
-      rows.push_back({r.device.id + (r.error.empty() ? "" : " (failed)"), std::to_string(r.variants),
-                      std::to_string(r.ok), std::to_string(r.failed),
-                      r.best ? fixed(r.best->kernel.median, 4) : "-", r.best ? fixed(r.best->gbps, 1) : "-",
-                      r.best ? fixed(100 * r.best->probe_fraction, 1) + "%" : "-",
-                      r.best ? variants::describe(r.best_params) : "-"});
+    for (const auto& r : runs) {
+      out.push_back(run_json(r));
+      if (!r.error.empty()) exit_code = 1;
+      const auto& m = r.outcome.best_measurement;
+      rows.push_back({r.device.id, std::to_string(r.session), r.status,
+                      std::to_string(r.outcome.evaluations) + "/" + std::to_string(r.valid_variants),
+                      std::to_string(r.outcome.failed), fixed(r.outcome.spent_s, 1),
+                      r.outcome.best ? fixed(r.outcome.best_ms, 4) : "-", m ? fixed(m->gbps, 1) : "-",
+                      m ? fixed(100 * m->probe_fraction, 1) + "%" : "-",
+                      r.outcome.best ? variants::describe(*r.outcome.best) : "-"});
     }
     if (f->json_out) {
       std::cout << out.dump(2) << "\n";
-    } else {
-      std::cout << options.op->name() << " sweep over " << options.workload.describe() << "\n";
-      print_table({"device", "variants", "ok", "failed", "best ms", "GB/s", "of probe", "best variant"},
-                  rows);
+      return;
     }
+    std::cout << options.op->name() << " " << kind
+              << (tune ? " (" + options.strategy + ", budget " + options.budget.to_string() + ")" : "")
+              << " over " << options.workload.describe() << "\n";
+    print_table({"device", "session", "status", "evaluated", "failed", "cost s", "best ms", "GB/s",
+                 "of probe", "best variant"},
+                rows);
+  });
+}
+
+void add_sweep(CLI::App& app, int& exit_code) {
+  add_session_command(app, exit_code, "sweep");
+}
+void add_tune(CLI::App& app, int& exit_code) {
+  add_session_command(app, exit_code, "tune");
+}
+
+struct BenchFlags {
+  std::string db = "varex.db";
+  std::optional<std::string> op;
+  std::string device;
+  int seeds = 25;
+  std::string budgets = "2%,5%,10%,20%";
+  std::string strategies;
+  std::optional<std::string> csv;
+  bool json_out = false;
+};
+
+void add_tuner_bench(CLI::App& app, int&) {
+  auto* cmd =
+      app.add_subcommand("tuner-bench", "Replay every strategy against the recorded exhaustive sweeps");
+  auto f = std::make_shared<BenchFlags>();
+  cmd->add_option("--db", f->db, "Database with exhaustive sweeps")->capture_default_str();
+  cmd->add_option("--op", f->op, "Only sweeps of this operator");
+  cmd->add_option("--device", f->device, "Only sweeps of these recorded device ids (comma list)");
+  cmd->add_option("--seeds", f->seeds, "Seeds per strategy and budget")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--budgets", f->budgets, "Budgets as shares of the exhaustive cost")->capture_default_str();
+  cmd->add_option("--strategies", f->strategies, "Strategies (default: all but exhaustive)");
+  cmd->add_option("--csv", f->csv, "Also write the table as CSV to this file");
+  cmd->add_flag("--json", f->json_out, "Print JSON");
+  cmd->callback([f] {
+    if (f->op) harness::find_operator(*f->op);
+    tuner::BenchOptions options;
+    options.seeds = f->seeds;
+    options.budgets.clear();
+    for (const std::string& b : split(f->budgets, ',')) {
+      const tuner::Budget budget = tuner::Budget::parse(b);
+      if (budget.kind != tuner::Budget::Kind::Fraction)
+        throw UsageError("--budgets: '" + b + "' is not a share such as 10%");
+      options.budgets.push_back(budget.value);
+    }
+    if (!f->strategies.empty()) {
+      for (const std::string& s : split(f->strategies, ',')) {
+        tuner::make_strategy(s, variants::Space("check", {}, {}));  // rejects unknown names
+        options.strategies.push_back(s);
+      }
+    }
+    std::vector<std::string> devices;
+    if (!f->device.empty()) devices = split(f->device, ',');
+    results::Store store(f->db, results::Database::Mode::Existing);
+    auto sweeps = tuner::load_sweeps(store, f->op, devices);
+    if (sweeps.empty())
+      throw UsageError("no recorded sweeps to replay in " + f->db + " (run varex sweep first)");
+    const tuner::BenchReport report = tuner::run_bench(std::move(sweeps), options);
+    if (f->csv) {
+      std::ofstream out(*f->csv);
+      out << report.to_csv();
+      if (!out) throw UsageError("cannot write " + *f->csv);
+    }
+    std::cout << (f->json_out ? report.to_json().dump(2) + "\n" : report.to_text());
   });
 }
 
@@ -424,6 +550,8 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_variants(app, exit_code);
   add_run(app, exit_code);
   add_sweep(app, exit_code);
+  add_tune(app, exit_code);
+  add_tuner_bench(app, exit_code);
   add_best(app, exit_code);
   add_probe(app, exit_code);
 }

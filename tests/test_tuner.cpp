@@ -1,0 +1,194 @@
+// Strategies in replay against a synthetic recorded sweep: determinism per seed, budgets, quality against
+// random search, and that failed or wrong variants are never declared best.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/errors.hpp"
+#include "synthetic_sweep.hpp"
+#include "tuner/bench.hpp"
+#include "tuner/replay.hpp"
+#include "tuner/tuner.hpp"
+
+namespace varex::tuner {
+namespace {
+
+struct Fixture {
+  variants::Space full = variants::selection_space({test::synthetic_device(), 1 << 20});
+  Recording recording{full, test::synthetic_recording(full)};
+};
+
+const Fixture& fixture() {
+  static const Fixture f;
+  return f;
+}
+
+TuneOutcome replay(const std::string& name, std::uint64_t seed, Budget budget, int remeasure = 3) {
+  const Recording& rec = fixture().recording;
+  SearchSpace space(rec.space(), seed);
+  ReplayEvaluator evaluator(rec, seed + 1);
+  auto strategy = make_strategy(name, space.space());
+  return run_tuning(*strategy, space, evaluator, {budget, remeasure});
+}
+
+std::vector<std::string> searchers() {
+  std::vector<std::string> out;
+  for (const auto& s : strategy_names()) {
+    if (s != "exhaustive") out.push_back(s);
+  }
+  return out;
+}
+
+TEST(Budget, Parsing) {
+  EXPECT_EQ(Budget::parse("200").kind, Budget::Kind::Evaluations);
+  EXPECT_EQ(Budget::parse("90s").value, 90);
+  EXPECT_DOUBLE_EQ(Budget::parse("10%").value, 0.10);
+  EXPECT_EQ(Budget::parse("all").kind, Budget::Kind::Unlimited);
+  for (const char* bad : {"0", "-3", "150%", "0%", "ten", "5x", "-1s"}) EXPECT_THROW(Budget::parse(bad), UsageError) << bad;
+  EXPECT_EQ(Budget::parse("10%").to_string(), "10%");
+}
+
+TEST(Recording, OptimumAndCostIgnoreWhatFailed) {
+  const Recording& rec = fixture().recording;
+  double best = 1e9;
+  for (const auto& r : test::synthetic_recording(fixture().full)) {
+    if (r.m.ok()) best = std::min(best, r.m.kernel.median);
+  }
+  EXPECT_DOUBLE_EQ(rec.optimum_ms(), best);
+  EXPECT_GT(rec.size(), 500u);
+  EXPECT_GT(rec.exhaustive_cost_s(), 0);
+}
+
+TEST(Strategies, ExhaustiveVisitsEveryVariantOnce) {
+  const TuneOutcome o = replay("exhaustive", 1, Budget{}, 0);
+  EXPECT_EQ(static_cast<std::size_t>(o.evaluations), fixture().recording.size());
+  EXPECT_TRUE(o.space_exhausted);
+  EXPECT_DOUBLE_EQ(o.best_ms, fixture().recording.optimum_ms());
+}
+
+TEST(Strategies, DeterministicGivenTheSeed) {
+  for (const auto& name : strategy_names()) {
+    const TuneOutcome a = replay(name, 7, Budget::parse("60"));
+    const TuneOutcome b = replay(name, 7, Budget::parse("60"));
+    ASSERT_EQ(a.history.size(), b.history.size()) << name;
+    for (std::size_t i = 0; i < a.history.size(); ++i) {
+      EXPECT_EQ(a.history[i].best_index, b.history[i].best_index) << name;
+      EXPECT_DOUBLE_EQ(a.history[i].cost_s, b.history[i].cost_s) << name;
+    }
+    EXPECT_EQ(a.best, b.best) << name;
+  }
+  // Different seeds take different paths.
+  EXPECT_NE(replay("random", 1, Budget::parse("40")).history.back().cost_s,
+            replay("random", 2, Budget::parse("40")).history.back().cost_s);
+}
+
+TEST(Strategies, BudgetsAreKept) {
+  const double exhaustive = fixture().recording.exhaustive_cost_s();
+  for (const auto& name : searchers()) {
+    const TuneOutcome evals = replay(name, 3, Budget::parse("50"));
+    EXPECT_EQ(evals.evaluations, 50) << name;
+    EXPECT_LE(evals.remeasured, 3) << name;
+    // Time budgets stop at the first evaluation that reaches them: never more than one evaluation over.
+    const TuneOutcome seconds = replay(name, 3, Budget::parse("20s"), 0);
+    const double last = seconds.history.size() > 1 ? seconds.history.back().cost_s - seconds.history[seconds.history.size() - 2].cost_s : 0;
+    EXPECT_LE(seconds.spent_s - last, 20.0) << name;
+    EXPECT_GE(seconds.spent_s, 20.0) << name;
+    const TuneOutcome share = replay(name, 3, Budget::parse("10%"), 0);
+    EXPECT_LT(share.spent_s, 0.12 * exhaustive) << name;
+    EXPECT_GE(share.spent_s, 0.10 * exhaustive) << name;
+  }
+}
+
+TEST(Strategies, FailedAndWrongVariantsAreNeverBest) {
+  const Recording& rec = fixture().recording;
+  for (const auto& name : strategy_names()) {
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const TuneOutcome o = replay(name, seed, Budget::parse("25%"));
+      ASSERT_TRUE(o.best) << name;
+      const auto* r = rec.find(*o.best);
+      ASSERT_NE(r, nullptr);
+      EXPECT_TRUE(r->m.ok()) << name << " chose a " << harness::to_string(r->m.status) << " variant";
+      EXPECT_GE(o.best_ms, rec.optimum_ms() * 0.9) << name;
+    }
+  }
+}
+
+TEST(Strategies, BanditsFindNearOptimaAndBeatRandomAtTenPercent) {
+  const Recording& rec = fixture().recording;
+  auto median_ratio = [&](const std::string& name) {
+    std::vector<double> ratios;
+    for (std::uint64_t seed = 1; seed <= 15; ++seed) {
+      const TuneOutcome o = replay(name, seed, Budget::parse("10%"));
+      ratios.push_back(o.best ? rec.true_ms(*o.best) / rec.optimum_ms() : 1e9);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    return ratios[ratios.size() / 2];
+  };
+  const double random = median_ratio("random");
+  EXPECT_GT(random, 1.05);  // the fixture is hard enough that luck does not suffice
+  for (const std::string name : {"egreedy", "ucb1", "thompson", "auc_bandit", "halving"}) {
+    const double r = median_ratio(name);
+    EXPECT_LE(r, 1.05) << name;
+    EXPECT_LE(r, random) << name << " against random " << random;
+  }
+}
+
+TEST(Strategies, HalvingMeasuresCheaplyFirst) {
+  const Recording& rec = fixture().recording;
+  SearchSpace space(rec.space(), 4);
+  auto halving = make_strategy("halving", space.space());
+  const auto first = halving->propose(space);
+  ASSERT_EQ(first.size(), 27u);
+  for (const auto& p : first) EXPECT_EQ(p.fidelity, 2);
+  ReplayEvaluator evaluator(rec, 9);
+  for (const auto& p : first) {
+    const Evaluation e = evaluator.evaluate(p.params, p.fidelity, "search");
+    EXPECT_LE(e.m.samples_ms.size(), 2u);
+    Observation o{p.params, p.fidelity, e.m.ok(), e.m.ok() ? e.m.kernel.median : 1e9, 0, e.cost_s};
+    halving->observe(o);
+  }
+  const auto second = halving->propose(space);
+  ASSERT_EQ(second.size(), 9u);
+  for (const auto& p : second) EXPECT_EQ(p.fidelity, 5);
+}
+
+TEST(Strategies, StopWhenTheSpaceIsUsedUp) {
+  const Recording& rec = fixture().recording;
+  const variants::Space tiny = rec.space().restricted({{"kernel", "overflow"}, {"ept", "16"}, {"vec", "4"}, {"local", "128"}});
+  const std::uint64_t valid = tiny.count_valid();
+  ASSERT_GT(valid, 2u);
+  for (const auto& name : strategy_names()) {
+    SearchSpace space(tiny, 1);
+    ReplayEvaluator evaluator(rec, 1);
+    auto strategy = make_strategy(name, space.space());
+    const TuneOutcome o = run_tuning(*strategy, space, evaluator, {Budget{}, 0});
+    EXPECT_TRUE(o.space_exhausted) << name;
+    EXPECT_LE(static_cast<std::uint64_t>(o.evaluations), name == "halving" ? 3 * valid : valid) << name;
+  }
+}
+
+TEST(Bench, ReportsQualityAndCostAgainstRandom) {
+  BenchSweep sweep{1, test::synthetic_device(), "selection", 1 << 20, "finished", nullptr};
+  sweep.recording = std::make_shared<Recording>(fixture().recording);
+  BenchOptions options;
+  options.seeds = 5;
+  options.budgets = {0.05, 0.2};
+  const BenchReport report = run_bench({sweep}, options);
+  EXPECT_EQ(report.rows.size(), searchers().size() * 2);
+  EXPECT_EQ(report.costs.size(), searchers().size());
+  for (const auto& row : report.rows) {
+    EXPECT_GE(row.median_ratio, 1.0);
+    EXPECT_EQ(row.ratios.size(), 5u);
+  }
+  for (const auto& c : report.costs) {
+    if (c.strategy == "random") {
+      EXPECT_DOUBLE_EQ(c.vs_random, 1.0);
+    }
+    EXPECT_GT(c.reached, 0);
+  }
+  EXPECT_NE(report.to_csv().find("median_ratio"), std::string::npos);
+  EXPECT_EQ(report.to_json()["quality"].size(), report.rows.size());
+}
+
+}  // namespace
+}  // namespace varex::tuner

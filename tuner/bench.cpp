@@ -1,0 +1,197 @@
+#include "tuner/bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "harness/operators/operator.hpp"
+
+namespace varex::tuner {
+
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return kInf;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = static_cast<std::size_t>(std::ceil(pos));
+  if (std::isinf(v[lo]) || std::isinf(v[hi])) return v[hi];
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+// A seed per (strategy, seed number) that does not depend on the order strategies run in.
+std::uint64_t seed_of(const std::string& strategy, int k) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (char c : strategy) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  return h ^ (static_cast<std::uint64_t>(k) * 0x9e3779b97f4a7c15ULL);
+}
+
+std::string fmt(double v, int decimals = 4) {
+  if (std::isinf(v)) return "inf";
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+
+}  // namespace
+
+std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<std::string>& op,
+                                    const std::vector<std::string>& device_ids) {
+  std::vector<BenchSweep> out;
+  for (const results::RecordedSession& s : store.sessions(std::string("sweep"), op)) {
+    if (s.status != "finished" && s.status != "interrupted") continue;
+    if (!device_ids.empty() && std::find(device_ids.begin(), device_ids.end(), s.device.id) == device_ids.end()) continue;
+    const harness::Operator& o = harness::find_operator(s.op);
+    BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr};
+    sweep.recording = std::make_shared<Recording>(o.space({s.device, s.workload.rows()}), store.session_measurements(s.id));
+    std::size_t ok = 0;
+    for (const auto& p : sweep.recording->space().enumerate()) ok += std::isfinite(sweep.recording->true_ms(p));
+    if (ok >= 2) out.push_back(std::move(sweep));
+  }
+  return out;
+}
+
+BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& options) {
+  BenchReport report;
+  report.sweeps = std::move(sweeps);
+  std::vector<std::string> strategies = options.strategies;
+  if (strategies.empty()) {
+    for (const auto& s : strategy_names()) {
+      if (s != "exhaustive") strategies.push_back(s);
+    }
+  }
+  for (const BenchSweep& sweep : report.sweeps) {
+    const Recording& rec = *sweep.recording;
+    const double optimum = rec.optimum_ms();
+    for (const std::string& name : strategies) {
+      // Quality at each budget: a separate run per budget, since a strategy may plan by its budget.
+      for (double budget : options.budgets) {
+        BenchRow row{&sweep, name, budget, {}, {}, 0, 0, 0, 0};
+        for (int k = 0; k < options.seeds; ++k) {
+          SearchSpace space(rec.space(), seed_of(name, k));
+          ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
+          auto strategy = make_strategy(name, space.space());
+          const TuneOutcome o =
+              run_tuning(*strategy, space, evaluator, {Budget{Budget::Kind::Fraction, budget}, options.remeasure});
+          row.ratios.push_back(o.best ? rec.true_ms(*o.best) / optimum : kInf);
+          row.evaluations.push_back(static_cast<double>(o.evaluations));
+        }
+        row.median_ratio = quantile(row.ratios, 0.5);
+        row.p10 = quantile(row.ratios, 0.1);
+        row.p90 = quantile(row.ratios, 0.9);
+        row.within_5pct = static_cast<double>(std::count_if(row.ratios.begin(), row.ratios.end(),
+                                                            [](double r) { return r <= 1.05; })) /
+                          static_cast<double>(row.ratios.size());
+        report.rows.push_back(std::move(row));
+      }
+      // Cost until the best observed variant is truly within 5% of the optimum.
+      CostRow cost{&sweep, name, {}, 0, 0, 0, 0};
+      for (int k = 0; k < options.seeds; ++k) {
+        SearchSpace space(rec.space(), seed_of(name, k));
+        ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
+        auto strategy = make_strategy(name, space.space());
+        double reached = kInf;
+        run_tuning(*strategy, space, evaluator, {Budget{}, 0}, [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
+          const TunePoint& p = o.history.back();
+          if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * optimum) {
+            reached = p.cost_s;
+            return false;
+          }
+          return true;
+        });
+        cost.cost_s.push_back(reached);
+      }
+      cost.median_cost_s = quantile(cost.cost_s, 0.5);
+      cost.share_of_exhaustive = cost.median_cost_s / rec.exhaustive_cost_s();
+      cost.reached = static_cast<double>(std::count_if(cost.cost_s.begin(), cost.cost_s.end(),
+                                                       [](double c) { return std::isfinite(c); })) /
+                     static_cast<double>(cost.cost_s.size());
+      report.costs.push_back(std::move(cost));
+    }
+  }
+  // Normalise against random search on the same sweep.
+  for (CostRow& c : report.costs) {
+    for (const CostRow& r : report.costs) {
+      if (r.sweep == c.sweep && r.strategy == "random") c.vs_random = c.median_cost_s / r.median_cost_s;
+    }
+  }
+  return report;
+}
+
+nlohmann::json BenchReport::to_json() const {
+  auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  nlohmann::json out{{"sweeps", nlohmann::json::array()}, {"quality", nlohmann::json::array()}, {"cost_to_5pct", nlohmann::json::array()}};
+  for (const BenchSweep& s : sweeps) {
+    out["sweeps"].push_back({{"session", s.session}, {"device", s.device.id}, {"device_name", s.device.name},
+                             {"host", s.device.host}, {"op", s.op}, {"rows", s.rows}, {"status", s.status},
+                             {"variants", s.recording->size()}, {"optimum_ms", s.recording->optimum_ms()},
+                             {"exhaustive_cost_s", s.recording->exhaustive_cost_s()}});
+  }
+  for (const BenchRow& r : rows) {
+    nlohmann::json ratios = nlohmann::json::array();
+    for (double v : r.ratios) ratios.push_back(finite(v));
+    out["quality"].push_back({{"session", r.sweep->session}, {"device", r.sweep->device.id}, {"strategy", r.strategy},
+                              {"budget", r.budget}, {"median_ratio", finite(r.median_ratio)}, {"p10", finite(r.p10)},
+                              {"p90", finite(r.p90)}, {"within_5pct", r.within_5pct}, {"ratios", ratios}});
+  }
+  for (const CostRow& c : costs) {
+    out["cost_to_5pct"].push_back({{"session", c.sweep->session}, {"device", c.sweep->device.id},
+                                   {"strategy", c.strategy}, {"median_cost_s", finite(c.median_cost_s)},
+                                   {"share_of_exhaustive", finite(c.share_of_exhaustive)},
+                                   {"vs_random", finite(c.vs_random)}, {"reached", c.reached}});
+  }
+  return out;
+}
+
+std::string BenchReport::to_csv() const {
+  std::ostringstream s;
+  s << "session,device,op,rows,strategy,budget,median_ratio,p10,p90,within_5pct,median_cost_to_5pct_s,"
+       "cost_share_of_exhaustive,cost_vs_random,reached_5pct\n";
+  for (const BenchRow& r : rows) {
+    const CostRow* c = nullptr;
+    for (const CostRow& x : costs) {
+      if (x.sweep == r.sweep && x.strategy == r.strategy) c = &x;
+    }
+    s << r.sweep->session << "," << r.sweep->device.id << "," << r.sweep->op << "," << r.sweep->rows << ","
+      << r.strategy << "," << r.budget << "," << fmt(r.median_ratio) << "," << fmt(r.p10) << "," << fmt(r.p90) << ","
+      << fmt(r.within_5pct, 2) << "," << fmt(c->median_cost_s, 2) << "," << fmt(c->share_of_exhaustive) << ","
+      << fmt(c->vs_random, 3) << "," << fmt(c->reached, 2) << "\n";
+  }
+  return s.str();
+}
+
+std::string BenchReport::to_text() const {
+  std::ostringstream s;
+  for (const BenchSweep& sweep : sweeps) {
+    const Recording& rec = *sweep.recording;
+    s << "## " << sweep.device.id << " (" << sweep.device.name << ") " << sweep.op << ", " << sweep.rows
+      << " rows, session " << sweep.session << " (" << sweep.status << "): " << rec.size() << " variants, optimum "
+      << fmt(rec.optimum_ms()) << " ms, exhaustive cost " << fmt(rec.exhaustive_cost_s(), 1) << " s\n";
+    s << "strategy      budget  median best/opt  p10     p90     within 5%\n";
+    for (const BenchRow& r : rows) {
+      if (r.sweep != &sweep) continue;
+      char line[160];
+      std::snprintf(line, sizeof line, "%-12s  %5.0f%%  %15s  %-6s  %-6s  %5.0f%%\n", r.strategy.c_str(), 100 * r.budget,
+                    fmt(r.median_ratio).c_str(), fmt(r.p10, 3).c_str(), fmt(r.p90, 3).c_str(), 100 * r.within_5pct);
+      s << line;
+    }
+    s << "strategy      cost to 5% (median)  share of exhaustive  vs random  seeds that got there\n";
+    for (const CostRow& c : costs) {
+      if (c.sweep != &sweep) continue;
+      char line[160];
+      std::snprintf(line, sizeof line, "%-12s  %17s s  %18s%%  %9s  %5.0f%%\n", c.strategy.c_str(),
+                    fmt(c.median_cost_s, 1).c_str(), fmt(100 * c.share_of_exhaustive, 1).c_str(),
+                    fmt(c.vs_random, 2).c_str(), 100 * c.reached);
+      s << line;
+    }
+    s << "\n";
+  }
+  return s.str();
+}
+
+}  // namespace varex::tuner

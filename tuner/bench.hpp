@@ -1,0 +1,70 @@
+#pragma once
+// The strategy benchmark: every strategy replayed over many seeds and budgets against each recorded
+// exhaustive sweep, reporting how close to the optimum each gets per budget and what it costs to come
+// within 5% of it, normalised against random search.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/store.hpp"
+#include "tuner/replay.hpp"
+#include "tuner/tuner.hpp"
+
+namespace varex::tuner {
+
+struct BenchOptions {
+  std::vector<std::string> strategies;  // default: all but exhaustive
+  std::vector<double> budgets{0.02, 0.05, 0.10, 0.20};  // shares of the exhaustive cost
+  int seeds = 25;
+  int remeasure = 3;
+};
+
+// One recorded sweep to replay.
+struct BenchSweep {
+  std::int64_t session = 0;
+  DeviceInfo device;
+  std::string op;
+  std::uint64_t rows = 0;
+  std::string status;  // the sweep session's status (an interrupted sweep is replayed as far as it got)
+  std::shared_ptr<Recording> recording;
+};
+
+struct BenchRow {
+  const BenchSweep* sweep = nullptr;
+  std::string strategy;
+  double budget = 0;
+  std::vector<double> ratios;  // per seed: true time of the declared best / optimum (inf: nothing found)
+  std::vector<double> evaluations;
+  double median_ratio = 0, p10 = 0, p90 = 0;
+  double within_5pct = 0;  // share of seeds whose declared best is within 5% of the optimum
+};
+
+struct CostRow {
+  const BenchSweep* sweep = nullptr;
+  std::string strategy;
+  std::vector<double> cost_s;  // per seed: cost until the best observed is truly within 5% (inf: never)
+  double median_cost_s = 0;
+  double share_of_exhaustive = 0;
+  double vs_random = 0;  // median cost / random search's median cost
+  double reached = 0;    // share of seeds that got within 5% at all
+};
+
+struct BenchReport {
+  std::vector<BenchSweep> sweeps;
+  std::vector<BenchRow> rows;
+  std::vector<CostRow> costs;
+
+  nlohmann::json to_json() const;
+  std::string to_csv() const;
+  std::string to_text() const;
+};
+
+// The finished or interrupted sweep sessions of the store (optionally of one operator and devices),
+// ready to replay. Sweeps with fewer than two verified variants are left out.
+std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<std::string>& op,
+                                    const std::vector<std::string>& device_ids);
+
+BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& options);
+
+}  // namespace varex::tuner

@@ -1,0 +1,53 @@
+#include "tuner/budget.hpp"
+
+#include <cstdio>
+
+#include "harness/errors.hpp"
+#include "harness/text.hpp"
+
+namespace varex::tuner {
+
+Budget Budget::parse(std::string_view raw) {
+  const std::string text(trim(raw));
+  Budget b;
+  if (text.empty() || text == "all" || text == "100%") return b;
+  if (text.back() == '%') {
+    b.kind = Kind::Fraction;
+    b.value = parse_double(text.substr(0, text.size() - 1), "--budget") / 100.0;
+    if (!(b.value > 0 && b.value <= 1)) throw UsageError("--budget: '" + text + "' is not a share between 0% and 100%");
+  } else if (text.back() == 's') {
+    b.kind = Kind::Seconds;
+    b.value = parse_double(text.substr(0, text.size() - 1), "--budget");
+    if (!(b.value > 0)) throw UsageError("--budget: '" + text + "' is not a positive number of seconds");
+  } else {
+    b.kind = Kind::Evaluations;
+    const std::int64_t n = parse_int(text, "--budget");
+    if (n <= 0) throw UsageError("--budget: '" + text + "' is not a positive number of evaluations");
+    b.value = static_cast<double>(n);
+  }
+  return b;
+}
+
+std::string Budget::to_string() const {
+  char buffer[64];
+  switch (kind) {
+    case Kind::Unlimited: return "all";
+    case Kind::Evaluations: std::snprintf(buffer, sizeof buffer, "%.0f", value); break;
+    case Kind::Seconds: std::snprintf(buffer, sizeof buffer, "%gs", value); break;
+    case Kind::Fraction: std::snprintf(buffer, sizeof buffer, "%g%%", value * 100); break;
+  }
+  return buffer;
+}
+
+double Budget::seconds(double exhaustive_cost_s) const {
+  if (kind == Kind::Seconds) return value;
+  if (kind == Kind::Fraction) return value * exhaustive_cost_s;
+  return std::numeric_limits<double>::infinity();
+}
+
+bool Budget::exhausted(std::int64_t evaluations, double spent_s, double exhaustive_cost_s) const {
+  if (kind == Kind::Evaluations) return static_cast<double>(evaluations) >= value;
+  return spent_s >= seconds(exhaustive_cost_s);
+}
+
+}  // namespace varex::tuner

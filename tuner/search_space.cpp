@@ -1,0 +1,41 @@
+#include "tuner/strategy.hpp"
+
+namespace varex::tuner {
+
+SearchSpace::SearchSpace(variants::Space space, std::uint64_t seed) : space_(std::move(space)), rng_(seed) {}
+
+std::optional<variants::Params> SearchSpace::random_unseen() {
+  const std::uint64_t n = space_.cardinality();
+  if (n == 0) return std::nullopt;
+  std::uniform_int_distribution<std::uint64_t> pick(0, n - 1);
+  // Rejection sampling is cheap while valid, unseen points are common…
+  for (int attempt = 0; attempt < 4096; ++attempt) {
+    const std::uint64_t index = pick(rng_);
+    if (seen_.count(index)) continue;
+    variants::Params p = space_.at(index);
+    if (space_.valid(p)) return p;
+  }
+  // …and a scan from a random start finds the rare ones, or proves there are none left.
+  const std::uint64_t start = pick(rng_);
+  for (std::uint64_t k = 0; k < n; ++k) {
+    const std::uint64_t index = (start + k) % n;
+    if (seen_.count(index)) continue;
+    variants::Params p = space_.at(index);
+    if (space_.valid(p)) return p;
+  }
+  return std::nullopt;
+}
+
+std::vector<variants::Params> SearchSpace::unseen_neighbours(const variants::Params& params) const {
+  std::vector<variants::Params> out;
+  for (variants::Params& n : space_.neighbours(params)) {
+    if (!seen(n)) out.push_back(std::move(n));
+  }
+  return out;
+}
+
+bool SearchSpace::seen(const variants::Params& params) const { return seen_.count(space_.index_of(params)) > 0; }
+
+void SearchSpace::mark(const variants::Params& params) { seen_.insert(space_.index_of(params)); }
+
+}  // namespace varex::tuner

@@ -1,0 +1,57 @@
+#pragma once
+// Tuning sessions on devices: `varex sweep` (the exhaustive strategy, no budget) and `varex tune` (any
+// strategy and budget). One session per device. Running the same command again resumes an interrupted
+// session from its recorded measurements, and reports a finished one instead of measuring again.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "harness/operators/operator.hpp"
+#include "harness/worker.hpp"
+#include "results/store.hpp"
+#include "tuner/tuner.hpp"
+
+namespace varex::tuner {
+
+struct RunOptions {
+  std::string kind = "tune";  // "sweep" or "tune"
+  const harness::Operator* op = nullptr;
+  std::vector<DeviceInfo> devices;
+  datasets::WorkloadSpec workload;
+  std::string strategy = "auc_bandit";
+  Budget budget;
+  std::uint64_t seed = 1;
+  int remeasure = 3;
+  harness::MeasureSettings settings;
+  double timeout_seconds = 300;
+  std::map<std::string, std::string> pins;  // a sub-space
+  bool progress = false;  // a live line on stderr
+  bool reprobe = false;
+  bool fresh = false;  // a new session even if the same command ran before
+  std::string worker_executable;
+};
+
+struct DeviceRun {
+  DeviceInfo device;
+  std::int64_t session = 0;
+  std::string status;  // "finished", "finished before" (nothing measured), or "failed" with `error`
+  std::string error;
+  std::size_t resumed_measurements = 0;  // taken from the interrupted session instead of measured
+  double probe_gbps = 0;
+  std::uint64_t valid_variants = 0;
+  TuneOutcome outcome;
+  std::string best_variant;
+};
+
+// The settings that, with operator, device, workload and strategy, identify a session for resuming.
+nlohmann::json session_settings(const RunOptions& options);
+
+// Throws harness::Interrupted (after closing the session as interrupted) and UsageError (before anything
+// is recorded). A device that fails at run time is reported in its DeviceRun; the others still run.
+std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options);
+
+// The device's stored probe bandwidth, measured first when missing or when `force` is set.
+double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote, bool force);
+
+}  // namespace varex::tuner

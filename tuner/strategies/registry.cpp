@@ -1,0 +1,39 @@
+#include <utility>
+
+#include "harness/errors.hpp"
+#include "harness/text.hpp"
+#include "tuner/strategies/strategies.hpp"
+
+namespace varex::tuner {
+
+namespace {
+
+using Factory = std::unique_ptr<Strategy> (*)(const variants::Space&);
+
+const std::vector<std::pair<std::string, Factory>>& registry() {
+  static const std::vector<std::pair<std::string, Factory>> all{
+      {"exhaustive", make_exhaustive}, {"random", make_random},     {"egreedy", make_egreedy},
+      {"ucb1", make_ucb1},             {"thompson", make_thompson}, {"halving", make_halving},
+      {"auc_bandit", make_auc_bandit}};
+  return all;
+}
+
+}  // namespace
+
+const std::vector<std::string>& strategy_names() {
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const auto& [name, _] : registry()) n.push_back(name);
+    return n;
+  }();
+  return names;
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const variants::Space& space) {
+  for (const auto& [known, factory] : registry()) {
+    if (known == name) return factory(space);
+  }
+  throw UsageError("unknown strategy '" + std::string(name) + "' (strategies: " + join(strategy_names(), ", ") + ")");
+}
+
+}  // namespace varex::tuner

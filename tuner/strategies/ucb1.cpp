@@ -1,0 +1,40 @@
+// UCB1-Tuned over tunable values, aware of measurement noise: a value's bonus grows with the variance of
+// its rewards plus the measurements' own uncertainty (their confidence intervals), so values measured
+// only noisily keep being explored. Untried values are tried first.
+#include <cmath>
+
+#include "tuner/strategies/strategies.hpp"
+#include "tuner/value_model.hpp"
+
+namespace varex::tuner {
+
+namespace {
+
+class Ucb1 final : public Strategy {
+ public:
+  explicit Ucb1(const variants::Space& space) : model_(space) {}
+
+  std::vector<Proposal> propose(SearchSpace& space) override {
+    const double total = std::max<double>(1, model_.observations());
+    auto p = model_.choose(space, 16, [&](std::size_t t, std::size_t v) {
+      const ArmStats& a = model_.arm(t, v);
+      if (a.n == 0) return 1e6;  // untried
+      const double log_total = std::log(total);
+      const double spread = a.variance + a.noise + std::sqrt(2 * log_total / a.n);
+      return a.mean + std::sqrt(log_total / a.n * std::min(0.25, spread));
+    });
+    if (!p) p = space.random_unseen();
+    if (!p) return {};
+    return {{std::move(*p), 0}};
+  }
+  void observe(const Observation& o) override { model_.observe(o); }
+
+ private:
+  ValueModel model_;
+};
+
+}  // namespace
+
+std::unique_ptr<Strategy> make_ucb1(const variants::Space& space) { return std::make_unique<Ucb1>(space); }
+
+}  // namespace varex::tuner

@@ -1,0 +1,101 @@
+#include "tuner/value_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace varex::tuner {
+
+ValueModel::ValueModel(const variants::Space& space) : space_(space) {
+  for (const auto& t : space.tunables()) arms_.emplace_back(t.values.size());
+}
+
+void ValueModel::observe(const Observation& observation) {
+  observed_.push_back(observation);
+  dirty_ = true;
+}
+
+const Observation* ValueModel::best() const {
+  const Observation* best = nullptr;
+  for (const Observation& o : observed_) {
+    if (o.ok && (!best || o.time_ms < best->time_ms)) best = &o;
+  }
+  return best;
+}
+
+const ArmStats& ValueModel::arm(std::size_t t, std::size_t v) const {
+  refresh();
+  return arms_[t][v];
+}
+
+void ValueModel::refresh() const {
+  if (!dirty_) return;
+  dirty_ = false;
+  const Observation* top = best();
+  const double best_time = top ? top->time_ms : 0;
+  const auto& tunables = space_.tunables();
+  std::vector<std::vector<double>> sum(tunables.size()), sum_sq(tunables.size()), noise(tunables.size());
+  std::vector<std::vector<int>> count(tunables.size());
+  for (std::size_t t = 0; t < tunables.size(); ++t) {
+    sum[t].assign(tunables[t].values.size(), 0);
+    sum_sq[t] = noise[t] = sum[t];
+    count[t].assign(tunables[t].values.size(), 0);
+  }
+  for (const Observation& o : observed_) {
+    const double reward = o.ok && o.time_ms > 0 ? best_time / o.time_ms : 0.0;
+    const double uncertainty = reward * o.rel_ci;
+    for (std::size_t t = 0; t < tunables.size(); ++t) {
+      const auto v = tunables[t].index_of(o.params.at(tunables[t].name));
+      if (!v) continue;
+      sum[t][*v] += reward;
+      sum_sq[t][*v] += reward * reward;
+      noise[t][*v] += uncertainty * uncertainty;
+      ++count[t][*v];
+    }
+  }
+  for (std::size_t t = 0; t < tunables.size(); ++t) {
+    for (std::size_t v = 0; v < tunables[t].values.size(); ++v) {
+      ArmStats& a = arms_[t][v];
+      a.n = count[t][v];
+      a.mean = a.n ? sum[t][v] / a.n : 0;
+      a.variance = a.n ? std::max(0.0, sum_sq[t][v] / a.n - a.mean * a.mean) : 0;
+      a.noise = a.n ? noise[t][v] / a.n : 0;
+    }
+  }
+}
+
+std::vector<variants::Params> ValueModel::candidates(SearchSpace& space, std::size_t random_count) const {
+  std::vector<const Observation*> ranked;
+  for (const Observation& o : observed_) {
+    if (o.ok) ranked.push_back(&o);
+  }
+  std::sort(ranked.begin(), ranked.end(), [](const Observation* a, const Observation* b) { return a->time_ms < b->time_ms; });
+  std::vector<variants::Params> pool;
+  for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) {
+    for (auto& n : space.unseen_neighbours(ranked[i]->params)) pool.push_back(std::move(n));
+  }
+  for (std::size_t i = 0; i < random_count; ++i) {
+    auto p = space.random_unseen();
+    if (!p) break;
+    pool.push_back(std::move(*p));
+  }
+  return pool;
+}
+
+std::optional<variants::Params> ValueModel::choose(SearchSpace& space, std::size_t random_count,
+                                                   const std::function<double(std::size_t, std::size_t)>& score) const {
+  const auto pool = candidates(space, random_count);
+  const auto& tunables = space_.tunables();
+  std::optional<variants::Params> best;
+  double best_score = -std::numeric_limits<double>::infinity();
+  for (const auto& p : pool) {
+    double total = 0;
+    for (std::size_t t = 0; t < tunables.size(); ++t) total += score(t, *tunables[t].index_of(p.at(tunables[t].name)));
+    if (!best || total > best_score) {
+      best = p;
+      best_score = total;
+    }
+  }
+  return best;
+}
+
+}  // namespace varex::tuner
