@@ -391,6 +391,7 @@ struct BenchFlags {
   std::string db = "varex.db";
   std::optional<std::string> op;
   std::string device;
+  std::string sessions;
   int seeds = 25;
   std::string budgets = "2%,5%,10%,20%";
   std::string strategies;
@@ -405,6 +406,7 @@ void add_tuner_bench(CLI::App& app, int&) {
   cmd->add_option("--db", f->db, "Database with exhaustive sweeps")->capture_default_str();
   cmd->add_option("--op", f->op, "Only sweeps of this operator");
   cmd->add_option("--device", f->device, "Only sweeps of these recorded device ids (comma list)");
+  cmd->add_option("--sessions", f->sessions, "Only these sweep sessions (comma list of ids)");
   cmd->add_option("--seeds", f->seeds, "Seeds per strategy and budget")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
@@ -432,7 +434,11 @@ void add_tuner_bench(CLI::App& app, int&) {
     std::vector<std::string> devices;
     if (!f->device.empty()) devices = split(f->device, ',');
     results::Store store(f->db, results::Database::Mode::Existing);
-    auto sweeps = tuner::load_sweeps(store, f->op, devices);
+    std::vector<std::int64_t> sessions;
+    if (!f->sessions.empty()) {
+      for (const std::string& id : split(f->sessions, ',')) sessions.push_back(parse_int(id, "--sessions"));
+    }
+    auto sweeps = tuner::load_sweeps(store, f->op, devices, sessions);
     if (sweeps.empty())
       throw UsageError("no recorded sweeps to replay in " + f->db + " (run varex sweep first)");
     const tuner::BenchReport report = tuner::run_bench(std::move(sweeps), options);
