@@ -5,13 +5,9 @@
 #include <string_view>
 
 #include "harness/device.hpp"
+#include "harness/embedded.hpp"
 
 namespace varex::harness {
-
-struct EmbeddedFile {
-  const char* name;  // path below kernels/, e.g. "opencl/selection.cl"
-  const char* text;
-};
 
 namespace embedded {
 extern const EmbeddedFile kFiles[];

@@ -48,6 +48,12 @@ MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
   return s;
 }
 
+double Measurement::cost_s() const {
+  if (wall_ms > 0) return wall_ms / 1e3;
+  const double runs = static_cast<double>(samples_ms.size() + 2) * kernel.median;
+  return (compile_ms + runs + d2h_ms) / 1e3;
+}
+
 nlohmann::json Measurement::to_json() const {
   nlohmann::json kernels_json = nlohmann::json::array();
   for (const auto& k : kernels) kernels_json.push_back({{"kernel", k.kernel}, {"ms", k.ms}});

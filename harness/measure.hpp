@@ -48,6 +48,9 @@ struct Measurement {
   bool verified = false;
 
   bool ok() const { return status == Status::Ok; }
+  // What the measurement cost: its wall time, or for rows recorded before wall times were kept an
+  // estimate from its parts (compilation, the verified run, a warm-up and the repetitions, the download).
+  double cost_s() const;
   nlohmann::json to_json() const;
   static Measurement from_json(const nlohmann::json& j);
 };

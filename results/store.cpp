@@ -367,7 +367,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
   Statement s(db_,
               R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
       m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
-      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms
+      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at
       FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 ORDER BY m.id)sql");
   s.bind(1, session);
   std::vector<RecordedMeasurement> out;
@@ -394,6 +394,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     m.gbps = s.real(17);
     m.probe_fraction = s.real(18);
     m.wall_ms = s.real(19);
+    r.created_at = s.text(20);
     m.samples_ms = samples[r.id];
     m.kernel = summarize(m.samples_ms);
     out.push_back(std::move(r));
@@ -464,8 +465,10 @@ std::vector<BestRow> Store::best(const std::optional<std::string>& op,
     SELECT )sql" +
           std::string(kDeviceColumns) +
           R"sql(, r.op, w.generator, w.params, w.query, r.variant_id, r.params, r.kernel_ms, r.kernel_ci_low,
-           r.kernel_ci_high, r.h2d_ms, r.d2h_ms, r.gbps, r.probe_fraction, r.competitors, d.uid
+           r.kernel_ci_high, r.h2d_ms, r.d2h_ms, r.gbps, r.probe_fraction, r.competitors, d.uid,
+           r.created_at, x.kind, x.strategy, x.budget, r.session_id
     FROM ranked r JOIN devices d ON d.id = r.device_id JOIN workloads w ON w.id = r.workload_id
+         JOIN sessions x ON x.id = r.session_id
     WHERE r.rank = 1
     ORDER BY d.id, r.op, w.rows, w.id)sql");
   s.bind(1, op);
@@ -492,6 +495,12 @@ std::vector<BestRow> Store::best(const std::optional<std::string>& op,
     r.gbps = s.real(27);
     r.probe_fraction = s.real(28);
     r.measurements = s.integer(29);
+    r.device_uid = s.text(30);
+    r.measured_at = s.text(31);
+    r.method = s.text(32);
+    r.method.append(" ").append(s.text(33));
+    if (s.text(32) == "tune") r.method.append(" ").append(s.text(34));
+    r.session = s.integer(35);
     rows.push_back(std::move(r));
   }
   return rows;

@@ -32,6 +32,10 @@ struct BestRow {
   double gbps = 0;
   double probe_fraction = 0;
   std::int64_t measurements = 0;  // how many verified measurements compete for this row
+  std::string device_uid;
+  std::string measured_at;
+  std::string method;  // "sweep exhaustive", "tune auc_bandit 10%", "run single"
+  std::int64_t session = 0;
 };
 
 // Identifies "the same command": a session is resumed when all of these match.
@@ -57,6 +61,7 @@ struct RecordedMeasurement {
   variants::Params params;
   int fidelity = 0;
   std::string purpose;
+  std::string created_at;
   harness::Measurement m;
 };
 

@@ -10,6 +10,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
   libbenchmark-dev libgtest-dev googletest
   clang-format
+  python3 python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -4,12 +4,6 @@
 
 namespace varex::tuner {
 
-double recorded_cost_s(const harness::Measurement& m) {
-  if (m.wall_ms > 0) return m.wall_ms / 1e3;
-  const double runs = static_cast<double>(m.samples_ms.size() + 2) * m.kernel.median;
-  return (m.compile_ms + runs + m.d2h_ms) / 1e3;
-}
-
 DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context, std::vector<results::RecordedMeasurement> resumed)
     : c_(std::move(context)) {
   for (auto& r : resumed) resumed_[{r.variant_id, r.fidelity, r.purpose}].push_back(std::move(r));
@@ -33,7 +27,7 @@ Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fi
   if (const auto it = resumed_.find({id, fidelity, purpose}); it != resumed_.end() && !it->second.empty()) {
     Evaluation e{std::move(it->second.front().m), 0};
     it->second.pop_front();
-    e.cost_s = recorded_cost_s(e.m);
+    e.cost_s = e.m.cost_s();
     ++resumed_used_;
     return e;
   }

@@ -45,8 +45,4 @@ class DeviceEvaluator final : public Evaluator {
   std::string kernel_hash_;
 };
 
-// The cost of a measurement as recorded: its wall time, or an estimate from its parts for rows recorded
-// before wall times were kept.
-double recorded_cost_s(const harness::Measurement& m);
-
 }  // namespace varex::tuner

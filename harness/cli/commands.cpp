@@ -1,5 +1,6 @@
 #include "harness/cli/commands.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -9,6 +10,9 @@
 #include "harness/text.hpp"
 #include "harness/worker.hpp"
 #include "results/store.hpp"
+#include "results/export.hpp"
+#include "results/merge.hpp"
+#include "results/report.hpp"
 #include "tuner/bench.hpp"
 #include "tuner/session.hpp"
 
@@ -548,6 +552,117 @@ void add_probe(CLI::App& app, int& exit_code) {
   });
 }
 
+// Every operator's default (source) parameters as text, which profiles carry for their last fallback.
+results::DefaultParams operator_defaults() {
+  DeviceInfo generic;
+  generic.max_work_group = 1024;
+  results::DefaultParams out;
+  for (const harness::Operator* op : harness::operators()) {
+    for (const auto& [name, value] : op->space({generic, 1 << 20}).defaults()) out[op->name()][name] = variants::to_string(value);
+  }
+  return out;
+}
+
+results::ExportFilter export_filter(const std::optional<std::string>& op, const std::string& devices) {
+  if (op) harness::find_operator(*op);
+  results::ExportFilter filter{op, {}};
+  if (!devices.empty()) filter.device_ids = split(devices, ',');
+  return filter;
+}
+
+void add_export(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("export", "Export tuning profiles (JSON or a C++ header) or Kernel Tuner T4 results");
+  struct Flags {
+    std::string db = "varex.db", format = "json", out, ns = "varex_tuned", device;
+    std::optional<std::string> op;
+  };
+  auto f = std::make_shared<Flags>();
+  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  cmd->add_option("--format", f->format, "json (profile), header (profile as C++), kt-t4 (Kernel Tuner T4 results)")
+      ->capture_default_str()->check(CLI::IsMember({"json", "header", "kt-t4"}));
+  cmd->add_option("--out", f->out, "Output file (a directory for kt-t4)")->required();
+  cmd->add_option("--op", f->op, "Only this operator");
+  cmd->add_option("--device", f->device, "Only these recorded device ids (comma list)");
+  cmd->add_option("--namespace", f->ns, "C++ namespace of the generated header")->capture_default_str();
+  cmd->callback([f] {
+    const auto filter = export_filter(f->op, f->device);
+    results::Store store(f->db, results::Database::Mode::Existing);
+    auto write = [](const std::string& path, const std::string& text) {
+      std::ofstream out(path);
+      out << text;
+      if (!out) throw UsageError("cannot write '" + path + "'");
+    };
+    if (f->format == "kt-t4") {
+      std::error_code ec;
+      std::filesystem::create_directories(f->out, ec);
+      if (ec) throw UsageError("cannot create '" + f->out + "': " + ec.message());
+      const auto docs = results::kt_t4(store, filter);
+      for (const auto& d : docs) {
+        write(f->out + "/" + d.name, d.results.dump(1));
+        write(f->out + "/" + d.name.substr(0, d.name.size() - 5) + ".metadata.json", d.metadata.dump(1));
+      }
+      std::cout << "wrote " << docs.size() << " T4 result files to " << f->out << "\n";
+      return;
+    }
+    const nlohmann::json profile = results::profile_json(store, filter, operator_defaults());
+    if (profile["devices"].empty()) throw UsageError("no verified measurements to export in " + f->db);
+    write(f->out, f->format == "json" ? profile.dump(2) + "\n" : results::profile_header(profile, f->ns));
+    std::size_t entries = 0;
+    for (const auto& d : profile["devices"]) {
+      for (const auto& [_, list] : d["operators"].items()) entries += list.size();
+    }
+    std::cout << "wrote " << entries << " profile entries for " << profile["devices"].size() << " devices to " << f->out << "\n";
+  });
+}
+
+void add_merge(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand("merge", "Merge databases from several machines into one, without duplicates");
+  auto into = std::make_shared<std::string>();
+  auto sources = std::make_shared<std::vector<std::string>>();
+  auto json_out = std::make_shared<bool>(false);
+  cmd->add_option("--into", *into, "Target database (created if missing)")->required();
+  cmd->add_option("sources", *sources, "Databases to merge in")->required();
+  cmd->add_flag("--json", *json_out, "Print JSON");
+  cmd->callback([=] {
+    results::Store target(*into);
+    json out = json::array();
+    for (const std::string& source : *sources) {
+      const auto stats = results::merge_into(target, source);
+      out.push_back({{"source", source}, {"devices", stats.devices}, {"sessions", stats.sessions}, {"measurements", stats.measurements}});
+      if (!*json_out) {
+        std::cout << source << ": " << stats.devices << " devices, " << stats.sessions << " sessions, " << stats.measurements
+                  << " measurements added\n";
+      }
+    }
+    if (*json_out) std::cout << out.dump(2) << "\n";
+  });
+}
+
+void add_report(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("report", "Write CSV files and an HTML report with plots");
+  struct Flags {
+    std::string db = "varex.db", out, device;
+    std::optional<std::string> op;
+  };
+  auto f = std::make_shared<Flags>();
+  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  cmd->add_option("--out", f->out, "Output directory")->required();
+  cmd->add_option("--op", f->op, "Only this operator");
+  cmd->add_option("--device", f->device, "Only these recorded device ids (comma list)");
+  cmd->callback([f, &exit_code] {
+    const auto filter = export_filter(f->op, f->device);
+    results::Store store(f->db, results::Database::Mode::Existing);
+    const auto files = results::write_report(store, f->out, filter, operator_defaults());
+    for (const auto& c : files.csv) std::cout << c << "\n";
+    if (files.html.empty()) {
+      std::cerr << "varex: " << files.plot_problem << "\n";
+      exit_code = 1;
+    } else {
+      std::cout << files.html << "\n";
+    }
+  });
+}
+
 }  // namespace
 
 void add_commands(CLI::App& app, int& exit_code) {
@@ -560,6 +675,9 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_tuner_bench(app, exit_code);
   add_best(app, exit_code);
   add_probe(app, exit_code);
+  add_export(app, exit_code);
+  add_merge(app, exit_code);
+  add_report(app, exit_code);
 }
 
 }  // namespace varex::cli

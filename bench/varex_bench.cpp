@@ -1,0 +1,163 @@
+// varex-bench: Google Benchmark cases for every operator on every device, timed with device events
+// (manual time): the operator's default variant (the source's kernel), the tuned variant from a profile
+// or a database, and the runtime's own copy of the operator's input bytes as the bandwidth reference (no
+// vendor library produces these operators' outputs, a selection bitmap for one). Every variant's output is
+// verified before it is timed. Its --benchmark_format=json output works with Google Benchmark's compare.py.
+//
+//   varex-bench [--varex-device=all] [--varex-rows=N] [--varex-profile=FILE | --varex-db=FILE]
+//               [--varex-op=selection] [Google Benchmark flags]
+#include <benchmark/benchmark.h>
+
+#include <iostream>
+#include <memory>
+#include <string>
+#include <varex/profile_json.hpp>
+#include <vector>
+
+#include "harness/cli/options.hpp"
+#include "harness/engine.hpp"
+#include "harness/errors.hpp"
+#include "harness/operators/operator.hpp"
+#include "results/store.hpp"
+
+namespace {
+
+using namespace varex;
+
+struct Options {
+  std::string device = "all";
+  std::string rows;
+  std::string profile;
+  std::string db;
+  std::string op;
+};
+
+// Pulls --varex-* flags out of argv; Google Benchmark parses the rest.
+Options take_options(int& argc, char** argv) {
+  Options o;
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const std::string& flag, std::string& into) {
+      if (a.rfind(flag + "=", 0) != 0) return false;
+      into = a.substr(flag.size() + 1);
+      return true;
+    };
+    if (value("--varex-device", o.device) || value("--varex-rows", o.rows) || value("--varex-profile", o.profile) ||
+        value("--varex-db", o.db) || value("--varex-op", o.op)) {
+      continue;
+    }
+    argv[kept++] = argv[i];
+  }
+  argc = kept;
+  return o;
+}
+
+// What a benchmark needs kept alive while Google Benchmark runs.
+struct Target {
+  std::unique_ptr<harness::Engine> engine;
+  std::unique_ptr<harness::PreparedRun> run;
+  std::unique_ptr<harness::DeviceBuffer> copy_src, copy_dst;
+};
+std::vector<std::unique_ptr<Target>> g_targets;
+
+void time_variant(benchmark::State& state, Target* t, variants::Params params) {
+  try {
+    t->run->compile(params);
+    t->run->poison();
+    t->run->execute(params);
+    const harness::Collected c = t->run->collect();
+    if (!c.verified) {
+      state.SkipWithError(("wrong result: " + c.mismatch).c_str());
+      return;
+    }
+    const bool flush = t->engine->device().cache_bytes && t->run->working_set_bytes() < 2 * t->engine->device().cache_bytes;
+    double total_ms = 0;
+    for (auto _ : state) {
+      if (flush) t->engine->flush_cache();
+      const double ms = t->run->execute(params).total_ms;
+      total_ms += ms;
+      state.SetIterationTime(ms / 1e3);
+    }
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(t->run->bytes_moved()) * state.iterations() /
+                                                (total_ms * 1e6));
+    state.SetLabel(variants::describe(params));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void time_copy(benchmark::State& state, Target* t) {
+  const std::size_t bytes = t->copy_src->bytes();
+  double total_ms = 0;
+  for (auto _ : state) {
+    const double ms = t->engine->copy(*t->copy_dst, *t->copy_src, bytes)->elapsed_ms();
+    total_ms += ms;
+    state.SetIterationTime(ms / 1e3);
+  }
+  state.counters["GB/s"] = benchmark::Counter(2.0 * bytes * state.iterations() / (total_ms * 1e6));
+}
+
+std::optional<variants::Params> tuned_params(const Options& o, const harness::Operator& op, const DeviceInfo& d,
+                                             const variants::Space& space, std::uint64_t rows, results::Store* store) {
+  if (!o.profile.empty()) {
+    static const profile::Profile p = profile::load_profile_file(o.profile);
+    const profile::Choice c = p.lookup(op.name(), {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver}, rows);
+    if (c.level == profile::Level::Default) return std::nullopt;
+    return space.with_settings(space.defaults(), {c.params.begin(), c.params.end()});
+  }
+  if (store) {
+    for (const auto& b : store->best(op.name(), std::vector<std::string>{d.uid()})) {
+      if (space.valid(b.params)) return b.params;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Options o = take_options(argc, argv);
+    benchmark::Initialize(&argc, argv);
+    const auto devices = cli::resolve_devices(o.device);
+    std::unique_ptr<results::Store> store;
+    if (!o.db.empty()) store = std::make_unique<results::Store>(o.db, results::Database::Mode::Existing);
+    for (const harness::Operator* op : harness::operators()) {
+      if (!o.op.empty() && o.op != op->name()) continue;
+      for (const DeviceInfo& d : devices) {
+        harness::WorkloadOptions w;
+        w.rows = o.rows.empty() ? cli::default_rows({d}) : cli::parse_rows(o.rows);
+        const auto spec = op->workload(w);
+        harness::check_fits(*op, spec, d);
+        auto t = std::make_unique<Target>();
+        t->engine = harness::open_engine(d);
+        t->run = op->prepare(*t->engine, spec);
+        t->copy_src = t->engine->allocate(spec.rows() * 4);
+        t->copy_dst = t->engine->allocate(spec.rows() * 4);
+        Target* target = t.get();
+        g_targets.push_back(std::move(t));
+        const auto space = op->space({d, spec.rows()});
+        const std::string prefix = op->name() + "/" + d.id + "/";
+        benchmark::RegisterBenchmark((prefix + "default").c_str(), time_variant, target, space.defaults())
+            ->UseManualTime()->Unit(benchmark::kMillisecond);
+        if (const auto tuned = tuned_params(o, *op, d, space, spec.rows(), store.get())) {
+          benchmark::RegisterBenchmark((prefix + "tuned").c_str(), time_variant, target, *tuned)
+              ->UseManualTime()->Unit(benchmark::kMillisecond);
+        }
+        benchmark::RegisterBenchmark((prefix + "runtime_copy").c_str(), time_copy, target)
+            ->UseManualTime()->Unit(benchmark::kMillisecond);
+      }
+    }
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    g_targets.clear();
+  } catch (const UsageError& e) {
+    std::cerr << "varex-bench: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "varex-bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

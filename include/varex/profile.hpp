@@ -1,0 +1,143 @@
+#pragma once
+// varex tuning profiles in other builds: header-only, C++17, the standard library only.
+//
+// A profile holds, per device and operator, the best verified parameters varex measured, per workload
+// class (input size, and selectivity where the operator has one). `Profile::lookup` answers "parameters
+// for operator X on this device for this workload" and says which level of the fallback chain answered:
+//
+//   1. ExactDevice        same backend, vendor and device name
+//   2. SameArchitecture   same backend and architecture key (e.g. CUDA compute capability "sm_90")
+//   3. SameVendorAndType  same backend, vendor and device type ("gpu", "cpu")
+//   4. Default            the operator's default parameters (the source's own kernel), which varex
+//                         exports with every profile; empty if the profile does not know the operator
+//
+// Within a level the entry whose workload is closest wins: distance in log2(rows), plus the difference in
+// selectivity when both sides give one; ties go to the faster entry.
+//
+// Profiles come from `varex export --format json` (load them with varex/profile_json.hpp) or
+// `varex export --format header`, a generated header that builds a Profile from literals.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace varex::profile {
+
+struct DeviceKey {
+  std::string backend;  // "opencl" or "cuda"
+  std::string vendor;
+  std::string name;
+  std::string arch;
+  std::string type;  // "gpu", "cpu" or "accelerator"
+  std::string driver;
+};
+
+// Tunable values as text: "128", "auto", "overflow".
+using Params = std::map<std::string, std::string>;
+
+struct Entry {
+  DeviceKey device;
+  std::string op;
+  std::uint64_t rows = 0;
+  double selectivity = -1;  // negative: not part of this workload class
+  Params params;
+  double kernel_ms = 0;
+  double gbps = 0;
+  double probe_fraction = 0;
+  std::string variant;      // varex's variant id
+  std::string measured_at;  // ISO 8601
+  std::string method;       // how it was found, e.g. "sweep exhaustive" or "tune auc_bandit 10%"
+};
+
+enum class Level { ExactDevice, SameArchitecture, SameVendorAndType, Default };
+
+inline const char* to_string(Level level) {
+  switch (level) {
+    case Level::ExactDevice: return "exact_device";
+    case Level::SameArchitecture: return "same_architecture";
+    case Level::SameVendorAndType: return "same_vendor_and_type";
+    case Level::Default: return "default";
+  }
+  return "default";
+}
+
+struct Choice {
+  Params params;
+  Level level = Level::Default;
+  const Entry* entry = nullptr;  // null at the Default level
+
+  // A tunable as an integer, or `fallback` when absent or a word such as "auto".
+  long long integer(const std::string& name, long long fallback) const {
+    const auto it = params.find(name);
+    if (it == params.end() || it->second.empty()) return fallback;
+    std::size_t used = 0;
+    try {
+      const long long v = std::stoll(it->second, &used);
+      return used == it->second.size() ? v : fallback;
+    } catch (const std::exception&) {
+      return fallback;
+    }
+  }
+  const std::string& text(const std::string& name) const {
+    static const std::string empty;
+    const auto it = params.find(name);
+    return it == params.end() ? empty : it->second;
+  }
+};
+
+class Profile {
+ public:
+  Profile() = default;
+  Profile(std::vector<Entry> entries, std::map<std::string, Params> defaults)
+      : entries_(std::move(entries)), defaults_(std::move(defaults)) {}
+
+  const std::vector<Entry>& entries() const { return entries_; }
+  const std::map<std::string, Params>& defaults() const { return defaults_; }
+
+  Choice lookup(const std::string& op, const DeviceKey& device, std::uint64_t rows, double selectivity = -1) const {
+    for (Level level : {Level::ExactDevice, Level::SameArchitecture, Level::SameVendorAndType}) {
+      const Entry* best = nullptr;
+      double best_distance = std::numeric_limits<double>::infinity();
+      for (const Entry& e : entries_) {
+        if (e.op != op || !matches(level, e.device, device)) continue;
+        const double d = distance(e, rows, selectivity);
+        if (!best || d < best_distance || (d == best_distance && e.kernel_ms < best->kernel_ms)) {
+          best = &e;
+          best_distance = d;
+        }
+      }
+      if (best) return {best->params, level, best};
+    }
+    const auto it = defaults_.find(op);
+    return {it == defaults_.end() ? Params{} : it->second, Level::Default, nullptr};
+  }
+
+ private:
+  static bool matches(Level level, const DeviceKey& e, const DeviceKey& d) {
+    if (e.backend != d.backend) return false;
+    switch (level) {
+      case Level::ExactDevice: return e.vendor == d.vendor && e.name == d.name;
+      case Level::SameArchitecture: return !e.arch.empty() && e.arch == d.arch;
+      case Level::SameVendorAndType: return e.vendor == d.vendor && e.type == d.type;
+      case Level::Default: return false;
+    }
+    return false;
+  }
+
+  static double distance(const Entry& e, std::uint64_t rows, double selectivity) {
+    const double a = std::log2(static_cast<double>(e.rows) + 1.0);
+    const double b = std::log2(static_cast<double>(rows) + 1.0);
+    double d = std::fabs(a - b);
+    if (selectivity >= 0 && e.selectivity >= 0) d += 4.0 * std::fabs(selectivity - e.selectivity);
+    return d;
+  }
+
+  std::vector<Entry> entries_;
+  std::map<std::string, Params> defaults_;
+};
+
+}  // namespace varex::profile

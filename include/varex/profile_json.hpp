@@ -1,0 +1,70 @@
+#pragma once
+// Loading a JSON profile written by `varex export --format json` (schema: docs/PROFILE.md). Needs
+// nlohmann/json besides the standard library.
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
+
+#include "varex/profile.hpp"
+
+namespace varex::profile {
+
+// The newest profile format this header reads.
+inline constexpr int kProfileVersion = 1;
+
+inline Params params_from_json(const nlohmann::json& j) {
+  Params p;
+  for (const auto& [name, value] : j.items()) p[name] = value.is_string() ? value.get<std::string>() : value.dump();
+  return p;
+}
+
+inline Profile load_profile(const nlohmann::json& j) {
+  if (j.value("format", "") != "varex-profile") throw std::runtime_error("not a varex profile");
+  const int version = j.value("version", 0);
+  if (version < 1 || version > kProfileVersion) {
+    throw std::runtime_error("varex profile version " + std::to_string(version) + " is not supported (this reader: " +
+                             std::to_string(kProfileVersion) + ")");
+  }
+  std::vector<Entry> entries;
+  for (const auto& d : j.at("devices")) {
+    DeviceKey key;
+    key.backend = d.value("backend", "");
+    key.vendor = d.value("vendor", "");
+    key.name = d.value("name", "");
+    key.arch = d.value("arch", "");
+    key.type = d.value("type", "");
+    key.driver = d.value("driver", "");
+    for (const auto& [op, list] : d.at("operators").items()) {
+      for (const auto& e : list) {
+        Entry entry;
+        entry.device = key;
+        entry.op = op;
+        entry.rows = e.at("workload").value("rows", std::uint64_t{0});
+        entry.selectivity = e.at("workload").value("selectivity", -1.0);
+        entry.params = params_from_json(e.at("params"));
+        entry.kernel_ms = e.value("kernel_ms", 0.0);
+        entry.gbps = e.value("gbps", 0.0);
+        entry.probe_fraction = e.value("probe_fraction", 0.0);
+        entry.variant = e.value("variant", "");
+        entry.measured_at = e.value("measured_at", "");
+        entry.method = e.value("method", "");
+        entries.push_back(std::move(entry));
+      }
+    }
+  }
+  std::map<std::string, Params> defaults;
+  const nlohmann::json defaults_json = j.value("defaults", nlohmann::json::object());
+  for (const auto& [op, params] : defaults_json.items()) {
+    defaults[op] = params_from_json(params);
+  }
+  return Profile(std::move(entries), std::move(defaults));
+}
+
+inline Profile load_profile_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read profile " + path);
+  return load_profile(nlohmann::json::parse(in));
+}
+
+}  // namespace varex::profile

@@ -1,0 +1,201 @@
+#include "results/export.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cctype>
+#include <ctime>
+#include <set>
+
+namespace varex::results {
+
+namespace {
+
+bool wanted(const ExportFilter& filter, const std::string& op, const std::string& device_id) {
+  if (filter.op && *filter.op != op) return false;
+  return filter.device_ids.empty() ||
+         std::find(filter.device_ids.begin(), filter.device_ids.end(), device_id) != filter.device_ids.end();
+}
+
+std::string now_iso() {
+  char buffer[32];
+  const std::time_t t = std::time(nullptr);
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buffer;
+}
+
+// A C++ string literal.
+std::string literal(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", static_cast<unsigned char>(c));
+      out += b;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string value_text(const nlohmann::json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+std::string params_literal(const nlohmann::json& params) {
+  std::string out = "{";
+  for (const auto& [name, value] : params.items()) {
+    if (out.size() > 1) out += ", ";
+    out.append("{").append(literal(name)).append(", ").append(literal(value_text(value))).append("}");
+  }
+  return out + "}";
+}
+
+std::string sanitize(const std::string& s) {
+  std::string out;
+  for (char c : s) out += std::isalnum(static_cast<unsigned char>(c)) ? c : '-';
+  return out;
+}
+
+const char* invalidity(harness::Status s) {
+  switch (s) {
+    case harness::Status::Ok: return "correct";
+    case harness::Status::CompileError: return "compile";
+    case harness::Status::LaunchError: return "runtime";
+    case harness::Status::Timeout: return "timeout";
+    case harness::Status::WrongResult: return "correctness";
+  }
+  return "runtime";
+}
+
+}  // namespace
+
+nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults) {
+  nlohmann::json devices = nlohmann::json::array();
+  std::map<std::string, std::size_t> by_uid;
+  std::set<std::string> ops;
+  for (const BestRow& b : store.best(filter.op, std::nullopt)) {
+    if (!wanted(filter, b.op, b.device.id)) continue;
+    auto it = by_uid.find(b.device_uid);
+    if (it == by_uid.end()) {
+      nlohmann::json d{{"backend", to_string(b.device.backend)}, {"vendor", b.device.vendor}, {"name", b.device.name},
+                       {"arch", b.device.arch},          {"type", b.device.type},     {"driver", b.device.driver},
+                       {"host", b.device.host},          {"id", b.device.id},         {"compute_units", b.device.compute_units},
+                       {"global_mem", b.device.global_mem}, {"operators", nlohmann::json::object()}};
+      if (b.probe_gbps) d["probe_gbps"] = *b.probe_gbps;
+      devices.push_back(d);
+      it = by_uid.emplace(b.device_uid, devices.size() - 1).first;
+    }
+    nlohmann::json workload{{"rows", b.workload.rows()}, {"generator", b.workload.generator}, {"query", b.workload.query}};
+    if (b.workload.params.contains("selectivity")) workload["selectivity"] = b.workload.params["selectivity"];
+    devices[it->second]["operators"][b.op].push_back({{"workload", workload},
+                                                      {"params", variants::to_json(b.params)},
+                                                      {"variant", b.variant_id},
+                                                      {"kernel_ms", b.kernel_ms},
+                                                      {"kernel_ci", {b.kernel_ci_low, b.kernel_ci_high}},
+                                                      {"gbps", b.gbps},
+                                                      {"probe_fraction", b.probe_fraction},
+                                                      {"h2d_ms", b.h2d_ms},
+                                                      {"d2h_ms", b.d2h_ms},
+                                                      {"measured_at", b.measured_at},
+                                                      {"method", b.method},
+                                                      {"session", b.session},
+                                                      {"verified_measurements", b.measurements}});
+    ops.insert(b.op);
+  }
+  nlohmann::json defaults_json = nlohmann::json::object();
+  for (const auto& [op, params] : defaults) {
+    if (!filter.op || *filter.op == op) defaults_json[op] = params;
+  }
+  return {{"format", "varex-profile"},   {"version", 1},          {"generated_by", std::string("varex ") + VAREX_VERSION},
+          {"generated_at", now_iso()}, {"devices", devices},    {"defaults", defaults_json}};
+}
+
+std::string profile_header(const nlohmann::json& profile, const std::string& ns) {
+  std::string out =
+      "// Generated by `varex export --format header` (" + profile.value("generated_at", "") +
+      "); do not edit.\n// The tuned parameters as literals: include this header and call " + ns +
+      "::profile().lookup(...).\n#pragma once\n#include <varex/profile.hpp>\n\nnamespace " + ns +
+      " {\n\ninline const varex::profile::Profile& profile() {\n  static const varex::profile::Profile p(\n      {\n";
+  for (const auto& d : profile.at("devices")) {
+    const std::string key = "{" + literal(d.value("backend", "")) + ", " + literal(d.value("vendor", "")) + ", " +
+                            literal(d.value("name", "")) + ", " + literal(d.value("arch", "")) + ", " +
+                            literal(d.value("type", "")) + ", " + literal(d.value("driver", "")) + "}";
+    for (const auto& [op, entries] : d.at("operators").items()) {
+      for (const auto& e : entries) {
+        char numbers[160];
+        std::snprintf(numbers, sizeof numbers, "%lluULL, %.17g", 
+                      static_cast<unsigned long long>(e.at("workload").value("rows", std::uint64_t{0})),
+                      e.at("workload").value("selectivity", -1.0));
+        char timing[160];
+        std::snprintf(timing, sizeof timing, "%.17g, %.17g, %.17g", e.value("kernel_ms", 0.0), e.value("gbps", 0.0),
+                      e.value("probe_fraction", 0.0));
+        out += "          varex::profile::Entry{" + key + ", " + literal(op) + ", " + numbers + ", " +
+               params_literal(e.at("params")) + ", " + timing + ", " + literal(e.value("variant", "")) + ", " +
+               literal(e.value("measured_at", "")) + ", " + literal(e.value("method", "")) + "},\n";
+      }
+    }
+  }
+  out += "      },\n      {\n";
+  const nlohmann::json defaults = profile.value("defaults", nlohmann::json::object());
+  for (const auto& [op, params] : defaults.items()) {
+    out += "          {" + literal(op) + ", " + params_literal(params) + "},\n";
+  }
+  out += "      });\n  return p;\n}\n\n}  // namespace " + ns + "\n";
+  return out;
+}
+
+std::vector<T4Document> kt_t4(Store& store, const ExportFilter& filter) {
+  std::map<std::string, T4Document> docs;
+  for (const RecordedSession& s : store.sessions(std::nullopt, filter.op)) {
+    if (!wanted(filter, s.op, s.device.id)) continue;
+    const std::string key = sanitize(s.op + "-" + s.device.id + "-" + s.device.host + "-" + std::to_string(s.workload.rows()) +
+                                     "-" + s.workload.id());
+    T4Document& doc = docs[key];
+    if (doc.name.empty()) {
+      doc.name = key + ".json";
+      doc.results = {{"schema_version", "1.0.0"}, {"results", nlohmann::json::array()}};
+      doc.metadata = {{"schema_version", "1.0.0"},
+                      {"metadata",
+                       {{"hardware", {{"hardware_description", nlohmann::json::array({s.device.to_json()})}, {"operating_system", "Linux"}}},
+                        {"environment", {{"device_query", s.device.to_json()}, {"requirements", nlohmann::json::array()}}},
+                        {"varex", {{"operator", s.op}, {"workload", s.workload.to_json()}, {"version", VAREX_VERSION}}}}}};
+    }
+    for (const RecordedMeasurement& r : store.session_measurements(s.id)) {
+      if (r.purpose != "search") continue;
+      const harness::Measurement& m = r.m;
+      nlohmann::json runtimes = nlohmann::json::array();
+      double run_s = 0;
+      for (double ms : m.samples_ms) {
+        runtimes.push_back(ms / 1e3);
+        run_s += ms / 1e3;
+      }
+      // Times in seconds: compilation, the timed runs, and the rest of varex's protocol (transfers,
+      // verification, warm-up) as framework time.
+      const double framework = std::max(0.0, m.cost_s() - m.compile_ms / 1e3 - run_s);
+      nlohmann::json measurements = nlohmann::json::array();
+      if (m.ok()) {
+        measurements.push_back({{"name", "time"}, {"value", m.kernel.median}, {"unit", "ms"}});
+        measurements.push_back({{"name", "bandwidth"}, {"value", m.gbps}, {"unit", "GB/s"}});
+      }
+      doc.results["results"].push_back({{"timestamp", r.created_at},
+                                        {"configuration", variants::to_json(r.params)},
+                                        {"objectives", nlohmann::json::array({"time"})},
+                                        {"times",
+                                         {{"compilation_time", m.compile_ms / 1e3},
+                                          {"runtimes", runtimes},
+                                          {"framework", framework},
+                                          {"search_algorithm", 0.0},
+                                          {"validation", m.d2h_ms / 1e3}}},
+                                        {"invalidity", invalidity(m.status)},
+                                        {"correctness", m.verified ? 1 : 0},
+                                        {"measurements", measurements}});
+    }
+  }
+  std::vector<T4Document> out;
+  for (auto& [_, doc] : docs) out.push_back(std::move(doc));
+  return out;
+}
+
+}  // namespace varex::results

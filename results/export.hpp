@@ -1,0 +1,38 @@
+#pragma once
+// What leaves the store for other tools: tuning profiles (JSON, or a generated C++ header, read by
+// include/varex/profile.hpp; schema in docs/PROFILE.md) and Kernel Tuner's T4 results format.
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "results/store.hpp"
+
+namespace varex::results {
+
+struct ExportFilter {
+  std::optional<std::string> op;
+  std::vector<std::string> device_ids;  // recorded device ids (local_id); empty: every device
+};
+
+using DefaultParams = std::map<std::string, std::map<std::string, std::string>>;  // operator -> params
+
+// The best verified variant per device, operator and workload, grouped by device.
+nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults);
+
+// A C++ header that builds the same profile from literals: `<ns>::profile()`.
+std::string profile_header(const nlohmann::json& profile, const std::string& ns);
+
+// Kernel Tuner T4 results, one document per (device, operator, workload), with a file name for each;
+// a metadata document (T4 metadata schema) goes with each.
+struct T4Document {
+  std::string name;
+  nlohmann::json results;
+  nlohmann::json metadata;
+};
+std::vector<T4Document> kt_t4(Store& store, const ExportFilter& filter);
+
+}  // namespace varex::results

@@ -1,0 +1,110 @@
+#include "results/merge.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "harness/errors.hpp"
+
+namespace varex::results {
+
+namespace {
+
+std::int64_t changes(Database& db) { return sqlite3_changes(db.handle()); }
+
+// The natural key of a session in the source (s, sd) matched against the target (t, md).
+constexpr const char* kSameSession =
+    "t.device_id = md.id AND t.kind = s.kind AND t.op = s.op AND t.workload_id = s.workload_id AND "
+    "t.strategy = s.strategy AND t.settings = s.settings AND t.started_at = s.started_at AND t.host = s.host";
+
+}  // namespace
+
+MergeStats merge_into(Store& target, const std::string& source) {
+  if (!std::filesystem::exists(source)) throw UsageError("database '" + source + "' does not exist");
+  if (std::filesystem::equivalent(source, target.db().path())) throw UsageError("cannot merge '" + source + "' into itself");
+  // Bring a private copy to the current schema, so the source stays as it was.
+  const auto copy = std::filesystem::temp_directory_path() / ("varex-merge-" + std::to_string(getpid()) + ".db");
+  std::filesystem::remove(copy);
+  try {
+    Database original(source, Database::Mode::Existing);
+    original.exec("VACUUM INTO '" + copy.string() + "'");  // a consistent snapshot, write-ahead log included
+  } catch (const RuntimeError& e) {
+    throw UsageError("cannot read database '" + source + "': " + e.what());
+  }
+  try {
+    Store migrated(copy.string(), Database::Mode::Existing);  // checks it is a varex database, and migrates
+  } catch (...) {
+    std::filesystem::remove(copy);
+    throw;
+  }
+
+  MergeStats stats;
+  Database& db = target.db();
+  db.exec("ATTACH DATABASE '" + copy.string() + "' AS src");
+  try {
+    Transaction t(db);
+    db.exec(R"sql(
+      INSERT INTO devices (uid, local_id, backend, name, vendor, platform, driver, type, arch, compute_units, global_mem,
+                           max_alloc, local_mem, cache_bytes, max_work_group, host, probe_gbps, probe_method,
+                           probe_details, probed_at)
+      SELECT uid, local_id, backend, name, vendor, platform, driver, type, arch, compute_units, global_mem, max_alloc,
+             local_mem, cache_bytes, max_work_group, host, probe_gbps, probe_method, probe_details, probed_at
+      FROM src.devices WHERE uid NOT IN (SELECT uid FROM main.devices))sql");
+    stats.devices = changes(db);
+    db.exec(R"sql(UPDATE main.devices SET probe_gbps = (SELECT probe_gbps FROM src.devices s WHERE s.uid = main.devices.uid),
+                    probe_method = (SELECT probe_method FROM src.devices s WHERE s.uid = main.devices.uid),
+                    probe_details = (SELECT probe_details FROM src.devices s WHERE s.uid = main.devices.uid),
+                    probed_at = (SELECT probed_at FROM src.devices s WHERE s.uid = main.devices.uid)
+                  WHERE probe_gbps IS NULL AND uid IN (SELECT uid FROM src.devices WHERE probe_gbps IS NOT NULL))sql");
+    db.exec("INSERT OR IGNORE INTO operators (name, description) SELECT name, description FROM src.operators");
+    db.exec(R"sql(INSERT OR IGNORE INTO variants (id, op, backend, params, kernel_hash, compile_key)
+                  SELECT id, op, backend, params, kernel_hash, compile_key FROM src.variants)sql");
+    db.exec(R"sql(INSERT OR IGNORE INTO workloads (id, op, generator, params, query, rows)
+                  SELECT id, op, generator, params, query, rows FROM src.workloads)sql");
+    db.exec(std::string(R"sql(
+      INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, started_at, finished_at, host,
+                            varex_version, seed, budget, best_variant, best_kernel_ms, evaluations, spent_seconds)
+      SELECT s.kind, s.op, md.id, s.workload_id, s.strategy, s.settings, s.status, s.started_at, s.finished_at, s.host,
+             s.varex_version, s.seed, s.budget, s.best_variant, s.best_kernel_ms, s.evaluations, s.spent_seconds
+      FROM src.sessions s JOIN src.devices sd ON sd.id = s.device_id JOIN main.devices md ON md.uid = sd.uid
+      WHERE NOT EXISTS (SELECT 1 FROM main.sessions t WHERE )sql") + kSameSession + ")");
+    stats.sessions = changes(db);
+    db.exec(std::string(R"sql(
+      CREATE TEMP TABLE session_map AS
+      SELECT s.id AS src_id, t.id AS dst_id
+      FROM src.sessions s JOIN src.devices sd ON sd.id = s.device_id JOIN main.devices md ON md.uid = sd.uid
+      JOIN main.sessions t ON )sql") + kSameSession);
+    db.exec(R"sql(
+      INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
+        checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad, reps,
+        kernels, cache_flushed, bytes_moved, gbps, probe_fraction, created_at, wall_ms, fidelity, purpose)
+      SELECT sm.dst_id, m.variant_id, t.device_id, m.workload_id, m.status, m.error, m.verified, m.result_rows,
+        m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernel_ms, m.kernel_ci_low, m.kernel_ci_high,
+        m.kernel_mad, m.reps, m.kernels, m.cache_flushed, m.bytes_moved, m.gbps, m.probe_fraction, m.created_at,
+        m.wall_ms, m.fidelity, m.purpose
+      FROM src.measurements m JOIN session_map sm ON sm.src_id = m.session_id JOIN main.sessions t ON t.id = sm.dst_id
+      WHERE NOT EXISTS (SELECT 1 FROM main.measurements x WHERE x.session_id = sm.dst_id AND x.variant_id = m.variant_id
+                        AND x.created_at = m.created_at AND x.purpose = m.purpose AND x.fidelity = m.fidelity)
+      ORDER BY m.id)sql");
+    stats.measurements = changes(db);
+    db.exec(R"sql(
+      INSERT OR IGNORE INTO samples (measurement_id, rep, kernel_ms)
+      SELECT x.id, s.rep, s.kernel_ms
+      FROM src.samples s JOIN src.measurements m ON m.id = s.measurement_id
+      JOIN session_map sm ON sm.src_id = m.session_id
+      JOIN main.measurements x ON x.session_id = sm.dst_id AND x.variant_id = m.variant_id AND x.created_at = m.created_at
+                               AND x.purpose = m.purpose AND x.fidelity = m.fidelity)sql");
+    db.exec("DROP TABLE temp.session_map");
+    t.commit();
+  } catch (...) {
+    sqlite3_exec(db.handle(), "DROP TABLE IF EXISTS temp.session_map", nullptr, nullptr, nullptr);
+    sqlite3_exec(db.handle(), "DETACH DATABASE src", nullptr, nullptr, nullptr);
+    std::filesystem::remove(copy);
+    throw;
+  }
+  db.exec("DETACH DATABASE src");
+  std::filesystem::remove(copy);
+  return stats;
+}
+
+}  // namespace varex::results

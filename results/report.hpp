@@ -1,0 +1,22 @@
+#pragma once
+// `varex report`: CSV files of the store (devices, sessions, measurements, best variants, defaults) and a
+// self-contained HTML report whose plots scripts/report.py draws with matplotlib.
+#include <string>
+#include <vector>
+
+#include "results/export.hpp"
+
+namespace varex::results {
+
+struct ReportFiles {
+  std::vector<std::string> csv;
+  std::string html;          // empty when the plots could not be made
+  std::string plot_problem;  // why not
+};
+
+// Writes the CSV files into `out_dir` (created if needed), then runs the report script with
+// $VAREX_PYTHON, /usr/bin/python3 or python3. UsageError when `out_dir` cannot be written.
+ReportFiles write_report(Store& store, const std::string& out_dir, const ExportFilter& filter,
+                         const DefaultParams& defaults);
+
+}  // namespace varex::results
