@@ -43,8 +43,8 @@ Options take_options(int& argc, char** argv) {
       into = a.substr(flag.size() + 1);
       return true;
     };
-    if (value("--varex-device", o.device) || value("--varex-rows", o.rows) || value("--varex-profile", o.profile) ||
-        value("--varex-db", o.db) || value("--varex-op", o.op)) {
+    if (value("--varex-device", o.device) || value("--varex-rows", o.rows) ||
+        value("--varex-profile", o.profile) || value("--varex-db", o.db) || value("--varex-op", o.op)) {
       continue;
     }
     argv[kept++] = argv[i];
@@ -71,7 +71,8 @@ void time_variant(benchmark::State& state, Target* t, variants::Params params) {
       state.SkipWithError(("wrong result: " + c.mismatch).c_str());
       return;
     }
-    const bool flush = t->engine->device().cache_bytes && t->run->working_set_bytes() < 2 * t->engine->device().cache_bytes;
+    const bool flush =
+        t->engine->device().cache_bytes && t->run->working_set_bytes() < 2 * t->engine->device().cache_bytes;
     double total_ms = 0;
     for (auto _ : state) {
       if (flush) t->engine->flush_cache();
@@ -79,8 +80,8 @@ void time_variant(benchmark::State& state, Target* t, variants::Params params) {
       total_ms += ms;
       state.SetIterationTime(ms / 1e3);
     }
-    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(t->run->bytes_moved()) * state.iterations() /
-                                                (total_ms * 1e6));
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(t->run->bytes_moved()) *
+                                                state.iterations() / (total_ms * 1e6));
     state.SetLabel(variants::describe(params));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
@@ -98,11 +99,13 @@ void time_copy(benchmark::State& state, Target* t) {
   state.counters["GB/s"] = benchmark::Counter(2.0 * bytes * state.iterations() / (total_ms * 1e6));
 }
 
-std::optional<variants::Params> tuned_params(const Options& o, const harness::Operator& op, const DeviceInfo& d,
-                                             const variants::Space& space, std::uint64_t rows, results::Store* store) {
+std::optional<variants::Params> tuned_params(const Options& o, const harness::Operator& op,
+                                             const DeviceInfo& d, const variants::Space& space,
+                                             std::uint64_t rows, results::Store* store) {
   if (!o.profile.empty()) {
     static const profile::Profile p = profile::load_profile_file(o.profile);
-    const profile::Choice c = p.lookup(op.name(), {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver}, rows);
+    const profile::Choice c =
+        p.lookup(op.name(), {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver}, rows);
     if (c.level == profile::Level::Default) return std::nullopt;
     return space.with_settings(space.defaults(), {c.params.begin(), c.params.end()});
   }
@@ -140,13 +143,16 @@ int main(int argc, char** argv) {
         const auto space = op->space({d, spec.rows()});
         const std::string prefix = op->name() + "/" + d.id + "/";
         benchmark::RegisterBenchmark((prefix + "default").c_str(), time_variant, target, space.defaults())
-            ->UseManualTime()->Unit(benchmark::kMillisecond);
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
         if (const auto tuned = tuned_params(o, *op, d, space, spec.rows(), store.get())) {
           benchmark::RegisterBenchmark((prefix + "tuned").c_str(), time_variant, target, *tuned)
-              ->UseManualTime()->Unit(benchmark::kMillisecond);
+              ->UseManualTime()
+              ->Unit(benchmark::kMillisecond);
         }
         benchmark::RegisterBenchmark((prefix + "runtime_copy").c_str(), time_copy, target)
-            ->UseManualTime()->Unit(benchmark::kMillisecond);
+            ->UseManualTime()
+            ->Unit(benchmark::kMillisecond);
       }
     }
     benchmark::RunSpecifiedBenchmarks();

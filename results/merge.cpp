@@ -10,7 +10,9 @@ namespace varex::results {
 
 namespace {
 
-std::int64_t changes(Database& db) { return sqlite3_changes(db.handle()); }
+std::int64_t changes(Database& db) {
+  return sqlite3_changes(db.handle());
+}
 
 // The natural key of a session in the source (s, sd) matched against the target (t, md).
 constexpr const char* kSameSession =
@@ -21,9 +23,11 @@ constexpr const char* kSameSession =
 
 MergeStats merge_into(Store& target, const std::string& source) {
   if (!std::filesystem::exists(source)) throw UsageError("database '" + source + "' does not exist");
-  if (std::filesystem::equivalent(source, target.db().path())) throw UsageError("cannot merge '" + source + "' into itself");
+  if (std::filesystem::equivalent(source, target.db().path()))
+    throw UsageError("cannot merge '" + source + "' into itself");
   // Bring a private copy to the current schema, so the source stays as it was.
-  const auto copy = std::filesystem::temp_directory_path() / ("varex-merge-" + std::to_string(getpid()) + ".db");
+  const auto copy =
+      std::filesystem::temp_directory_path() / ("varex-merge-" + std::to_string(getpid()) + ".db");
   std::filesystem::remove(copy);
   try {
     Database original(source, Database::Mode::Existing);
@@ -51,12 +55,14 @@ MergeStats merge_into(Store& target, const std::string& source) {
              local_mem, cache_bytes, max_work_group, host, probe_gbps, probe_method, probe_details, probed_at
       FROM src.devices WHERE uid NOT IN (SELECT uid FROM main.devices))sql");
     stats.devices = changes(db);
-    db.exec(R"sql(UPDATE main.devices SET probe_gbps = (SELECT probe_gbps FROM src.devices s WHERE s.uid = main.devices.uid),
+    db.exec(
+        R"sql(UPDATE main.devices SET probe_gbps = (SELECT probe_gbps FROM src.devices s WHERE s.uid = main.devices.uid),
                     probe_method = (SELECT probe_method FROM src.devices s WHERE s.uid = main.devices.uid),
                     probe_details = (SELECT probe_details FROM src.devices s WHERE s.uid = main.devices.uid),
                     probed_at = (SELECT probed_at FROM src.devices s WHERE s.uid = main.devices.uid)
                   WHERE probe_gbps IS NULL AND uid IN (SELECT uid FROM src.devices WHERE probe_gbps IS NOT NULL))sql");
-    db.exec("INSERT OR IGNORE INTO operators (name, description) SELECT name, description FROM src.operators");
+    db.exec(
+        "INSERT OR IGNORE INTO operators (name, description) SELECT name, description FROM src.operators");
     db.exec(R"sql(INSERT OR IGNORE INTO variants (id, op, backend, params, kernel_hash, compile_key)
                   SELECT id, op, backend, params, kernel_hash, compile_key FROM src.variants)sql");
     db.exec(R"sql(INSERT OR IGNORE INTO workloads (id, op, generator, params, query, rows)
@@ -67,13 +73,15 @@ MergeStats merge_into(Store& target, const std::string& source) {
       SELECT s.kind, s.op, md.id, s.workload_id, s.strategy, s.settings, s.status, s.started_at, s.finished_at, s.host,
              s.varex_version, s.seed, s.budget, s.best_variant, s.best_kernel_ms, s.evaluations, s.spent_seconds
       FROM src.sessions s JOIN src.devices sd ON sd.id = s.device_id JOIN main.devices md ON md.uid = sd.uid
-      WHERE NOT EXISTS (SELECT 1 FROM main.sessions t WHERE )sql") + kSameSession + ")");
+      WHERE NOT EXISTS (SELECT 1 FROM main.sessions t WHERE )sql") +
+            kSameSession + ")");
     stats.sessions = changes(db);
     db.exec(std::string(R"sql(
       CREATE TEMP TABLE session_map AS
       SELECT s.id AS src_id, t.id AS dst_id
       FROM src.sessions s JOIN src.devices sd ON sd.id = s.device_id JOIN main.devices md ON md.uid = sd.uid
-      JOIN main.sessions t ON )sql") + kSameSession);
+      JOIN main.sessions t ON )sql") +
+            kSameSession);
     db.exec(R"sql(
       INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
         checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad, reps,

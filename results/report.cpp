@@ -87,47 +87,64 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
     }
   }
   {
-    CsvFile f(out_dir + "/devices.csv", {"device", "host", "backend", "name", "vendor", "type", "arch", "compute_units",
-                                         "global_mem", "cache_bytes", "probe_gbps"});
+    CsvFile f(out_dir + "/devices.csv", {"device", "host", "backend", "name", "vendor", "type", "arch",
+                                         "compute_units", "global_mem", "cache_bytes", "probe_gbps"});
     std::set<std::string> seen;
     for (const auto& [s, _] : data) {
       if (!seen.insert(s->device.uid()).second) continue;
-      f.row({s->device.id, s->device.host, to_string(s->device.backend), s->device.name, s->device.vendor, s->device.type,
-             s->device.arch, std::to_string(s->device.compute_units), std::to_string(s->device.global_mem),
-             std::to_string(s->device.cache_bytes), s->probe_gbps ? number(*s->probe_gbps) : ""});
+      f.row({s->device.id, s->device.host, to_string(s->device.backend), s->device.name, s->device.vendor,
+             s->device.type, s->device.arch, std::to_string(s->device.compute_units),
+             std::to_string(s->device.global_mem), std::to_string(s->device.cache_bytes),
+             s->probe_gbps ? number(*s->probe_gbps) : ""});
     }
     files.csv.push_back(f.path());
   }
   {
-    CsvFile f(out_dir + "/sessions.csv", {"session", "kind", "op", "device", "host", "strategy", "budget", "seed", "status",
-                                          "rows", "evaluations", "spent_s", "best_variant", "best_kernel_ms"});
+    CsvFile f(out_dir + "/sessions.csv",
+              {"session", "kind", "op", "device", "host", "device_name", "strategy", "budget", "seed",
+               "status", "rows", "evaluations", "spent_s", "best_variant", "best_kernel_ms"});
     for (const auto& [s, _] : data) {
-      f.row({std::to_string(s->id), s->kind, s->op, s->device.id, s->device.host, s->strategy, s->budget,
-             s->seed ? std::to_string(*s->seed) : "", s->status, std::to_string(s->workload.rows()),
-             s->outcome ? std::to_string(s->outcome->evaluations) : "", s->outcome ? number(s->outcome->spent_seconds) : "",
-             s->outcome ? s->outcome->best_variant : "", s->outcome ? number(s->outcome->best_kernel_ms) : ""});
+      f.row({std::to_string(s->id), s->kind, s->op, s->device.id, s->device.host, s->device.name, s->strategy,
+             s->budget, s->seed ? std::to_string(*s->seed) : "", s->status,
+             std::to_string(s->workload.rows()), s->outcome ? std::to_string(s->outcome->evaluations) : "",
+             s->outcome ? number(s->outcome->spent_seconds) : "", s->outcome ? s->outcome->best_variant : "",
+             s->outcome ? number(s->outcome->best_kernel_ms) : ""});
     }
     files.csv.push_back(f.path());
   }
   {
-    std::vector<std::string> header{"session", "kind", "strategy", "op",       "device",   "host",     "rows",
-                                    "order",   "variant", "purpose", "fidelity", "status", "verified", "kernel_ms",
-                                    "ci_low",  "ci_high", "reps",    "compile_ms", "h2d_ms", "d2h_ms", "cost_s",
-                                    "gbps",    "probe_fraction"};
+    std::vector<std::string> header{
+        "session", "kind",       "strategy", "op",     "device",   "host",      "rows",          "order",
+        "variant", "purpose",    "fidelity", "status", "verified", "kernel_ms", "ci_low",        "ci_high",
+        "reps",    "compile_ms", "h2d_ms",   "d2h_ms", "cost_s",   "gbps",      "probe_fraction"};
     for (const auto& t : tunables) header.push_back("p_" + t);
     CsvFile f(out_dir + "/measurements.csv", header);
     for (const auto& [s, rows] : data) {
       std::size_t order = 0;
       for (const auto& r : rows) {
         const harness::Measurement& m = r.m;
-        std::vector<std::string> cells{std::to_string(s->id), s->kind, s->strategy, s->op, s->device.id, s->device.host,
-                                       std::to_string(s->workload.rows()), std::to_string(++order), r.variant_id,
-                                       r.purpose, std::to_string(r.fidelity), harness::to_string(m.status),
-                                       m.verified ? "1" : "0", m.samples_ms.empty() ? "" : number(m.kernel.median),
+        std::vector<std::string> cells{std::to_string(s->id),
+                                       s->kind,
+                                       s->strategy,
+                                       s->op,
+                                       s->device.id,
+                                       s->device.host,
+                                       std::to_string(s->workload.rows()),
+                                       std::to_string(++order),
+                                       r.variant_id,
+                                       r.purpose,
+                                       std::to_string(r.fidelity),
+                                       harness::to_string(m.status),
+                                       m.verified ? "1" : "0",
+                                       m.samples_ms.empty() ? "" : number(m.kernel.median),
                                        m.samples_ms.empty() ? "" : number(m.kernel.ci_low),
                                        m.samples_ms.empty() ? "" : number(m.kernel.ci_high),
-                                       std::to_string(m.samples_ms.size()), number(m.compile_ms), number(m.h2d_ms),
-                                       number(m.d2h_ms), number(m.cost_s()), m.ok() ? number(m.gbps) : "",
+                                       std::to_string(m.samples_ms.size()),
+                                       number(m.compile_ms),
+                                       number(m.h2d_ms),
+                                       number(m.d2h_ms),
+                                       number(m.cost_s()),
+                                       m.ok() ? number(m.gbps) : "",
                                        m.ok() ? number(m.probe_fraction) : ""};
         for (const auto& t : tunables) {
           const auto it = r.params.find(t);
@@ -139,15 +156,24 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
     files.csv.push_back(f.path());
   }
   {
-    std::vector<std::string> header{"device", "host", "op", "rows", "variant", "kernel_ms", "gbps", "probe_fraction",
-                                    "h2d_ms", "d2h_ms", "method"};
+    std::vector<std::string> header{"device",    "host", "device_name",    "op",     "rows",   "variant",
+                                    "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method"};
     for (const auto& t : tunables) header.push_back("p_" + t);
     CsvFile f(out_dir + "/best.csv", header);
     for (const BestRow& b : store.best(filter.op, std::nullopt)) {
       if (!wanted(filter, b.op, b.device.id)) continue;
-      std::vector<std::string> cells{b.device.id, b.device.host, b.op, std::to_string(b.workload.rows()), b.variant_id,
-                                     number(b.kernel_ms), number(b.gbps), number(b.probe_fraction), number(b.h2d_ms),
-                                     number(b.d2h_ms), b.method};
+      std::vector<std::string> cells{b.device.id,
+                                     b.device.host,
+                                     b.device.name,
+                                     b.op,
+                                     std::to_string(b.workload.rows()),
+                                     b.variant_id,
+                                     number(b.kernel_ms),
+                                     number(b.gbps),
+                                     number(b.probe_fraction),
+                                     number(b.h2d_ms),
+                                     number(b.d2h_ms),
+                                     b.method};
       for (const auto& t : tunables) {
         const auto it = b.params.find(t);
         cells.push_back(it == b.params.end() ? "" : variants::to_string(it->second));

@@ -41,8 +41,8 @@ def figure_html(fig, title, figures):
     figures.append((title, data))
 
 
-def label(device, host, op, rows):
-    return f"{device}@{host} {op} {int(rows):,} rows"
+def label(device, host, op, rows, name=""):
+    return f"{device}@{host}{' (' + name + ')' if name else ''} {op} {int(rows):,} rows"
 
 
 def sweep_groups(measurements, sessions):
@@ -54,14 +54,14 @@ def sweep_groups(measurements, sessions):
     best = {}
     for s in sessions:
         rows = by_session.get(s["session"], [])
-        key = (s["device"], s["host"], s["op"], s["rows"])
+        key = (s["device"], s["host"], s["op"], s["rows"], s.get("device_name", ""))
         if rows and (key not in best or len(rows) > len(best[key])):
             best[key] = rows
     return best
 
 
 def heatmaps(groups, figures):
-    for (device, host, op, rows), ms in sorted(groups.items()):
+    for (device, host, op, rows, name), ms in sorted(groups.items()):
         tunables = [k[2:] for k in ms[0] if k.startswith("p_") and ms[0][k] != ""]
         grid = next((t for t in GRID_TUNABLES if t in tunables), None)
         if "local" not in tunables or grid is None:
@@ -93,15 +93,15 @@ def heatmaps(groups, figures):
                 if v == v:
                     ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7, color="white" if v > 1.5 else "black")
         fig.colorbar(image, ax=ax, label="best time / fastest")
-        ax.set_title(f"time over local size x {grid}: {label(device, host, op, rows)}", fontsize=9)
-        figure_html(fig, f"Heat map, {label(device, host, op, rows)}", figures)
+        ax.set_title(f"time over local size x {grid}: {label(device, host, op, rows, name)}", fontsize=9)
+        figure_html(fig, f"Heat map, {label(device, host, op, rows, name)}", figures)
 
 
 def speedups(groups, defaults, figures):
     default_of = defaultdict(dict)
     for d in defaults:
         default_of[d["op"]][d["tunable"]] = d["value"]
-    for (device, host, op, rows), ms in sorted(groups.items()):
+    for (device, host, op, rows, name), ms in sorted(groups.items()):
         tunables = sorted(k[2:] for k in ms[0] if k.startswith("p_") and ms[0][k] != "")
         if not tunables:
             continue
@@ -120,15 +120,15 @@ def speedups(groups, defaults, figures):
             ax.axhline(1.0, color="grey", linewidth=0.8)
             ax.set_title(t, fontsize=9)
         axes[0][0].set_ylabel("speedup over the default value")
-        fig.suptitle(f"best time with each value, relative to the default (orange): {label(device, host, op, rows)}",
+        fig.suptitle(f"best time with each value, relative to the default (orange): {label(device, host, op, rows, name)}",
                      fontsize=9)
-        figure_html(fig, f"Tunable speedups, {label(device, host, op, rows)}", figures)
+        figure_html(fig, f"Tunable speedups, {label(device, host, op, rows, name)}", figures)
 
 
 def transfers(best, figures):
     if not best:
         return
-    labels = [label(b["device"], b["host"], b["op"], b["rows"]) for b in best]
+    labels = [label(b["device"], b["host"], b["op"], b["rows"], b.get("device_name", "")) for b in best]
     fig, ax = plt.subplots(figsize=(max(5, 1.3 * len(best)), 3.5))
     width = 0.27
     for k, (column, name) in enumerate([("kernel_ms", "kernel"), ("h2d_ms", "host to device"), ("d2h_ms", "device to host")]):
@@ -151,7 +151,7 @@ def convergence(measurements, sessions, figures):
     for sid, ms in curves.items():
         s = info.get(sid)
         if s and s["kind"] in ("sweep", "tune"):
-            by_target[(s["device"], s["host"], s["op"], s["rows"])].append((sid, s, ms))
+            by_target[(s["device"], s["host"], s["op"], s["rows"], s.get("device_name", ""))].append((sid, s, ms))
     for key, runs in sorted(by_target.items()):
         fig, ax = plt.subplots(figsize=(6, 3.5))
         for sid, s, ms in runs:
@@ -177,21 +177,21 @@ def convergence(measurements, sessions, figures):
 
 
 def bandwidth(groups, devices, figures):
-    probes = {(d["device"], d["host"]): num(d["probe_gbps"]) for d in devices}
-    for (device, host, op, rows), ms in sorted(groups.items()):
+    probes = {(d["device"], d["host"], d["name"]): num(d["probe_gbps"]) for d in devices}
+    for (device, host, op, rows, name), ms in sorted(groups.items()):
         values = [num(m["gbps"]) for m in ms if num(m["gbps"])]
         if not values:
             continue
         fig, ax = plt.subplots(figsize=(6, 3))
         ax.hist(values, bins=40, color="tab:blue")
-        probe = probes.get((device, host))
+        probe = probes.get((device, host, name))
         if probe:
             ax.axvline(probe, color="tab:red", label=f"copy probe {probe:.1f} GB/s")
             ax.legend(fontsize=8)
         ax.set_xlabel("GB/s (operator bytes / kernel time)")
         ax.set_ylabel("variants")
-        ax.set_title(f"achieved bandwidth against the probe: {label(device, host, op, rows)}", fontsize=9)
-        figure_html(fig, f"Bandwidth, {label(device, host, op, rows)}", figures)
+        ax.set_title(f"achieved bandwidth against the probe: {label(device, host, op, rows, name)}", fontsize=9)
+        figure_html(fig, f"Bandwidth, {label(device, host, op, rows, name)}", figures)
 
 
 def table(rows, columns):
@@ -223,9 +223,9 @@ def main():
         f"<p>{len(devices)} devices, {len(sessions)} sessions, {len(measurements)} measurements.</p>",
         "<h2>Devices</h2>", table(devices, list(devices[0].keys()) if devices else []),
         "<h2>Best variants</h2>",
-        table(best, ["device", "host", "op", "rows", "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method"] + params),
+        table(best, ["device", "host", "device_name", "op", "rows", "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method"] + params),
         "<h2>Sessions</h2>",
-        table(sessions, ["session", "kind", "strategy", "budget", "device", "host", "op", "rows", "status", "evaluations",
+        table(sessions, ["session", "kind", "strategy", "budget", "device", "host", "device_name", "op", "rows", "status", "evaluations",
                          "spent_s", "best_kernel_ms"]),
         "<h2>Plots</h2>",
     ]

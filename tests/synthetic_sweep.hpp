@@ -68,6 +68,9 @@ inline std::vector<results::RecordedMeasurement> synthetic_recording(const varia
     } else {
       m.verified = true;
       for (int i = 0; i < 7; ++i) m.samples_ms.push_back(t * (1 + noise(rng)));
+      m.bytes_moved = 4u << 20;
+      m.gbps = static_cast<double>(m.bytes_moved) / (t * 1e6);
+      m.probe_fraction = m.gbps / 1000.0;
     }
     m.kernel = summarize(m.samples_ms);
     m.compile_ms = 50;
@@ -75,6 +78,46 @@ inline std::vector<results::RecordedMeasurement> synthetic_recording(const varia
     out.push_back(std::move(r));
   }
   return out;
+}
+
+}  // namespace varex::test
+
+#include "harness/operators/selection.hpp"
+
+namespace varex::test {
+
+// Records the synthetic sweep (and, with `tune_budget` > 0, the first evaluations of it as a tuning
+// session) in `store` for `device`, as varex itself would. Returns the sweep's session id.
+inline std::int64_t record_synthetic(results::Store& store, const DeviceInfo& device, std::uint64_t rows,
+                                     std::size_t tune_budget = 0, std::uint32_t seed = 5) {
+  harness::SelectionOperator op;
+  const std::int64_t row = store.device(device);
+  store.set_probe(row, {1000.0, "runtime_copy", {{"bytes", 1}}});
+  store.ensure_operator(op.name(), op.description());
+  datasets::WorkloadSpec workload;
+  workload.op = "selection";
+  workload.generator = "uniform_int32";
+  workload.params = {{"rows", rows}, {"seed", 1}, {"selectivity", 0.5}};
+  store.ensure_workload(workload);
+  const auto space = op.space({device, rows});
+  const auto recorded = synthetic_recording(space, seed);
+  const auto sweep = store.begin_session("sweep", "selection", row, workload.id(), "exhaustive", {});
+  for (const auto& r : recorded) {
+    const std::string id = harness::variant_id(op, device.backend, r.params);
+    store.ensure_variant(id, "selection", device.backend, r.params, "hash", space.compile_part(r.params));
+    store.record(sweep, id, row, workload.id(), r.m);
+  }
+  store.end_session(sweep, "finished");
+  if (tune_budget) {
+    const auto tune =
+        store.begin_session("tune", "selection", row, workload.id(), "random", {{"budget", "x"}}, 1, "10%");
+    for (std::size_t i = 0; i < tune_budget && i < recorded.size(); ++i) {
+      const auto& r = recorded[recorded.size() - 1 - i];
+      store.record(tune, harness::variant_id(op, device.backend, r.params), row, workload.id(), r.m);
+    }
+    store.end_session(tune, "finished");
+  }
+  return sweep;
 }
 
 }  // namespace varex::test

@@ -308,23 +308,7 @@ TEST(Cli, TunerBenchReplaysRecordedSweeps) {
   const std::string db = dir + "/varex.db";
   {
     results::Store store(db);
-    const DeviceInfo device = test::synthetic_device();
-    const std::int64_t row = store.device(device);
-    harness::SelectionOperator op;
-    store.ensure_operator(op.name(), op.description());
-    datasets::WorkloadSpec workload;
-    workload.op = "selection";
-    workload.generator = "uniform_int32";
-    workload.params = {{"rows", 1 << 20}, {"seed", 1}};
-    store.ensure_workload(workload);
-    const auto space = op.space({device, 1 << 20});
-    const auto session = store.begin_session("sweep", "selection", row, workload.id(), "exhaustive", {});
-    for (const auto& r : test::synthetic_recording(space)) {
-      const std::string id = harness::variant_id(op, device.backend, r.params);
-      store.ensure_variant(id, "selection", device.backend, r.params, "hash", space.compile_part(r.params));
-      store.record(session, id, row, workload.id(), r.m);
-    }
-    store.end_session(session, "finished");
+    test::record_synthetic(store, test::synthetic_device(), 1 << 20);
   }
   const std::string csv = dir + "/bench.csv";
   const auto r = test::run_varex(

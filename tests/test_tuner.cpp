@@ -44,7 +44,8 @@ TEST(Budget, Parsing) {
   EXPECT_EQ(Budget::parse("90s").value, 90);
   EXPECT_DOUBLE_EQ(Budget::parse("10%").value, 0.10);
   EXPECT_EQ(Budget::parse("all").kind, Budget::Kind::Unlimited);
-  for (const char* bad : {"0", "-3", "150%", "0%", "ten", "5x", "-1s"}) EXPECT_THROW(Budget::parse(bad), UsageError) << bad;
+  for (const char* bad : {"0", "-3", "150%", "0%", "ten", "5x", "-1s"})
+    EXPECT_THROW(Budget::parse(bad), UsageError) << bad;
   EXPECT_EQ(Budget::parse("10%").to_string(), "10%");
 }
 
@@ -90,7 +91,9 @@ TEST(Strategies, BudgetsAreKept) {
     EXPECT_LE(evals.remeasured, 3) << name;
     // Time budgets stop at the first evaluation that reaches them: never more than one evaluation over.
     const TuneOutcome seconds = replay(name, 3, Budget::parse("20s"), 0);
-    const double last = seconds.history.size() > 1 ? seconds.history.back().cost_s - seconds.history[seconds.history.size() - 2].cost_s : 0;
+    const double last = seconds.history.size() > 1 ? seconds.history.back().cost_s -
+                                                         seconds.history[seconds.history.size() - 2].cost_s
+                                                   : 0;
     EXPECT_LE(seconds.spent_s - last, 20.0) << name;
     EXPECT_GE(seconds.spent_s, 20.0) << name;
     const TuneOutcome share = replay(name, 3, Budget::parse("10%"), 0);
@@ -154,7 +157,8 @@ TEST(Strategies, HalvingMeasuresCheaplyFirst) {
 
 TEST(Strategies, StopWhenTheSpaceIsUsedUp) {
   const Recording& rec = fixture().recording;
-  const variants::Space tiny = rec.space().restricted({{"kernel", "overflow"}, {"ept", "16"}, {"vec", "4"}, {"local", "128"}});
+  const variants::Space tiny =
+      rec.space().restricted({{"kernel", "overflow"}, {"ept", "16"}, {"vec", "4"}, {"local", "128"}});
   const std::uint64_t valid = tiny.count_valid();
   ASSERT_GT(valid, 2u);
   for (const auto& name : strategy_names()) {

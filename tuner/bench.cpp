@@ -41,17 +41,22 @@ std::string fmt(double v, int decimals = 4) {
 }  // namespace
 
 std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<std::string>& op,
-                                    const std::vector<std::string>& device_ids, const std::vector<std::int64_t>& sessions) {
+                                    const std::vector<std::string>& device_ids,
+                                    const std::vector<std::int64_t>& sessions) {
   std::vector<BenchSweep> out;
   for (const results::RecordedSession& s : store.sessions(std::string("sweep"), op)) {
     if (s.status != "finished" && s.status != "interrupted") continue;
-    if (!device_ids.empty() && std::find(device_ids.begin(), device_ids.end(), s.device.id) == device_ids.end()) continue;
+    if (!device_ids.empty() &&
+        std::find(device_ids.begin(), device_ids.end(), s.device.id) == device_ids.end())
+      continue;
     if (!sessions.empty() && std::find(sessions.begin(), sessions.end(), s.id) == sessions.end()) continue;
     const harness::Operator& o = harness::find_operator(s.op);
     BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr};
-    sweep.recording = std::make_shared<Recording>(o.space({s.device, s.workload.rows()}), store.session_measurements(s.id));
+    sweep.recording =
+        std::make_shared<Recording>(o.space({s.device, s.workload.rows()}), store.session_measurements(s.id));
     std::size_t ok = 0;
-    for (const auto& p : sweep.recording->space().enumerate()) ok += std::isfinite(sweep.recording->true_ms(p));
+    for (const auto& p : sweep.recording->space().enumerate())
+      ok += std::isfinite(sweep.recording->true_ms(p));
     if (ok >= 2) out.push_back(std::move(sweep));
   }
   return out;
@@ -77,8 +82,8 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
           SearchSpace space(rec.space(), seed_of(name, k));
           ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
           auto strategy = make_strategy(name, space.space());
-          const TuneOutcome o =
-              run_tuning(*strategy, space, evaluator, {Budget{Budget::Kind::Fraction, budget}, options.remeasure});
+          const TuneOutcome o = run_tuning(*strategy, space, evaluator,
+                                           {Budget{Budget::Kind::Fraction, budget}, options.remeasure});
           row.ratios.push_back(o.best ? rec.true_ms(*o.best) / optimum : kInf);
           row.evaluations.push_back(static_cast<double>(o.evaluations));
         }
@@ -97,14 +102,16 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
         ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
         auto strategy = make_strategy(name, space.space());
         double reached = kInf;
-        run_tuning(*strategy, space, evaluator, {Budget{}, 0}, [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
-          const TunePoint& p = o.history.back();
-          if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * optimum) {
-            reached = p.cost_s;
-            return false;
-          }
-          return true;
-        });
+        run_tuning(
+            *strategy, space, evaluator, {Budget{}, 0},
+            [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
+              const TunePoint& p = o.history.back();
+              if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * optimum) {
+                reached = p.cost_s;
+                return false;
+              }
+              return true;
+            });
         cost.cost_s.push_back(reached);
       }
       cost.median_cost_s = quantile(cost.cost_s, 0.5);
@@ -126,25 +133,42 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
 
 nlohmann::json BenchReport::to_json() const {
   auto finite = [](double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); };
-  nlohmann::json out{{"sweeps", nlohmann::json::array()}, {"quality", nlohmann::json::array()}, {"cost_to_5pct", nlohmann::json::array()}};
+  nlohmann::json out{{"sweeps", nlohmann::json::array()},
+                     {"quality", nlohmann::json::array()},
+                     {"cost_to_5pct", nlohmann::json::array()}};
   for (const BenchSweep& s : sweeps) {
-    out["sweeps"].push_back({{"session", s.session}, {"device", s.device.id}, {"device_name", s.device.name},
-                             {"host", s.device.host}, {"op", s.op}, {"rows", s.rows}, {"status", s.status},
-                             {"variants", s.recording->size()}, {"optimum_ms", s.recording->optimum_ms()},
+    out["sweeps"].push_back({{"session", s.session},
+                             {"device", s.device.id},
+                             {"device_name", s.device.name},
+                             {"host", s.device.host},
+                             {"op", s.op},
+                             {"rows", s.rows},
+                             {"status", s.status},
+                             {"variants", s.recording->size()},
+                             {"optimum_ms", s.recording->optimum_ms()},
                              {"exhaustive_cost_s", s.recording->exhaustive_cost_s()}});
   }
   for (const BenchRow& r : rows) {
     nlohmann::json ratios = nlohmann::json::array();
     for (double v : r.ratios) ratios.push_back(finite(v));
-    out["quality"].push_back({{"session", r.sweep->session}, {"device", r.sweep->device.id}, {"strategy", r.strategy},
-                              {"budget", r.budget}, {"median_ratio", finite(r.median_ratio)}, {"p10", finite(r.p10)},
-                              {"p90", finite(r.p90)}, {"within_5pct", r.within_5pct}, {"ratios", ratios}});
+    out["quality"].push_back({{"session", r.sweep->session},
+                              {"device", r.sweep->device.id},
+                              {"strategy", r.strategy},
+                              {"budget", r.budget},
+                              {"median_ratio", finite(r.median_ratio)},
+                              {"p10", finite(r.p10)},
+                              {"p90", finite(r.p90)},
+                              {"within_5pct", r.within_5pct},
+                              {"ratios", ratios}});
   }
   for (const CostRow& c : costs) {
-    out["cost_to_5pct"].push_back({{"session", c.sweep->session}, {"device", c.sweep->device.id},
-                                   {"strategy", c.strategy}, {"median_cost_s", finite(c.median_cost_s)},
+    out["cost_to_5pct"].push_back({{"session", c.sweep->session},
+                                   {"device", c.sweep->device.id},
+                                   {"strategy", c.strategy},
+                                   {"median_cost_s", finite(c.median_cost_s)},
                                    {"share_of_exhaustive", finite(c.share_of_exhaustive)},
-                                   {"vs_random", finite(c.vs_random)}, {"reached", c.reached}});
+                                   {"vs_random", finite(c.vs_random)},
+                                   {"reached", c.reached}});
   }
   return out;
 }
@@ -159,9 +183,9 @@ std::string BenchReport::to_csv() const {
       if (x.sweep == r.sweep && x.strategy == r.strategy) c = &x;
     }
     s << r.sweep->session << "," << r.sweep->device.id << "," << r.sweep->op << "," << r.sweep->rows << ","
-      << r.strategy << "," << r.budget << "," << fmt(r.median_ratio) << "," << fmt(r.p10) << "," << fmt(r.p90) << ","
-      << fmt(r.within_5pct, 2) << "," << fmt(c->median_cost_s, 2) << "," << fmt(c->share_of_exhaustive) << ","
-      << fmt(c->vs_random, 3) << "," << fmt(c->reached, 2) << "\n";
+      << r.strategy << "," << r.budget << "," << fmt(r.median_ratio) << "," << fmt(r.p10) << "," << fmt(r.p90)
+      << "," << fmt(r.within_5pct, 2) << "," << fmt(c->median_cost_s, 2) << "," << fmt(c->share_of_exhaustive)
+      << "," << fmt(c->vs_random, 3) << "," << fmt(c->reached, 2) << "\n";
   }
   return s.str();
 }
@@ -171,14 +195,16 @@ std::string BenchReport::to_text() const {
   for (const BenchSweep& sweep : sweeps) {
     const Recording& rec = *sweep.recording;
     s << "## " << sweep.device.id << " (" << sweep.device.name << ") " << sweep.op << ", " << sweep.rows
-      << " rows, session " << sweep.session << " (" << sweep.status << "): " << rec.size() << " variants, optimum "
-      << fmt(rec.optimum_ms()) << " ms, exhaustive cost " << fmt(rec.exhaustive_cost_s(), 1) << " s\n";
+      << " rows, session " << sweep.session << " (" << sweep.status << "): " << rec.size()
+      << " variants, optimum " << fmt(rec.optimum_ms()) << " ms, exhaustive cost "
+      << fmt(rec.exhaustive_cost_s(), 1) << " s\n";
     s << "strategy      budget  median best/opt  p10     p90     within 5%\n";
     for (const BenchRow& r : rows) {
       if (r.sweep != &sweep) continue;
       char line[160];
-      std::snprintf(line, sizeof line, "%-12s  %5.0f%%  %15s  %-6s  %-6s  %5.0f%%\n", r.strategy.c_str(), 100 * r.budget,
-                    fmt(r.median_ratio).c_str(), fmt(r.p10, 3).c_str(), fmt(r.p90, 3).c_str(), 100 * r.within_5pct);
+      std::snprintf(line, sizeof line, "%-12s  %5.0f%%  %15s  %-6s  %-6s  %5.0f%%\n", r.strategy.c_str(),
+                    100 * r.budget, fmt(r.median_ratio).c_str(), fmt(r.p10, 3).c_str(), fmt(r.p90, 3).c_str(),
+                    100 * r.within_5pct);
       s << line;
     }
     s << "strategy      cost to 5% (median)  share of exhaustive  vs random  seeds that got there\n";

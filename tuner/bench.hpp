@@ -14,7 +14,7 @@
 namespace varex::tuner {
 
 struct BenchOptions {
-  std::vector<std::string> strategies;  // default: all but exhaustive
+  std::vector<std::string> strategies;                  // default: all but exhaustive
   std::vector<double> budgets{0.02, 0.05, 0.10, 0.20};  // shares of the exhaustive cost
   int seeds = 25;
   int remeasure = 3;

@@ -14,7 +14,8 @@ Budget Budget::parse(std::string_view raw) {
   if (text.back() == '%') {
     b.kind = Kind::Fraction;
     b.value = parse_double(text.substr(0, text.size() - 1), "--budget") / 100.0;
-    if (!(b.value > 0 && b.value <= 1)) throw UsageError("--budget: '" + text + "' is not a share between 0% and 100%");
+    if (!(b.value > 0 && b.value <= 1))
+      throw UsageError("--budget: '" + text + "' is not a share between 0% and 100%");
   } else if (text.back() == 's') {
     b.kind = Kind::Seconds;
     b.value = parse_double(text.substr(0, text.size() - 1), "--budget");
@@ -31,10 +32,17 @@ Budget Budget::parse(std::string_view raw) {
 std::string Budget::to_string() const {
   char buffer[64];
   switch (kind) {
-    case Kind::Unlimited: return "all";
-    case Kind::Evaluations: std::snprintf(buffer, sizeof buffer, "%.0f", value); break;
-    case Kind::Seconds: std::snprintf(buffer, sizeof buffer, "%gs", value); break;
-    case Kind::Fraction: std::snprintf(buffer, sizeof buffer, "%g%%", value * 100); break;
+    case Kind::Unlimited:
+      return "all";
+    case Kind::Evaluations:
+      std::snprintf(buffer, sizeof buffer, "%.0f", value);
+      break;
+    case Kind::Seconds:
+      std::snprintf(buffer, sizeof buffer, "%gs", value);
+      break;
+    case Kind::Fraction:
+      std::snprintf(buffer, sizeof buffer, "%g%%", value * 100);
+      break;
   }
   return buffer;
 }

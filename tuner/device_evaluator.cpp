@@ -4,7 +4,8 @@
 
 namespace varex::tuner {
 
-DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context, std::vector<results::RecordedMeasurement> resumed)
+DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context,
+                                 std::vector<results::RecordedMeasurement> resumed)
     : c_(std::move(context)) {
   for (auto& r : resumed) resumed_[{r.variant_id, r.fidelity, r.purpose}].push_back(std::move(r));
   valid_count_ = c_.space->count_valid();
@@ -20,7 +21,8 @@ double DeviceEvaluator::exhaustive_cost_s(double mean_cost_s) const {
   return static_cast<double>(valid_count_) * mean_cost_s;
 }
 
-Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fidelity, const std::string& purpose) {
+Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fidelity,
+                                     const std::string& purpose) {
   const DeviceInfo& device = c_.remote->device();
   const std::string id = harness::variant_id(*c_.op, device.backend, params);
   // A resumed session: what was measured before the interruption is used, not measured again.
@@ -36,7 +38,8 @@ Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fi
     settings.max_reps = fidelity;
     settings.min_reps = std::min(settings.min_reps, fidelity);
   }
-  c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_, c_.space->compile_part(params));
+  c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
+                           c_.space->compile_part(params));
   // The cost is what the tuner waited for: worker round trip and any worker restart included.
   const auto start = std::chrono::steady_clock::now();
   Evaluation e;

@@ -18,7 +18,8 @@ class Evaluator {
  public:
   virtual ~Evaluator() = default;
   // `purpose` is "search" or "remeasure" (the final check of the best candidates).
-  virtual Evaluation evaluate(const variants::Params& params, Fidelity fidelity, const std::string& purpose) = 0;
+  virtual Evaluation evaluate(const variants::Params& params, Fidelity fidelity,
+                              const std::string& purpose) = 0;
   // Variants likely to be evaluated next, so that their programs can be compiled meanwhile.
   virtual void upcoming(const std::vector<variants::Params>& params) { (void)params; }
   // The (estimated) cost of evaluating every valid variant once.

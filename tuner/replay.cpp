@@ -37,8 +37,9 @@ Recording::Recording(const variants::Space& space, std::vector<results::Recorded
   }
   for (const auto& [_, ms] : compile_ms_) exhaustive_cost_s_ += ms / 1e3;
   const variants::Space full = space;
-  space_ = space.with_constraint({"recorded in the sweep being replayed",
-                                  [recorded, full](const variants::Params& p) { return recorded->count(full.index_of(p)) > 0; }});
+  space_ = space.with_constraint(
+      {"recorded in the sweep being replayed",
+       [recorded, full](const variants::Params& p) { return recorded->count(full.index_of(p)) > 0; }});
 }
 
 const results::RecordedMeasurement* Recording::find(const variants::Params& params) const {
@@ -61,9 +62,11 @@ double Recording::run_cost_s(const results::RecordedMeasurement& r, Fidelity fid
   // What the recorded measurement spent beyond its kernel runs (transfers, verification, overheads): the
   // wall time minus compilation and runs where it was recorded, else the download alone.
   const double fixed_ms =
-      r.m.wall_ms > 0 ? std::max(0.0, r.m.wall_ms - (r.m.compile_cached ? 0.0 : r.m.compile_ms) - runs_of(r.m, reps))
-                      : r.m.d2h_ms;
-  const std::size_t used = fidelity > 0 ? std::min<std::size_t>(reps, static_cast<std::size_t>(fidelity)) : reps;
+      r.m.wall_ms > 0
+          ? std::max(0.0, r.m.wall_ms - (r.m.compile_cached ? 0.0 : r.m.compile_ms) - runs_of(r.m, reps))
+          : r.m.d2h_ms;
+  const std::size_t used =
+      fidelity > 0 ? std::min<std::size_t>(reps, static_cast<std::size_t>(fidelity)) : reps;
   return (fixed_ms + runs_of(r.m, used)) / 1e3;
 }
 

@@ -34,8 +34,12 @@ std::vector<variants::Params> SearchSpace::unseen_neighbours(const variants::Par
   return out;
 }
 
-bool SearchSpace::seen(const variants::Params& params) const { return seen_.count(space_.index_of(params)) > 0; }
+bool SearchSpace::seen(const variants::Params& params) const {
+  return seen_.count(space_.index_of(params)) > 0;
+}
 
-void SearchSpace::mark(const variants::Params& params) { seen_.insert(space_.index_of(params)); }
+void SearchSpace::mark(const variants::Params& params) {
+  seen_.insert(space_.index_of(params));
+}
 
 }  // namespace varex::tuner

@@ -15,9 +15,10 @@ namespace {
 void draw_progress(const DeviceRun& run, const TuneOutcome& o, std::uint64_t total) {
   char line[256];
   const double best = o.history.empty() ? 0 : o.history.back().best_ms;
-  std::snprintf(line, sizeof line, "\r%-10s %6lld/%-6llu evaluated  %7.1f s  ok %-5zu failed %-4zu best %.4f ms   ",
-                run.device.id.c_str(), static_cast<long long>(o.evaluations), static_cast<unsigned long long>(total),
-                o.spent_s, o.ok, o.failed, best);
+  std::snprintf(line, sizeof line,
+                "\r%-10s %6lld/%-6llu evaluated  %7.1f s  ok %-5zu failed %-4zu best %.4f ms   ",
+                run.device.id.c_str(), static_cast<long long>(o.evaluations),
+                static_cast<unsigned long long>(total), o.spent_s, o.ok, o.failed, best);
   std::fputs(line, stderr);
   std::fflush(stderr);
 }
@@ -33,8 +34,8 @@ void run_device(results::Store& store, const RunOptions& options, DeviceRun& run
   const variants::Space space = op.space({device, options.workload.rows()}).restricted(options.pins);
   run.valid_variants = space.count_valid();
   const std::int64_t device_row = store.device(device);
-  const results::SessionKey key{options.kind, op.name(), device_row, options.workload.id(), options.strategy,
-                                session_settings(options)};
+  const results::SessionKey key{options.kind,          op.name(),        device_row,
+                                options.workload.id(), options.strategy, session_settings(options)};
 
   // The same command before: a finished session is reported, an interrupted one continued.
   std::vector<results::RecordedMeasurement> resumed;
@@ -65,22 +66,26 @@ void run_device(results::Store& store, const RunOptions& options, DeviceRun& run
   if (run.session) {
     store.reopen_session(run.session);
   } else {
-    run.session = store.begin_session(key, options.kind == "tune" ? std::optional<std::int64_t>(options.seed) : std::nullopt,
-                                      options.budget.to_string());
+    run.session = store.begin_session(
+        key, options.kind == "tune" ? std::optional<std::int64_t>(options.seed) : std::nullopt,
+        options.budget.to_string());
   }
 
-  DeviceEvaluatorContext context{&store,       &remote, &op, &space, options.workload, device_row, run.session,
-                                 options.settings, options.timeout_seconds, run.probe_gbps};
+  DeviceEvaluatorContext context{&store,        &remote,          &op,
+                                 &space,        options.workload, device_row,
+                                 run.session,   options.settings, options.timeout_seconds,
+                                 run.probe_gbps};
   DeviceEvaluator evaluator(context, std::move(resumed));
   SearchSpace search(space, options.seed);
   const auto strategy = make_strategy(options.strategy, search.space());
   const TuneSettings settings{options.budget, options.remeasure};
   try {
-    run.outcome = run_tuning(*strategy, search, evaluator, settings, [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
-      if (progress) draw_progress(run, o, run.valid_variants);
-      if (interrupted()) throw harness::Interrupted();
-      return true;
-    });
+    run.outcome = run_tuning(*strategy, search, evaluator, settings,
+                             [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
+                               if (progress) draw_progress(run, o, run.valid_variants);
+                               if (interrupted()) throw harness::Interrupted();
+                               return true;
+                             });
   } catch (const harness::Interrupted&) {
     store.end_session(run.session, "interrupted");
     if (progress) std::fputs("\n", stderr);
@@ -107,7 +112,8 @@ nlohmann::json session_settings(const RunOptions& options) {
   return settings;
 }
 
-double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote, bool force) {
+double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
+                    bool force) {
   if (!force) {
     if (const auto stored = store.probe_gbps(device_row)) return *stored;
   }
@@ -120,7 +126,8 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
   const harness::Operator& op = *options.op;
   store.ensure_operator(op.name(), op.description());
   store.ensure_workload(options.workload);
-  make_strategy(options.strategy, op.space({options.devices.front(), options.workload.rows()}));  // a bad name fails now
+  make_strategy(options.strategy,
+                op.space({options.devices.front(), options.workload.rows()}));  // a bad name fails now
   std::vector<DeviceRun> out;
   for (const DeviceInfo& device : options.devices) {
     DeviceRun run;

@@ -26,7 +26,7 @@ struct RunOptions {
   harness::MeasureSettings settings;
   double timeout_seconds = 300;
   std::map<std::string, std::string> pins;  // a sub-space
-  bool progress = false;  // a live line on stderr
+  bool progress = false;                    // a live line on stderr
   bool reprobe = false;
   bool fresh = false;  // a new session even if the same command ran before
   std::string worker_executable;
@@ -52,6 +52,7 @@ nlohmann::json session_settings(const RunOptions& options);
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options);
 
 // The device's stored probe bandwidth, measured first when missing or when `force` is set.
-double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote, bool force);
+double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
+                    bool force);
 
 }  // namespace varex::tuner

@@ -20,8 +20,8 @@ Observation observation_of(const Proposal& p, const Evaluation& e) {
 
 }  // namespace
 
-TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evaluator, const TuneSettings& settings,
-                       const StepCallback& on_step) {
+TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evaluator,
+                       const TuneSettings& settings, const StepCallback& on_step) {
   TuneOutcome out;
   const variants::Space& s = space.space();
   // The best observed time per variant (any fidelity), for the final re-measurement.
@@ -29,7 +29,8 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   std::optional<harness::Measurement> best_seen;
   auto exhausted = [&] {
     const double mean = out.evaluations ? out.spent_s / static_cast<double>(out.evaluations) : 0;
-    return out.evaluations > 0 && settings.budget.exhausted(out.evaluations, out.spent_s, evaluator.exhaustive_cost_s(mean));
+    return out.evaluations > 0 &&
+           settings.budget.exhausted(out.evaluations, out.spent_s, evaluator.exhaustive_cost_s(mean));
   };
   bool stop = false;
   while (!stop && !exhausted()) {
@@ -55,7 +56,8 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       strategy.observe(o);
       const std::uint64_t index = s.index_of(p.params);
       TunePoint point{out.evaluations, out.spent_s, std::numeric_limits<double>::infinity(), 0};
-      if (!out.history.empty()) point = {out.evaluations, out.spent_s, out.history.back().best_ms, out.history.back().best_index};
+      if (!out.history.empty())
+        point = {out.evaluations, out.spent_s, out.history.back().best_ms, out.history.back().best_index};
       if (o.ok) {
         ++out.ok;
         auto [it, inserted] = observed.emplace(index, o.time_ms);

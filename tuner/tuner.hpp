@@ -32,7 +32,7 @@ struct TuneOutcome {
   std::optional<harness::Measurement> best_measurement;
   std::int64_t evaluations = 0;  // search evaluations (re-measurements not counted)
   std::int64_t remeasured = 0;
-  double spent_s = 0;            // everything, re-measurements included
+  double spent_s = 0;  // everything, re-measurements included
   std::size_t ok = 0;
   std::size_t failed = 0;
   bool space_exhausted = false;  // the strategy had nothing left to propose
@@ -42,7 +42,7 @@ struct TuneOutcome {
 // Called after every search evaluation; returning false stops the search (the re-measurement still runs).
 using StepCallback = std::function<bool(const TuneOutcome&, const Proposal&, const Evaluation&)>;
 
-TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evaluator, const TuneSettings& settings,
-                       const StepCallback& on_step = {});
+TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evaluator,
+                       const TuneSettings& settings, const StepCallback& on_step = {});
 
 }  // namespace varex::tuner

@@ -68,7 +68,8 @@ std::vector<variants::Params> ValueModel::candidates(SearchSpace& space, std::si
   for (const Observation& o : observed_) {
     if (o.ok) ranked.push_back(&o);
   }
-  std::sort(ranked.begin(), ranked.end(), [](const Observation* a, const Observation* b) { return a->time_ms < b->time_ms; });
+  std::sort(ranked.begin(), ranked.end(),
+            [](const Observation* a, const Observation* b) { return a->time_ms < b->time_ms; });
   std::vector<variants::Params> pool;
   for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) {
     for (auto& n : space.unseen_neighbours(ranked[i]->params)) pool.push_back(std::move(n));
@@ -81,15 +82,17 @@ std::vector<variants::Params> ValueModel::candidates(SearchSpace& space, std::si
   return pool;
 }
 
-std::optional<variants::Params> ValueModel::choose(SearchSpace& space, std::size_t random_count,
-                                                   const std::function<double(std::size_t, std::size_t)>& score) const {
+std::optional<variants::Params> ValueModel::choose(
+    SearchSpace& space, std::size_t random_count,
+    const std::function<double(std::size_t, std::size_t)>& score) const {
   const auto pool = candidates(space, random_count);
   const auto& tunables = space_.tunables();
   std::optional<variants::Params> best;
   double best_score = -std::numeric_limits<double>::infinity();
   for (const auto& p : pool) {
     double total = 0;
-    for (std::size_t t = 0; t < tunables.size(); ++t) total += score(t, *tunables[t].index_of(p.at(tunables[t].name)));
+    for (std::size_t t = 0; t < tunables.size(); ++t)
+      total += score(t, *tunables[t].index_of(p.at(tunables[t].name)));
     if (!best || total > best_score) {
       best = p;
       best_score = total;

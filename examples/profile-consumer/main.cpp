@@ -25,10 +25,11 @@ void print(const char* source, const varex::profile::Choice& c) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::map<std::string, std::string> args{{"--op", "selection"}, {"--rows", "268435456"}, {"--selectivity", "-1"}};
+  std::map<std::string, std::string> args{
+      {"--op", "selection"}, {"--rows", "268435456"}, {"--selectivity", "-1"}};
   for (int i = 1; i + 1 < argc; i += 2) args[argv[i]] = argv[i + 1];
-  const varex::profile::DeviceKey device{args["--backend"], args["--vendor"], args["--name"], args["--arch"],
-                                         args["--type"], ""};
+  const varex::profile::DeviceKey device{args["--backend"], args["--vendor"], args["--name"],
+                                         args["--arch"],    args["--type"],   ""};
   const std::uint64_t rows = std::strtoull(args["--rows"].c_str(), nullptr, 10);
   const double selectivity = std::strtod(args["--selectivity"].c_str(), nullptr);
   if (!args["--profile"].empty()) {

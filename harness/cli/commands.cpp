@@ -9,10 +9,10 @@
 #include "harness/errors.hpp"
 #include "harness/text.hpp"
 #include "harness/worker.hpp"
-#include "results/store.hpp"
 #include "results/export.hpp"
 #include "results/merge.hpp"
 #include "results/report.hpp"
+#include "results/store.hpp"
 #include "tuner/bench.hpp"
 #include "tuner/session.hpp"
 
@@ -558,7 +558,8 @@ results::DefaultParams operator_defaults() {
   generic.max_work_group = 1024;
   results::DefaultParams out;
   for (const harness::Operator* op : harness::operators()) {
-    for (const auto& [name, value] : op->space({generic, 1 << 20}).defaults()) out[op->name()][name] = variants::to_string(value);
+    for (const auto& [name, value] : op->space({generic, 1 << 20}).defaults())
+      out[op->name()][name] = variants::to_string(value);
   }
   return out;
 }
@@ -571,15 +572,18 @@ results::ExportFilter export_filter(const std::optional<std::string>& op, const 
 }
 
 void add_export(CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand("export", "Export tuning profiles (JSON or a C++ header) or Kernel Tuner T4 results");
+  auto* cmd = app.add_subcommand("export",
+                                 "Export tuning profiles (JSON or a C++ header) or Kernel Tuner T4 results");
   struct Flags {
     std::string db = "varex.db", format = "json", out, ns = "varex_tuned", device;
     std::optional<std::string> op;
   };
   auto f = std::make_shared<Flags>();
   cmd->add_option("--db", f->db, "Results database")->capture_default_str();
-  cmd->add_option("--format", f->format, "json (profile), header (profile as C++), kt-t4 (Kernel Tuner T4 results)")
-      ->capture_default_str()->check(CLI::IsMember({"json", "header", "kt-t4"}));
+  cmd->add_option("--format", f->format,
+                  "json (profile), header (profile as C++), kt-t4 (Kernel Tuner T4 results)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"json", "header", "kt-t4"}));
   cmd->add_option("--out", f->out, "Output file (a directory for kt-t4)")->required();
   cmd->add_option("--op", f->op, "Only this operator");
   cmd->add_option("--device", f->device, "Only these recorded device ids (comma list)");
@@ -611,12 +615,14 @@ void add_export(CLI::App& app, int&) {
     for (const auto& d : profile["devices"]) {
       for (const auto& [_, list] : d["operators"].items()) entries += list.size();
     }
-    std::cout << "wrote " << entries << " profile entries for " << profile["devices"].size() << " devices to " << f->out << "\n";
+    std::cout << "wrote " << entries << " profile entries for " << profile["devices"].size() << " devices to "
+              << f->out << "\n";
   });
 }
 
 void add_merge(CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand("merge", "Merge databases from several machines into one, without duplicates");
+  auto* cmd =
+      app.add_subcommand("merge", "Merge databases from several machines into one, without duplicates");
   auto into = std::make_shared<std::string>();
   auto sources = std::make_shared<std::vector<std::string>>();
   auto json_out = std::make_shared<bool>(false);
@@ -628,10 +634,13 @@ void add_merge(CLI::App& app, int&) {
     json out = json::array();
     for (const std::string& source : *sources) {
       const auto stats = results::merge_into(target, source);
-      out.push_back({{"source", source}, {"devices", stats.devices}, {"sessions", stats.sessions}, {"measurements", stats.measurements}});
+      out.push_back({{"source", source},
+                     {"devices", stats.devices},
+                     {"sessions", stats.sessions},
+                     {"measurements", stats.measurements}});
       if (!*json_out) {
-        std::cout << source << ": " << stats.devices << " devices, " << stats.sessions << " sessions, " << stats.measurements
-                  << " measurements added\n";
+        std::cout << source << ": " << stats.devices << " devices, " << stats.sessions << " sessions, "
+                  << stats.measurements << " measurements added\n";
       }
     }
     if (*json_out) std::cout << out.dump(2) << "\n";

@@ -39,8 +39,11 @@ std::uint64_t max_local(const DeviceInfo& device) {
   return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)),
                                  kAutoPadLocal);
 }
+// Host padding rounds the rows up to a multiple of local x ept, both powers of two, so rounding up to the
+// largest such product covers every variant; a row count that is already a multiple needs no slack.
 std::uint64_t capacity_rows(std::uint64_t rows, const DeviceInfo& device) {
-  return rows + max_local(device) * 32;
+  const std::uint64_t largest = max_local(device) * 32;
+  return (rows + largest - 1) / largest * largest;
 }
 
 std::vector<std::int32_t> materialise(const datasets::WorkloadSpec& spec) {
@@ -84,7 +87,7 @@ class SelectionRun final : public PreparedRun {
   void restore_inputs() override {
     h2d_ms_ = rows_ ? engine_.upload(*in_, 0, *host_in_, rows_ * 4)->elapsed_ms() : 0.0;
     // The slack behind the rows is what host-side padding reads: give it defined contents.
-    engine_.fill(*in_, 0, rows_ * 4, in_->bytes() - rows_ * 4)->elapsed_ms();
+    if (in_->bytes() > rows_ * 4) engine_.fill(*in_, 0, rows_ * 4, in_->bytes() - rows_ * 4)->elapsed_ms();
   }
 
   CompileInfo compile(const variants::Params& params) override {
@@ -93,7 +96,9 @@ class SelectionRun final : public PreparedRun {
     return info;
   }
 
-  void poison() override { engine_.fill(*out_, kPoison, 0, out_bytes_)->elapsed_ms(); }
+  void poison() override {
+    if (out_bytes_) engine_.fill(*out_, kPoison, 0, out_bytes_)->elapsed_ms();
+  }
 
   ExecutionTimes execute(const variants::Params& params) override {
     if (rows_ == 0) return {};

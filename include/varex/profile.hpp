@@ -57,10 +57,14 @@ enum class Level { ExactDevice, SameArchitecture, SameVendorAndType, Default };
 
 inline const char* to_string(Level level) {
   switch (level) {
-    case Level::ExactDevice: return "exact_device";
-    case Level::SameArchitecture: return "same_architecture";
-    case Level::SameVendorAndType: return "same_vendor_and_type";
-    case Level::Default: return "default";
+    case Level::ExactDevice:
+      return "exact_device";
+    case Level::SameArchitecture:
+      return "same_architecture";
+    case Level::SameVendorAndType:
+      return "same_vendor_and_type";
+    case Level::Default:
+      return "default";
   }
   return "default";
 }
@@ -98,7 +102,8 @@ class Profile {
   const std::vector<Entry>& entries() const { return entries_; }
   const std::map<std::string, Params>& defaults() const { return defaults_; }
 
-  Choice lookup(const std::string& op, const DeviceKey& device, std::uint64_t rows, double selectivity = -1) const {
+  Choice lookup(const std::string& op, const DeviceKey& device, std::uint64_t rows,
+                double selectivity = -1) const {
     for (Level level : {Level::ExactDevice, Level::SameArchitecture, Level::SameVendorAndType}) {
       const Entry* best = nullptr;
       double best_distance = std::numeric_limits<double>::infinity();
@@ -120,10 +125,14 @@ class Profile {
   static bool matches(Level level, const DeviceKey& e, const DeviceKey& d) {
     if (e.backend != d.backend) return false;
     switch (level) {
-      case Level::ExactDevice: return e.vendor == d.vendor && e.name == d.name;
-      case Level::SameArchitecture: return !e.arch.empty() && e.arch == d.arch;
-      case Level::SameVendorAndType: return e.vendor == d.vendor && e.type == d.type;
-      case Level::Default: return false;
+      case Level::ExactDevice:
+        return e.vendor == d.vendor && e.name == d.name;
+      case Level::SameArchitecture:
+        return !e.arch.empty() && e.arch == d.arch;
+      case Level::SameVendorAndType:
+        return e.vendor == d.vendor && e.type == d.type;
+      case Level::Default:
+        return false;
     }
     return false;
   }

@@ -15,7 +15,8 @@ inline constexpr int kProfileVersion = 1;
 
 inline Params params_from_json(const nlohmann::json& j) {
   Params p;
-  for (const auto& [name, value] : j.items()) p[name] = value.is_string() ? value.get<std::string>() : value.dump();
+  for (const auto& [name, value] : j.items())
+    p[name] = value.is_string() ? value.get<std::string>() : value.dump();
   return p;
 }
 
@@ -23,8 +24,8 @@ inline Profile load_profile(const nlohmann::json& j) {
   if (j.value("format", "") != "varex-profile") throw std::runtime_error("not a varex profile");
   const int version = j.value("version", 0);
   if (version < 1 || version > kProfileVersion) {
-    throw std::runtime_error("varex profile version " + std::to_string(version) + " is not supported (this reader: " +
-                             std::to_string(kProfileVersion) + ")");
+    throw std::runtime_error("varex profile version " + std::to_string(version) +
+                             " is not supported (this reader: " + std::to_string(kProfileVersion) + ")");
   }
   std::vector<Entry> entries;
   for (const auto& d : j.at("devices")) {

@@ -26,7 +26,9 @@ class AucBandit final : public Strategy {
     for (std::size_t i = 0; i < arms_.size(); ++i) {
       const Arm& a = arms_[i];
       const double score =
-          a.uses == 0 ? 1e9 : auc(a.events) + kExploration * std::sqrt(2 * std::log(static_cast<double>(steps_)) / a.uses);
+          a.uses == 0
+              ? 1e9
+              : auc(a.events) + kExploration * std::sqrt(2 * std::log(static_cast<double>(steps_)) / a.uses);
       if (score > best_score) {
         best_score = score;
         choice = i;
@@ -81,6 +83,8 @@ class AucBandit final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_auc_bandit(const variants::Space& space) { return std::make_unique<AucBandit>(space); }
+std::unique_ptr<Strategy> make_auc_bandit(const variants::Space& space) {
+  return std::make_unique<AucBandit>(space);
+}
 
 }  // namespace varex::tuner

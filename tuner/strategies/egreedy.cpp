@@ -32,6 +32,8 @@ class EpsilonGreedy final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_egreedy(const variants::Space& space) { return std::make_unique<EpsilonGreedy>(space); }
+std::unique_ptr<Strategy> make_egreedy(const variants::Space& space) {
+  return std::make_unique<EpsilonGreedy>(space);
+}
 
 }  // namespace varex::tuner

@@ -25,6 +25,8 @@ class Exhaustive final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_exhaustive(const variants::Space&) { return std::make_unique<Exhaustive>(); }
+std::unique_ptr<Strategy> make_exhaustive(const variants::Space&) {
+  return std::make_unique<Exhaustive>();
+}
 
 }  // namespace varex::tuner

@@ -20,7 +20,8 @@ class Halving final : public Strategy {
                 [](const Observation& a, const Observation& b) { return a.time_ms < b.time_ms; });
       std::vector<Proposal> next;
       const std::size_t keep = std::max<std::size_t>(1, results_.size() / kEta);
-      for (std::size_t i = 0; i < keep && results_[i].ok; ++i) next.push_back({results_[i].params, kRungs[rung_ + 1]});
+      for (std::size_t i = 0; i < keep && results_[i].ok; ++i)
+        next.push_back({results_[i].params, kRungs[rung_ + 1]});
       results_.clear();
       if (!next.empty()) {
         ++rung_;
@@ -70,6 +71,8 @@ class Halving final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_halving(const variants::Space&) { return std::make_unique<Halving>(); }
+std::unique_ptr<Strategy> make_halving(const variants::Space&) {
+  return std::make_unique<Halving>();
+}
 
 }  // namespace varex::tuner

@@ -17,6 +17,8 @@ class RandomSearch final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_random(const variants::Space&) { return std::make_unique<RandomSearch>(); }
+std::unique_ptr<Strategy> make_random(const variants::Space&) {
+  return std::make_unique<RandomSearch>();
+}
 
 }  // namespace varex::tuner

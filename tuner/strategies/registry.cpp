@@ -12,8 +12,9 @@ using Factory = std::unique_ptr<Strategy> (*)(const variants::Space&);
 
 const std::vector<std::pair<std::string, Factory>>& registry() {
   static const std::vector<std::pair<std::string, Factory>> all{
-      {"exhaustive", make_exhaustive}, {"random", make_random},     {"egreedy", make_egreedy},
-      {"ucb1", make_ucb1},             {"thompson", make_thompson}, {"halving", make_halving},
+      {"exhaustive", make_exhaustive}, {"random", make_random},
+      {"egreedy", make_egreedy},       {"ucb1", make_ucb1},
+      {"thompson", make_thompson},     {"halving", make_halving},
       {"auc_bandit", make_auc_bandit}};
   return all;
 }
@@ -33,7 +34,8 @@ std::unique_ptr<Strategy> make_strategy(std::string_view name, const variants::S
   for (const auto& [known, factory] : registry()) {
     if (known == name) return factory(space);
   }
-  throw UsageError("unknown strategy '" + std::string(name) + "' (strategies: " + join(strategy_names(), ", ") + ")");
+  throw UsageError("unknown strategy '" + std::string(name) +
+                   "' (strategies: " + join(strategy_names(), ", ") + ")");
 }
 
 }  // namespace varex::tuner

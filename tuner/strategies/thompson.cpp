@@ -41,6 +41,8 @@ class Thompson final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_thompson(const variants::Space& space) { return std::make_unique<Thompson>(space); }
+std::unique_ptr<Strategy> make_thompson(const variants::Space& space) {
+  return std::make_unique<Thompson>(space);
+}
 
 }  // namespace varex::tuner

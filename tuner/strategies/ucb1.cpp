@@ -35,6 +35,8 @@ class Ucb1 final : public Strategy {
 
 }  // namespace
 
-std::unique_ptr<Strategy> make_ucb1(const variants::Space& space) { return std::make_unique<Ucb1>(space); }
+std::unique_ptr<Strategy> make_ucb1(const variants::Space& space) {
+  return std::make_unique<Ucb1>(space);
+}
 
 }  // namespace varex::tuner

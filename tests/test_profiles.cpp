@@ -1,0 +1,231 @@
+// Profiles for other builds (export, the header-only lookup and its fallback chain, the consumer example
+// built and run), merging databases, Kernel Tuner T4 export, reports, and the Google Benchmark binary.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <varex/profile_json.hpp>
+
+#include "results/export.hpp"
+#include "results/merge.hpp"
+#include "support.hpp"
+#include "synthetic_sweep.hpp"
+
+namespace varex {
+namespace {
+
+using test::run_varex;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int count(const std::string& db, const std::string& table) {
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(), "SELECT COUNT(*) FROM " + table);
+  s.step();
+  return static_cast<int>(s.integer(0));
+}
+
+DeviceInfo other_machine() {
+  DeviceInfo d = test::synthetic_device();
+  d.host = "other";
+  d.name = "Synthetic GPU 2";
+  return d;
+}
+
+profile::Entry entry(profile::DeviceKey device, std::uint64_t rows, profile::Params params, double ms) {
+  profile::Entry e;
+  e.device = std::move(device);
+  e.op = "selection";
+  e.rows = rows;
+  e.params = std::move(params);
+  e.kernel_ms = ms;
+  return e;
+}
+
+TEST(ProfileLookup, FallbackChain) {
+  const profile::Entry exact = entry({"cuda", "NVIDIA", "H100", "sm_90", "gpu", "13.0"}, 1 << 20, {{"ept", "8"}}, 1.0);
+  const profile::Entry big = entry({"cuda", "NVIDIA", "H100", "sm_90", "gpu", "13.0"}, 1 << 28, {{"ept", "16"}}, 1.0);
+  const profile::Entry cpu = entry({"opencl", "Intel", "Xeon", "skylake", "cpu", ""}, 1 << 20, {{"ept", "32"}}, 2.0);
+  const profile::Profile p({exact, big, cpu}, {{"selection", {{"ept", "8"}, {"kernel", "loop"}}}});
+
+  auto c = p.lookup("selection", {"cuda", "NVIDIA", "H100", "sm_90", "gpu", ""}, 1 << 21);
+  EXPECT_EQ(c.level, profile::Level::ExactDevice);
+  EXPECT_EQ(c.text("ept"), "8");  // the nearer workload size
+  c = p.lookup("selection", {"cuda", "NVIDIA", "H100", "sm_90", "gpu", ""}, 1 << 27);
+  EXPECT_EQ(c.text("ept"), "16");
+  EXPECT_EQ(c.integer("ept", 0), 16);
+  c = p.lookup("selection", {"cuda", "NVIDIA", "H200", "sm_90", "gpu", ""}, 1 << 27);
+  EXPECT_EQ(c.level, profile::Level::SameArchitecture);
+  c = p.lookup("selection", {"cuda", "NVIDIA", "A100", "sm_80", "gpu", ""}, 1 << 27);
+  EXPECT_EQ(c.level, profile::Level::SameVendorAndType);
+  c = p.lookup("selection", {"opencl", "AMD", "EPYC", "znver4", "cpu", ""}, 1 << 20);
+  EXPECT_EQ(c.level, profile::Level::Default);
+  EXPECT_EQ(c.text("kernel"), "loop");
+  EXPECT_EQ(c.entry, nullptr);
+  EXPECT_TRUE(p.lookup("hashjoin", {"cuda", "NVIDIA", "H100", "sm_90", "gpu", ""}, 1).params.empty());
+}
+
+TEST(ProfileExport, JsonRoundTripReturnsTheStoredBest) {
+  const std::string dir = test::scratch_dir("profile-roundtrip");
+  results::Store store(dir + "/v.db");
+  test::record_synthetic(store, test::synthetic_device(), 1 << 20);
+  const auto best = store.best(std::string("selection"), std::nullopt);
+  ASSERT_EQ(best.size(), 1u);
+  const nlohmann::json j = results::profile_json(store, {}, {{"selection", {{"kernel", "loop"}}}});
+  EXPECT_EQ(j["format"], "varex-profile");
+  EXPECT_EQ(j["version"], 1);
+  const profile::Profile p = profile::load_profile(j);
+  const DeviceInfo d = test::synthetic_device();
+  const auto c = p.lookup("selection", {"opencl", d.vendor, d.name, d.arch, d.type, d.driver}, 1 << 20);
+  ASSERT_EQ(c.level, profile::Level::ExactDevice);
+  for (const auto& [name, value] : best[0].params) EXPECT_EQ(c.text(name), variants::to_string(value)) << name;
+  EXPECT_DOUBLE_EQ(c.entry->kernel_ms, best[0].kernel_ms);
+  EXPECT_EQ(c.entry->method, "sweep exhaustive");
+  EXPECT_THROW(profile::load_profile(nlohmann::json{{"format", "varex-profile"}, {"version", 99}}), std::runtime_error);
+}
+
+TEST(ProfileExport, ConsumerExampleBuildsAndReadsBothWays) {
+  const std::string dir = test::scratch_dir("consumer");
+  const std::string db = dir + "/v.db";
+  {
+    results::Store store(db);
+    test::record_synthetic(store, test::synthetic_device(), 1 << 20);
+  }
+  ASSERT_EQ(run_varex({"export", "--db", db, "--format", "json", "--out", dir + "/profile.json"}).status, 0);
+  const auto header = run_varex({"export", "--db", db, "--format", "header", "--out", dir + "/tuned.hpp"});
+  ASSERT_EQ(header.status, 0) << header.err;
+  const std::string build = dir + "/build";
+  const std::string configure = std::string(VAREX_CMAKE) + " -S " + VAREX_SOURCE_DIR + "/examples/profile-consumer -B " +
+                                build + " -Dvarex_DIR=" + VAREX_BINARY_DIR + " -DVAREX_PROFILE_HEADER=" + dir +
+                                "/tuned.hpp > " + dir + "/cmake.log 2>&1";
+  ASSERT_EQ(std::system(configure.c_str()), 0) << slurp(dir + "/cmake.log");
+  ASSERT_EQ(std::system((std::string(VAREX_CMAKE) + " --build " + build + " > " + dir + "/build.log 2>&1").c_str()), 0)
+      << slurp(dir + "/build.log");
+  const DeviceInfo d = test::synthetic_device();
+  const std::string run = build + "/profile_consumer --profile " + dir + "/profile.json --backend opencl --vendor " +
+                          d.vendor + " --name '" + d.name + "' --arch " + d.arch + " --type gpu --rows 1048576 > " + dir +
+                          "/out.txt";
+  ASSERT_EQ(std::system(run.c_str()), 0);
+  const std::string out = slurp(dir + "/out.txt");
+  results::Store store(db, results::Database::Mode::Existing);
+  const auto best = store.best(std::string("selection"), std::nullopt).at(0);
+  std::string params;
+  for (const auto& [name, value] : best.params) params += (params.empty() ? "" : ",") + name + "=" + variants::to_string(value);
+  EXPECT_NE(out.find("json: level=exact_device params=" + params), std::string::npos) << out;
+  EXPECT_NE(out.find("header: level=exact_device params=" + params), std::string::npos) << out;
+  // An unknown device of the same architecture falls back one level, in both paths.
+  const std::string other = build + "/profile_consumer --profile " + dir +
+                            "/profile.json --backend opencl --vendor Else --name Other --arch " + d.arch +
+                            " --type gpu > " + dir + "/other.txt";
+  ASSERT_EQ(std::system(other.c_str()), 0);
+  EXPECT_NE(slurp(dir + "/other.txt").find("json: level=same_architecture"), std::string::npos);
+  EXPECT_NE(slurp(dir + "/other.txt").find("header: level=same_architecture"), std::string::npos);
+}
+
+TEST(Merge, CombinesMachinesWithoutDuplicates) {
+  const std::string dir = test::scratch_dir("merge");
+  const std::string a = dir + "/a.db", b = dir + "/b.db", into = dir + "/all.db";
+  {
+    results::Store sa(a), sb(b);
+    test::record_synthetic(sa, test::synthetic_device(), 1 << 20, 10);
+    test::record_synthetic(sb, other_machine(), 1 << 20, 0, 7);
+  }
+  const int per_a = count(a, "measurements"), per_b = count(b, "measurements");
+  auto r = run_varex({"merge", "--into", into, a, b, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count(into, "measurements"), per_a + per_b);
+  EXPECT_EQ(count(into, "samples"), count(a, "samples") + count(b, "samples"));
+  EXPECT_EQ(count(into, "devices"), 2);
+  EXPECT_EQ(count(into, "sessions"), 3);
+  // Again, and the other way round: nothing new.
+  r = run_varex({"merge", "--into", into, b, a});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count(into, "measurements"), per_a + per_b);
+  EXPECT_EQ(count(into, "sessions"), 3);
+  const auto best = run_varex({"best", "--db", into, "--json"});
+  EXPECT_EQ(nlohmann::json::parse(best.out).size(), 2u);
+  EXPECT_EQ(run_varex({"merge", "--into", into, dir + "/missing.db"}).status, 2);
+  EXPECT_EQ(run_varex({"merge", "--into", into, into}).status, 2);
+}
+
+TEST(KtT4, ExportsEveryMeasurement) {
+  const std::string dir = test::scratch_dir("t4");
+  {
+    results::Store store(dir + "/v.db");
+    test::record_synthetic(store, test::synthetic_device(), 1 << 20);
+  }
+  const auto r = run_varex({"export", "--db", dir + "/v.db", "--format", "kt-t4", "--out", dir + "/t4"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::size_t results = 0, files = 0;
+  std::set<std::string> invalidity;
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/t4")) {
+    const auto j = nlohmann::json::parse(slurp(e.path()));
+    if (e.path().string().find(".metadata.") != std::string::npos) {
+      EXPECT_TRUE(j["metadata"].contains("hardware"));
+      continue;
+    }
+    ++files;
+    EXPECT_EQ(j["schema_version"], "1.0.0");
+    for (const auto& x : j["results"]) {
+      ++results;
+      invalidity.insert(x["invalidity"]);
+      for (const char* key : {"configuration", "times", "invalidity", "correctness"}) EXPECT_TRUE(x.contains(key));
+    }
+  }
+  EXPECT_EQ(files, 1u);
+  EXPECT_EQ(static_cast<int>(results), count(dir + "/v.db", "measurements"));
+  EXPECT_EQ(invalidity, (std::set<std::string>{"correct", "correctness", "runtime"}));
+}
+
+TEST(Report, WritesCsvAndPlots) {
+  const std::string dir = test::scratch_dir("report");
+  {
+    results::Store store(dir + "/v.db");
+    test::record_synthetic(store, test::synthetic_device(), 1 << 20, 40);
+  }
+  const auto r = run_varex({"report", "--db", dir + "/v.db", "--out", dir + "/report"});
+  ASSERT_EQ(r.status, 0) << r.err << slurp(dir + "/report/report.log");
+  for (const char* f : {"devices.csv", "sessions.csv", "measurements.csv", "best.csv", "defaults.csv", "index.html"}) {
+    EXPECT_TRUE(std::filesystem::exists(dir + "/report/" + f)) << f;
+  }
+  const std::string html = slurp(dir + "/report/index.html");
+  for (const char* series : {"Heat map", "Tunable speedups", "Kernel against transfer time", "Convergence", "Bandwidth",
+                             "exhaustive", "random", "ocl:0:0"}) {
+    EXPECT_NE(html.find(series), std::string::npos) << series;
+  }
+  EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);  // self-contained
+  EXPECT_EQ(html.find("http"), std::string::npos);                    // nothing fetched from the network
+  const std::string measurements = slurp(dir + "/report/measurements.csv");
+  EXPECT_NE(measurements.find("p_groups_per_cu"), std::string::npos);
+}
+
+TEST(Bench, GoogleBenchmarkSmokeRunOnTheCpuDevice) {
+  const std::string dir = test::scratch_dir("bench");
+  const std::string out = dir + "/bench.json";
+  const std::string cmd = std::string(VAREX_BENCH) + " --varex-device=" + test::cpu_device().id +
+                          " --varex-rows=200000 --benchmark_min_time=0.01 --benchmark_format=json > " + out + " 2> " +
+                          dir + "/err";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/err");
+  const auto j = nlohmann::json::parse(slurp(out));
+  std::set<std::string> names;
+  for (const auto& b : j["benchmarks"]) {
+    names.insert(b["name"].get<std::string>().substr(0, b["name"].get<std::string>().find("/manual_time")));
+    EXPECT_GT(b["real_time"].get<double>(), 0);
+    EXPECT_GT(b["GB/s"].get<double>(), 0);
+    EXPECT_FALSE(b.contains("error_occurred")) << b.dump();
+  }
+  const std::string prefix = "selection/" + test::cpu_device().id + "/";
+  EXPECT_TRUE(names.count(prefix + "default"));
+  EXPECT_TRUE(names.count(prefix + "runtime_copy"));
+}
+
+}  // namespace
+}  // namespace varex
