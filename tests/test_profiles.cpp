@@ -51,9 +51,12 @@ profile::Entry entry(profile::DeviceKey device, std::uint64_t rows, profile::Par
 }
 
 TEST(ProfileLookup, FallbackChain) {
-  const profile::Entry exact = entry({"cuda", "NVIDIA", "H100", "sm_90", "gpu", "13.0"}, 1 << 20, {{"ept", "8"}}, 1.0);
-  const profile::Entry big = entry({"cuda", "NVIDIA", "H100", "sm_90", "gpu", "13.0"}, 1 << 28, {{"ept", "16"}}, 1.0);
-  const profile::Entry cpu = entry({"opencl", "Intel", "Xeon", "skylake", "cpu", ""}, 1 << 20, {{"ept", "32"}}, 2.0);
+  const profile::Entry exact =
+      entry({"cuda", "NVIDIA", "H100", "sm_90", "gpu", "13.0"}, 1 << 20, {{"ept", "8"}}, 1.0);
+  const profile::Entry big =
+      entry({"cuda", "NVIDIA", "H100", "sm_90", "gpu", "13.0"}, 1 << 28, {{"ept", "16"}}, 1.0);
+  const profile::Entry cpu =
+      entry({"opencl", "Intel", "Xeon", "skylake", "cpu", ""}, 1 << 20, {{"ept", "32"}}, 2.0);
   const profile::Profile p({exact, big, cpu}, {{"selection", {{"ept", "8"}, {"kernel", "loop"}}}});
 
   auto c = p.lookup("selection", {"cuda", "NVIDIA", "H100", "sm_90", "gpu", ""}, 1 << 21);
@@ -86,10 +89,12 @@ TEST(ProfileExport, JsonRoundTripReturnsTheStoredBest) {
   const DeviceInfo d = test::synthetic_device();
   const auto c = p.lookup("selection", {"opencl", d.vendor, d.name, d.arch, d.type, d.driver}, 1 << 20);
   ASSERT_EQ(c.level, profile::Level::ExactDevice);
-  for (const auto& [name, value] : best[0].params) EXPECT_EQ(c.text(name), variants::to_string(value)) << name;
+  for (const auto& [name, value] : best[0].params)
+    EXPECT_EQ(c.text(name), variants::to_string(value)) << name;
   EXPECT_DOUBLE_EQ(c.entry->kernel_ms, best[0].kernel_ms);
   EXPECT_EQ(c.entry->method, "sweep exhaustive");
-  EXPECT_THROW(profile::load_profile(nlohmann::json{{"format", "varex-profile"}, {"version", 99}}), std::runtime_error);
+  EXPECT_THROW(profile::load_profile(nlohmann::json{{"format", "varex-profile"}, {"version", 99}}),
+               std::runtime_error);
 }
 
 TEST(ProfileExport, ConsumerExampleBuildsAndReadsBothWays) {
@@ -103,22 +108,26 @@ TEST(ProfileExport, ConsumerExampleBuildsAndReadsBothWays) {
   const auto header = run_varex({"export", "--db", db, "--format", "header", "--out", dir + "/tuned.hpp"});
   ASSERT_EQ(header.status, 0) << header.err;
   const std::string build = dir + "/build";
-  const std::string configure = std::string(VAREX_CMAKE) + " -S " + VAREX_SOURCE_DIR + "/examples/profile-consumer -B " +
-                                build + " -Dvarex_DIR=" + VAREX_BINARY_DIR + " -DVAREX_PROFILE_HEADER=" + dir +
+  const std::string configure = std::string(VAREX_CMAKE) + " -S " + VAREX_SOURCE_DIR +
+                                "/examples/profile-consumer -B " + build +
+                                " -Dvarex_DIR=" + VAREX_BINARY_DIR + " -DVAREX_PROFILE_HEADER=" + dir +
                                 "/tuned.hpp > " + dir + "/cmake.log 2>&1";
   ASSERT_EQ(std::system(configure.c_str()), 0) << slurp(dir + "/cmake.log");
-  ASSERT_EQ(std::system((std::string(VAREX_CMAKE) + " --build " + build + " > " + dir + "/build.log 2>&1").c_str()), 0)
+  ASSERT_EQ(
+      std::system((std::string(VAREX_CMAKE) + " --build " + build + " > " + dir + "/build.log 2>&1").c_str()),
+      0)
       << slurp(dir + "/build.log");
   const DeviceInfo d = test::synthetic_device();
-  const std::string run = build + "/profile_consumer --profile " + dir + "/profile.json --backend opencl --vendor " +
-                          d.vendor + " --name '" + d.name + "' --arch " + d.arch + " --type gpu --rows 1048576 > " + dir +
-                          "/out.txt";
+  const std::string run = build + "/profile_consumer --profile " + dir +
+                          "/profile.json --backend opencl --vendor " + d.vendor + " --name '" + d.name +
+                          "' --arch " + d.arch + " --type gpu --rows 1048576 > " + dir + "/out.txt";
   ASSERT_EQ(std::system(run.c_str()), 0);
   const std::string out = slurp(dir + "/out.txt");
   results::Store store(db, results::Database::Mode::Existing);
   const auto best = store.best(std::string("selection"), std::nullopt).at(0);
   std::string params;
-  for (const auto& [name, value] : best.params) params += (params.empty() ? "" : ",") + name + "=" + variants::to_string(value);
+  for (const auto& [name, value] : best.params)
+    params += (params.empty() ? "" : ",") + name + "=" + variants::to_string(value);
   EXPECT_NE(out.find("json: level=exact_device params=" + params), std::string::npos) << out;
   EXPECT_NE(out.find("header: level=exact_device params=" + params), std::string::npos) << out;
   // An unknown device of the same architecture falls back one level, in both paths.
@@ -177,7 +186,8 @@ TEST(KtT4, ExportsEveryMeasurement) {
     for (const auto& x : j["results"]) {
       ++results;
       invalidity.insert(x["invalidity"]);
-      for (const char* key : {"configuration", "times", "invalidity", "correctness"}) EXPECT_TRUE(x.contains(key));
+      for (const char* key : {"configuration", "times", "invalidity", "correctness"})
+        EXPECT_TRUE(x.contains(key));
     }
   }
   EXPECT_EQ(files, 1u);
@@ -193,12 +203,13 @@ TEST(Report, WritesCsvAndPlots) {
   }
   const auto r = run_varex({"report", "--db", dir + "/v.db", "--out", dir + "/report"});
   ASSERT_EQ(r.status, 0) << r.err << slurp(dir + "/report/report.log");
-  for (const char* f : {"devices.csv", "sessions.csv", "measurements.csv", "best.csv", "defaults.csv", "index.html"}) {
+  for (const char* f :
+       {"devices.csv", "sessions.csv", "measurements.csv", "best.csv", "defaults.csv", "index.html"}) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/report/" + f)) << f;
   }
   const std::string html = slurp(dir + "/report/index.html");
-  for (const char* series : {"Heat map", "Tunable speedups", "Kernel against transfer time", "Convergence", "Bandwidth",
-                             "exhaustive", "random", "ocl:0:0"}) {
+  for (const char* series : {"Heat map", "Tunable speedups", "Kernel against transfer time", "Convergence",
+                             "Bandwidth", "exhaustive", "random", "ocl:0:0"}) {
     EXPECT_NE(html.find(series), std::string::npos) << series;
   }
   EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);  // self-contained
@@ -211,8 +222,8 @@ TEST(Bench, GoogleBenchmarkSmokeRunOnTheCpuDevice) {
   const std::string dir = test::scratch_dir("bench");
   const std::string out = dir + "/bench.json";
   const std::string cmd = std::string(VAREX_BENCH) + " --varex-device=" + test::cpu_device().id +
-                          " --varex-rows=200000 --benchmark_min_time=0.01 --benchmark_format=json > " + out + " 2> " +
-                          dir + "/err";
+                          " --varex-rows=200000 --benchmark_min_time=0.01 --benchmark_format=json > " + out +
+                          " 2> " + dir + "/err";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(dir + "/err");
   const auto j = nlohmann::json::parse(slurp(out));
   std::set<std::string> names;
