@@ -10,12 +10,6 @@ namespace varex::results {
 
 namespace {
 
-bool wanted(const ExportFilter& filter, const std::string& op, const std::string& device_id) {
-  if (filter.op && *filter.op != op) return false;
-  return filter.device_ids.empty() ||
-         std::find(filter.device_ids.begin(), filter.device_ids.end(), device_id) != filter.device_ids.end();
-}
-
 std::string now_iso() {
   char buffer[32];
   const std::time_t t = std::time(nullptr);
@@ -83,7 +77,7 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
   std::map<std::string, std::size_t> by_uid;
   std::set<std::string> ops;
   for (const BestRow& b : store.best(filter.op, std::nullopt)) {
-    if (!wanted(filter, b.op, b.device.id)) continue;
+    if (!filter.admits(b.op, b.device.id)) continue;
     auto it = by_uid.find(b.device_uid);
     if (it == by_uid.end()) {
       nlohmann::json d{{"backend", to_string(b.device.backend)},
@@ -169,7 +163,7 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
 std::vector<T4Document> kt_t4(Store& store, const ExportFilter& filter) {
   std::map<std::string, T4Document> docs;
   for (const RecordedSession& s : store.sessions(std::nullopt, filter.op)) {
-    if (!wanted(filter, s.op, s.device.id)) continue;
+    if (!filter.admits(s.op, s.device.id)) continue;
     const std::string key = sanitize(s.op + "-" + s.device.id + "-" + s.device.host + "-" +
                                      std::to_string(s.workload.rows()) + "-" + s.workload.id());
     T4Document& doc = docs[key];

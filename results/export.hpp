@@ -1,6 +1,7 @@
 #pragma once
 // What leaves the store for other tools: tuning profiles (JSON, or a generated C++ header, read by
 // include/varex/profile.hpp; schema in docs/PROFILE.md) and Kernel Tuner's T4 results format.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,12 @@ namespace varex::results {
 struct ExportFilter {
   std::optional<std::string> op;
   std::vector<std::string> device_ids;  // recorded device ids (local_id); empty: every device
+
+  bool admits(const std::string& op_name, const std::string& device_id) const {
+    if (op && *op != op_name) return false;
+    return device_ids.empty() ||
+           std::find(device_ids.begin(), device_ids.end(), device_id) != device_ids.end();
+  }
 };
 
 using DefaultParams = std::map<std::string, std::map<std::string, std::string>>;  // operator -> params

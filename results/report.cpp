@@ -60,12 +60,6 @@ std::string python() {
   return "python3";
 }
 
-bool wanted(const ExportFilter& filter, const std::string& op, const std::string& device_id) {
-  if (filter.op && *filter.op != op) return false;
-  return filter.device_ids.empty() ||
-         std::find(filter.device_ids.begin(), filter.device_ids.end(), device_id) != filter.device_ids.end();
-}
-
 }  // namespace
 
 ReportFiles write_report(Store& store, const std::string& out_dir, const ExportFilter& filter,
@@ -80,7 +74,7 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
   std::set<std::string> tunables;
   std::vector<std::pair<const RecordedSession*, std::vector<RecordedMeasurement>>> data;
   for (const RecordedSession& s : sessions) {
-    if (!wanted(filter, s.op, s.device.id)) continue;
+    if (!filter.admits(s.op, s.device.id)) continue;
     data.emplace_back(&s, store.session_measurements(s.id));
     for (const auto& r : data.back().second) {
       for (const auto& [name, _] : r.params) tunables.insert(name);
@@ -161,7 +155,7 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
     for (const auto& t : tunables) header.push_back("p_" + t);
     CsvFile f(out_dir + "/best.csv", header);
     for (const BestRow& b : store.best(filter.op, std::nullopt)) {
-      if (!wanted(filter, b.op, b.device.id)) continue;
+      if (!filter.admits(b.op, b.device.id)) continue;
       std::vector<std::string> cells{b.device.id,
                                      b.device.host,
                                      b.device.name,
