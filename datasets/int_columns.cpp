@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <charconv>
 #include <fstream>
+#include <functional>
 #include <limits>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "harness/errors.hpp"
@@ -19,22 +21,25 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-std::vector<std::int32_t> uniform_int32(std::uint64_t rows, std::uint64_t seed) {
-  std::vector<std::int32_t> out(rows);
-  const std::uint64_t key = splitmix64(seed);
+void parallel_rows(std::uint64_t rows, const std::function<void(std::uint64_t, std::uint64_t)>& body) {
   const unsigned threads = std::max(1u, std::min<unsigned>(std::thread::hardware_concurrency(), 64));
   const std::uint64_t per = (rows + threads - 1) / threads;
   std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) {
-    pool.emplace_back([&, t] {
-      const std::uint64_t end = std::min(rows, (t + 1) * per);
-      for (std::uint64_t i = t * per; i < end; ++i) {
-        out[i] = static_cast<std::int32_t>(
-            static_cast<std::uint32_t>(splitmix64(key ^ (i * 0xd1342543de82ef95ULL))));
-      }
-    });
+  for (unsigned t = 0; t < threads && t * per < rows; ++t) {
+    pool.emplace_back([&, t] { body(t * per, std::min(rows, (t + 1) * per)); });
   }
   for (auto& th : pool) th.join();
+}
+
+std::vector<std::int32_t> uniform_int32(std::uint64_t rows, std::uint64_t seed) {
+  std::vector<std::int32_t> out(rows);
+  const std::uint64_t key = splitmix64(seed);
+  parallel_rows(rows, [&](std::uint64_t begin, std::uint64_t end) {
+    for (std::uint64_t i = begin; i < end; ++i) {
+      out[i] = static_cast<std::int32_t>(
+          static_cast<std::uint32_t>(splitmix64(key ^ (i * 0xd1342543de82ef95ULL))));
+    }
+  });
   return out;
 }
 
@@ -47,6 +52,46 @@ std::string read_file(const std::string& path) {
   buffer << in.rdbuf();
   if (in.bad()) throw UsageError("error while reading input file '" + path + "'");
   return std::move(buffer).str();
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// Calls `row` with every line's trimmed text; an empty line is an error unless it ends the file.
+void for_each_line(const std::string& bytes, const std::string& path,
+                   const std::function<void(std::size_t, std::string_view)>& row) {
+  std::size_t line_no = 0;
+  std::size_t pos = 0;
+  while (pos < bytes.size()) {
+    std::size_t end = bytes.find('\n', pos);
+    if (end == std::string::npos) end = bytes.size();
+    ++line_no;
+    const std::string_view line = trimmed(std::string_view(bytes).substr(pos, end - pos));
+    pos = end + 1;
+    if (line.empty()) {
+      if (end == bytes.size()) break;  // a final newline is not an empty row
+      throw UsageError(path + ":" + std::to_string(line_no) + ": empty line where a row was expected");
+    }
+    row(line_no, line);
+  }
+}
+
+std::int32_t parse_int32(std::string_view text, const std::string& path, std::size_t line_no) {
+  std::int64_t value = 0;
+  const char* first = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+  const auto [ptr, ec] = std::from_chars(first, text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+    throw UsageError(path + ":" + std::to_string(line_no) + ": '" + std::string(text.substr(0, 40)) +
+                     "' is not an integer");
+  }
+  if (value < std::numeric_limits<std::int32_t>::min() || value > std::numeric_limits<std::int32_t>::max()) {
+    throw UsageError(path + ":" + std::to_string(line_no) + ": " + std::to_string(value) +
+                     " does not fit in a 32-bit integer");
+  }
+  return static_cast<std::int32_t>(value);
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
@@ -72,34 +117,24 @@ std::vector<std::int32_t> load_int32_column(const std::string& path) {
     }
     return out;
   }
-  std::size_t line_no = 0;
-  std::size_t pos = 0;
-  while (pos < bytes.size()) {
-    std::size_t end = bytes.find('\n', pos);
-    if (end == std::string::npos) end = bytes.size();
-    ++line_no;
-    std::size_t a = pos, b = end;
-    while (a < b && (bytes[a] == ' ' || bytes[a] == '\t' || bytes[a] == '\r')) ++a;
-    while (b > a && (bytes[b - 1] == ' ' || bytes[b - 1] == '\t' || bytes[b - 1] == '\r')) --b;
-    pos = end + 1;
-    if (a == b) {
-      if (end == bytes.size()) break;  // a final newline is not an empty row
-      throw UsageError(path + ":" + std::to_string(line_no) + ": empty line where an integer was expected");
+  for_each_line(bytes, path, [&](std::size_t line_no, std::string_view line) {
+    out.push_back(parse_int32(line, path, line_no));
+  });
+  return out;
+}
+
+std::vector<std::pair<std::int32_t, std::int32_t>> load_key_value_rows(const std::string& path) {
+  const std::string bytes = read_file(path);
+  std::vector<std::pair<std::int32_t, std::int32_t>> out;
+  for_each_line(bytes, path, [&](std::size_t line_no, std::string_view line) {
+    const std::size_t comma = line.find(',');
+    if (comma == std::string_view::npos) {
+      throw UsageError(path + ":" + std::to_string(line_no) + ": expected 'key,value', got '" +
+                       std::string(line.substr(0, 40)) + "'");
     }
-    std::int64_t value = 0;
-    const char* first = bytes.data() + a + (bytes[a] == '+' ? 1 : 0);
-    const auto [ptr, ec] = std::from_chars(first, bytes.data() + b, value);
-    if (ec != std::errc() || ptr != bytes.data() + b) {
-      throw UsageError(path + ":" + std::to_string(line_no) + ": '" +
-                       bytes.substr(a, std::min<std::size_t>(b - a, 40)) + "' is not an integer");
-    }
-    if (value < std::numeric_limits<std::int32_t>::min() ||
-        value > std::numeric_limits<std::int32_t>::max()) {
-      throw UsageError(path + ":" + std::to_string(line_no) + ": " + std::to_string(value) +
-                       " does not fit in a 32-bit integer");
-    }
-    out.push_back(static_cast<std::int32_t>(value));
-  }
+    out.emplace_back(parse_int32(trimmed(line.substr(0, comma)), path, line_no),
+                     parse_int32(trimmed(line.substr(comma + 1)), path, line_no));
+  });
   return out;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // Integer columns: deterministic generators and loaders for user files.
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace varex::datasets {
@@ -13,6 +15,12 @@ std::vector<std::int32_t> uniform_int32(std::uint64_t rows, std::uint64_t seed);
 // One integer per line (text), or little-endian int32 when the name ends in ".bin". Malformed content is a
 // UsageError that names the file and line.
 std::vector<std::int32_t> load_int32_column(const std::string& path);
+
+// Lines of the form "key,value" (two integers), for the group-by.
+std::vector<std::pair<std::int32_t, std::int32_t>> load_key_value_rows(const std::string& path);
+
+// Runs body(begin, end) over [0, rows) split across the host's cores.
+void parallel_rows(std::uint64_t rows, const std::function<void(std::uint64_t, std::uint64_t)>& body);
 
 // A stable hash of a file's bytes, to tell user workloads apart in the store.
 std::string file_fingerprint(const std::string& path);

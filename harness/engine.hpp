@@ -118,7 +118,9 @@ class Engine {
   virtual std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes) = 0;
 
   virtual EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) = 0;
-  virtual EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes) = 0;
+  // Copies `bytes` from `src`, starting `src_offset` bytes in, to the start of `dst`.
+  virtual EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes,
+                            std::size_t src_offset = 0) = 0;
   // `offset` and `bytes` must be multiples of 4.
   virtual EventPtr fill(DeviceBuffer& dst, std::uint32_t pattern, std::size_t offset, std::size_t bytes) = 0;
   virtual EventPtr copy(DeviceBuffer& dst, const DeviceBuffer& src, std::size_t bytes) = 0;

@@ -333,3 +333,69 @@ TEST(Cli, TunerBenchReplaysRecordedSweeps) {
 
 }  // namespace
 }  // namespace varex
+
+namespace varex {
+namespace {
+
+void write_lines(const std::string& path, const std::vector<std::string>& lines) {
+  std::ofstream out(path);
+  for (const auto& l : lines) out << l << "\n";
+}
+
+TEST(Cli, HashOperatorsReadFilesAndPrintTheirDigests) {
+  const std::string dir = test::scratch_dir("cli-hash");
+  const std::string cpu = test::cpu_device().id;
+  // Build rows 0..3 with keys 5, -7, 5, INT_MAX; probe rows 0..4 with keys 5, 9, INT_MAX, 5, -7.
+  write_lines(dir + "/build.txt", {"5", "-7", "5", "2147483647"});
+  write_lines(dir + "/probe.txt", {"5", "9", "2147483647", "5", "-7"});
+  auto r = test::run_varex({"run", "--op", "hashjoin", "--device", cpu, "--db", dir + "/v.db", "--input",
+                            dir + "/build.txt", "--input2", dir + "/probe.txt", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  // Pairs (0,0) (2,0) (3,2) (0,3) (2,3) (1,4).
+  EXPECT_EQ(j["rows"], 6);
+  const std::uint64_t join_sum = (0 + 2 + 3 + 0 + 2 + 1) * 1000003ULL + (0 + 0 + 2 + 3 + 3 + 4);
+  EXPECT_EQ(j["checksum"].get<std::uint64_t>(), join_sum);
+  EXPECT_TRUE(j["verified"].get<bool>());
+
+  write_lines(dir + "/rows.csv", {"3,10", "-2, 5", "3,-4", "-2147483648,7"});
+  r = test::run_varex({"run", "--op", "groupby", "--device", cpu, "--db", dir + "/v.db", "--input",
+                       dir + "/rows.csv", "--set", "padding=host", "--set", "local=32", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"], 3);
+  // Groups 3 (count 2, sum 6), -2 (1, 5), INT_MIN (1, 7); keys as signed 64-bit.
+  const std::uint64_t group_sum = 3 * 1000003ULL + 8 + static_cast<std::uint64_t>(-2LL) * 1000003ULL + 6 +
+                                  static_cast<std::uint64_t>(-2147483648LL) * 1000003ULL + 8;
+  EXPECT_EQ(j["checksum"].get<std::uint64_t>(), group_sum);
+  EXPECT_TRUE(j["verified"].get<bool>());
+  bool per_kernel = false;
+  for (const auto& k : j["kernels"]) per_kernel = per_kernel || k["kernel"] == "compute_grouping";
+  EXPECT_TRUE(per_kernel);
+}
+
+TEST(Cli, HashOperatorsRejectBadInput) {
+  const std::string dir = test::scratch_dir("cli-hash-bad");
+  const std::string db = dir + "/v.db";
+  const std::string cpu = test::cpu_device().id;
+  write_lines(dir + "/build.txt", {"1", "2"});
+  write_lines(dir + "/bad.csv", {"1,2", "3;4"});
+  expect_usage_error({"run", "--op", "hashjoin", "--device", cpu, "--db", db, "--input", dir + "/build.txt"},
+                     "give both");
+  expect_usage_error({"run", "--op", "groupby", "--device", cpu, "--db", db, "--input", dir + "/bad.csv"},
+                     "bad.csv:2: expected 'key,value'");
+  expect_usage_error(
+      {"run", "--op", "groupby", "--device", cpu, "--db", db, "--rows", "100", "--distinct", "101"},
+      "--distinct must lie between 1 and the rows");
+  expect_usage_error(
+      {"run", "--op", "hashjoin", "--device", cpu, "--db", db, "--rows", "100", "--match-ratio", "2"},
+      "--match-ratio must lie between 0 and 1");
+  expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--zipf", "1"},
+                     "selection takes no --zipf");
+  expect_usage_error({"run", "--op", "groupby", "--device", cpu, "--db", db, "--rows2", "5"},
+                     "groupby takes no --rows2");
+  EXPECT_EQ(count_rows(db, "measurements"), 0);
+}
+
+}  // namespace
+}  // namespace varex

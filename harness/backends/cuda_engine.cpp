@@ -221,9 +221,11 @@ class CudaEngine final : public Engine {
         "cuMemcpyHtoDAsync");
   }
 
-  EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes) override {
-    return timed([&] { return driver().cuMemcpyDtoHAsync(dst.data(), ptr(src), bytes, stream_); },
-                 "cuMemcpyDtoHAsync");
+  EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes,
+                    std::size_t src_offset) override {
+    return timed(
+        [&] { return driver().cuMemcpyDtoHAsync(dst.data(), ptr(src) + src_offset, bytes, stream_); },
+        "cuMemcpyDtoHAsync");
   }
 
   EventPtr fill(DeviceBuffer& dst, std::uint32_t pattern, std::size_t offset, std::size_t bytes) override {

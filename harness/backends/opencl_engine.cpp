@@ -293,9 +293,10 @@ class OpenClEngine final : public Engine {
     return std::make_unique<ClEvent>(e);
   }
 
-  EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes) override {
+  EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes,
+                    std::size_t src_offset) override {
     cl_event e = nullptr;
-    check(clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, 0, bytes, dst.data(), 0, nullptr, &e),
+    check(clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, src_offset, bytes, dst.data(), 0, nullptr, &e),
           "clEnqueueReadBuffer");
     return std::make_unique<ClEvent>(e);
   }

@@ -14,11 +14,21 @@
 namespace varex::cli {
 
 void WorkloadFlags::add_to(CLI::App& app) {
-  app.add_option("--input", input,
-                 "Input file: one integer per line, or little-endian int32 if it ends in .bin");
-  app.add_option("--rows", rows, "Generated rows (an integer or 2^N; default: 4x the largest device cache)");
-  app.add_option("--selectivity", selectivity, "Fraction of rows the generated query selects")
-      ->capture_default_str();
+  app.add_option(
+      "--input", input,
+      "Input file: one integer per line, or little-endian int32 if it ends in .bin (join: the build "
+      "side; group-by: key,value lines)");
+  app.add_option("--input2", input2, "Second input file (join: the probe side)");
+  app.add_option(
+      "--rows", rows,
+      "Generated rows (an integer or 2^N; default: 4x the largest device cache); join: build side");
+  app.add_option("--rows2", rows2, "Generated rows of the join's probe side (default: 4 x --rows)");
+  app.add_option("--distinct", distinct, "Distinct keys: the join's build side, the group-by's groups");
+  app.add_option("--match-ratio", match_ratio,
+                 "Share of the join's probe rows that have a partner (default 1)");
+  app.add_option("--zipf", zipf, "Zipf exponent of the generated key choice (default: 0, uniform)");
+  app.add_option("--selectivity", selectivity,
+                 "Fraction of rows the generated selection query selects (0.5)");
   app.add_option("--seed", seed, "Seed of the generated data")->capture_default_str();
   app.add_option("--query", query, "Query parameter key=value (repeatable); see the operator's keys");
 }
@@ -27,8 +37,14 @@ datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op,
                                               const std::vector<DeviceInfo>& devices) const {
   harness::WorkloadOptions options;
   options.input = input;
+  options.input2 = input2;
   if (input && !rows.empty()) throw UsageError("--rows and --input exclude each other");
-  if (!input) options.rows = rows.empty() ? default_rows(devices) : parse_rows(rows);
+  if (input2 && !rows2.empty()) throw UsageError("--rows2 and --input2 exclude each other");
+  if (!input) options.rows = rows.empty() ? default_rows(devices) : parse_rows(rows, "--rows");
+  if (!rows2.empty()) options.rows2 = parse_rows(rows2, "--rows2");
+  if (!distinct.empty()) options.distinct = parse_rows(distinct, "--distinct");
+  options.match_ratio = match_ratio;
+  options.zipf = zipf;
   options.selectivity = selectivity;
   options.seed = seed;
   options.query = parse_assignments(query, "--query");
@@ -64,18 +80,18 @@ std::uint64_t default_rows(const std::vector<DeviceInfo>& devices) {
   return std::max<std::uint64_t>(1ULL << 24, std::bit_ceil(std::max<std::uint64_t>(cache, 1)));
 }
 
-std::uint64_t parse_rows(const std::string& text) {
+std::uint64_t parse_rows(const std::string& text, const std::string& flag) {
   const std::string t(trim(text));
   std::int64_t value;
   if (t.rfind("2^", 0) == 0) {
-    const std::int64_t exponent = parse_int(t.substr(2), "--rows");
+    const std::int64_t exponent = parse_int(t.substr(2), flag);
     if (exponent < 0 || exponent > 40)
-      throw UsageError("--rows: exponent " + std::to_string(exponent) + " is out of range");
+      throw UsageError(flag + ": exponent " + std::to_string(exponent) + " is out of range");
     value = std::int64_t{1} << exponent;
   } else {
-    value = parse_int(t, "--rows");
+    value = parse_int(t, flag);
   }
-  if (value < 0) throw UsageError("--rows: " + t + " is negative");
+  if (value < 0) throw UsageError(flag + ": " + t + " is negative");
   return static_cast<std::uint64_t>(value);
 }
 

@@ -14,8 +14,13 @@ namespace varex::cli {
 
 struct WorkloadFlags {
   std::optional<std::string> input;
+  std::optional<std::string> input2;
   std::string rows;  // "" = default; an integer or 2^N
-  double selectivity = 0.5;
+  std::string rows2;
+  std::string distinct;
+  std::optional<double> match_ratio;
+  std::optional<double> zipf;
+  std::optional<double> selectivity;
   std::uint64_t seed = 42;
   std::vector<std::string> query;
 
@@ -34,7 +39,8 @@ struct MeasureFlags {
 std::vector<DeviceInfo> resolve_devices(const std::string& selector);
 // At least 2^24 rows, and enough 4-byte rows to fill four times the largest last-level cache.
 std::uint64_t default_rows(const std::vector<DeviceInfo>& devices);
-std::uint64_t parse_rows(const std::string& text);
+// An integer or 2^N; `flag` names the option in errors.
+std::uint64_t parse_rows(const std::string& text, const std::string& flag = "--rows");
 // The running binary, which also serves as the worker process.
 std::string self_executable();
 

@@ -2,6 +2,8 @@
 
 #include "harness/errors.hpp"
 #include "harness/hash.hpp"
+#include "harness/operators/groupby.hpp"
+#include "harness/operators/hashjoin.hpp"
 #include "harness/operators/selection.hpp"
 #include "harness/text.hpp"
 
@@ -9,7 +11,9 @@ namespace varex::harness {
 
 const std::vector<const Operator*>& operators() {
   static const SelectionOperator selection;
-  static const std::vector<const Operator*> all{&selection};
+  static const HashJoinOperator hashjoin;
+  static const GroupByOperator groupby;
+  static const std::vector<const Operator*> all{&selection, &hashjoin, &groupby};
   return all;
 }
 

@@ -67,10 +67,16 @@ struct DeviceFootprint {
 };
 
 // Options from which an operator builds its workload description (command line or test).
+// Each operator takes the options it needs and rejects the others by name.
 struct WorkloadOptions {
-  std::optional<std::string> input;   // user file
-  std::optional<std::uint64_t> rows;  // generated rows; default chosen from the devices' caches
-  double selectivity = 0.5;
+  std::optional<std::string> input;       // user file
+  std::optional<std::string> input2;      // second user file (the join's probe side)
+  std::optional<std::uint64_t> rows;      // generated rows; default chosen from the devices' caches
+  std::optional<std::uint64_t> rows2;     // generated rows of a second input (the join's probe side)
+  std::optional<std::uint64_t> distinct;  // distinct keys (join build side, group-by groups)
+  std::optional<double> match_ratio;      // share of probe rows with a partner
+  std::optional<double> zipf;             // Zipf exponent of the key choice; 0 or absent: uniform
+  std::optional<double> selectivity;
   std::uint64_t seed = 42;
   std::map<std::string, std::string> query;  // --query key=value
 };

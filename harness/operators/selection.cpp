@@ -9,6 +9,7 @@
 
 #include "datasets/int_columns.hpp"
 #include "harness/errors.hpp"
+#include "harness/operators/kernel_sequence.hpp"
 #include "harness/text.hpp"
 #include "variants/selection_space.hpp"
 
@@ -20,8 +21,6 @@ constexpr std::int32_t kIntMin = std::numeric_limits<std::int32_t>::min();
 constexpr std::int32_t kIntMax = std::numeric_limits<std::int32_t>::max();
 // Rows are indexed with 32-bit integers in the kernels; keep head room for padding.
 constexpr std::uint64_t kMaxRows = (1ULL << 31) - (1ULL << 22);
-// With the driver's local size, padding rounds the grid to this many work-items (Fett's choice).
-constexpr std::uint64_t kAutoPadLocal = 128;
 constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
 
 std::int32_t parse_int32(const std::string& text, const std::string& what) {
@@ -30,15 +29,6 @@ std::int32_t parse_int32(const std::string& text, const std::string& what) {
   return static_cast<std::int32_t>(v);
 }
 
-std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
-  return (value + multiple - 1) / multiple * multiple;
-}
-
-// The largest work-group the space can ask for; host padding needs that much slack behind the rows.
-std::uint64_t max_local(const DeviceInfo& device) {
-  return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)),
-                                 kAutoPadLocal);
-}
 // Host padding rounds the rows up to a multiple of local x ept, both powers of two, so rounding up to the
 // largest such product covers every variant; a row count that is already a multiple needs no slack.
 std::uint64_t capacity_rows(std::uint64_t rows, const DeviceInfo& device) {
@@ -293,6 +283,11 @@ Defines SelectionOperator::defines(const variants::Params& params, const DeviceI
 }
 
 datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& options) const {
+  reject_option(options.input2.has_value(), name(), "--input2");
+  reject_option(options.rows2.has_value(), name(), "--rows2");
+  reject_option(options.distinct.has_value(), name(), "--distinct");
+  reject_option(options.match_ratio.has_value(), name(), "--match-ratio");
+  reject_option(options.zipf.has_value(), name(), "--zipf");
   datasets::WorkloadSpec spec;
   spec.op = name();
   if (options.input) {
@@ -307,8 +302,9 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
   } else {
     if (!options.rows) throw std::logic_error("selection: generated workloads need a row count");
     spec.generator = "uniform_int32";
-    spec.params = {{"rows", *options.rows}, {"seed", options.seed}, {"selectivity", options.selectivity}};
-    spec.query = options.query.empty() ? SelectionQuery::for_selectivity(options.selectivity).to_json()
+    const double selectivity = options.selectivity.value_or(0.5);
+    spec.params = {{"rows", *options.rows}, {"seed", options.seed}, {"selectivity", selectivity}};
+    spec.query = options.query.empty() ? SelectionQuery::for_selectivity(selectivity).to_json()
                                        : SelectionQuery::parse(options.query).to_json();
   }
   if (spec.rows() > kMaxRows) {

@@ -1,0 +1,430 @@
+#include "harness/operators/groupby.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+#include <thread>
+
+#include "datasets/int_columns.hpp"
+#include "datasets/key_columns.hpp"
+#include "harness/errors.hpp"
+#include "harness/operators/hash_common.hpp"
+#include "harness/operators/key_index.hpp"
+#include "variants/hash_spaces.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
+constexpr std::uint64_t kMaxRows = 1ULL << 31;
+constexpr std::uint64_t kRegisters = 1ULL << kSketchBits;
+
+datasets::GroupColumns materialise(const datasets::WorkloadSpec& spec) {
+  const auto& p = spec.params;
+  if (spec.generator == "group_keys") {
+    return datasets::group_columns(spec.rows(), p.at("distinct").get<std::uint64_t>(), p.at("zipf").get<double>(),
+                                   p.at("seed").get<std::uint64_t>());
+  }
+  if (spec.generator == "file") {
+    const auto rows = datasets::load_key_value_rows(p.at("path").get<std::string>());
+    if (rows.size() != spec.rows()) throw UsageError("input file changed while varex was running");
+    datasets::GroupColumns c;
+    c.keys.reserve(rows.size());
+    c.values.reserve(rows.size());
+    for (const auto& [k, v] : rows) {
+      c.keys.push_back(k);
+      c.values.push_back(v);
+    }
+    return c;
+  }
+  throw UsageError("groupby cannot use workload generator '" + spec.generator + "'");
+}
+
+// Groups a work-group aggregates in local memory (LOCAL_GROUPS): 20 bytes each, within a device's local
+// memory with room to spare.
+std::uint64_t local_groups(const DeviceInfo& device) {
+  const std::uint64_t local_mem = device.local_mem ? device.local_mem : 32768;
+  return std::min<std::uint64_t>(1024, std::bit_floor(std::max<std::uint64_t>(local_mem / 40, 1)));
+}
+
+class GroupByRun final : public PreparedRun {
+ public:
+  GroupByRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+    datasets::GroupColumns columns = materialise(spec);
+    rows_ = columns.keys.size();
+    reference_ = group_reference(columns.keys, columns.values);
+    std::vector<std::int32_t> group_keys;
+    for (const GroupAggregates& g : reference_.groups) group_keys.push_back(g.key);
+    index_ = std::make_unique<KeyIndex>(group_keys);
+
+    const DeviceInfo& device = engine.device();
+    const std::uint64_t largest = max_local(device);
+    const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
+    row_capacity_ = round_up(std::max<std::uint64_t>(rows_, 1), largest);
+    group_capacity_ = round_up(reference_.groups.size() + 1, largest);
+    host_keys_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
+    host_values_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
+    if (rows_) {
+      std::memcpy(host_keys_->data(), columns.keys.data(), rows_ * 4);
+      std::memcpy(host_values_->data(), columns.values.data(), rows_ * 4);
+    }
+    columns = {};
+    keys_in_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+    values_in_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+    table_ = engine.allocate((slots + 2) * 4);
+    ids_ = engine.allocate((slots + 3) * 4);
+    status_ = engine.allocate(8);
+    registers_ = engine.allocate(kRegisters * 4);
+    gids_ = engine.allocate(row_capacity_ * 4);
+    for (auto* b : {&group_keys_, &counts_, &mins_, &maxs_, &extents_}) *b = engine.allocate(group_capacity_ * 4);
+    sums_ = engine.allocate(group_capacity_ * 8);
+    host_status_ = engine.allocate_host(8);
+    host_registers_ = engine.allocate_host(kRegisters * 4);
+    host_gids_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
+    for (auto* b : {&host_group_keys_, &host_counts_, &host_mins_, &host_maxs_, &host_extents_}) {
+      *b = engine.allocate_host(group_capacity_ * 4);
+    }
+    host_sums_ = engine.allocate_host(group_capacity_ * 8);
+    scan_ = std::make_unique<DeviceScan>(engine, slots + 2);
+    // Host padding runs the extents kernel over the slack rows too: they carry the id of a spare group.
+    if (row_capacity_ > rows_) {
+      engine.fill(*gids_, static_cast<std::uint32_t>(group_capacity_ - 1), rows_ * 4, (row_capacity_ - rows_) * 4)
+          ->elapsed_ms();
+    }
+    restore_inputs();
+  }
+
+  double h2d_ms() const override { return h2d_ms_; }
+
+  void restore_inputs() override {
+    h2d_ms_ = 0;
+    if (rows_) {
+      h2d_ms_ += engine_.upload(*keys_in_, 0, *host_keys_, rows_ * 4)->elapsed_ms();
+      h2d_ms_ += engine_.upload(*values_in_, 0, *host_values_, rows_ * 4)->elapsed_ms();
+    }
+  }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(source(), GroupByOperator().defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override {
+    if (rows_) engine_.fill(*gids_, kPoison, 0, rows_ * 4)->elapsed_ms();
+    for (auto* b : {&group_keys_, &counts_, &mins_, &maxs_, &extents_, &sums_}) {
+      engine_.fill(**b, kPoison, 0, (*b)->bytes())->elapsed_ms();
+    }
+  }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const LaunchPlan plan(params, "groups");
+    const std::int64_t load = variants::get_int(params, "load");
+    KernelSequence seq(engine_, engine_.compile(source(), GroupByOperator().defines(params, engine_.device())));
+    const auto n = KernelArg::of(static_cast<std::uint32_t>(rows_));
+    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
+
+    TableGeometry table = table_for(rows_, load);
+    if (variants::get_string(params, "sizing") == "sketch") {
+      // Size the table by the distinct keys: a HyperLogLog pass, a quarter more for its error.
+      seq.run("sketch", "fill_int", plan.cover(kRegisters),
+              {arg(*registers_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(kRegisters))});
+      seq.run("sketch", "sketch", plan.rows(rows_), {arg(*keys_in_), arg(*registers_), n});
+      seq.read(*host_registers_, *registers_, kRegisters * 4, 0);
+      const auto* r = host_registers_->as<std::uint32_t>();
+      const double estimate = hyperloglog_estimate(std::vector<std::uint32_t>(r, r + kRegisters));
+      table = table_for(std::min<std::uint64_t>(rows_, static_cast<std::uint64_t>(estimate * 1.25) + 64), load);
+    }
+
+    const auto reset = [&](const TableGeometry& t) {
+      seq.run("init_table", "init_table", plan.cover(t.slots()), {arg(*table_), KernelArg::of(t.mask)});
+      seq.run("init_table", "fill_int", plan.cover(2), {arg(*status_), KernelArg::of(0), KernelArg::of(2u)});
+    };
+    const auto status = [&](int which) {
+      seq.read(*host_status_, *status_, 8, 0);
+      return host_status_->as<std::uint32_t>()[which];
+    };
+    const auto pessimistic = [&](const TableGeometry& t) {
+      seq.run("build", "build_pessimistic", plan.rows(rows_),
+              {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(t.mask), KernelArg::of(t.shift)});
+    };
+    reset(table);
+    bool rebuild = true;
+    if (variants::get_string(params, "build") == "optimistic") {
+      seq.run("build", "build_optimistic", plan.rows(rows_),
+              {arg(*table_), arg(*keys_in_), n, KernelArg::of(table.mask), KernelArg::of(table.shift)});
+      seq.run("validate", "validate_table", plan.rows(rows_),
+              {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(table.mask), KernelArg::of(table.shift)});
+      rebuild = status(0) > 0;
+      if (rebuild) reset(table);
+    }
+    if (rebuild) {
+      pessimistic(table);
+      if (status(1) > 0) {  // a table sized from the sketch was too small: size it by the rows
+        table = table_for(rows_, load);
+        reset(table);
+        pessimistic(table);
+      }
+    }
+    const KernelArg mask = KernelArg::of(table.mask);
+    const KernelArg shift = KernelArg::of(table.shift);
+
+    // Group ids: occupied slots flagged and scanned in place; the total is the number of groups.
+    const std::uint64_t flags = table.slots() + 1;
+    seq.run("prepare_ids", "prepare_ids", plan.cover(table.slots()), {arg(*table_), arg(*ids_), mask});
+    scan_->run(seq, "prefix_sum", *ids_, *ids_, flags);
+    seq.read(*host_status_, *ids_, 4, flags * 4);
+    device_groups_ = host_status_->as<std::uint32_t>()[0];
+    if (device_groups_ >= group_capacity_) return seq.times();  // wrong, and more than the buffers hold
+
+    seq.run("assign_groups", "assign_groups", plan.cover(table.slots()),
+            {arg(*table_), arg(*ids_), arg(*group_keys_), mask});
+    const auto groups = static_cast<std::uint32_t>(plan.indexed(device_groups_));
+    seq.run("init_aggregates", "init_aggregates", plan.cover(groups),
+            {arg(*counts_), arg(*sums_), arg(*mins_), arg(*maxs_), KernelArg::of(groups)});
+    seq.run("compute_grouping", "compute_grouping", plan.rows(rows_),
+            {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(*gids_), arg(*counts_), arg(*sums_),
+             arg(*mins_), arg(*maxs_), n, mask, shift});
+    if (variants::get_string(params, "fuse") == "off") {
+      seq.run("aggregate", "aggregate", plan.rows(rows_),
+              {arg(*gids_), arg(*values_in_), arg(*counts_), arg(*sums_), arg(*mins_), arg(*maxs_), n});
+    }
+    const auto extent_rows = static_cast<std::uint32_t>(plan.indexed(rows_));
+    seq.run("extents", "extents", plan.cover(extent_rows), {arg(*gids_), arg(*extents_), KernelArg::of(extent_rows)});
+    return seq.times();
+  }
+
+  Collected collect() override {
+    Collected c;
+    const std::uint64_t groups = reference_.groups.size();
+    c.digest.rows = device_groups_;
+    if (device_groups_ != groups) {
+      c.mismatch = "the device found " + std::to_string(device_groups_) + " groups, the reference " +
+                   std::to_string(groups);
+      return c;
+    }
+    double ms = 0;
+    if (rows_) ms += engine_.download(*host_gids_, *gids_, rows_ * 4)->elapsed_ms();
+    if (groups) {
+      const auto fetch = [&](HostBuffer& host, const DeviceBuffer& device, std::size_t width) {
+        ms += engine_.download(host, device, groups * width)->elapsed_ms();
+      };
+      fetch(*host_group_keys_, *group_keys_, 4);
+      fetch(*host_counts_, *counts_, 4);
+      fetch(*host_sums_, *sums_, 8);
+      fetch(*host_mins_, *mins_, 4);
+      fetch(*host_maxs_, *maxs_, 4);
+      fetch(*host_extents_, *extents_, 4);
+    }
+    c.d2h_ms = ms;
+    const auto* keys = host_group_keys_->as<std::int32_t>();
+    const auto* counts = host_counts_->as<std::uint32_t>();
+    const auto* sums = host_sums_->as<std::int64_t>();
+    const auto* mins = host_mins_->as<std::int32_t>();
+    const auto* maxs = host_maxs_->as<std::int32_t>();
+    const auto* extents = host_extents_->as<std::uint32_t>();
+    const auto* row_keys = host_keys_->as<std::int32_t>();
+    std::vector<bool> seen(groups, false);
+    for (std::uint64_t g = 0; g < groups; ++g) {
+      c.digest.checksum += mix_digest(keys[g], static_cast<std::int64_t>(counts[g]) + sums[g]);
+      const std::uint32_t r = index_->find(keys[g]);
+      const GroupAggregates got{keys[g], counts[g], sums[g], mins[g], maxs[g]};
+      if (c.mismatch.empty()) {
+        if (r == KeyIndex::kAbsent || seen[r]) {
+          c.mismatch = "group " + std::to_string(g) + " has key " + std::to_string(keys[g]) +
+                       (r == KeyIndex::kAbsent ? ", which is no key of the input" : ", which another group has too");
+        } else if (!(got == reference_.groups[r])) {
+          c.mismatch = "the aggregates of key " + std::to_string(keys[g]) + " differ from the reference";
+        } else if (extents[g] >= rows_ || row_keys[extents[g]] != keys[g]) {
+          c.mismatch = "the extents table names no row of key " + std::to_string(keys[g]);
+        }
+      }
+      if (r != KeyIndex::kAbsent) seen[r] = true;
+    }
+    if (!c.mismatch.empty()) return c;
+    const auto* gids = host_gids_->as<std::uint32_t>();
+    std::vector<std::uint64_t> bad_rows;
+    std::mutex mutex;
+    datasets::parallel_rows(rows_, [&](std::uint64_t b, std::uint64_t e) {
+      for (std::uint64_t i = b; i < e; ++i) {
+        if (gids[i] >= groups || keys[gids[i]] != row_keys[i]) {
+          const std::lock_guard<std::mutex> lock(mutex);
+          bad_rows.push_back(i);
+          return;
+        }
+      }
+    });
+    if (!bad_rows.empty()) {
+      const std::uint64_t i = *std::min_element(bad_rows.begin(), bad_rows.end());
+      c.mismatch = "row " + std::to_string(i) + " has group id " + std::to_string(gids[i]) + ", not its key's group";
+      return c;
+    }
+    c.verified = c.digest == reference_.digest;
+    if (!c.verified) c.mismatch = "the groups' checksum differs from the reference";
+    return c;
+  }
+
+  Digest reference() const override { return reference_.digest; }
+  std::uint64_t bytes_moved() const override { return rows_ * 12 + reference_.groups.size() * 28; }
+  std::uint64_t working_set_bytes() const override {
+    return rows_ * 12 + table_for(rows_, 50).slots() * 8 + reference_.groups.size() * 28;
+  }
+
+ private:
+  const KernelSource& source() const { return kernel_source(engine_.device().backend, "hash"); }
+
+  Engine& engine_;
+  std::uint64_t rows_ = 0;
+  std::uint64_t row_capacity_ = 0, group_capacity_ = 0;
+  GroupReference reference_;
+  std::unique_ptr<KeyIndex> index_;
+  std::unique_ptr<HostBuffer> host_keys_, host_values_, host_status_, host_registers_, host_gids_;
+  std::unique_ptr<HostBuffer> host_group_keys_, host_counts_, host_sums_, host_mins_, host_maxs_, host_extents_;
+  std::unique_ptr<DeviceBuffer> keys_in_, values_in_, table_, ids_, status_, registers_, gids_;
+  std::unique_ptr<DeviceBuffer> group_keys_, counts_, sums_, mins_, maxs_, extents_;
+  std::unique_ptr<DeviceScan> scan_;
+  std::uint64_t device_groups_ = 0;
+  double h2d_ms_ = 0;
+};
+
+// One thread's groups: open addressing over the keys it owns.
+class HostGroups {
+ public:
+  void add(std::int32_t key, std::int32_t value) {
+    if (2 * (used_ + 1) > slots_.size()) grow();
+    GroupAggregates& g = slots_[find(key)];
+    if (!occupied_[&g - slots_.data()]) {
+      occupied_[&g - slots_.data()] = true;
+      ++used_;
+      g = {key, 0, 0, std::numeric_limits<std::int32_t>::max(), std::numeric_limits<std::int32_t>::min()};
+    }
+    ++g.count;
+    g.sum += value;
+    g.min = std::min(g.min, value);
+    g.max = std::max(g.max, value);
+  }
+  void append_to(std::vector<GroupAggregates>& out) const {
+    for (std::size_t s = 0; s < slots_.size(); ++s) {
+      if (occupied_[s]) out.push_back(slots_[s]);
+    }
+  }
+
+ private:
+  std::size_t find(std::int32_t key) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t s = datasets::splitmix64(static_cast<std::uint32_t>(key) ^ 0x5555u) & mask;
+    while (occupied_[s] && slots_[s].key != key) s = (s + 1) & mask;
+    return s;
+  }
+  void grow() {
+    std::vector<GroupAggregates> old;
+    append_to(old);
+    slots_.assign(std::max<std::size_t>(64, 2 * slots_.size()), {});
+    occupied_.assign(slots_.size(), false);
+    for (const GroupAggregates& g : old) {
+      const std::size_t s = find(g.key);
+      slots_[s] = g;
+      occupied_[s] = true;
+    }
+  }
+  std::vector<GroupAggregates> slots_;
+  std::vector<bool> occupied_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace
+
+GroupReference group_reference(const std::vector<std::int32_t>& keys, const std::vector<std::int32_t>& values) {
+  // Each thread owns the keys of one hash partition and reads the whole column for them.
+  const unsigned parts = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  std::vector<HostGroups> tables(parts);
+  datasets::parallel_rows(parts, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t p = b; p < e; ++p) {
+      for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (datasets::splitmix64(static_cast<std::uint32_t>(keys[i])) % parts == p) tables[p].add(keys[i], values[i]);
+      }
+    }
+  });
+  GroupReference r;
+  for (const HostGroups& t : tables) t.append_to(r.groups);
+  std::sort(r.groups.begin(), r.groups.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
+  r.digest.rows = r.groups.size();
+  for (const GroupAggregates& g : r.groups) r.digest.checksum += mix_digest(g.key, static_cast<std::int64_t>(g.count) + g.sum);
+  return r;
+}
+
+double hyperloglog_estimate(const std::vector<std::uint32_t>& registers) {
+  const double m = static_cast<double>(registers.size());
+  double harmonic = 0;
+  std::size_t zeros = 0;
+  for (std::uint32_t r : registers) {
+    harmonic += std::ldexp(1.0, -static_cast<int>(r));
+    zeros += r == 0;
+  }
+  const double estimate = 0.7213 / (1.0 + 1.079 / m) * m * m / harmonic;
+  // Few distinct keys: linear counting over the empty registers is the better estimate.
+  if (estimate <= 2.5 * m && zeros > 0) return m * std::log(m / static_cast<double>(zeros));
+  return estimate;
+}
+
+variants::Space GroupByOperator::space(const variants::SpaceContext& context) const {
+  return variants::groupby_space(context);
+}
+
+Defines GroupByOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  Defines d = hash_family_defines(params, device);
+  d.push_back({"HASH_GROUPBY", "1"});
+  d.push_back({"LOCAL_AGG", variants::get_string(params, "agg") == "local" ? "1" : "0"});
+  d.push_back({"LOCAL_GROUPS", std::to_string(local_groups(device))});
+  d.push_back({"FUSED", variants::get_string(params, "fuse") == "on" ? "1" : "0"});
+  return d;
+}
+
+datasets::WorkloadSpec GroupByOperator::workload(const WorkloadOptions& options) const {
+  reject_option(!options.query.empty(), name(), "--query");
+  reject_option(options.input2.has_value(), name(), "--input2");
+  reject_option(options.rows2.has_value(), name(), "--rows2");
+  reject_option(options.match_ratio.has_value(), name(), "--match-ratio");
+  reject_option(options.selectivity.has_value(), name(), "--selectivity");
+  datasets::WorkloadSpec spec;
+  spec.op = name();
+  if (options.input) {
+    reject_option(options.distinct.has_value() || options.zipf.has_value(), name(),
+                  "--distinct or --zipf with an input file");
+    const std::string path = std::filesystem::absolute(*options.input).string();
+    spec.generator = "file";
+    spec.params = {{"path", path},
+                   {"rows", datasets::load_key_value_rows(path).size()},
+                   {"fingerprint", datasets::file_fingerprint(path)}};
+  } else {
+    if (!options.rows) throw std::logic_error("groupby: generated workloads need a row count");
+    const std::uint64_t rows = *options.rows;
+    const std::uint64_t distinct = options.distinct.value_or(std::min<std::uint64_t>(rows, 1ULL << 16));
+    const double zipf = options.zipf.value_or(0.0);
+    if (rows > 0 && (distinct < 1 || distinct > rows))
+      throw UsageError("--distinct must lie between 1 and the rows (" + std::to_string(rows) + ")");
+    if (!(zipf >= 0.0 && zipf <= 10.0)) throw UsageError("--zipf must lie between 0 and 10");
+    spec.generator = "group_keys";
+    spec.params = {{"rows", rows}, {"distinct", distinct}, {"zipf", zipf}, {"seed", options.seed}};
+  }
+  if (spec.rows() >= kMaxRows) throw UsageError("input too large: groupby handles fewer than 2^31 rows");
+  return spec;
+}
+
+DeviceFootprint GroupByOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t rows = spec.rows();
+  const std::uint64_t groups = spec.generator == "group_keys" ? spec.params.at("distinct").get<std::uint64_t>() : rows;
+  const std::uint64_t slots = table_for(rows, 25).slots();
+  return {rows * 12 + slots * 8 + groups * 28, std::max({rows * 4, slots * 4, groups * 8})};
+}
+
+std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<GroupByRun>(engine, spec);
+}
+
+}  // namespace varex::harness

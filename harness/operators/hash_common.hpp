@@ -1,0 +1,48 @@
+#pragma once
+// What the hash join and the group-by runners share: the table's geometry, the device prefix sum, the
+// defines of the "hash" kernel family (kernels/opencl/hash.cl, kernels/cuda/hash.cu) and digest arithmetic.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "harness/operators/kernel_sequence.hpp"
+
+namespace varex::harness {
+
+// Slots of the open-addressing table: a power of two (mask + 1), plus the reserved slot for INT_MIN.
+struct TableGeometry {
+  std::uint32_t mask = 0;
+  std::uint32_t shift = 0;  // 32 - log2(slots), for multiplicative hashing
+  std::uint64_t slots() const { return std::uint64_t{mask} + 1; }
+};
+// The smallest power of two (at least 1024) that keeps `keys` keys at or below `load_percent` percent.
+TableGeometry table_for(std::uint64_t keys, std::int64_t load_percent);
+
+// Exclusive prefix sum of n uint32 values on the device: out[0..n), then the total at out[n].
+class DeviceScan {
+ public:
+  // Matches kernels/*/hash.* (SCAN_LOCAL, SCAN_ITEMS).
+  static constexpr std::uint64_t kLocal = 128;
+  static constexpr std::uint64_t kItems = 8;
+  DeviceScan(Engine& engine, std::uint64_t max_n);
+  void run(KernelSequence& seq, const std::string& label, const DeviceBuffer& in, DeviceBuffer& out,
+           std::uint64_t n);
+
+ private:
+  std::unique_ptr<DeviceBuffer> tile_sums_;
+};
+
+// log2 of the HyperLogLog registers the group-by sizes its table with (SKETCH_BITS).
+constexpr int kSketchBits = 12;
+
+// The family's defines every variant shares (hash, probing, scan shape, the device's largest work-group).
+Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device);
+
+// Digest arithmetic of the hash operators: modulo 2^64, signed values wrapped.
+inline std::uint64_t mix_digest(std::int64_t a, std::int64_t b) {
+  return static_cast<std::uint64_t>(a) * 1000003ULL + static_cast<std::uint64_t>(b);
+}
+
+}  // namespace varex::harness

@@ -1,0 +1,360 @@
+#include "harness/operators/hashjoin.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+
+#include "datasets/int_columns.hpp"
+#include "datasets/key_columns.hpp"
+#include "harness/errors.hpp"
+#include "harness/operators/hash_common.hpp"
+#include "harness/operators/key_index.hpp"
+#include "variants/hash_spaces.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
+// Probe rows are indexed with 32-bit integers in the kernels, and so are the pairs.
+constexpr std::uint64_t kMaxPairs = 1ULL << 31;
+
+datasets::JoinColumns materialise(const datasets::WorkloadSpec& spec) {
+  const auto& p = spec.params;
+  if (spec.generator == "join_keys") {
+    return datasets::join_columns(spec.rows(), p.at("rows2").get<std::uint64_t>(),
+                                  p.at("distinct").get<std::uint64_t>(), p.at("match_ratio").get<double>(),
+                                  p.at("zipf").get<double>(), p.at("seed").get<std::uint64_t>());
+  }
+  if (spec.generator == "files") {
+    datasets::JoinColumns c{datasets::load_int32_column(p.at("path").get<std::string>()),
+                            datasets::load_int32_column(p.at("path2").get<std::string>())};
+    if (c.build.size() != spec.rows() || c.probe.size() != p.at("rows2").get<std::uint64_t>())
+      throw UsageError("input file changed while varex was running");
+    return c;
+  }
+  throw UsageError("hashjoin cannot use workload generator '" + spec.generator + "'");
+}
+
+// Chunks of probe rows the verification splits the work into.
+constexpr std::uint64_t kChunks = 256;
+
+class HashJoinRun final : public PreparedRun {
+ public:
+  HashJoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+    datasets::JoinColumns columns = materialise(spec);
+    rows_ = columns.build.size();
+    rows2_ = columns.probe.size();
+    reference_ = join_reference(columns.build, columns.probe);
+    if (reference_.pairs >= kMaxPairs) {
+      throw UsageError("input too large: the join produces " + std::to_string(reference_.pairs) +
+                       " pairs, more than the 2^31 varex handles");
+    }
+    const DeviceInfo& device = engine.device();
+    if (device.max_alloc && std::max<std::uint64_t>(reference_.pairs, 1) * 4 > device.max_alloc) {
+      throw UsageError("input too large: the join's " + std::to_string(reference_.pairs) + " pairs do not fit in one " +
+                       "buffer of " + device.id);
+    }
+    const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
+    host_build_ = upload_source(columns.build);
+    host_probe_ = upload_source(columns.probe);
+    columns = {};
+    build_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+    probe_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+    keys_ = engine.allocate((slots + 2) * 4);
+    counts_ = engine.allocate((slots + 2) * 4);
+    offsets_ = engine.allocate((slots + 3) * 4);
+    status_ = engine.allocate(8);
+    lookup_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+    matches_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+    positions_ = engine.allocate((rows2_ + 1) * 4);
+    capacity_ = std::max<std::uint64_t>(reference_.pairs, 1);
+    out_build_ = engine.allocate(capacity_ * 4);
+    out_probe_ = engine.allocate(capacity_ * 4);
+    host_out_build_ = engine.allocate_host(capacity_ * 4);
+    host_out_probe_ = engine.allocate_host(capacity_ * 4);
+    host_total_ = engine.allocate_host(4);
+    scan_ = std::make_unique<DeviceScan>(engine, std::max(slots + 2, rows2_ + 1));
+    restore_inputs();
+  }
+
+  double h2d_ms() const override { return h2d_ms_; }
+
+  void restore_inputs() override {
+    h2d_ms_ = 0;
+    if (rows_) h2d_ms_ += engine_.upload(*build_, 0, *host_build_, rows_ * 4)->elapsed_ms();
+    if (rows2_) h2d_ms_ += engine_.upload(*probe_, 0, *host_probe_, rows2_ * 4)->elapsed_ms();
+  }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(source(), HashJoinOperator().defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override {
+    engine_.fill(*out_build_, kPoison, 0, capacity_ * 4)->elapsed_ms();
+    engine_.fill(*out_probe_, kPoison, 0, capacity_ * 4)->elapsed_ms();
+  }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const TableGeometry table = table_for(rows_, variants::get_int(params, "load"));
+    const LaunchPlan plan(params, "processors");
+    const auto batch = static_cast<std::uint64_t>(variants::get_int(params, "batch"));
+    const bool preprocess = variants::get_string(params, "preprocess") == "on";
+    if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+
+    KernelSequence seq(engine_, engine_.compile(source(), HashJoinOperator().defines(params, engine_.device())));
+    const auto n = static_cast<std::uint32_t>(rows_);
+    const auto n2 = static_cast<std::uint32_t>(rows2_);
+    const KernelArg mask = KernelArg::of(table.mask);
+    const KernelArg shift = KernelArg::of(table.shift);
+    const std::uint64_t slots = table.slots();
+    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
+
+    // Build side: the table, the build rows per slot, their prefix sum and the rows grouped by slot.
+    seq.run("init_table", "init_table", plan.cover(slots), {arg(*keys_), mask});
+    seq.run("init_table", "fill_int", plan.cover(slots + 1),
+            {arg(*counts_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(slots + 1))});
+    seq.run("build", "build_pessimistic", plan.cover(rows_),
+            {arg(*keys_), arg(*build_), arg(*status_), KernelArg::of(n), mask, shift});
+    seq.run("count_cardinality", "count_cardinality", plan.cover(rows_),
+            {arg(*keys_), arg(*build_), arg(*counts_), KernelArg::of(n), mask, shift});
+    scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
+    seq.run("build_lookup", "build_lookup", plan.cover(rows_),
+            {arg(*keys_), arg(*build_), arg(*offsets_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask, shift});
+
+    // Probe side: matches per probe row, their prefix sum, the pairs.
+    if (preprocess) {
+      seq.run("preprocess_ht", "preprocess_ht", plan.rows(rows2_),
+              {arg(*keys_), arg(*probe_), arg(*slots_), KernelArg::of(n2), mask, shift});
+    }
+    const DeviceBuffer& probe_in = preprocess ? *slots_ : *probe_;
+    seq.run("hj_count", "hj_count", plan.rows(rows2_, batch),
+            {arg(*keys_), arg(probe_in), arg(*offsets_), arg(*matches_), KernelArg::of(n2), mask, shift});
+    scan_->run(seq, "prefix_sum_probe", *matches_, *positions_, rows2_);
+    // The host learns the result's size before the pairs are written (the source allocates it there).
+    seq.read(*host_total_, *positions_, 4, rows2_ * 4);
+    device_pairs_ = host_total_->as<std::uint32_t>()[0];
+    if (device_pairs_ <= capacity_) {
+      seq.run("hj_exec", "hj_exec", plan.rows(rows2_, batch),
+              {arg(*keys_), arg(probe_in), arg(*offsets_), arg(*lookup_), arg(*positions_), arg(*out_build_),
+               arg(*out_probe_), KernelArg::of(n2), mask, shift});
+    }
+    return seq.times();
+  }
+
+  Collected collect() override {
+    Collected c;
+    if (device_pairs_ != reference_.pairs) {
+      c.mismatch = "the device found " + std::to_string(device_pairs_) + " pairs, the reference " +
+                   std::to_string(reference_.pairs);
+      c.digest.rows = device_pairs_;
+      return c;
+    }
+    const std::uint64_t pairs = reference_.pairs;
+    if (pairs) {
+      c.d2h_ms = engine_.download(*host_out_build_, *out_build_, pairs * 4)->elapsed_ms() +
+                 engine_.download(*host_out_probe_, *out_probe_, pairs * 4)->elapsed_ms();
+    }
+    const auto* got_build = host_out_build_->as<std::uint32_t>();
+    const auto* got_probe = host_out_probe_->as<std::uint32_t>();
+
+    // Probe rows are in order, so each chunk of probe rows owns a known stretch of the output.
+    const std::uint64_t per = (rows2_ + kChunks - 1) / kChunks;
+    std::vector<std::uint64_t> begin(kChunks + 1, 0);
+    datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
+      for (std::uint64_t k = b; k < e; ++k) {
+        for (std::uint64_t j = k * per; j < std::min(rows2_, (k + 1) * per); ++j) begin[k + 1] += reference_.partners(j);
+      }
+    });
+    for (std::uint64_t k = 0; k < kChunks; ++k) begin[k + 1] += begin[k];
+    std::vector<std::uint64_t> first_bad(kChunks, UINT64_MAX);
+    std::vector<std::uint64_t> checksum(kChunks, 0);
+    datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
+      std::vector<std::uint32_t> segment;
+      for (std::uint64_t k = b; k < e; ++k) {
+        std::uint64_t at = begin[k];
+        for (std::uint64_t j = k * per; j < std::min(rows2_, (k + 1) * per); ++j) {
+          const std::uint32_t key = reference_.probe_key[j];
+          if (key == KeyIndex::kAbsent) continue;
+          const std::uint64_t count = reference_.key_begin[key + 1] - reference_.key_begin[key];
+          segment.assign(got_build + at, got_build + at + count);
+          bool ok = true;
+          for (std::uint64_t t = 0; t < count; ++t) {
+            ok = ok && got_probe[at + t] == j;
+            checksum[k] += mix_digest(got_build[at + t], got_probe[at + t]);
+          }
+          std::sort(segment.begin(), segment.end());
+          ok = ok && std::equal(segment.begin(), segment.end(), reference_.rows.begin() + reference_.key_begin[key]);
+          if (!ok && first_bad[k] == UINT64_MAX) first_bad[k] = j;
+          at += count;
+        }
+      }
+    });
+    c.digest.rows = pairs;
+    for (std::uint64_t k = 0; k < kChunks; ++k) c.digest.checksum += checksum[k];
+    const auto bad = std::min_element(first_bad.begin(), first_bad.end());
+    if (*bad != UINT64_MAX) {
+      c.mismatch = "the pairs of probe row " + std::to_string(*bad) + " differ from the reference";
+      return c;
+    }
+    c.verified = c.digest == reference_.digest;
+    if (!c.verified) c.mismatch = "the pairs' checksum differs from the reference";
+    return c;
+  }
+
+  Digest reference() const override { return reference_.digest; }
+  std::uint64_t bytes_moved() const override { return rows_ * 4 + rows2_ * 4 + reference_.pairs * 8; }
+  std::uint64_t working_set_bytes() const override {
+    std::uint64_t bytes = 0;
+    for (const auto* b : {&build_, &probe_, &keys_, &counts_, &offsets_, &lookup_, &matches_, &positions_,
+                          &out_build_, &out_probe_}) {
+      bytes += (*b)->bytes();
+    }
+    return bytes;
+  }
+
+ private:
+  const KernelSource& source() const { return kernel_source(engine_.device().backend, "hash"); }
+
+  std::unique_ptr<HostBuffer> upload_source(const std::vector<std::int32_t>& column) {
+    auto host = engine_.allocate_host(std::max<std::size_t>(column.size(), 1) * 4);
+    if (!column.empty()) std::memcpy(host->data(), column.data(), column.size() * 4);
+    return host;
+  }
+
+  Engine& engine_;
+  std::uint64_t rows_ = 0, rows2_ = 0;
+  JoinReference reference_;
+  std::unique_ptr<HostBuffer> host_build_, host_probe_, host_out_build_, host_out_probe_, host_total_;
+  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, lookup_, matches_, positions_;
+  std::unique_ptr<DeviceBuffer> slots_, out_build_, out_probe_;
+  std::unique_ptr<DeviceScan> scan_;
+  std::uint64_t capacity_ = 1;
+  std::uint64_t device_pairs_ = 0;
+  double h2d_ms_ = 0;
+};
+
+}  // namespace
+
+std::uint64_t JoinReference::partners(std::uint64_t probe_row) const {
+  const std::uint32_t key = probe_key[probe_row];
+  return key == KeyIndex::kAbsent ? 0 : key_begin[key + 1] - key_begin[key];
+}
+
+JoinReference join_reference(const std::vector<std::int32_t>& build, const std::vector<std::int32_t>& probe) {
+  JoinReference r;
+  std::vector<std::pair<std::int32_t, std::uint32_t>> by_key(build.size());
+  for (std::uint32_t i = 0; i < build.size(); ++i) by_key[i] = {build[i], i};
+  std::sort(by_key.begin(), by_key.end());
+  r.rows.resize(build.size());
+  std::vector<std::uint64_t> row_sums;  // sum of the build rows of each key, modulo 2^64
+  for (std::size_t i = 0; i < by_key.size(); ++i) {
+    if (i == 0 || by_key[i].first != by_key[i - 1].first) {
+      r.keys.push_back(by_key[i].first);
+      r.key_begin.push_back(i);
+      row_sums.push_back(0);
+    }
+    r.rows[i] = by_key[i].second;
+    row_sums.back() += by_key[i].second;
+  }
+  r.key_begin.push_back(by_key.size());
+  by_key = {};
+  const KeyIndex index(r.keys);
+  r.probe_key.resize(probe.size());
+  std::atomic<std::uint64_t> pairs{0}, checksum{0};
+  datasets::parallel_rows(probe.size(), [&](std::uint64_t b, std::uint64_t e) {
+    std::uint64_t local_pairs = 0, local_checksum = 0;
+    for (std::uint64_t j = b; j < e; ++j) {
+      const std::uint32_t k = index.find(probe[j]);
+      r.probe_key[j] = k;
+      if (k == KeyIndex::kAbsent) continue;
+      const std::uint64_t count = r.key_begin[k + 1] - r.key_begin[k];
+      local_pairs += count;
+      // sum over the key's build rows b of (b * 1000003 + j)
+      local_checksum += row_sums[k] * 1000003ULL + count * j;
+    }
+    pairs += local_pairs;
+    checksum += local_checksum;
+  });
+  r.pairs = pairs;
+  r.digest = {r.pairs, checksum};
+  return r;
+}
+
+variants::Space HashJoinOperator::space(const variants::SpaceContext& context) const {
+  return variants::hashjoin_space(context);
+}
+
+Defines HashJoinOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  Defines d = hash_family_defines(params, device);
+  d.push_back({"HASH_JOIN", "1"});
+  d.push_back({"BATCH", std::to_string(variants::get_int(params, "batch"))});
+  d.push_back({"LOOKUP_LOCAL", variants::get_string(params, "lookup") == "local" ? "1" : "0"});
+  d.push_back({"PREPROCESS", variants::get_string(params, "preprocess") == "on" ? "1" : "0"});
+  return d;
+}
+
+datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options) const {
+  reject_option(!options.query.empty(), name(), "--query");
+  reject_option(options.selectivity.has_value(), name(), "--selectivity (see --match-ratio)");
+  datasets::WorkloadSpec spec;
+  spec.op = name();
+  if (options.input || options.input2) {
+    if (!options.input || !options.input2) throw UsageError("hashjoin reads its build side from --input and its probe side from --input2: give both");
+    reject_option(options.distinct.has_value() || options.match_ratio.has_value() || options.zipf.has_value(),
+                  name(), "--distinct, --match-ratio or --zipf with input files");
+    const std::string path = std::filesystem::absolute(*options.input).string();
+    const std::string path2 = std::filesystem::absolute(*options.input2).string();
+    spec.generator = "files";
+    spec.params = {{"path", path},
+                   {"path2", path2},
+                   {"rows", datasets::load_int32_column(path).size()},
+                   {"rows2", datasets::load_int32_column(path2).size()},
+                   {"fingerprint", datasets::file_fingerprint(path)},
+                   {"fingerprint2", datasets::file_fingerprint(path2)}};
+  } else {
+    if (!options.rows) throw std::logic_error("hashjoin: generated workloads need a row count");
+    const std::uint64_t rows = *options.rows;
+    const std::uint64_t distinct = options.distinct.value_or(rows);
+    const double match = options.match_ratio.value_or(1.0);
+    const double zipf = options.zipf.value_or(0.0);
+    if (rows > 0 && (distinct < 1 || distinct > rows))
+      throw UsageError("--distinct must lie between 1 and the build side's rows (" + std::to_string(rows) + ")");
+    if (!(match >= 0.0 && match <= 1.0)) throw UsageError("--match-ratio must lie between 0 and 1");
+    if (!(zipf >= 0.0 && zipf <= 10.0)) throw UsageError("--zipf must lie between 0 and 10");
+    spec.generator = "join_keys";
+    spec.params = {{"rows", rows},         {"rows2", options.rows2.value_or(4 * rows)},
+                   {"distinct", distinct}, {"match_ratio", match},
+                   {"zipf", zipf},         {"seed", options.seed}};
+  }
+  for (const char* side : {"rows", "rows2"}) {
+    if (spec.params.at(side).get<std::uint64_t>() >= kMaxPairs) {
+      throw UsageError(std::string("input too large: hashjoin handles fewer than 2^31 rows per side (") + side + ")");
+    }
+  }
+  return spec;
+}
+
+DeviceFootprint HashJoinOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t rows = spec.rows();
+  const std::uint64_t rows2 = spec.params.at("rows2").get<std::uint64_t>();
+  // The pairs are known only once the reference is computed; a generated workload gives an estimate.
+  double per_probe = 1.0;
+  if (spec.generator == "join_keys") {
+    const auto distinct = std::max<std::uint64_t>(spec.params.at("distinct").get<std::uint64_t>(), 1);
+    per_probe = spec.params.at("match_ratio").get<double>() * static_cast<double>(rows) / static_cast<double>(distinct);
+  }
+  const auto pairs = static_cast<std::uint64_t>(per_probe * static_cast<double>(rows2));
+  const std::uint64_t slots = table_for(rows, 25).slots();
+  const std::uint64_t total = rows * 8 + rows2 * 16 + slots * 12 + pairs * 8;
+  return {total, std::max({rows2 * 4, slots * 4, pairs * 4})};
+}
+
+std::unique_ptr<PreparedRun> HashJoinOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<HashJoinRun>(engine, spec);
+}
+
+}  // namespace varex::harness

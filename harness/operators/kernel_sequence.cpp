@@ -1,0 +1,66 @@
+#include "harness/operators/kernel_sequence.hpp"
+
+#include <algorithm>
+#include <bit>
+
+#include "harness/errors.hpp"
+
+namespace varex::harness {
+
+std::uint64_t max_local(const DeviceInfo& device) {
+  return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)), kAutoPadLocal);
+}
+
+LaunchPlan::LaunchPlan(const variants::Params& params, const std::string& grid_tunable)
+    : local_(static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0))),
+      padding_(variants::get_string(params, "padding")) {
+  if (const auto* g = std::get_if<std::int64_t>(&params.at(grid_tunable))) groups_ = static_cast<std::uint64_t>(*g);
+}
+
+LaunchShape LaunchPlan::cover(std::uint64_t n) const {
+  if (padding_ == "none") return {n, 0};
+  const std::uint64_t local = local_ ? local_ : kAutoPadLocal;
+  return {round_up(n, local), local};
+}
+
+LaunchShape LaunchPlan::rows(std::uint64_t n, std::uint64_t per_item) const {
+  if (groups_) return {groups_ * local_, local_};
+  return cover((n + per_item - 1) / per_item);
+}
+
+std::uint64_t LaunchPlan::indexed(std::uint64_t n) const {
+  return padding_ == "host" ? round_up(n, local_ ? local_ : kAutoPadLocal) : n;
+}
+
+void KernelSequence::add(const std::string& label, double ms) {
+  for (KernelTiming& k : kernels_) {
+    if (k.kernel == label) {
+      k.ms += ms;
+      return;
+    }
+  }
+  kernels_.push_back({label, ms});
+}
+
+void KernelSequence::run(const std::string& label, const std::string& kernel, const LaunchShape& shape,
+                         const std::vector<KernelArg>& args) {
+  if (shape.global == 0) return;
+  add(label, engine_.launch(program_, kernel, shape, args)->elapsed_ms());
+}
+
+void KernelSequence::read(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes, std::size_t offset) {
+  add("readback", engine_.download(dst, src, bytes, offset)->elapsed_ms());
+}
+
+ExecutionTimes KernelSequence::times() const {
+  ExecutionTimes t;
+  t.kernels = kernels_;
+  for (const KernelTiming& k : kernels_) t.total_ms += k.ms;
+  return t;
+}
+
+void reject_option(bool given, const std::string& op, const std::string& option) {
+  if (given) throw UsageError(op + " takes no " + option);
+}
+
+}  // namespace varex::harness

@@ -1,0 +1,472 @@
+// Ocelot's hash operators (document 000, sec. 2.2.2, 2.2.3, 3.2, 3.3): the hash join and the hash
+// group-by share one open-addressing table of int32 keys, its hash functions and a prefix sum.
+//
+// The table has `mask + 1` slots (a power of two) plus one reserved slot at index mask + 1 for the key
+// INT_MIN, which doubles as the empty marker: keys[mask + 1] is 0 or 1 (absent or present).
+//
+// Specialised by defines:
+//   HASH_JOIN, HASH_GROUPBY  which operator's kernels to build (1); the table and scan kernels always
+//   HASH          1 identity (low bits), 2 multiplicative (Fibonacci), 3 murmur3's finaliser
+//   DOUBLE_HASH   0: linear probing; 1: double hashing (Ocelot's hash2/hash3), an odd step per key
+//   MAX_LOCAL     the device's largest work-group (sizes local arrays)
+//   BATCH         probe rows whose slots a work-item resolves before emitting (join)
+//   LOOKUP_LOCAL  1: that batch of slots is staged in local memory, 0: in private memory (join)
+//   PREPROCESS    1: hj_count and hj_exec read each probe row's slot from preprocess_ht's output (join)
+//   LOCAL_AGG     1: aggregate group ids below LOCAL_GROUPS per work-group in local memory first
+//   LOCAL_GROUPS  groups a work-group aggregates locally (group-by)
+//   FUSED         1: compute_grouping also aggregates; 0: a separate aggregate kernel does (group-by)
+//   SCAN_LOCAL    work-group size of the prefix-sum kernels; SCAN_ITEMS elements per work-item
+//   SKETCH_BITS   log2 of the HyperLogLog registers of the group-by's table sizing
+//
+// Every kernel walks its elements with a work-group-uniform stride loop: a grid that covers the elements
+// runs it once, a fixed number of work-groups (Ocelot's `processors`) strides, and the loop's bound is
+// the guard that lets the host pad the grid.
+
+// Defaults for the defines the other operator of the family does not set.
+#ifndef HASH_JOIN
+#define HASH_JOIN 0
+#endif
+#ifndef HASH_GROUPBY
+#define HASH_GROUPBY 0
+#endif
+#ifndef BATCH
+#define BATCH 1
+#endif
+#ifndef LOOKUP_LOCAL
+#define LOOKUP_LOCAL 0
+#endif
+#ifndef PREPROCESS
+#define PREPROCESS 0
+#endif
+#ifndef LOCAL_AGG
+#define LOCAL_AGG 0
+#endif
+#ifndef LOCAL_GROUPS
+#define LOCAL_GROUPS 1024
+#endif
+#ifndef FUSED
+#define FUSED 0
+#endif
+
+#define EMPTY_KEY INT_MIN
+#define NOT_FOUND 0xffffffffu
+
+#if defined(cl_khr_int64_base_atomics)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#define HAVE_ATOM64 1
+#else
+#define HAVE_ATOM64 0
+#endif
+
+inline uint hash_slot(int key, uint mask, uint shift) {
+  const uint k = (uint)key;
+#if HASH == 1
+  return k & mask;
+#elif HASH == 2
+  return (k * 0x9E3779B1u) >> shift;
+#else
+  uint h = k;
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return h & mask;
+#endif
+}
+
+inline uint probe_step(int key, uint shift) {
+#if DOUBLE_HASH
+  return (((uint)key * 0xCC9E2D51u) >> shift) | 1u;
+#else
+  return 1u;
+#endif
+}
+
+// Inserts `key` (Ocelot's pessimistic build: compare-and-swap per slot) and returns its slot, or
+// NOT_FOUND when every slot was tried (a table sized from an estimate can be too small).
+inline uint insert_key(__global int* keys, int key, uint mask, uint shift) {
+  if (key == EMPTY_KEY) {
+    keys[mask + 1] = 1;
+    return mask + 1;
+  }
+  uint s = hash_slot(key, mask, shift);
+  const uint step = probe_step(key, shift);
+  for (uint probes = 0; probes <= mask; ++probes) {
+    const int current = keys[s];
+    if (current == key) return s;
+    if (current == EMPTY_KEY) {
+      const int old = atomic_cmpxchg(&keys[s], EMPTY_KEY, key);
+      if (old == EMPTY_KEY || old == key) return s;
+    }
+    s = (s + step) & mask;
+  }
+  return NOT_FOUND;
+}
+
+// The slot of `key`, or NOT_FOUND. Also finds keys placed by the optimistic build (they sit in their
+// first slot).
+inline uint find_key(__global const int* keys, int key, uint mask, uint shift) {
+  if (key == EMPTY_KEY) return keys[mask + 1] ? mask + 1 : NOT_FOUND;
+  uint s = hash_slot(key, mask, shift);
+  const uint step = probe_step(key, shift);
+  for (uint probes = 0; probes <= mask; ++probes) {
+    const int current = keys[s];
+    if (current == key) return s;
+    if (current == EMPTY_KEY) return NOT_FOUND;
+    s = (s + step) & mask;
+  }
+  return NOT_FOUND;
+}
+
+#define FOR_EACH(i, n) for (uint i = get_global_id(0); i < (n); i += get_global_size(0))
+
+// ---- shared by both operators ----
+
+// init_zero_int in the source: every slot empty, the reserved slot absent.
+__kernel void init_table(__global int* keys, const uint mask) {
+  FOR_EACH(i, mask + 1) keys[i] = EMPTY_KEY;
+  if (get_global_id(0) == 0) keys[mask + 1] = 0;
+}
+
+__kernel void fill_int(__global int* out, const int value, const uint n) {
+  FOR_EACH(i, n) out[i] = value;
+}
+
+// status[1] counts keys that found no free slot.
+__kernel void build_pessimistic(__global int* keys, __global const int* in, __global uint* status,
+                                const uint n, const uint mask, const uint shift) {
+  FOR_EACH(i, n) {
+    if (insert_key(keys, in[i], mask, shift) == NOT_FOUND) atomic_inc(&status[1]);
+  }
+}
+
+
+// Prefix sum in three kernels (the source's prefixsum_seq/par/inc): exclusive sums of `in` into `out`,
+// which has n + 1 entries, the last one the total.
+#define SCAN_TILE (SCAN_LOCAL * SCAN_ITEMS)
+
+inline uint scan_local_exclusive(__local uint* part, uint value) {
+  const uint lid = get_local_id(0);
+  part[lid] = value;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint offset = 1; offset < SCAN_LOCAL; offset <<= 1) {
+    const uint add = lid >= offset ? part[lid - offset] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    part[lid] += add;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const uint inclusive = part[lid];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return inclusive - value;
+}
+
+// `in` and `out` may be the same buffer: each element is read before the same thread writes it.
+__kernel void scan_tiles(__global const uint* in, __global uint* out, __global uint* tile_sums, const uint n) {
+  __local uint part[SCAN_LOCAL];
+  const uint base = get_group_id(0) * SCAN_TILE + get_local_id(0) * SCAN_ITEMS;
+  uint items[SCAN_ITEMS];
+  uint sum = 0;
+  for (uint k = 0; k < SCAN_ITEMS; ++k) {
+    items[k] = base + k < n ? in[base + k] : 0u;
+    sum += items[k];
+  }
+  uint running = scan_local_exclusive(part, sum);
+  for (uint k = 0; k < SCAN_ITEMS; ++k) {
+    if (base + k < n) out[base + k] = running;
+    running += items[k];
+  }
+  if (get_local_id(0) == SCAN_LOCAL - 1) tile_sums[get_group_id(0)] = running;
+}
+
+// One work-group: exclusive scan of the tile sums in place, the total behind them.
+__kernel void scan_sums(__global uint* tile_sums, const uint ntiles) {
+  __local uint part[SCAN_LOCAL];
+  uint carry = 0;
+  for (uint first = 0; first < ntiles; first += SCAN_TILE) {
+    const uint base = first + get_local_id(0) * SCAN_ITEMS;
+    uint items[SCAN_ITEMS];
+    uint sum = 0;
+    for (uint k = 0; k < SCAN_ITEMS; ++k) {
+      items[k] = base + k < ntiles ? tile_sums[base + k] : 0u;
+      sum += items[k];
+    }
+    uint running = carry + scan_local_exclusive(part, sum);
+    for (uint k = 0; k < SCAN_ITEMS; ++k) {
+      if (base + k < ntiles) tile_sums[base + k] = running;
+      running += items[k];
+    }
+    if (get_local_id(0) == SCAN_LOCAL - 1) part[0] = running;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    carry = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (get_local_id(0) == 0) tile_sums[ntiles] = carry;
+}
+
+__kernel void scan_add(__global uint* out, __global const uint* tile_sums, const uint n, const uint ntiles) {
+  FOR_EACH(i, n) out[i] += tile_sums[i / SCAN_TILE];
+  if (get_global_id(0) == 0) out[n] = tile_sums[ntiles];
+}
+
+#if HASH_JOIN
+// ---- hash join ----
+
+// countKeyCardinality: build rows per slot.
+__kernel void count_cardinality(__global const int* keys, __global const int* build, __global uint* counts,
+                                const uint n, const uint mask, const uint shift) {
+  FOR_EACH(i, n) atomic_inc(&counts[find_key(keys, build[i], mask, shift)]);
+}
+
+// buildLookupTable: build row ids grouped by slot; counts runs down to zero as the positions are taken.
+__kernel void build_lookup(__global const int* keys, __global const int* build, __global const uint* offsets,
+                           __global uint* counts, __global uint* lookup, const uint n, const uint mask,
+                           const uint shift) {
+  FOR_EACH(i, n) {
+    const uint s = find_key(keys, build[i], mask, shift);
+    lookup[offsets[s] + atomic_dec(&counts[s]) - 1] = i;
+  }
+}
+
+// PreprocessHT: the slot of every probe row, read by hj_count and hj_exec instead of probing twice.
+__kernel void preprocess_ht(__global const int* keys, __global const int* probe, __global uint* slots,
+                            const uint n, const uint mask, const uint shift) {
+  FOR_EACH(i, n) slots[i] = find_key(keys, probe[i], mask, shift);
+}
+
+#if PREPROCESS
+#define PROBE_SLOT(j) (slots[j])
+#define PROBE_INPUT __global const uint* slots
+#else
+#define PROBE_SLOT(j) find_key(keys, probe[j], mask, shift)
+#define PROBE_INPUT __global const int* probe
+#endif
+
+// A work-item handles probe rows j, j + stride, …; BATCH of them at a time: their slots are resolved
+// into the lookup array first (private or local memory), then used.
+#if LOOKUP_LOCAL
+#define LOOKUP_DECL __local uint lookup_cache[MAX_LOCAL * BATCH];
+#define LOOKUP(b) lookup_cache[(b) * get_local_size(0) + get_local_id(0)]
+#else
+#define LOOKUP_DECL uint lookup_cache[BATCH];
+#define LOOKUP(b) lookup_cache[b]
+#endif
+
+// hj_count: matches per probe row.
+__kernel void hj_count(__global const int* keys, PROBE_INPUT, __global const uint* offsets,
+                       __global uint* matches, const uint n, const uint mask, const uint shift) {
+  LOOKUP_DECL
+  const uint stride = get_global_size(0);
+  for (uint first = get_global_id(0); first < n; first += BATCH * stride) {
+    for (uint b = 0; b < BATCH; ++b) {
+      const uint j = first + b * stride;
+      LOOKUP(b) = j < n ? PROBE_SLOT(j) : NOT_FOUND;
+    }
+    for (uint b = 0; b < BATCH; ++b) {
+      const uint j = first + b * stride;
+      const uint s = LOOKUP(b);
+      if (j < n) matches[j] = s == NOT_FOUND ? 0u : offsets[s + 1] - offsets[s];
+    }
+  }
+}
+
+// hj_exec: the pairs (build row, probe row), probe rows in order, from the exclusive sums of the matches.
+__kernel void hj_exec(__global const int* keys, PROBE_INPUT, __global const uint* offsets,
+                      __global const uint* lookup, __global const uint* positions, __global uint* out_build,
+                      __global uint* out_probe, const uint n, const uint mask, const uint shift) {
+  LOOKUP_DECL
+  const uint stride = get_global_size(0);
+  for (uint first = get_global_id(0); first < n; first += BATCH * stride) {
+    for (uint b = 0; b < BATCH; ++b) {
+      const uint j = first + b * stride;
+      LOOKUP(b) = j < n ? PROBE_SLOT(j) : NOT_FOUND;
+    }
+    for (uint b = 0; b < BATCH; ++b) {
+      const uint j = first + b * stride;
+      const uint s = LOOKUP(b);
+      if (j >= n || s == NOT_FOUND) continue;
+      const uint begin = offsets[s];
+      const uint count = offsets[s + 1] - begin;
+      const uint at = positions[j];
+      for (uint k = 0; k < count; ++k) {
+        out_build[at + k] = lookup[begin + k];
+        out_probe[at + k] = j;
+      }
+    }
+  }
+}
+
+#endif  // HASH_JOIN
+
+#if HASH_GROUPBY
+// ---- group-by ----
+
+// HyperLogLog over the keys (2^SKETCH_BITS registers of the largest rank seen), from which the host sizes
+// the group-by's table by the number of distinct keys instead of the number of rows. murmur3's finaliser
+// is a bijection, so distinct keys never share a hash.
+__kernel void sketch(__global const int* in, __global uint* registers, const uint n) {
+  FOR_EACH(i, n) {
+    uint h = (uint)in[i];
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    const uint bucket = h >> (32 - SKETCH_BITS);
+    const uint rank = clz((h << SKETCH_BITS) | (1u << (SKETCH_BITS - 1))) + 1;
+    if (rank > registers[bucket]) atomic_max(&registers[bucket], rank);
+  }
+}
+
+
+// buildHashTableOptimistic: every key written to its first slot without atomics; collisions are found by
+// validateHashTable, after which the host rebuilds pessimistically.
+__kernel void build_optimistic(__global int* keys, __global const int* in, const uint n, const uint mask,
+                               const uint shift) {
+  FOR_EACH(i, n) {
+    const int key = in[i];
+    if (key == EMPTY_KEY) {
+      keys[mask + 1] = 1;
+    } else {
+      // Reading first keeps a slot that already holds the key from being written again.
+      const uint s = hash_slot(key, mask, shift);
+      if (keys[s] != key) keys[s] = key;
+    }
+  }
+}
+
+// status[0] counts rows whose key lost its slot to another key.
+__kernel void validate_table(__global const int* keys, __global const int* in, __global uint* status,
+                             const uint n, const uint mask, const uint shift) {
+  FOR_EACH(i, n) {
+    const int key = in[i];
+    if (key != EMPTY_KEY && keys[hash_slot(key, mask, shift)] != key) atomic_inc(&status[0]);
+  }
+}
+
+// prepareIDTable: 1 for every occupied slot (the reserved one included), scanned into group ids.
+__kernel void prepare_ids(__global const int* keys, __global uint* flags, const uint mask) {
+  FOR_EACH(s, mask + 1) flags[s] = keys[s] != EMPTY_KEY;
+  if (get_global_id(0) == 0) flags[mask + 1] = keys[mask + 1] != 0;
+}
+
+// The key of every group, from its slot.
+__kernel void assign_groups(__global const int* keys, __global const uint* ids, __global int* group_keys,
+                            const uint mask) {
+  FOR_EACH(s, mask + 1) {
+    if (keys[s] != EMPTY_KEY) group_keys[ids[s]] = keys[s];
+  }
+  if (get_global_id(0) == 0 && keys[mask + 1]) group_keys[ids[mask + 1]] = EMPTY_KEY;
+}
+
+// Aggregates start empty: count 0, sum 0, min INT_MAX, max INT_MIN.
+__kernel void init_aggregates(__global uint* counts, __global long* sums, __global int* mins,
+                              __global int* maxs, const uint groups) {
+  FOR_EACH(g, groups) {
+    counts[g] = 0;
+    sums[g] = 0;
+    mins[g] = INT_MAX;
+    maxs[g] = INT_MIN;
+  }
+}
+
+#if HAVE_ATOM64
+#define SUM_ADD(space, sums, g, value) atom_add((volatile space long*)(sums) + (g), (long)(value))
+#else
+// A 64-bit sum as two 32-bit words (little-endian: low, high). Adding the low word returns its old value,
+// from which the carry into the high word follows exactly, so the pair ends as the correct 64-bit total.
+#define SUM_ADD(space, sums, g, value)                                                   \
+  do {                                                                                   \
+    const ulong v64 = (ulong)(long)(value);                                              \
+    const uint lo = (uint)v64;                                                           \
+    const uint old = atomic_add((volatile space uint*)(sums) + 2 * (g), lo);             \
+    const uint hi = (uint)(v64 >> 32) + (old + lo < old ? 1u : 0u);                      \
+    if (hi) atomic_add((volatile space uint*)(sums) + 2 * (g) + 1, hi);                  \
+  } while (0)
+#endif
+
+// Min and max are read first: most rows do not move them, and those need no atomic.
+#define AGG_ROW(space, counts, sums, mins, maxs, g, value)                               \
+  do {                                                                                   \
+    atomic_inc((volatile space uint*)(counts) + (g));                                    \
+    SUM_ADD(space, sums, g, value);                                                      \
+    if ((value) < ((volatile space int*)(mins))[g]) atomic_min((mins) + (g), (value));   \
+    if ((value) > ((volatile space int*)(maxs))[g]) atomic_max((maxs) + (g), (value));   \
+  } while (0)
+
+#if LOCAL_AGG
+// Group ids below LOCAL_GROUPS are aggregated per work-group in local memory, the rest directly.
+#define LOCAL_AGG_DECL                                                        \
+  __local uint l_counts[LOCAL_GROUPS];                                        \
+  __local long l_sums[LOCAL_GROUPS];                                          \
+  __local int l_mins[LOCAL_GROUPS];                                           \
+  __local int l_maxs[LOCAL_GROUPS];                                           \
+  for (uint g = get_local_id(0); g < LOCAL_GROUPS; g += get_local_size(0)) { \
+    l_counts[g] = 0;                                                          \
+    l_sums[g] = 0;                                                            \
+    l_mins[g] = INT_MAX;                                                      \
+    l_maxs[g] = INT_MIN;                                                      \
+  }                                                                           \
+  barrier(CLK_LOCAL_MEM_FENCE);
+#define AGGREGATE(g, value)                                         \
+  do {                                                              \
+    if ((g) < LOCAL_GROUPS)                                         \
+      AGG_ROW(__local, l_counts, l_sums, l_mins, l_maxs, g, value); \
+    else                                                            \
+      AGG_ROW(__global, counts, sums, mins, maxs, g, value);        \
+  } while (0)
+// The work-group's totals go into the global ones: one atomic per touched group and aggregate.
+#define LOCAL_AGG_MERGE                                                      \
+  barrier(CLK_LOCAL_MEM_FENCE);                                              \
+  for (uint g = get_local_id(0); g < LOCAL_GROUPS; g += get_local_size(0)) { \
+    if (l_counts[g] == 0) continue;                                          \
+    atomic_add(counts + g, l_counts[g]);                                     \
+    SUM_ADD(__global, sums, g, l_sums[g]);                                   \
+    atomic_min(mins + g, l_mins[g]);                                         \
+    atomic_max(maxs + g, l_maxs[g]);                                         \
+  }
+#else
+#define LOCAL_AGG_DECL
+#define AGGREGATE(g, value) AGG_ROW(__global, counts, sums, mins, maxs, g, value)
+#define LOCAL_AGG_MERGE
+#endif
+
+// computeGroupingHt: the group id of every row; with FUSED the aggregates are updated in the same pass.
+__kernel void compute_grouping(__global const int* keys, __global const uint* ids, __global const int* in,
+                               __global const int* values, __global uint* gids, __global uint* counts,
+                               __global long* sums, __global int* mins, __global int* maxs, const uint n,
+                               const uint mask, const uint shift) {
+#if FUSED
+  LOCAL_AGG_DECL
+#endif
+  FOR_EACH(i, n) {
+    const uint g = ids[find_key(keys, in[i], mask, shift)];
+    gids[i] = g;
+#if FUSED
+    const int value = values[i];
+    AGGREGATE(g, value);
+#endif
+  }
+#if FUSED
+  LOCAL_AGG_MERGE
+#endif
+}
+
+// The aggregates from the group ids, when not fused into compute_grouping.
+__kernel void aggregate(__global const uint* gids, __global const int* values, __global uint* counts,
+                        __global long* sums, __global int* mins, __global int* maxs, const uint n) {
+  LOCAL_AGG_DECL
+  FOR_EACH(i, n) {
+    const uint g = gids[i];
+    const int value = values[i];
+    AGGREGATE(g, value);
+  }
+  LOCAL_AGG_MERGE
+}
+
+// generateExtentsTable: one representative row per group. Rows past the input (host padding) carry the
+// id of a spare slot.
+__kernel void extents(__global const uint* gids, __global uint* out, const uint n) {
+  FOR_EACH(i, n) out[gids[i]] = i;
+}
+#endif  // HASH_GROUPBY
