@@ -33,7 +33,8 @@ double helper2(double x) {
 // A stream of uniform doubles for one row: splitmix64 over (seed, row, draw).
 class RowRandom {
  public:
-  RowRandom(std::uint64_t seed, std::uint64_t row) : state_(splitmix64(seed ^ (row * 0xd1342543de82ef95ULL))) {}
+  RowRandom(std::uint64_t seed, std::uint64_t row)
+      : state_(splitmix64(seed ^ (row * 0xd1342543de82ef95ULL))) {}
   std::uint64_t bits() { return state_ = splitmix64(state_); }
   double uniform() { return static_cast<double>(bits() >> 11) * 0x1.0p-53; }
 
@@ -49,7 +50,8 @@ std::uint64_t draw_index(RowRandom& r, std::uint64_t distinct, const ZipfSampler
 
 // Row i of `rows` takes index i for i < distinct (every index occurs), a drawn one otherwise; an affine
 // permutation of the rows spreads the guaranteed ones over the column.
-std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, double zipf, std::uint64_t seed) {
+std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, double zipf,
+                                    std::uint64_t seed) {
   std::vector<std::int32_t> out(rows);
   if (rows == 0) return out;
   std::unique_ptr<ZipfSampler> sampler;
@@ -61,7 +63,8 @@ std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, 
     for (std::uint64_t i = begin; i < end; ++i) {
       RowRandom r(seed, i);
       const std::uint64_t index = i < distinct ? i : draw_index(r, distinct, sampler.get());
-      out[(static_cast<unsigned __int128>(i) * a + b) % rows] = key_of(static_cast<std::uint32_t>(index), seed);
+      out[(static_cast<unsigned __int128>(i) * a + b) % rows] =
+          key_of(static_cast<std::uint32_t>(index), seed);
     }
   });
   return out;
@@ -103,7 +106,8 @@ JoinColumns join_columns(std::uint64_t rows, std::uint64_t rows2, std::uint64_t 
     for (std::uint64_t j = begin; j < end; ++j) {
       RowRandom r(probe_seed, j);
       const bool match = distinct > 0 && r.uniform() < match_ratio;
-      const std::uint64_t index = match ? draw_index(r, distinct, sampler.get()) : distinct + r.bits() % absent;
+      const std::uint64_t index =
+          match ? draw_index(r, distinct, sampler.get()) : distinct + r.bits() % absent;
       c.probe[j] = key_of(static_cast<std::uint32_t>(index), seed);
     }
   });

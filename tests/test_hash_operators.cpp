@@ -59,7 +59,8 @@ Digest brute_groups(const std::vector<std::int32_t>& keys, const std::vector<std
 
 // ---- inputs ----
 
-std::string write_column(const std::string& dir, const std::string& name, const std::vector<std::int32_t>& v) {
+std::string write_column(const std::string& dir, const std::string& name,
+                         const std::vector<std::int32_t>& v) {
   const std::string path = dir + "/" + name;
   std::ofstream out(path);
   for (std::int32_t x : v) out << x << "\n";
@@ -101,7 +102,8 @@ std::vector<std::int32_t> awkward_keys(std::size_t rows, std::size_t pool, std::
 // Valid points of the pinned sub-space in which every pair of values of the `knobs` occurs together at
 // least once (greedy pairwise covering): every interplay of two knobs is exercised with a fraction of the
 // programs an exhaustive product would compile.
-std::vector<variants::Params> pairwise(const std::vector<variants::Params>& points, const std::vector<std::string>& knobs) {
+std::vector<variants::Params> pairwise(const std::vector<variants::Params>& points,
+                                       const std::vector<std::string>& knobs) {
   const auto pairs_of = [&](const variants::Params& p) {
     std::set<std::string> out;
     for (std::size_t a = 0; a < knobs.size(); ++a) {
@@ -133,7 +135,8 @@ std::vector<variants::Params> pairwise(const std::vector<variants::Params>& poin
 // Runs every variant of the pinned sub-space (or its pairwise cover over `knobs`) once and checks the
 // whole output.
 void verify_variants(const Operator& op, const datasets::WorkloadSpec& spec, const Digest& want,
-                     const std::map<std::string, std::string>& pins, const std::vector<std::string>& knobs = {}) {
+                     const std::map<std::string, std::string>& pins,
+                     const std::vector<std::string>& knobs = {}) {
   Engine& engine = test::cpu_engine();
   auto run = op.prepare(engine, spec);
   ASSERT_EQ(run->reference(), want) << "the host reference disagrees with brute force";
@@ -144,8 +147,8 @@ void verify_variants(const Operator& op, const datasets::WorkloadSpec& spec, con
     run->poison();
     run->execute(params);
     const Collected c = run->collect();
-    ASSERT_TRUE(c.verified) << op.name() << " " << spec.rows() << " rows, " << variants::describe(params) << ": "
-                            << c.mismatch;
+    ASSERT_TRUE(c.verified) << op.name() << " " << spec.rows() << " rows, " << variants::describe(params)
+                            << ": " << c.mismatch;
     ASSERT_EQ(c.digest, want) << variants::describe(params);
   }
 }
@@ -161,7 +164,8 @@ TEST(KeyColumns, KeysAreABijectionAndJoinColumnsKeepTheirPromises) {
   const auto c = datasets::join_columns(5000, 20000, 1000, 0.25, 0.0, 3);
   EXPECT_EQ(std::set<std::int32_t>(c.build.begin(), c.build.end()).size(), 1000u);
   const std::set<std::int32_t> build(c.build.begin(), c.build.end());
-  const auto matching = std::count_if(c.probe.begin(), c.probe.end(), [&](std::int32_t k) { return build.count(k) > 0; });
+  const auto matching =
+      std::count_if(c.probe.begin(), c.probe.end(), [&](std::int32_t k) { return build.count(k) > 0; });
   EXPECT_NEAR(static_cast<double>(matching) / 20000.0, 0.25, 0.02);
   EXPECT_EQ(c.build, datasets::join_columns(5000, 20000, 1000, 0.25, 0.0, 3).build);  // deterministic
 }
@@ -254,8 +258,13 @@ TEST(HashJoinDevice, AwkwardInputs) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     verify_variants(HashJoinOperator(), join_files(c.name, c.build, c.probe), brute_join(c.build, c.probe),
-                    {{"local", "auto,64"}, {"processors", "cover,16"}, {"batch", "1,8"}, {"hash", "identity,mult"},
-                     {"load", "75"}, {"preprocess", "on"}, {"probing", "linear"}});
+                    {{"local", "auto,64"},
+                     {"processors", "cover,16"},
+                     {"batch", "1,8"},
+                     {"hash", "identity,mult"},
+                     {"load", "75"},
+                     {"preprocess", "on"},
+                     {"probing", "linear"}});
   }
 }
 
@@ -282,7 +291,8 @@ TEST(HashJoinDevice, GeneratedSkewedWorkloadAndMeasurement) {
   // One time per kernel of the sequence, adding up to the operator's total.
   std::set<std::string> names;
   for (const KernelTiming& k : m.kernels) names.insert(k.kernel);
-  for (const char* k : {"build", "count_cardinality", "prefix_sum_build", "build_lookup", "hj_count", "hj_exec"})
+  for (const char* k :
+       {"build", "count_cardinality", "prefix_sum_build", "build_lookup", "hj_count", "hj_exec"})
     EXPECT_TRUE(names.count(k)) << k;
   EXPECT_EQ(m.bytes_moved, 20000 * 4 + 60013 * 4 + m.result.rows * 8);
 }
@@ -323,9 +333,15 @@ TEST(GroupByDevice, AwkwardInputs) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     verify_variants(GroupByOperator(), group_file(c.name, c.keys, c.values), brute_groups(c.keys, c.values),
-                    {{"local", "auto,32"}, {"groups", "cover,16"}, {"padding", "none,host"}, {"agg", "global,local"},
-                     {"build", "optimistic,pessimistic"}, {"hash", "identity"}, {"sizing", "rows,sketch"},
-                     {"probing", "double"}, {"load", "50,75"}});
+                    {{"local", "auto,32"},
+                     {"groups", "cover,16"},
+                     {"padding", "none,host"},
+                     {"agg", "global,local"},
+                     {"build", "optimistic,pessimistic"},
+                     {"hash", "identity"},
+                     {"sizing", "rows,sketch"},
+                     {"probing", "double"},
+                     {"load", "50,75"}});
   }
 }
 
@@ -338,8 +354,13 @@ TEST(GroupByDevice, CollidingKeysFallBackToThePessimisticBuild) {
     values.push_back(i);
   }
   verify_variants(GroupByOperator(), group_file("collide", keys, values), brute_groups(keys, values),
-                  {{"hash", "identity"}, {"build", "optimistic"}, {"local", "auto"}, {"groups", "cover"},
-                   {"padding", "none"}, {"fuse", "off,on"}, {"probing", "linear,double"}});
+                  {{"hash", "identity"},
+                   {"build", "optimistic"},
+                   {"local", "auto"},
+                   {"groups", "cover"},
+                   {"padding", "none"},
+                   {"fuse", "off,on"},
+                   {"probing", "linear,double"}});
 }
 
 TEST(GroupByDevice, ManyGroupsGeneratedWithSkew) {
@@ -351,8 +372,14 @@ TEST(GroupByDevice, ManyGroupsGeneratedWithSkew) {
   const auto spec = op.workload(options);
   const auto c = datasets::group_columns(200003, 50000, 0.9, options.seed);
   verify_variants(op, spec, brute_groups(c.keys, c.values),
-                  {{"local", "128"}, {"groups", "cover,512"}, {"padding", "guard"}, {"sizing", "rows,sketch"},
-                   {"agg", "global"}, {"hash", "murmur"}, {"probing", "double"}, {"build", "optimistic"}});
+                  {{"local", "128"},
+                   {"groups", "cover,512"},
+                   {"padding", "guard"},
+                   {"sizing", "rows,sketch"},
+                   {"agg", "global"},
+                   {"hash", "murmur"},
+                   {"probing", "double"},
+                   {"build", "optimistic"}});
 }
 
 TEST(HashOperators, BadWorkloadOptionsAreUsageErrors) {

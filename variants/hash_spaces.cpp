@@ -35,12 +35,21 @@ Common common(const DeviceInfo& device, const std::string& grid, const std::stri
        "rounded up to whole work-groups and the buffers of the kernels that only index by work-item are "
        "padded on the host (the source found only those can be); guard: the grid is rounded up and every "
        "kernel's bound check retires surplus work-items"},
-      {"hash", TunableKind::Compile, {Value{"identity"}, Value{"mult"}, Value{"murmur"}}, Value{"mult"},
+      {"hash",
+       TunableKind::Compile,
+       {Value{"identity"}, Value{"mult"}, Value{"murmur"}},
+       Value{"mult"},
        "identity: the key's low bits; mult: multiplicative (Fibonacci) hashing; murmur: murmur3's finaliser"},
-      {"probing", TunableKind::Compile, {Value{"linear"}, Value{"double"}}, Value{"double"},
+      {"probing",
+       TunableKind::Compile,
+       {Value{"linear"}, Value{"double"}},
+       Value{"double"},
        "collision resolution of the pessimistic build: linear probing, or double hashing (the source's "
        "hash2/hash3: a second hash gives each key an odd step)"},
-      {"load", TunableKind::Launch, {25, 50, 75}, 50,
+      {"load",
+       TunableKind::Launch,
+       {25, 50, 75},
+       50,
        "the table's largest load in percent of its slots, for as many distinct keys as input rows; the "
        "slot count is the smallest power of two that keeps to it"},
   };
@@ -50,7 +59,9 @@ Common common(const DeviceInfo& device, const std::string& grid, const std::stri
        [g](const Params& p) { return p.at(g) == Value{"cover"} || !is_auto(p); }},
       {"without padding, kernels that cover their elements take the driver's local size, so an explicit one "
        "applies only to a fixed number of work-groups",
-       [g](const Params& p) { return p.at("padding") != Value{"none"} || p.at(g) != Value{"cover"} || is_auto(p); }},
+       [g](const Params& p) {
+         return p.at("padding") != Value{"none"} || p.at(g) != Value{"cover"} || is_auto(p);
+       }},
   };
   return c;
 }
@@ -65,24 +76,34 @@ Space hashjoin_space(const SpaceContext& context) {
                     "work-groups of preprocess_ht, hj_count and hj_exec (global = processors x local, the "
                     "tuples per work-item follow); cover: one work-item per `batch` probe rows",
                     {Value{"none"}, Value{"guard"}}, Value{256}, Value{32});
-  c.tunables.push_back({"batch", TunableKind::Compile, {1, 2, 4, 8}, 1,
+  c.tunables.push_back({"batch",
+                        TunableKind::Compile,
+                        {1, 2, 4, 8},
+                        1,
                         "probe rows whose hash-table slots a work-item resolves before using them"});
-  c.tunables.push_back({"preprocess", TunableKind::Compile, {Value{"off"}, Value{"on"}}, Value{"off"},
+  c.tunables.push_back({"preprocess",
+                        TunableKind::Compile,
+                        {Value{"off"}, Value{"on"}},
+                        Value{"off"},
                         "PreprocessHT: one kernel stores each probe row's slot, read by hj_count and hj_exec "
                         "instead of probing twice"});
-  c.tunables.push_back({"lookup", TunableKind::Compile, {Value{"private"}, Value{"local"}}, Value{"private"},
+  c.tunables.push_back({"lookup",
+                        TunableKind::Compile,
+                        {Value{"private"}, Value{"local"}},
+                        Value{"private"},
                         "where the batch of resolved slots is kept: private memory, or local memory"});
   const std::uint64_t local_mem = device.local_mem;
   const std::uint64_t max_wg = device.max_work_group;
   c.constraints.push_back({"the lookup array in local memory needs batch > 1", [](const Params& p) {
                              return p.at("lookup") == Value{"private"} || get_int(p, "batch") > 1;
                            }});
-  c.constraints.push_back({"the local lookup array (largest work-group x batch x 4 bytes) must fit in the "
-                           "device's local memory",
-                           [local_mem, max_wg](const Params& p) {
-                             return p.at("lookup") == Value{"private"} || local_mem == 0 ||
-                                    max_wg * static_cast<std::uint64_t>(get_int(p, "batch")) * 4 <= local_mem;
-                           }});
+  c.constraints.push_back(
+      {"the local lookup array (largest work-group x batch x 4 bytes) must fit in the "
+       "device's local memory",
+       [local_mem, max_wg](const Params& p) {
+         return p.at("lookup") == Value{"private"} || local_mem == 0 ||
+                max_wg * static_cast<std::uint64_t>(get_int(p, "batch")) * 4 <= local_mem;
+       }});
   return Space("hashjoin", std::move(c.tunables), std::move(c.constraints));
 }
 
@@ -91,26 +112,38 @@ Space groupby_space(const SpaceContext& context) {
                     "work-groups of the kernels over the rows (build, validation, grouping, aggregation); "
                     "cover: one work-item per row",
                     {Value{"none"}, Value{"host"}, Value{"guard"}}, Value{"auto"}, Value{"cover"});
-  c.tunables.push_back({"build", TunableKind::Launch, {Value{"optimistic"}, Value{"pessimistic"}},
+  c.tunables.push_back({"build",
+                        TunableKind::Launch,
+                        {Value{"optimistic"}, Value{"pessimistic"}},
                         Value{"optimistic"},
                         "optimistic: every key written to its first slot without atomics, then validated, "
                         "rebuilt pessimistically on a collision (the source); pessimistic: atomic inserts "
                         "with probing from the start"});
-  c.tunables.push_back({"agg", TunableKind::Compile, {Value{"global"}, Value{"local"}}, Value{"global"},
-                        "global: every row updates the group's aggregates in global memory with atomics; "
-                        "local: each work-group aggregates the first groups in local memory and merges once"});
-  c.tunables.push_back({"fuse", TunableKind::Compile, {Value{"off"}, Value{"on"}}, Value{"off"},
+  c.tunables.push_back(
+      {"agg",
+       TunableKind::Compile,
+       {Value{"global"}, Value{"local"}},
+       Value{"global"},
+       "global: every row updates the group's aggregates in global memory with atomics; "
+       "local: each work-group aggregates the first groups in local memory and merges once"});
+  c.tunables.push_back({"fuse",
+                        TunableKind::Compile,
+                        {Value{"off"}, Value{"on"}},
+                        Value{"off"},
                         "on: the grouping kernel also aggregates (one pass over keys and values); off: a "
                         "separate kernel reads the group ids"});
-  c.tunables.push_back({"sizing", TunableKind::Launch, {Value{"rows"}, Value{"sketch"}}, Value{"rows"},
-                        "rows: the table has room for as many keys as rows (the source); sketch: a HyperLogLog "
-                        "pass estimates the distinct keys and the table is sized for those (rebuilt from the "
-                        "rows if it overflows)"});
-  c.constraints.push_back({"local aggregation pays only when a work-group walks many rows (a fixed number "
-                           "of work-groups)",
-                           [](const Params& p) {
-                             return p.at("agg") == Value{"global"} || p.at("groups") != Value{"cover"};
-                           }});
+  c.tunables.push_back(
+      {"sizing",
+       TunableKind::Launch,
+       {Value{"rows"}, Value{"sketch"}},
+       Value{"rows"},
+       "rows: the table has room for as many keys as rows (the source); sketch: a HyperLogLog "
+       "pass estimates the distinct keys and the table is sized for those (rebuilt from the "
+       "rows if it overflows)"});
+  c.constraints.push_back(
+      {"local aggregation pays only when a work-group walks many rows (a fixed number "
+       "of work-groups)",
+       [](const Params& p) { return p.at("agg") == Value{"global"} || p.at("groups") != Value{"cover"}; }});
   return Space("groupby", std::move(c.tunables), std::move(c.constraints));
 }
 

@@ -27,8 +27,8 @@ constexpr std::uint64_t kRegisters = 1ULL << kSketchBits;
 datasets::GroupColumns materialise(const datasets::WorkloadSpec& spec) {
   const auto& p = spec.params;
   if (spec.generator == "group_keys") {
-    return datasets::group_columns(spec.rows(), p.at("distinct").get<std::uint64_t>(), p.at("zipf").get<double>(),
-                                   p.at("seed").get<std::uint64_t>());
+    return datasets::group_columns(spec.rows(), p.at("distinct").get<std::uint64_t>(),
+                                   p.at("zipf").get<double>(), p.at("seed").get<std::uint64_t>());
   }
   if (spec.generator == "file") {
     const auto rows = datasets::load_key_value_rows(p.at("path").get<std::string>());
@@ -81,7 +81,8 @@ class GroupByRun final : public PreparedRun {
     status_ = engine.allocate(8);
     registers_ = engine.allocate(kRegisters * 4);
     gids_ = engine.allocate(row_capacity_ * 4);
-    for (auto* b : {&group_keys_, &counts_, &mins_, &maxs_, &extents_}) *b = engine.allocate(group_capacity_ * 4);
+    for (auto* b : {&group_keys_, &counts_, &mins_, &maxs_, &extents_})
+      *b = engine.allocate(group_capacity_ * 4);
     sums_ = engine.allocate(group_capacity_ * 8);
     host_status_ = engine.allocate_host(8);
     host_registers_ = engine.allocate_host(kRegisters * 4);
@@ -93,7 +94,9 @@ class GroupByRun final : public PreparedRun {
     scan_ = std::make_unique<DeviceScan>(engine, slots + 2);
     // Host padding runs the extents kernel over the slack rows too: they carry the id of a spare group.
     if (row_capacity_ > rows_) {
-      engine.fill(*gids_, static_cast<std::uint32_t>(group_capacity_ - 1), rows_ * 4, (row_capacity_ - rows_) * 4)
+      engine
+          .fill(*gids_, static_cast<std::uint32_t>(group_capacity_ - 1), rows_ * 4,
+                (row_capacity_ - rows_) * 4)
           ->elapsed_ms();
     }
     restore_inputs();
@@ -125,7 +128,8 @@ class GroupByRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     const LaunchPlan plan(params, "groups");
     const std::int64_t load = variants::get_int(params, "load");
-    KernelSequence seq(engine_, engine_.compile(source(), GroupByOperator().defines(params, engine_.device())));
+    KernelSequence seq(engine_,
+                       engine_.compile(source(), GroupByOperator().defines(params, engine_.device())));
     const auto n = KernelArg::of(static_cast<std::uint32_t>(rows_));
     const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
 
@@ -138,7 +142,8 @@ class GroupByRun final : public PreparedRun {
       seq.read(*host_registers_, *registers_, kRegisters * 4, 0);
       const auto* r = host_registers_->as<std::uint32_t>();
       const double estimate = hyperloglog_estimate(std::vector<std::uint32_t>(r, r + kRegisters));
-      table = table_for(std::min<std::uint64_t>(rows_, static_cast<std::uint64_t>(estimate * 1.25) + 64), load);
+      table =
+          table_for(std::min<std::uint64_t>(rows_, static_cast<std::uint64_t>(estimate * 1.25) + 64), load);
     }
 
     const auto reset = [&](const TableGeometry& t) {
@@ -150,8 +155,9 @@ class GroupByRun final : public PreparedRun {
       return host_status_->as<std::uint32_t>()[which];
     };
     const auto pessimistic = [&](const TableGeometry& t) {
-      seq.run("build", "build_pessimistic", plan.rows(rows_),
-              {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(t.mask), KernelArg::of(t.shift)});
+      seq.run(
+          "build", "build_pessimistic", plan.rows(rows_),
+          {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(t.mask), KernelArg::of(t.shift)});
     };
     reset(table);
     bool rebuild = true;
@@ -159,7 +165,8 @@ class GroupByRun final : public PreparedRun {
       seq.run("build", "build_optimistic", plan.rows(rows_),
               {arg(*table_), arg(*keys_in_), n, KernelArg::of(table.mask), KernelArg::of(table.shift)});
       seq.run("validate", "validate_table", plan.rows(rows_),
-              {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(table.mask), KernelArg::of(table.shift)});
+              {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(table.mask),
+               KernelArg::of(table.shift)});
       rebuild = status(0) > 0;
       if (rebuild) reset(table);
     }
@@ -188,14 +195,15 @@ class GroupByRun final : public PreparedRun {
     seq.run("init_aggregates", "init_aggregates", plan.cover(groups),
             {arg(*counts_), arg(*sums_), arg(*mins_), arg(*maxs_), KernelArg::of(groups)});
     seq.run("compute_grouping", "compute_grouping", plan.rows(rows_),
-            {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(*gids_), arg(*counts_), arg(*sums_),
-             arg(*mins_), arg(*maxs_), n, mask, shift});
+            {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(*gids_), arg(*counts_),
+             arg(*sums_), arg(*mins_), arg(*maxs_), n, mask, shift});
     if (variants::get_string(params, "fuse") == "off") {
       seq.run("aggregate", "aggregate", plan.rows(rows_),
               {arg(*gids_), arg(*values_in_), arg(*counts_), arg(*sums_), arg(*mins_), arg(*maxs_), n});
     }
     const auto extent_rows = static_cast<std::uint32_t>(plan.indexed(rows_));
-    seq.run("extents", "extents", plan.cover(extent_rows), {arg(*gids_), arg(*extents_), KernelArg::of(extent_rows)});
+    seq.run("extents", "extents", plan.cover(extent_rows),
+            {arg(*gids_), arg(*extents_), KernelArg::of(extent_rows)});
     return seq.times();
   }
 
@@ -231,13 +239,16 @@ class GroupByRun final : public PreparedRun {
     const auto* row_keys = host_keys_->as<std::int32_t>();
     std::vector<bool> seen(groups, false);
     for (std::uint64_t g = 0; g < groups; ++g) {
-      c.digest.checksum += mix_digest(keys[g], static_cast<std::int64_t>(counts[g]) + sums[g]);
+      // Unsigned: a wrong result may hold any sum.
+      c.digest.checksum +=
+          mix_digest(keys[g], static_cast<std::int64_t>(counts[g] + static_cast<std::uint64_t>(sums[g])));
       const std::uint32_t r = index_->find(keys[g]);
       const GroupAggregates got{keys[g], counts[g], sums[g], mins[g], maxs[g]};
       if (c.mismatch.empty()) {
         if (r == KeyIndex::kAbsent || seen[r]) {
-          c.mismatch = "group " + std::to_string(g) + " has key " + std::to_string(keys[g]) +
-                       (r == KeyIndex::kAbsent ? ", which is no key of the input" : ", which another group has too");
+          c.mismatch =
+              "group " + std::to_string(g) + " has key " + std::to_string(keys[g]) +
+              (r == KeyIndex::kAbsent ? ", which is no key of the input" : ", which another group has too");
         } else if (!(got == reference_.groups[r])) {
           c.mismatch = "the aggregates of key " + std::to_string(keys[g]) + " differ from the reference";
         } else if (extents[g] >= rows_ || row_keys[extents[g]] != keys[g]) {
@@ -261,7 +272,8 @@ class GroupByRun final : public PreparedRun {
     });
     if (!bad_rows.empty()) {
       const std::uint64_t i = *std::min_element(bad_rows.begin(), bad_rows.end());
-      c.mismatch = "row " + std::to_string(i) + " has group id " + std::to_string(gids[i]) + ", not its key's group";
+      c.mismatch =
+          "row " + std::to_string(i) + " has group id " + std::to_string(gids[i]) + ", not its key's group";
       return c;
     }
     c.verified = c.digest == reference_.digest;
@@ -284,7 +296,8 @@ class GroupByRun final : public PreparedRun {
   GroupReference reference_;
   std::unique_ptr<KeyIndex> index_;
   std::unique_ptr<HostBuffer> host_keys_, host_values_, host_status_, host_registers_, host_gids_;
-  std::unique_ptr<HostBuffer> host_group_keys_, host_counts_, host_sums_, host_mins_, host_maxs_, host_extents_;
+  std::unique_ptr<HostBuffer> host_group_keys_, host_counts_, host_sums_, host_mins_, host_maxs_,
+      host_extents_;
   std::unique_ptr<DeviceBuffer> keys_in_, values_in_, table_, ids_, status_, registers_, gids_;
   std::unique_ptr<DeviceBuffer> group_keys_, counts_, sums_, mins_, maxs_, extents_;
   std::unique_ptr<DeviceScan> scan_;
@@ -339,14 +352,16 @@ class HostGroups {
 
 }  // namespace
 
-GroupReference group_reference(const std::vector<std::int32_t>& keys, const std::vector<std::int32_t>& values) {
+GroupReference group_reference(const std::vector<std::int32_t>& keys,
+                               const std::vector<std::int32_t>& values) {
   // Each thread owns the keys of one hash partition and reads the whole column for them.
   const unsigned parts = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
   std::vector<HostGroups> tables(parts);
   datasets::parallel_rows(parts, [&](std::uint64_t b, std::uint64_t e) {
     for (std::uint64_t p = b; p < e; ++p) {
       for (std::size_t i = 0; i < keys.size(); ++i) {
-        if (datasets::splitmix64(static_cast<std::uint32_t>(keys[i])) % parts == p) tables[p].add(keys[i], values[i]);
+        if (datasets::splitmix64(static_cast<std::uint32_t>(keys[i])) % parts == p)
+          tables[p].add(keys[i], values[i]);
       }
     }
   });
@@ -354,7 +369,8 @@ GroupReference group_reference(const std::vector<std::int32_t>& keys, const std:
   for (const HostGroups& t : tables) t.append_to(r.groups);
   std::sort(r.groups.begin(), r.groups.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
   r.digest.rows = r.groups.size();
-  for (const GroupAggregates& g : r.groups) r.digest.checksum += mix_digest(g.key, static_cast<std::int64_t>(g.count) + g.sum);
+  for (const GroupAggregates& g : r.groups)
+    r.digest.checksum += mix_digest(g.key, static_cast<std::int64_t>(g.count) + g.sum);
   return r;
 }
 
@@ -418,12 +434,14 @@ datasets::WorkloadSpec GroupByOperator::workload(const WorkloadOptions& options)
 
 DeviceFootprint GroupByOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
   const std::uint64_t rows = spec.rows();
-  const std::uint64_t groups = spec.generator == "group_keys" ? spec.params.at("distinct").get<std::uint64_t>() : rows;
+  const std::uint64_t groups =
+      spec.generator == "group_keys" ? spec.params.at("distinct").get<std::uint64_t>() : rows;
   const std::uint64_t slots = table_for(rows, 25).slots();
   return {rows * 12 + slots * 8 + groups * 28, std::max({rows * 4, slots * 4, groups * 8})};
 }
 
-std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine,
+                                                      const datasets::WorkloadSpec& spec) const {
   return std::make_unique<GroupByRun>(engine, spec);
 }
 

@@ -24,7 +24,8 @@ struct GroupReference {
   std::vector<GroupAggregates> groups;
   Digest digest;
 };
-GroupReference group_reference(const std::vector<std::int32_t>& keys, const std::vector<std::int32_t>& values);
+GroupReference group_reference(const std::vector<std::int32_t>& keys,
+                               const std::vector<std::int32_t>& values);
 
 // The HyperLogLog estimate of the distinct keys from 2^bits registers (the largest rank seen per bucket).
 double hyperloglog_estimate(const std::vector<std::uint32_t>& registers);

@@ -10,7 +10,8 @@ namespace varex::harness {
 TableGeometry table_for(std::uint64_t keys, std::int64_t load_percent) {
   std::uint64_t slots = 1024;
   while (keys * 100 > slots * static_cast<std::uint64_t>(load_percent)) slots *= 2;
-  if (slots > (1ULL << 31)) throw UsageError("input too large: the hash table would need more than 2^31 slots");
+  if (slots > (1ULL << 31))
+    throw UsageError("input too large: the hash table would need more than 2^31 slots");
   TableGeometry g;
   g.mask = static_cast<std::uint32_t>(slots - 1);
   g.shift = 32 - static_cast<std::uint32_t>(std::countr_zero(slots));
@@ -34,7 +35,9 @@ void DeviceScan::run(KernelSequence& seq, const std::string& label, const Device
 
 Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device) {
   const std::string& hash = variants::get_string(params, "hash");
-  return {{"HASH", hash == "identity" ? "1" : hash == "mult" ? "2" : "3"},
+  return {{"HASH", hash == "identity" ? "1"
+                   : hash == "mult"   ? "2"
+                                      : "3"},
           {"DOUBLE_HASH", variants::get_string(params, "probing") == "double" ? "1" : "0"},
           {"MAX_LOCAL", std::to_string(max_local(device))},
           {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},

@@ -53,8 +53,8 @@ class HashJoinRun final : public PreparedRun {
     }
     const DeviceInfo& device = engine.device();
     if (device.max_alloc && std::max<std::uint64_t>(reference_.pairs, 1) * 4 > device.max_alloc) {
-      throw UsageError("input too large: the join's " + std::to_string(reference_.pairs) + " pairs do not fit in one " +
-                       "buffer of " + device.id);
+      throw UsageError("input too large: the join's " + std::to_string(reference_.pairs) +
+                       " pairs do not fit in one " + "buffer of " + device.id);
     }
     const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
     host_build_ = upload_source(columns.build);
@@ -105,7 +105,8 @@ class HashJoinRun final : public PreparedRun {
     const bool preprocess = variants::get_string(params, "preprocess") == "on";
     if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
 
-    KernelSequence seq(engine_, engine_.compile(source(), HashJoinOperator().defines(params, engine_.device())));
+    KernelSequence seq(engine_,
+                       engine_.compile(source(), HashJoinOperator().defines(params, engine_.device())));
     const auto n = static_cast<std::uint32_t>(rows_);
     const auto n2 = static_cast<std::uint32_t>(rows2_);
     const KernelArg mask = KernelArg::of(table.mask);
@@ -123,7 +124,8 @@ class HashJoinRun final : public PreparedRun {
             {arg(*keys_), arg(*build_), arg(*counts_), KernelArg::of(n), mask, shift});
     scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
     seq.run("build_lookup", "build_lookup", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*offsets_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask, shift});
+            {arg(*keys_), arg(*build_), arg(*offsets_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask,
+             shift});
 
     // Probe side: matches per probe row, their prefix sum, the pairs.
     if (preprocess) {
@@ -166,7 +168,8 @@ class HashJoinRun final : public PreparedRun {
     std::vector<std::uint64_t> begin(kChunks + 1, 0);
     datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
       for (std::uint64_t k = b; k < e; ++k) {
-        for (std::uint64_t j = k * per; j < std::min(rows2_, (k + 1) * per); ++j) begin[k + 1] += reference_.partners(j);
+        for (std::uint64_t j = k * per; j < std::min(rows2_, (k + 1) * per); ++j)
+          begin[k + 1] += reference_.partners(j);
       }
     });
     for (std::uint64_t k = 0; k < kChunks; ++k) begin[k + 1] += begin[k];
@@ -187,7 +190,8 @@ class HashJoinRun final : public PreparedRun {
             checksum[k] += mix_digest(got_build[at + t], got_probe[at + t]);
           }
           std::sort(segment.begin(), segment.end());
-          ok = ok && std::equal(segment.begin(), segment.end(), reference_.rows.begin() + reference_.key_begin[key]);
+          ok = ok && std::equal(segment.begin(), segment.end(),
+                                reference_.rows.begin() + reference_.key_begin[key]);
           if (!ok && first_bad[k] == UINT64_MAX) first_bad[k] = j;
           at += count;
         }
@@ -229,7 +233,8 @@ class HashJoinRun final : public PreparedRun {
   std::uint64_t rows_ = 0, rows2_ = 0;
   JoinReference reference_;
   std::unique_ptr<HostBuffer> host_build_, host_probe_, host_out_build_, host_out_probe_, host_total_;
-  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, lookup_, matches_, positions_;
+  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, lookup_, matches_,
+      positions_;
   std::unique_ptr<DeviceBuffer> slots_, out_build_, out_probe_;
   std::unique_ptr<DeviceScan> scan_;
   std::uint64_t capacity_ = 1;
@@ -303,7 +308,9 @@ datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options
   datasets::WorkloadSpec spec;
   spec.op = name();
   if (options.input || options.input2) {
-    if (!options.input || !options.input2) throw UsageError("hashjoin reads its build side from --input and its probe side from --input2: give both");
+    if (!options.input || !options.input2)
+      throw UsageError(
+          "hashjoin reads its build side from --input and its probe side from --input2: give both");
     reject_option(options.distinct.has_value() || options.match_ratio.has_value() || options.zipf.has_value(),
                   name(), "--distinct, --match-ratio or --zipf with input files");
     const std::string path = std::filesystem::absolute(*options.input).string();
@@ -322,7 +329,8 @@ datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options
     const double match = options.match_ratio.value_or(1.0);
     const double zipf = options.zipf.value_or(0.0);
     if (rows > 0 && (distinct < 1 || distinct > rows))
-      throw UsageError("--distinct must lie between 1 and the build side's rows (" + std::to_string(rows) + ")");
+      throw UsageError("--distinct must lie between 1 and the build side's rows (" + std::to_string(rows) +
+                       ")");
     if (!(match >= 0.0 && match <= 1.0)) throw UsageError("--match-ratio must lie between 0 and 1");
     if (!(zipf >= 0.0 && zipf <= 10.0)) throw UsageError("--zipf must lie between 0 and 10");
     spec.generator = "join_keys";
@@ -332,7 +340,8 @@ datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options
   }
   for (const char* side : {"rows", "rows2"}) {
     if (spec.params.at(side).get<std::uint64_t>() >= kMaxPairs) {
-      throw UsageError(std::string("input too large: hashjoin handles fewer than 2^31 rows per side (") + side + ")");
+      throw UsageError(std::string("input too large: hashjoin handles fewer than 2^31 rows per side (") +
+                       side + ")");
     }
   }
   return spec;
@@ -345,7 +354,8 @@ DeviceFootprint HashJoinOperator::footprint(const datasets::WorkloadSpec& spec, 
   double per_probe = 1.0;
   if (spec.generator == "join_keys") {
     const auto distinct = std::max<std::uint64_t>(spec.params.at("distinct").get<std::uint64_t>(), 1);
-    per_probe = spec.params.at("match_ratio").get<double>() * static_cast<double>(rows) / static_cast<double>(distinct);
+    per_probe = spec.params.at("match_ratio").get<double>() * static_cast<double>(rows) /
+                static_cast<double>(distinct);
   }
   const auto pairs = static_cast<std::uint64_t>(per_probe * static_cast<double>(rows2));
   const std::uint64_t slots = table_for(rows, 25).slots();
@@ -353,7 +363,8 @@ DeviceFootprint HashJoinOperator::footprint(const datasets::WorkloadSpec& spec, 
   return {total, std::max({rows2 * 4, slots * 4, pairs * 4})};
 }
 
-std::unique_ptr<PreparedRun> HashJoinOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+std::unique_ptr<PreparedRun> HashJoinOperator::prepare(Engine& engine,
+                                                       const datasets::WorkloadSpec& spec) const {
   return std::make_unique<HashJoinRun>(engine, spec);
 }
 

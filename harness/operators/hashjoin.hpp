@@ -10,10 +10,10 @@ namespace varex::harness {
 
 // The host reference: the build rows of every distinct key (ascending), and each probe row's key.
 struct JoinReference {
-  std::vector<std::int32_t> keys;         // distinct build keys
-  std::vector<std::uint64_t> key_begin;   // rows of keys[k] are rows[key_begin[k] .. key_begin[k + 1])
-  std::vector<std::uint32_t> rows;        // build rows grouped by key
-  std::vector<std::uint32_t> probe_key;   // per probe row: index into keys, or KeyIndex::kAbsent
+  std::vector<std::int32_t> keys;        // distinct build keys
+  std::vector<std::uint64_t> key_begin;  // rows of keys[k] are rows[key_begin[k] .. key_begin[k + 1])
+  std::vector<std::uint32_t> rows;       // build rows grouped by key
+  std::vector<std::uint32_t> probe_key;  // per probe row: index into keys, or KeyIndex::kAbsent
   std::uint64_t pairs = 0;
   Digest digest;  // rows = pairs; checksum = sum of (build_row * 1000003 + probe_row) modulo 2^64
 

@@ -8,13 +8,15 @@
 namespace varex::harness {
 
 std::uint64_t max_local(const DeviceInfo& device) {
-  return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)), kAutoPadLocal);
+  return std::max<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(device.max_work_group, 1)),
+                                 kAutoPadLocal);
 }
 
 LaunchPlan::LaunchPlan(const variants::Params& params, const std::string& grid_tunable)
     : local_(static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0))),
       padding_(variants::get_string(params, "padding")) {
-  if (const auto* g = std::get_if<std::int64_t>(&params.at(grid_tunable))) groups_ = static_cast<std::uint64_t>(*g);
+  if (const auto* g = std::get_if<std::int64_t>(&params.at(grid_tunable)))
+    groups_ = static_cast<std::uint64_t>(*g);
 }
 
 LaunchShape LaunchPlan::cover(std::uint64_t n) const {

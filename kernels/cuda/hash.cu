@@ -1,7 +1,7 @@
 // Ocelot's hash operators: the hash join and the hash group-by on one open-addressing table of int32
 // keys. Same kernels, defines and semantics as kernels/opencl/hash.cl (HASH, DOUBLE_HASH, MAX_LOCAL,
-// BATCH, LOOKUP_LOCAL, PREPROCESS, LOCAL_AGG, LOCAL_GROUPS, FUSED, SCAN_LOCAL, SCAN_ITEMS, SKETCH_BITS); "local memory"
-// there is shared memory here, and 64-bit sums use CUDA's native 64-bit atomics.
+// BATCH, LOOKUP_LOCAL, PREPROCESS, LOCAL_AGG, LOCAL_GROUPS, FUSED, SCAN_LOCAL, SCAN_ITEMS, SKETCH_BITS);
+// "local memory" there is shared memory here, and 64-bit sums use CUDA's native 64-bit atomics.
 
 // Defaults for the defines the other operator of the family does not set.
 #ifndef HASH_JOIN
@@ -106,13 +106,12 @@ extern "C" __global__ void fill_int(int* out, int value, unsigned n) {
   FOR_EACH(i, n) out[i] = value;
 }
 
-extern "C" __global__ void build_pessimistic(int* keys, const int* __restrict__ in, unsigned* status, unsigned n,
-                                             unsigned mask, unsigned shift) {
+extern "C" __global__ void build_pessimistic(int* keys, const int* __restrict__ in, unsigned* status,
+                                             unsigned n, unsigned mask, unsigned shift) {
   FOR_EACH(i, n) {
     if (insert_key(keys, in[i], mask, shift) == NOT_FOUND) atomicAdd(&status[1], 1u);
   }
 }
-
 
 #define SCAN_TILE (SCAN_LOCAL * SCAN_ITEMS)
 
@@ -218,7 +217,7 @@ extern "C" __global__ void preprocess_ht(const int* __restrict__ keys, const int
 
 #if LOOKUP_LOCAL
 #define LOOKUP_DECL __shared__ unsigned lookup_cache[MAX_LOCAL * BATCH];
-#define LOOKUP(b) lookup_cache[(b) * blockDim.x + threadIdx.x]
+#define LOOKUP(b) lookup_cache[(b)*blockDim.x + threadIdx.x]
 #else
 #define LOOKUP_DECL unsigned lookup_cache[BATCH];
 #define LOOKUP(b) lookup_cache[b]
@@ -244,10 +243,11 @@ extern "C" __global__ void hj_count(const int* __restrict__ keys, PROBE_INPUT,
   }
 }
 
-extern "C" __global__ void hj_exec(const int* __restrict__ keys, PROBE_INPUT, const unsigned* __restrict__ offsets,
-                                   const unsigned* __restrict__ lookup, const unsigned* __restrict__ positions,
-                                   unsigned* __restrict__ out_build, unsigned* __restrict__ out_probe,
-                                   unsigned n, unsigned mask, unsigned shift) {
+extern "C" __global__ void hj_exec(const int* __restrict__ keys, PROBE_INPUT,
+                                   const unsigned* __restrict__ offsets, const unsigned* __restrict__ lookup,
+                                   const unsigned* __restrict__ positions, unsigned* __restrict__ out_build,
+                                   unsigned* __restrict__ out_probe, unsigned n, unsigned mask,
+                                   unsigned shift) {
   LOOKUP_DECL
   const unsigned stride = GLOBAL_SIZE;
   for (unsigned first = GLOBAL_ID; first < n; first += BATCH * stride) {
@@ -290,7 +290,6 @@ extern "C" __global__ void sketch(const int* __restrict__ in, unsigned* register
     if (rank > *(volatile unsigned*)&registers[bucket]) atomicMax(&registers[bucket], rank);
   }
 }
-
 
 extern "C" __global__ void build_optimistic(int* keys, const int* __restrict__ in, unsigned n, unsigned mask,
                                             unsigned shift) {
@@ -347,33 +346,33 @@ __device__ __forceinline__ void agg_row(unsigned* counts, long long* sums, int* 
 }
 
 #if LOCAL_AGG
-#define LOCAL_AGG_DECL                                                     \
-  __shared__ unsigned l_counts[LOCAL_GROUPS];                              \
-  __shared__ long long l_sums[LOCAL_GROUPS];                               \
-  __shared__ int l_mins[LOCAL_GROUPS];                                     \
-  __shared__ int l_maxs[LOCAL_GROUPS];                                     \
-  for (unsigned g = threadIdx.x; g < LOCAL_GROUPS; g += blockDim.x) {     \
-    l_counts[g] = 0;                                                       \
-    l_sums[g] = 0;                                                         \
-    l_mins[g] = INT_MAX_;                                                  \
-    l_maxs[g] = EMPTY_KEY;                                                 \
-  }                                                                        \
+#define LOCAL_AGG_DECL                                                \
+  __shared__ unsigned l_counts[LOCAL_GROUPS];                         \
+  __shared__ long long l_sums[LOCAL_GROUPS];                          \
+  __shared__ int l_mins[LOCAL_GROUPS];                                \
+  __shared__ int l_maxs[LOCAL_GROUPS];                                \
+  for (unsigned g = threadIdx.x; g < LOCAL_GROUPS; g += blockDim.x) { \
+    l_counts[g] = 0;                                                  \
+    l_sums[g] = 0;                                                    \
+    l_mins[g] = INT_MAX_;                                             \
+    l_maxs[g] = EMPTY_KEY;                                            \
+  }                                                                   \
   __syncthreads();
-#define AGGREGATE(g, value)                                      \
-  do {                                                           \
-    if ((g) < LOCAL_GROUPS)                                      \
-      agg_row(l_counts, l_sums, l_mins, l_maxs, g, value);       \
-    else                                                         \
-      agg_row(counts, sums, mins, maxs, g, value);               \
+#define AGGREGATE(g, value)                                \
+  do {                                                     \
+    if ((g) < LOCAL_GROUPS)                                \
+      agg_row(l_counts, l_sums, l_mins, l_maxs, g, value); \
+    else                                                   \
+      agg_row(counts, sums, mins, maxs, g, value);         \
   } while (0)
-#define LOCAL_AGG_MERGE                                                                      \
-  __syncthreads();                                                                           \
-  for (unsigned g = threadIdx.x; g < LOCAL_GROUPS; g += blockDim.x) {                        \
-    if (l_counts[g] == 0) continue;                                                          \
-    atomicAdd(&counts[g], l_counts[g]);                                                      \
+#define LOCAL_AGG_MERGE                                                                        \
+  __syncthreads();                                                                             \
+  for (unsigned g = threadIdx.x; g < LOCAL_GROUPS; g += blockDim.x) {                          \
+    if (l_counts[g] == 0) continue;                                                            \
+    atomicAdd(&counts[g], l_counts[g]);                                                        \
     atomicAdd(reinterpret_cast<unsigned long long*>(&sums[g]), (unsigned long long)l_sums[g]); \
-    atomicMin(&mins[g], l_mins[g]);                                                          \
-    atomicMax(&maxs[g], l_maxs[g]);                                                          \
+    atomicMin(&mins[g], l_mins[g]);                                                            \
+    atomicMax(&maxs[g], l_maxs[g]);                                                            \
   }
 #else
 #define LOCAL_AGG_DECL
@@ -407,7 +406,8 @@ extern "C" __global__ void aggregate(const unsigned* __restrict__ gids, const in
   LOCAL_AGG_MERGE
 }
 
-extern "C" __global__ void extents(const unsigned* __restrict__ gids, unsigned* __restrict__ out, unsigned n) {
+extern "C" __global__ void extents(const unsigned* __restrict__ gids, unsigned* __restrict__ out,
+                                   unsigned n) {
   FOR_EACH(i, n) out[gids[i]] = i;
 }
 #endif  // HASH_GROUPBY

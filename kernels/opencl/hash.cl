@@ -141,7 +141,6 @@ __kernel void build_pessimistic(__global int* keys, __global const int* in, __gl
   }
 }
 
-
 // Prefix sum in three kernels (the source's prefixsum_seq/par/inc): exclusive sums of `in` into `out`,
 // which has n + 1 entries, the last one the total.
 #define SCAN_TILE (SCAN_LOCAL * SCAN_ITEMS)
@@ -162,7 +161,8 @@ inline uint scan_local_exclusive(__local uint* part, uint value) {
 }
 
 // `in` and `out` may be the same buffer: each element is read before the same thread writes it.
-__kernel void scan_tiles(__global const uint* in, __global uint* out, __global uint* tile_sums, const uint n) {
+__kernel void scan_tiles(__global const uint* in, __global uint* out, __global uint* tile_sums,
+                         const uint n) {
   __local uint part[SCAN_LOCAL];
   const uint base = get_group_id(0) * SCAN_TILE + get_local_id(0) * SCAN_ITEMS;
   uint items[SCAN_ITEMS];
@@ -246,7 +246,7 @@ __kernel void preprocess_ht(__global const int* keys, __global const int* probe,
 // into the lookup array first (private or local memory), then used.
 #if LOOKUP_LOCAL
 #define LOOKUP_DECL __local uint lookup_cache[MAX_LOCAL * BATCH];
-#define LOOKUP(b) lookup_cache[(b) * get_local_size(0) + get_local_id(0)]
+#define LOOKUP(b) lookup_cache[(b)*get_local_size(0) + get_local_id(0)]
 #else
 #define LOOKUP_DECL uint lookup_cache[BATCH];
 #define LOOKUP(b) lookup_cache[b]
@@ -318,7 +318,6 @@ __kernel void sketch(__global const int* in, __global uint* registers, const uin
   }
 }
 
-
 // buildHashTableOptimistic: every key written to its first slot without atomics; collisions are found by
 // validateHashTable, after which the host rebuilds pessimistically.
 __kernel void build_optimistic(__global int* keys, __global const int* in, const uint n, const uint mask,
@@ -375,38 +374,38 @@ __kernel void init_aggregates(__global uint* counts, __global long* sums, __glob
 #else
 // A 64-bit sum as two 32-bit words (little-endian: low, high). Adding the low word returns its old value,
 // from which the carry into the high word follows exactly, so the pair ends as the correct 64-bit total.
-#define SUM_ADD(space, sums, g, value)                                                   \
-  do {                                                                                   \
-    const ulong v64 = (ulong)(long)(value);                                              \
-    const uint lo = (uint)v64;                                                           \
-    const uint old = atomic_add((volatile space uint*)(sums) + 2 * (g), lo);             \
-    const uint hi = (uint)(v64 >> 32) + (old + lo < old ? 1u : 0u);                      \
-    if (hi) atomic_add((volatile space uint*)(sums) + 2 * (g) + 1, hi);                  \
+#define SUM_ADD(space, sums, g, value)                                       \
+  do {                                                                       \
+    const ulong v64 = (ulong)(long)(value);                                  \
+    const uint lo = (uint)v64;                                               \
+    const uint old = atomic_add((volatile space uint*)(sums) + 2 * (g), lo); \
+    const uint hi = (uint)(v64 >> 32) + (old + lo < old ? 1u : 0u);          \
+    if (hi) atomic_add((volatile space uint*)(sums) + 2 * (g) + 1, hi);      \
   } while (0)
 #endif
 
 // Min and max are read first: most rows do not move them, and those need no atomic.
-#define AGG_ROW(space, counts, sums, mins, maxs, g, value)                               \
-  do {                                                                                   \
-    atomic_inc((volatile space uint*)(counts) + (g));                                    \
-    SUM_ADD(space, sums, g, value);                                                      \
-    if ((value) < ((volatile space int*)(mins))[g]) atomic_min((mins) + (g), (value));   \
-    if ((value) > ((volatile space int*)(maxs))[g]) atomic_max((maxs) + (g), (value));   \
+#define AGG_ROW(space, counts, sums, mins, maxs, g, value)                             \
+  do {                                                                                 \
+    atomic_inc((volatile space uint*)(counts) + (g));                                  \
+    SUM_ADD(space, sums, g, value);                                                    \
+    if ((value) < ((volatile space int*)(mins))[g]) atomic_min((mins) + (g), (value)); \
+    if ((value) > ((volatile space int*)(maxs))[g]) atomic_max((maxs) + (g), (value)); \
   } while (0)
 
 #if LOCAL_AGG
 // Group ids below LOCAL_GROUPS are aggregated per work-group in local memory, the rest directly.
-#define LOCAL_AGG_DECL                                                        \
-  __local uint l_counts[LOCAL_GROUPS];                                        \
-  __local long l_sums[LOCAL_GROUPS];                                          \
-  __local int l_mins[LOCAL_GROUPS];                                           \
-  __local int l_maxs[LOCAL_GROUPS];                                           \
+#define LOCAL_AGG_DECL                                                       \
+  __local uint l_counts[LOCAL_GROUPS];                                       \
+  __local long l_sums[LOCAL_GROUPS];                                         \
+  __local int l_mins[LOCAL_GROUPS];                                          \
+  __local int l_maxs[LOCAL_GROUPS];                                          \
   for (uint g = get_local_id(0); g < LOCAL_GROUPS; g += get_local_size(0)) { \
-    l_counts[g] = 0;                                                          \
-    l_sums[g] = 0;                                                            \
-    l_mins[g] = INT_MAX;                                                      \
-    l_maxs[g] = INT_MIN;                                                      \
-  }                                                                           \
+    l_counts[g] = 0;                                                         \
+    l_sums[g] = 0;                                                           \
+    l_mins[g] = INT_MAX;                                                     \
+    l_maxs[g] = INT_MIN;                                                     \
+  }                                                                          \
   barrier(CLK_LOCAL_MEM_FENCE);
 #define AGGREGATE(g, value)                                         \
   do {                                                              \
@@ -454,14 +453,12 @@ __kernel void compute_grouping(__global const int* keys, __global const uint* id
 
 // The aggregates from the group ids, when not fused into compute_grouping.
 __kernel void aggregate(__global const uint* gids, __global const int* values, __global uint* counts,
-                        __global long* sums, __global int* mins, __global int* maxs, const uint n) {
-  LOCAL_AGG_DECL
-  FOR_EACH(i, n) {
-    const uint g = gids[i];
-    const int value = values[i];
-    AGGREGATE(g, value);
-  }
-  LOCAL_AGG_MERGE
+                        __global long* sums, __global int* mins, __global int* maxs,
+                        const uint n){LOCAL_AGG_DECL FOR_EACH(i, n){const uint g = gids[i];
+const int value = values[i];
+AGGREGATE(g, value);
+}
+LOCAL_AGG_MERGE
 }
 
 // generateExtentsTable: one representative row per group. Rows past the input (host padding) carry the
