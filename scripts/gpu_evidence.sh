@@ -7,6 +7,14 @@
 #              tuning at 10% on every device (90 s on CPU devices), the strategy benchmark
 #   profiles   export (JSON, header, Kernel Tuner T4), the consumer example built there against the
 #              exported header and asked for every device, varex-bench with the profile, the HTML report
+#   hashcheck  every compile-time variant of the hash join and the group-by verified on the GPU devices
+#              under a few launch shapes, at odd sizes with duplicates and skew ($files/hashcheck.db)
+#   hashjoin   the join at 2^24 x 2^28 rows: source default and AUC-bandit tuning on the GPU devices, the
+#              source's findings (processors x local size, PreprocessHT, local lookup array) at 2^22 x 2^26
+#              on CUDA, default and tuning on the CPU at 2^20 x 2^24
+#   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
+#              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
+#              every device, default and tuning on the CPU at 2^24 rows
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=$PWD/.carry
@@ -84,6 +92,81 @@ PY
   step report
   python3 -c 'import matplotlib' 2>/dev/null && export VAREX_PYTHON=python3
   varex report --db "$db" --out "$files/report"
+}
+
+# `--set` arguments of the best verified variant of OP on DEVICE for workloads whose parameters include
+# the given key=value pairs: best_sets OP DEVICE key=value...
+best_sets() {
+  varex best --db "$db" --op "$1" --json | python3 -c '
+import json, sys
+device, want = sys.argv[1], dict(a.split("=") for a in sys.argv[2:])
+for b in json.load(sys.stdin):
+    p = b["workload"]["params"]
+    if b["device"] == device and all(str(p.get(k)) == v for k, v in want.items()):
+        print(" ".join(f"--set {k}={v}" for k, v in b["params"].items()))
+        break' "${@:2}"
+}
+
+part_hashcheck() {
+  step hash correctness
+  local check=$files/hashcheck.db
+  varex sweep --op hashjoin --device gpu --rows 100003 --rows2 400009 --distinct 30011 --match-ratio 0.7 \
+    --zipf 0.8 --set local=auto,256 --set processors=cover,128 --set load=50 --warmup 0 --min-reps 1 \
+    --max-reps 1 --db "$check" --json > "$files/hashcheck_join.json"
+  varex sweep --op groupby --device gpu --rows 1000003 --distinct 5003 --zipf 0.5 --set local=auto,128 \
+    --set groups=cover,512 --set load=50 --warmup 0 --min-reps 1 --max-reps 1 --db "$check" \
+    --json > "$files/hashcheck_groupby.json"
+  python3 - "$files"/hashcheck_*.json <<'PY'
+import json, sys
+for f in sys.argv[1:]:
+    for s in json.load(open(f)):
+        print(f, s["device"], "evaluated", s["evaluations"], "ok", s["ok"], "failed", s["failed"])
+PY
+}
+
+part_hashjoin() {
+  local goal=(--rows 2^24 --rows2 2^28) small=(--rows 2^22 --rows2 2^26) reps=(--max-reps 10)
+  step hashjoin tuning at the goal size
+  varex tune --op hashjoin --device gpu "${goal[@]}" --db "$db" --strategy auc_bandit --budget 80s "${reps[@]}" \
+    --json > "$files/join_tune_gpu.json"
+  step hashjoin source default at the goal size
+  for d in cuda:0 ocl:1:0; do varex run --op hashjoin --device "$d" "${goal[@]}" --db "$db" --json; done \
+    > "$files/join_default_gpu.json"
+  step hashjoin findings on cuda:0
+  varex sweep --op hashjoin --device cuda:0 "${small[@]}" --db "$db" --set processors=cover,16,32 \
+    --set local=32,64,128,256 --set preprocess=off,on --set batch=1,8 --set lookup=private,local "${reps[@]}" \
+    --json > "$files/join_findings_cuda.json"
+  step hashjoin on the CPU
+  local cpu=(--rows 2^20 --rows2 2^24)
+  varex run --op hashjoin --device cpu "${cpu[@]}" --db "$db" --json > "$files/join_default_cpu.json"
+  varex tune --op hashjoin --device cpu "${cpu[@]}" --db "$db" --strategy auc_bandit --budget 60s "${reps[@]}" \
+    --json > "$files/join_tune_cpu.json"
+  varex best --db "$db" --op hashjoin
+}
+
+part_groupby() {
+  local reps=(--max-reps 10)
+  for groups in 16 2^20; do
+    step "groupby tuning, $groups groups"
+    varex tune --op groupby --device gpu --rows 2^28 --distinct "$groups" --db "$db" --strategy auc_bandit \
+      --budget 60s "${reps[@]}" --json > "$files/groupby_tune_gpu_$groups.json"
+    for d in cuda:0 ocl:1:0; do varex run --op groupby --device "$d" --rows 2^28 --distinct "$groups" --db "$db" --json; done \
+      > "$files/groupby_default_gpu_$groups.json"
+  done
+  step groupby scaling over the groups with the variant tuned for 2^20 groups
+  # shellcheck disable=SC2046
+  for groups in 1 2^10 2^16 2^24; do
+    varex run --op groupby --device cuda:0 --rows 2^26 --distinct "$groups" --db "$db" \
+      $(best_sets groupby cuda:0 rows=268435456 distinct=1048576) --json
+  done > "$files/groupby_scaling_cuda.json"
+  step "Fett's padding experiment (11,999,989 rows)"
+  varex sweep --op groupby --device all --rows 11999989 --distinct 2^16 --db "$db" --set padding=none,host,guard \
+    --set local=auto,128 "${reps[@]}" --json > "$files/groupby_padding.json"
+  step groupby on the CPU
+  varex run --op groupby --device cpu --rows 2^24 --distinct 16 --db "$db" --json > "$files/groupby_default_cpu.json"
+  varex tune --op groupby --device cpu --rows 2^24 --distinct 16 --db "$db" --strategy auc_bandit --budget 60s \
+    "${reps[@]}" --json > "$files/groupby_tune_cpu.json"
+  varex best --db "$db" --op groupby
 }
 
 for part in "${@:-env}"; do "part_$part"; done

@@ -31,10 +31,12 @@ Common common(const DeviceInfo& device, const std::string& grid, const std::stri
        "work-group size; auto leaves it to the driver"},
       {grid, TunableKind::Launch, {Value{"cover"}, 16, 32, 128, 512, 2048, 8192}, default_grid, grid_help},
       {"padding", TunableKind::Launch, paddings, Value{"none"},
-       "none: kernels over n elements launch exactly n work-items (driver's local size); host: the grid is "
-       "rounded up to whole work-groups and the buffers of the kernels that only index by work-item are "
-       "padded on the host (the source found only those can be); guard: the grid is rounded up and every "
-       "kernel's bound check retires surplus work-items"},
+       std::string("none: kernels over n elements launch exactly n work-items (driver's local size); ") +
+           (paddings.size() == 3 ? "host: the grid is rounded up to whole work-groups and the buffers of the "
+                                   "kernels that only index by work-item are padded on the host (the source "
+                                   "found only those can be); "
+                                 : "") +
+           "guard: the grid is rounded up and every kernel's bound check retires surplus work-items"},
       {"hash",
        TunableKind::Compile,
        {Value{"identity"}, Value{"mult"}, Value{"murmur"}},
