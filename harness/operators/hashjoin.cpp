@@ -62,7 +62,7 @@ class HashJoinRun final : public PreparedRun {
     columns = {};
     build_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
     probe_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-    keys_ = engine.allocate((slots + 2) * 4);
+    keys_ = engine.allocate((slots + 2) * 8);  // {key, start of its build rows} per slot
     counts_ = engine.allocate((slots + 2) * 4);
     offsets_ = engine.allocate((slots + 3) * 4);
     status_ = engine.allocate(8);
@@ -123,9 +123,10 @@ class HashJoinRun final : public PreparedRun {
     seq.run("count_cardinality", "count_cardinality", plan.cover(rows_),
             {arg(*keys_), arg(*build_), arg(*counts_), KernelArg::of(n), mask, shift});
     scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
+    seq.run("place_offsets", "place_offsets", plan.cover(slots + 2),
+            {arg(*keys_), arg(*offsets_), KernelArg::of(static_cast<std::uint32_t>(slots + 2))});
     seq.run("build_lookup", "build_lookup", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*offsets_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask,
-             shift});
+            {arg(*keys_), arg(*build_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask, shift});
 
     // Probe side: matches per probe row, their prefix sum, the pairs.
     if (preprocess) {
@@ -134,14 +135,14 @@ class HashJoinRun final : public PreparedRun {
     }
     const DeviceBuffer& probe_in = preprocess ? *slots_ : *probe_;
     seq.run("hj_count", "hj_count", plan.rows(rows2_, batch),
-            {arg(*keys_), arg(probe_in), arg(*offsets_), arg(*matches_), KernelArg::of(n2), mask, shift});
+            {arg(*keys_), arg(probe_in), arg(*matches_), KernelArg::of(n2), mask, shift});
     scan_->run(seq, "prefix_sum_probe", *matches_, *positions_, rows2_);
     // The host learns the result's size before the pairs are written (the source allocates it there).
     seq.read(*host_total_, *positions_, 4, rows2_ * 4);
     device_pairs_ = host_total_->as<std::uint32_t>()[0];
     if (device_pairs_ <= capacity_) {
       seq.run("hj_exec", "hj_exec", plan.rows(rows2_, batch),
-              {arg(*keys_), arg(probe_in), arg(*offsets_), arg(*lookup_), arg(*positions_), arg(*out_build_),
+              {arg(*keys_), arg(probe_in), arg(*lookup_), arg(*positions_), arg(*out_build_),
                arg(*out_probe_), KernelArg::of(n2), mask, shift});
     }
     return seq.times();

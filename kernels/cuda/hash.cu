@@ -28,6 +28,14 @@
 #ifndef FUSED
 #define FUSED 0
 #endif
+// The join keeps each slot's key and the start of its build rows side by side (one memory sector per
+// probe); the group-by's table holds keys only.
+#if HASH_JOIN
+#define KEY_STRIDE 2
+#else
+#define KEY_STRIDE 1
+#endif
+#define KEY(s) keys[(s)*KEY_STRIDE]
 
 #define EMPTY_KEY (-2147483647 - 1)
 #define INT_MAX_ 2147483647
@@ -60,16 +68,16 @@ __device__ __forceinline__ unsigned probe_step(int key, unsigned shift) {
 
 __device__ __forceinline__ unsigned insert_key(int* keys, int key, unsigned mask, unsigned shift) {
   if (key == EMPTY_KEY) {
-    keys[mask + 1] = 1;
+    KEY(mask + 1) = 1;
     return mask + 1;
   }
   unsigned s = hash_slot(key, mask, shift);
   const unsigned step = probe_step(key, shift);
   for (unsigned probes = 0; probes <= mask; ++probes) {
-    const int current = *(volatile int*)&keys[s];
+    const int current = *(volatile int*)&KEY(s);
     if (current == key) return s;
     if (current == EMPTY_KEY) {
-      const int old = atomicCAS(&keys[s], EMPTY_KEY, key);
+      const int old = atomicCAS(&KEY(s), EMPTY_KEY, key);
       if (old == EMPTY_KEY || old == key) return s;
     }
     s = (s + step) & mask;
@@ -79,11 +87,11 @@ __device__ __forceinline__ unsigned insert_key(int* keys, int key, unsigned mask
 
 __device__ __forceinline__ unsigned find_key(const int* __restrict__ keys, int key, unsigned mask,
                                              unsigned shift) {
-  if (key == EMPTY_KEY) return keys[mask + 1] ? mask + 1 : NOT_FOUND;
+  if (key == EMPTY_KEY) return KEY(mask + 1) ? mask + 1 : NOT_FOUND;
   unsigned s = hash_slot(key, mask, shift);
   const unsigned step = probe_step(key, shift);
   for (unsigned probes = 0; probes <= mask; ++probes) {
-    const int current = keys[s];
+    const int current = KEY(s);
     if (current == key) return s;
     if (current == EMPTY_KEY) return NOT_FOUND;
     s = (s + step) & mask;
@@ -98,8 +106,8 @@ __device__ __forceinline__ unsigned find_key(const int* __restrict__ keys, int k
 // ---- shared by both operators ----
 
 extern "C" __global__ void init_table(int* keys, unsigned mask) {
-  FOR_EACH(i, mask + 1) keys[i] = EMPTY_KEY;
-  if (GLOBAL_ID == 0) keys[mask + 1] = 0;
+  FOR_EACH(i, mask + 1) KEY(i) = EMPTY_KEY;
+  if (GLOBAL_ID == 0) KEY(mask + 1) = 0;
 }
 
 extern "C" __global__ void fill_int(int* out, int value, unsigned n) {
@@ -130,25 +138,41 @@ __device__ __forceinline__ unsigned scan_local_exclusive(unsigned* part, unsigne
   return inclusive - value;
 }
 
-// `in` and `out` may be the same buffer: each element is read before the same thread writes it.
+// Coalesced through shared memory (skewed against bank conflicts), SCAN_ITEMS consecutive elements per
+// thread. `in` and `out` may be the same buffer.
+#define TILE_AT(i) ((i) + (i) / 32)
 extern "C" __global__ void scan_tiles(const unsigned* in, unsigned* out, unsigned* __restrict__ tile_sums,
                                       unsigned n) {
+  __shared__ unsigned tile[SCAN_TILE + SCAN_TILE / 32];
   __shared__ unsigned part[SCAN_LOCAL];
-  const unsigned base = blockIdx.x * SCAN_TILE + threadIdx.x * SCAN_ITEMS;
+  const unsigned lid = threadIdx.x;
+  const unsigned base = blockIdx.x * SCAN_TILE;
+#pragma unroll
+  for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
+    const unsigned i = k * SCAN_LOCAL + lid;
+    tile[TILE_AT(i)] = base + i < n ? in[base + i] : 0u;
+  }
+  __syncthreads();
   unsigned items[SCAN_ITEMS];
   unsigned sum = 0;
 #pragma unroll
   for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-    items[k] = base + k < n ? in[base + k] : 0u;
+    items[k] = tile[TILE_AT(lid * SCAN_ITEMS + k)];
     sum += items[k];
   }
   unsigned running = scan_local_exclusive(part, sum);
 #pragma unroll
   for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-    if (base + k < n) out[base + k] = running;
+    tile[TILE_AT(lid * SCAN_ITEMS + k)] = running;
     running += items[k];
   }
-  if (threadIdx.x == SCAN_LOCAL - 1) tile_sums[blockIdx.x] = running;
+  if (lid == SCAN_LOCAL - 1) tile_sums[blockIdx.x] = running;
+  __syncthreads();
+#pragma unroll
+  for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
+    const unsigned i = k * SCAN_LOCAL + lid;
+    if (base + i < n) out[base + i] = tile[TILE_AT(i)];
+  }
 }
 
 extern "C" __global__ void scan_sums(unsigned* tile_sums, unsigned ntiles) {
@@ -186,18 +210,23 @@ extern "C" __global__ void scan_add(unsigned* out, const unsigned* __restrict__ 
 #if HASH_JOIN
 // ---- hash join ----
 
+#define BEGIN(s) keys[2 * (s) + 1]
+
 extern "C" __global__ void count_cardinality(const int* __restrict__ keys, const int* __restrict__ build,
                                              unsigned* counts, unsigned n, unsigned mask, unsigned shift) {
   FOR_EACH(i, n) atomicAdd(&counts[find_key(keys, build[i], mask, shift)], 1u);
 }
 
+extern "C" __global__ void place_offsets(int* keys, const unsigned* __restrict__ offsets, unsigned n) {
+  FOR_EACH(s, n) BEGIN(s) = (int)offsets[s];
+}
+
 extern "C" __global__ void build_lookup(const int* __restrict__ keys, const int* __restrict__ build,
-                                        const unsigned* __restrict__ offsets, unsigned* counts,
-                                        unsigned* __restrict__ lookup, unsigned n, unsigned mask,
-                                        unsigned shift) {
+                                        unsigned* counts, unsigned* __restrict__ lookup, unsigned n,
+                                        unsigned mask, unsigned shift) {
   FOR_EACH(i, n) {
     const unsigned s = find_key(keys, build[i], mask, shift);
-    lookup[offsets[s] + atomicSub(&counts[s], 1u) - 1] = i;
+    lookup[(unsigned)BEGIN(s) + atomicSub(&counts[s], 1u) - 1] = i;
   }
 }
 
@@ -223,8 +252,7 @@ extern "C" __global__ void preprocess_ht(const int* __restrict__ keys, const int
 #define LOOKUP(b) lookup_cache[b]
 #endif
 
-extern "C" __global__ void hj_count(const int* __restrict__ keys, PROBE_INPUT,
-                                    const unsigned* __restrict__ offsets, unsigned* __restrict__ matches,
+extern "C" __global__ void hj_count(const int* __restrict__ keys, PROBE_INPUT, unsigned* __restrict__ matches,
                                     unsigned n, unsigned mask, unsigned shift) {
   LOOKUP_DECL
   const unsigned stride = GLOBAL_SIZE;
@@ -238,13 +266,13 @@ extern "C" __global__ void hj_count(const int* __restrict__ keys, PROBE_INPUT,
     for (unsigned b = 0; b < BATCH; ++b) {
       const unsigned j = first + b * stride;
       const unsigned s = LOOKUP(b);
-      if (j < n) matches[j] = s == NOT_FOUND ? 0u : offsets[s + 1] - offsets[s];
+      if (j < n) matches[j] = s == NOT_FOUND ? 0u : (unsigned)(BEGIN(s + 1) - BEGIN(s));
     }
   }
 }
 
 extern "C" __global__ void hj_exec(const int* __restrict__ keys, PROBE_INPUT,
-                                   const unsigned* __restrict__ offsets, const unsigned* __restrict__ lookup,
+                                   const unsigned* __restrict__ lookup,
                                    const unsigned* __restrict__ positions, unsigned* __restrict__ out_build,
                                    unsigned* __restrict__ out_probe, unsigned n, unsigned mask,
                                    unsigned shift) {
@@ -261,8 +289,8 @@ extern "C" __global__ void hj_exec(const int* __restrict__ keys, PROBE_INPUT,
       const unsigned j = first + b * stride;
       const unsigned s = LOOKUP(b);
       if (j >= n || s == NOT_FOUND) continue;
-      const unsigned begin = offsets[s];
-      const unsigned count = offsets[s + 1] - begin;
+      const unsigned begin = (unsigned)BEGIN(s);
+      const unsigned count = (unsigned)BEGIN(s + 1) - begin;
       const unsigned at = positions[j];
       for (unsigned k = 0; k < count; ++k) {
         out_build[at + k] = lookup[begin + k];

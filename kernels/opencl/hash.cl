@@ -47,6 +47,14 @@
 #ifndef FUSED
 #define FUSED 0
 #endif
+// The join keeps each slot's key and the start of its build rows side by side (one memory sector per
+// probe); the group-by's table holds keys only.
+#if HASH_JOIN
+#define KEY_STRIDE 2
+#else
+#define KEY_STRIDE 1
+#endif
+#define KEY(s) keys[(s)*KEY_STRIDE]
 
 #define EMPTY_KEY INT_MIN
 #define NOT_FOUND 0xffffffffu
@@ -87,16 +95,16 @@ inline uint probe_step(int key, uint shift) {
 // NOT_FOUND when every slot was tried (a table sized from an estimate can be too small).
 inline uint insert_key(__global int* keys, int key, uint mask, uint shift) {
   if (key == EMPTY_KEY) {
-    keys[mask + 1] = 1;
+    KEY(mask + 1) = 1;
     return mask + 1;
   }
   uint s = hash_slot(key, mask, shift);
   const uint step = probe_step(key, shift);
   for (uint probes = 0; probes <= mask; ++probes) {
-    const int current = keys[s];
+    const int current = KEY(s);
     if (current == key) return s;
     if (current == EMPTY_KEY) {
-      const int old = atomic_cmpxchg(&keys[s], EMPTY_KEY, key);
+      const int old = atomic_cmpxchg(&KEY(s), EMPTY_KEY, key);
       if (old == EMPTY_KEY || old == key) return s;
     }
     s = (s + step) & mask;
@@ -107,11 +115,11 @@ inline uint insert_key(__global int* keys, int key, uint mask, uint shift) {
 // The slot of `key`, or NOT_FOUND. Also finds keys placed by the optimistic build (they sit in their
 // first slot).
 inline uint find_key(__global const int* keys, int key, uint mask, uint shift) {
-  if (key == EMPTY_KEY) return keys[mask + 1] ? mask + 1 : NOT_FOUND;
+  if (key == EMPTY_KEY) return KEY(mask + 1) ? mask + 1 : NOT_FOUND;
   uint s = hash_slot(key, mask, shift);
   const uint step = probe_step(key, shift);
   for (uint probes = 0; probes <= mask; ++probes) {
-    const int current = keys[s];
+    const int current = KEY(s);
     if (current == key) return s;
     if (current == EMPTY_KEY) return NOT_FOUND;
     s = (s + step) & mask;
@@ -125,8 +133,8 @@ inline uint find_key(__global const int* keys, int key, uint mask, uint shift) {
 
 // init_zero_int in the source: every slot empty, the reserved slot absent.
 __kernel void init_table(__global int* keys, const uint mask) {
-  FOR_EACH(i, mask + 1) keys[i] = EMPTY_KEY;
-  if (get_global_id(0) == 0) keys[mask + 1] = 0;
+  FOR_EACH(i, mask + 1) KEY(i) = EMPTY_KEY;
+  if (get_global_id(0) == 0) KEY(mask + 1) = 0;
 }
 
 __kernel void fill_int(__global int* out, const int value, const uint n) {
@@ -160,23 +168,37 @@ inline uint scan_local_exclusive(__local uint* part, uint value) {
   return inclusive - value;
 }
 
-// `in` and `out` may be the same buffer: each element is read before the same thread writes it.
+// A tile is loaded and stored coalesced through local memory (skewed against bank conflicts); each work-item
+// scans SCAN_ITEMS consecutive elements of it. `in` and `out` may be the same buffer.
+#define TILE_AT(i) ((i) + (i) / 32)
 __kernel void scan_tiles(__global const uint* in, __global uint* out, __global uint* tile_sums,
                          const uint n) {
+  __local uint tile[SCAN_TILE + SCAN_TILE / 32];
   __local uint part[SCAN_LOCAL];
-  const uint base = get_group_id(0) * SCAN_TILE + get_local_id(0) * SCAN_ITEMS;
+  const uint lid = get_local_id(0);
+  const uint base = get_group_id(0) * SCAN_TILE;
+  for (uint k = 0; k < SCAN_ITEMS; ++k) {
+    const uint i = k * SCAN_LOCAL + lid;
+    tile[TILE_AT(i)] = base + i < n ? in[base + i] : 0u;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
   uint items[SCAN_ITEMS];
   uint sum = 0;
   for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    items[k] = base + k < n ? in[base + k] : 0u;
+    items[k] = tile[TILE_AT(lid * SCAN_ITEMS + k)];
     sum += items[k];
   }
   uint running = scan_local_exclusive(part, sum);
   for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    if (base + k < n) out[base + k] = running;
+    tile[TILE_AT(lid * SCAN_ITEMS + k)] = running;
     running += items[k];
   }
-  if (get_local_id(0) == SCAN_LOCAL - 1) tile_sums[get_group_id(0)] = running;
+  if (lid == SCAN_LOCAL - 1) tile_sums[get_group_id(0)] = running;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint k = 0; k < SCAN_ITEMS; ++k) {
+    const uint i = k * SCAN_LOCAL + lid;
+    if (base + i < n) out[base + i] = tile[TILE_AT(i)];
+  }
 }
 
 // One work-group: exclusive scan of the tile sums in place, the total behind them.
@@ -212,19 +234,26 @@ __kernel void scan_add(__global uint* out, __global const uint* tile_sums, const
 #if HASH_JOIN
 // ---- hash join ----
 
+// The start of slot s's build rows in the lookup table, beside its key; slot s has BEGIN(s + 1) - BEGIN(s).
+#define BEGIN(s) keys[2 * (s) + 1]
+
 // countKeyCardinality: build rows per slot.
 __kernel void count_cardinality(__global const int* keys, __global const int* build, __global uint* counts,
                                 const uint n, const uint mask, const uint shift) {
   FOR_EACH(i, n) atomic_inc(&counts[find_key(keys, build[i], mask, shift)]);
 }
 
+// The prefix sums of the counts (n = slots + 2 of them, the total last) into the slots' BEGIN.
+__kernel void place_offsets(__global int* keys, __global const uint* offsets, const uint n) {
+  FOR_EACH(s, n) BEGIN(s) = (int)offsets[s];
+}
+
 // buildLookupTable: build row ids grouped by slot; counts runs down to zero as the positions are taken.
-__kernel void build_lookup(__global const int* keys, __global const int* build, __global const uint* offsets,
-                           __global uint* counts, __global uint* lookup, const uint n, const uint mask,
-                           const uint shift) {
+__kernel void build_lookup(__global const int* keys, __global const int* build, __global uint* counts,
+                           __global uint* lookup, const uint n, const uint mask, const uint shift) {
   FOR_EACH(i, n) {
     const uint s = find_key(keys, build[i], mask, shift);
-    lookup[offsets[s] + atomic_dec(&counts[s]) - 1] = i;
+    lookup[(uint)BEGIN(s) + atomic_dec(&counts[s]) - 1] = i;
   }
 }
 
@@ -253,8 +282,8 @@ __kernel void preprocess_ht(__global const int* keys, __global const int* probe,
 #endif
 
 // hj_count: matches per probe row.
-__kernel void hj_count(__global const int* keys, PROBE_INPUT, __global const uint* offsets,
-                       __global uint* matches, const uint n, const uint mask, const uint shift) {
+__kernel void hj_count(__global const int* keys, PROBE_INPUT, __global uint* matches, const uint n,
+                       const uint mask, const uint shift) {
   LOOKUP_DECL
   const uint stride = get_global_size(0);
   for (uint first = get_global_id(0); first < n; first += BATCH * stride) {
@@ -265,15 +294,15 @@ __kernel void hj_count(__global const int* keys, PROBE_INPUT, __global const uin
     for (uint b = 0; b < BATCH; ++b) {
       const uint j = first + b * stride;
       const uint s = LOOKUP(b);
-      if (j < n) matches[j] = s == NOT_FOUND ? 0u : offsets[s + 1] - offsets[s];
+      if (j < n) matches[j] = s == NOT_FOUND ? 0u : (uint)(BEGIN(s + 1) - BEGIN(s));
     }
   }
 }
 
 // hj_exec: the pairs (build row, probe row), probe rows in order, from the exclusive sums of the matches.
-__kernel void hj_exec(__global const int* keys, PROBE_INPUT, __global const uint* offsets,
-                      __global const uint* lookup, __global const uint* positions, __global uint* out_build,
-                      __global uint* out_probe, const uint n, const uint mask, const uint shift) {
+__kernel void hj_exec(__global const int* keys, PROBE_INPUT, __global const uint* lookup,
+                      __global const uint* positions, __global uint* out_build, __global uint* out_probe,
+                      const uint n, const uint mask, const uint shift) {
   LOOKUP_DECL
   const uint stride = get_global_size(0);
   for (uint first = get_global_id(0); first < n; first += BATCH * stride) {
@@ -285,8 +314,8 @@ __kernel void hj_exec(__global const int* keys, PROBE_INPUT, __global const uint
       const uint j = first + b * stride;
       const uint s = LOOKUP(b);
       if (j >= n || s == NOT_FOUND) continue;
-      const uint begin = offsets[s];
-      const uint count = offsets[s + 1] - begin;
+      const uint begin = (uint)BEGIN(s);
+      const uint count = (uint)BEGIN(s + 1) - begin;
       const uint at = positions[j];
       for (uint k = 0; k < count; ++k) {
         out_build[at + k] = lookup[begin + k];
