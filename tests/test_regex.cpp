@@ -1,0 +1,211 @@
+// The pattern compiler against RE2 (Debian's libre2) on thousands of generated patterns and strings, both
+// device layouts against the automaton, LIKE against a dynamic-programming matcher, and the errors.
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <random>
+#include <string>
+
+#include "harness/errors.hpp"
+#include "harness/regex/automaton.hpp"
+#include "harness/regex/pattern.hpp"
+
+namespace varex::regex {
+namespace {
+
+RE2::Options reference_options() {
+  RE2::Options o;
+  o.set_posix_syntax(true);
+  o.set_perl_classes(true);
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_one_line(true);
+  o.set_dot_nl(true);
+  o.set_log_errors(false);
+  return o;
+}
+
+// A random pattern over a small alphabet, using every construct the compiler supports.
+class PatternGenerator {
+ public:
+  explicit PatternGenerator(std::uint32_t seed) : rng_(seed) {}
+  std::string pattern(int depth = 0) {
+    std::string out;
+    if (pick(8) == 0) out += "^";
+    const int branches = depth < 2 && pick(4) == 0 ? 2 : 1;
+    for (int b = 0; b < branches; ++b) {
+      if (b) out += "|";
+      const int items = 1 + pick(4);
+      for (int i = 0; i < items; ++i) out += quantified(depth);
+    }
+    if (pick(8) == 0) out += "$";
+    return out;
+  }
+
+ private:
+  int pick(int n) { return static_cast<int>(rng_() % static_cast<std::uint32_t>(n)); }
+  std::string atom(int depth) {
+    static const char* atoms[] = {"a", "b", "c", ".", "[ab]", "[^a]", "[a-c]", "\\.", "\\xc3", "[[:alpha:]]",
+                                  "\\d", "\\w", "[^[:alpha:]]", "x"};
+    if (depth < 2 && pick(6) == 0) return "(" + pattern(depth + 1) + ")";
+    return atoms[pick(sizeof atoms / sizeof *atoms)];
+  }
+  std::string quantified(int depth) {
+    std::string a = atom(depth);
+    switch (pick(10)) {
+      case 0:
+        return a + "*";
+      case 1:
+        return a + "+";
+      case 2:
+        return a + "?";
+      case 3:
+        return a + "{" + std::to_string(pick(3)) + "}";
+      case 4:
+        return a + "{" + std::to_string(pick(3)) + ",}";
+      case 5: {
+        const int m = pick(3);
+        return a + "{" + std::to_string(m) + "," + std::to_string(m + pick(3)) + "}";
+      }
+      default:
+        return a;
+    }
+  }
+  std::mt19937 rng_;
+};
+
+std::string random_text(std::mt19937& rng) {
+  static const char alphabet[] = {'a', 'b', 'c', '.', 'x', '1', ' ', '\xc3', '\xff', '\0'};
+  std::string s(rng() % 12, ' ');
+  for (char& c : s) c = alphabet[rng() % sizeof alphabet];
+  return s;
+}
+
+// Reads a machine image the way the kernels do.
+bool run_image(const std::vector<std::int32_t>& m, bool table, std::string_view text) {
+  if (text.empty()) return m[6] != 0;
+  std::int32_t s = m[2];
+  for (unsigned char b : text) {
+    if (!table) {
+      s = m[m[4] + s * m[1] + m[m[3] + b]];
+    } else {
+      std::int32_t lo = m[m[3] + s], hi = m[m[3] + s + 1] - 1;
+      while (lo < hi) {
+        const std::int32_t mid = (lo + hi) / 2;
+        if ((m[m[4] + mid] >> 16) < b) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      s = m[m[4] + lo] & 0xffff;
+    }
+  }
+  return m[m[5] + s] & Automaton::kAcceptAtEnd;
+}
+
+TEST(Regex, GeneratedPatternsAgreeWithRe2InBothLayouts) {
+  PatternGenerator generator(7);
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (int i = 0; i < 2000; ++i) {
+    const std::string pattern = generator.pattern();
+    const RE2 reference(pattern, reference_options());
+    ASSERT_TRUE(reference.ok()) << pattern << ": " << reference.error();
+    const Automaton a = compile(parse_regex(pattern));
+    const auto flat = a.flat_image(), table = a.table_image();
+    for (int j = 0; j < 40; ++j) {
+      const std::string text = random_text(rng);
+      const bool want = RE2::PartialMatch(text, reference);
+      ASSERT_EQ(a.matches(text), want) << "pattern '" << pattern << "' text '" << text << "'";
+      ASSERT_EQ(run_image(flat, false, text), want) << pattern;
+      ASSERT_EQ(run_image(table, true, text), want) << pattern;
+      // A dead state never matches and a sure state always does, whatever follows.
+      std::uint32_t s = a.start;
+      for (unsigned char c : text.empty() ? std::string_view() : std::string_view(text)) {
+        s = a.step(s, c);
+        if (a.flags[s] & Automaton::kDead) {
+          ASSERT_FALSE(want) << pattern << " / " << text;
+        }
+        if (a.flags[s] & Automaton::kSure) {
+          ASSERT_TRUE(want) << pattern << " / " << text;
+        }
+      }
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 2000 * 40);
+}
+
+TEST(Regex, MinimisationMakesEquivalentPatternsEqual) {
+  EXPECT_EQ(compile(parse_regex("a(b|c)*")).states, compile(parse_regex("a[bc]*")).states);
+  EXPECT_EQ(compile(parse_regex("(a|a)(b|b)")).states, compile(parse_regex("ab")).states);
+  // A search for a literal: one state per proper prefix of it, plus the sure state.
+  EXPECT_EQ(compile(parse_regex("abc")).states, 4u);
+  EXPECT_EQ(compile(parse_regex("^abc$")).states, 5u);  // a prefix per state, plus the dead one
+}
+
+bool like_reference(std::string_view pattern, std::string_view text) {
+  // dp[i][j]: pattern[0, i) matches text[0, j)
+  std::vector<std::vector<bool>> dp(pattern.size() + 1, std::vector<bool>(text.size() + 1, false));
+  dp[0][0] = true;
+  std::size_t i = 0, row = 0;
+  std::vector<std::pair<char, bool>> tokens;  // (byte, is_literal) with '%' and '_' as wildcards
+  for (; i < pattern.size(); ++i) {
+    if (pattern[i] == '\\' && i + 1 < pattern.size()) {
+      tokens.push_back({pattern[++i], true});
+    } else {
+      tokens.push_back({pattern[i], pattern[i] != '%' && pattern[i] != '_'});
+    }
+  }
+  dp.assign(tokens.size() + 1, std::vector<bool>(text.size() + 1, false));
+  dp[0][0] = true;
+  for (row = 1; row <= tokens.size(); ++row) {
+    const auto [c, literal] = tokens[row - 1];
+    for (std::size_t j = 0; j <= text.size(); ++j) {
+      if (!literal && c == '%') {
+        dp[row][j] = dp[row - 1][j] || (j > 0 && dp[row][j - 1]);
+      } else if (j > 0) {
+        dp[row][j] = dp[row - 1][j - 1] && (!literal || text[j - 1] == c);
+      }
+    }
+  }
+  return dp[tokens.size()][text.size()];
+}
+
+TEST(Like, AgreesWithADynamicProgrammingMatcherAndItsRegexTranslation) {
+  std::mt19937 rng(3);
+  static const char pieces[] = {'a', 'b', '%', '_', '\\', '.'};
+  for (int i = 0; i < 400; ++i) {
+    std::string pattern(rng() % 7, 'a');
+    for (char& c : pattern) c = pieces[rng() % sizeof pieces];
+    std::size_t trailing = 0;
+    while (trailing < pattern.size() && pattern[pattern.size() - 1 - trailing] == '\\') ++trailing;
+    if (trailing % 2) pattern.pop_back();  // a lone backslash at the end escapes nothing
+    const Automaton a = compile(parse_like(pattern));
+    const RE2 translated(like_to_regex(pattern), reference_options());
+    ASSERT_TRUE(translated.ok()) << like_to_regex(pattern);
+    for (int j = 0; j < 30; ++j) {
+      std::string text(rng() % 8, 'a');
+      for (char& c : text) c = "ab.%_\\"[rng() % 6];
+      const bool want = like_reference(pattern, text);
+      ASSERT_EQ(a.matches(text), want) << "LIKE '" << pattern << "' text '" << text << "'";
+      ASSERT_EQ(RE2::PartialMatch(text, translated), want) << like_to_regex(pattern);
+    }
+  }
+}
+
+TEST(Regex, BadPatternsAreUsageErrorsThatSayWhere) {
+  for (const char* bad : {"a(b", "a)b", "[ab", "*a", "a{2,1}", "a{300}", "\\", "[z-a]", "a{", "[[:nope:]]", "\\q"}) {
+    try {
+      compile(parse_regex(bad));
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("regex"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(compile(parse_regex("(a|b)*a(a|b){13}")), UsageError);  // 2^14 states before minimisation
+  EXPECT_THROW(parse_like("ab\\"), UsageError);
+}
+
+}  // namespace
+}  // namespace varex::regex
