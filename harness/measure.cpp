@@ -34,7 +34,8 @@ Status status_from_string(std::string_view text) {
 nlohmann::json MeasureSettings::to_json() const {
   return {{"warmup", warmup},         {"min_reps", min_reps},
           {"max_reps", max_reps},     {"target_rel_ci", target_rel_ci},
-          {"confidence", confidence}, {"max_rep_seconds", max_rep_seconds}};
+          {"confidence", confidence}, {"max_rep_seconds", max_rep_seconds},
+          {"baseline", baseline}};
 }
 
 MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
@@ -45,6 +46,7 @@ MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
   s.target_rel_ci = j.value("target_rel_ci", s.target_rel_ci);
   s.confidence = j.value("confidence", s.confidence);
   s.max_rep_seconds = j.value("max_rep_seconds", s.max_rep_seconds);
+  s.baseline = j.value("baseline", s.baseline);
   return s;
 }
 
@@ -75,7 +77,8 @@ nlohmann::json Measurement::to_json() const {
           {"probe_fraction", probe_fraction},
           {"rows", result.rows},
           {"checksum", result.checksum},
-          {"verified", verified}};
+          {"verified", verified},
+          {"baseline", baseline_json(baseline)}};
 }
 
 Measurement Measurement::from_json(const nlohmann::json& j) {
@@ -99,7 +102,19 @@ Measurement Measurement::from_json(const nlohmann::json& j) {
   m.result.rows = j.value("rows", std::uint64_t{0});
   m.result.checksum = j.value("checksum", std::uint64_t{0});
   m.verified = j.value("verified", false);
+  m.baseline = baseline_from_json(j.value("baseline", nlohmann::json()));
   return m;
+}
+
+nlohmann::json baseline_json(const std::optional<BaselineTiming>& b) {
+  if (!b) return nullptr;
+  return {{"engine", b->engine}, {"threads", b->threads}, {"ms", b->ms}, {"verified", b->verified}};
+}
+
+std::optional<BaselineTiming> baseline_from_json(const nlohmann::json& j) {
+  if (!j.is_object()) return std::nullopt;
+  return BaselineTiming{j.value("engine", ""), j.value("threads", 0u), j.value("ms", 0.0),
+                        j.value("verified", false)};
 }
 
 namespace {
@@ -156,6 +171,7 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
     }
     m.kernel = summarize(m.samples_ms, settings.confidence);
     for (const std::string& k : kernel_order) m.kernels.push_back({k, median(per_kernel[k])});
+    if (settings.baseline) m.baseline = run.time_baseline();
   } catch (const LaunchError& e) {
     m.status = Status::LaunchError;
     m.error = e.what();

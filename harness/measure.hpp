@@ -3,6 +3,7 @@
 // verify against the host reference, warm up, then repeat until the median is known well enough.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,8 @@ struct MeasureSettings {
   double confidence = 0.95;
   // …or once the timed repetitions have taken this long.
   double max_rep_seconds = 2.0;
+  // Also time the operator's CPU baseline once the variant is measured.
+  bool baseline = false;
 
   nlohmann::json to_json() const;
   static MeasureSettings from_json(const nlohmann::json& j);
@@ -46,6 +49,7 @@ struct Measurement {
   double probe_fraction = 0;
   Digest result;
   bool verified = false;
+  std::optional<BaselineTiming> baseline;
 
   bool ok() const { return status == Status::Ok; }
   // What the measurement cost: its wall time, or for rows recorded before wall times were kept an
@@ -54,6 +58,9 @@ struct Measurement {
   nlohmann::json to_json() const;
   static Measurement from_json(const nlohmann::json& j);
 };
+
+nlohmann::json baseline_json(const std::optional<BaselineTiming>& baseline);  // null when absent
+std::optional<BaselineTiming> baseline_from_json(const nlohmann::json& j);
 
 // Never throws for a failing variant: compile and launch failures and wrong results become the status.
 // `probe_gbps` (0 if unknown) turns GB/s into a fraction of the device's copy bandwidth.

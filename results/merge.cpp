@@ -85,11 +85,11 @@ MergeStats merge_into(Store& target, const std::string& source) {
     db.exec(R"sql(
       INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
         checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad, reps,
-        kernels, cache_flushed, bytes_moved, gbps, probe_fraction, created_at, wall_ms, fidelity, purpose)
+        kernels, cache_flushed, bytes_moved, gbps, probe_fraction, created_at, wall_ms, fidelity, purpose, baseline)
       SELECT sm.dst_id, m.variant_id, t.device_id, m.workload_id, m.status, m.error, m.verified, m.result_rows,
         m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernel_ms, m.kernel_ci_low, m.kernel_ci_high,
         m.kernel_mad, m.reps, m.kernels, m.cache_flushed, m.bytes_moved, m.gbps, m.probe_fraction, m.created_at,
-        m.wall_ms, m.fidelity, m.purpose
+        m.wall_ms, m.fidelity, m.purpose, m.baseline
       FROM src.measurements m JOIN session_map sm ON sm.src_id = m.session_id JOIN main.sessions t ON t.id = sm.dst_id
       WHERE NOT EXISTS (SELECT 1 FROM main.measurements x WHERE x.session_id = sm.dst_id AND x.variant_id = m.variant_id
                         AND x.created_at = m.created_at AND x.purpose = m.purpose AND x.fidelity = m.fidelity)

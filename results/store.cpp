@@ -120,10 +120,16 @@ ALTER TABLE sessions ADD COLUMN spent_seconds REAL;
 CREATE INDEX sessions_by_key ON sessions(kind, op, device_id, workload_id, strategy);
 )sql";
 
+// Version 3: the CPU baseline an operator was compared with in the same run (JSON: engine, threads, ms,
+// verified), where it has one.
+const char* kSchemaV3 = R"sql(
+ALTER TABLE measurements ADD COLUMN baseline TEXT;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3};
   return all;
 }
 
@@ -367,7 +373,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
   Statement s(db_,
               R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
       m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
-      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at
+      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline
       FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 ORDER BY m.id)sql");
   s.bind(1, session);
   std::vector<RecordedMeasurement> out;
@@ -395,6 +401,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     m.probe_fraction = s.real(18);
     m.wall_ms = s.real(19);
     r.created_at = s.text(20);
+    if (!s.is_null(21)) m.baseline = harness::baseline_from_json(nlohmann::json::parse(s.text(21)));
     m.samples_ms = samples[r.id];
     m.kernel = summarize(m.samples_ms);
     out.push_back(std::move(r));
@@ -409,9 +416,9 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   Statement s(db_, R"sql(
     INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
       checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad,
-      reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction, wall_ms, fidelity, purpose)
+      reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction, wall_ms, fidelity, purpose, baseline)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
-            ?24, ?25, ?26))sql");
+            ?24, ?25, ?26, ?27))sql");
   const bool timed = !m.samples_ms.empty();
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : m.kernels) kernels.push_back({{"kernel", k.kernel}, {"ms", k.ms}});
@@ -439,6 +446,11 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
     s.bind_null(22).bind_null(23);
   }
   s.bind(24, m.wall_ms).bind(25, fidelity).bind(26, purpose);
+  if (m.baseline) {
+    s.bind(27, harness::baseline_json(m.baseline).dump());
+  } else {
+    s.bind_null(27);
+  }
   s.step();
   const std::int64_t id = db_.last_insert_rowid();
   Statement sample(db_, "INSERT INTO samples (measurement_id, rep, kernel_ms) VALUES (?1, ?2, ?3)");

@@ -180,6 +180,7 @@ struct RunFlags {
   MeasureFlags measure;
   std::vector<std::string> set;
   bool json_out = false;
+  bool no_baseline = false;
 };
 
 void add_run(CLI::App& app, int& exit_code) {
@@ -192,9 +193,12 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--set", f->set, "Tunable value name=value (repeatable); defaults otherwise");
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
+  cmd->add_flag("--no-baseline", f->no_baseline,
+                "Skip the operator's CPU baseline (timed by default where it has one)");
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->callback([f, &exit_code] {
     const harness::Operator& op = harness::find_operator(f->op);
+    f->measure.settings.baseline = !f->no_baseline;
     const auto devices = resolve_devices(f->device);
     if (devices.size() != 1) {
       throw UsageError("run needs exactly one device, '" + f->device + "' matches " +
@@ -248,6 +252,14 @@ void add_run(CLI::App& app, int& exit_code) {
                   << " ms   compile " << fixed(m.compile_ms, 1) << " ms\n"
                   << "  bandwidth " << fixed(m.gbps, 1) << " GB/s = " << fixed(100 * m.probe_fraction, 1)
                   << "% of the probe's " << fixed(probe, 1) << " GB/s\n";
+      }
+      if (m.baseline) {
+        std::cout << "  baseline  " << m.baseline->engine << " on " << m.baseline->threads
+                  << " host threads: " << fixed(m.baseline->ms, 3) << " ms"
+                  << (m.baseline->verified ? "" : " (WRONG RESULT)");
+        if (m.ok() && m.kernel.median > 0)
+          std::cout << ", " << fixed(m.baseline->ms / m.kernel.median, 2) << "x the kernel";
+        std::cout << "\n";
       }
     }
     exit_code = m.ok() ? 0 : 1;

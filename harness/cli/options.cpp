@@ -27,8 +27,12 @@ void WorkloadFlags::add_to(CLI::App& app) {
   app.add_option("--match-ratio", match_ratio,
                  "Share of the join's probe rows that have a partner (default 1)");
   app.add_option("--zipf", zipf, "Zipf exponent of the generated key choice (default: 0, uniform)");
-  app.add_option("--selectivity", selectivity,
-                 "Fraction of rows the generated selection query selects (0.5)");
+  app.add_option(
+      "--selectivity", selectivity,
+      "Fraction of rows the generated query selects (selection: 0.5) or that carry the planted string "
+      "(string operators: 0.01)");
+  app.add_option("--strings", dataset, "Generated strings: ptype, pname or titles (string operators)");
+  app.add_option("--plant", plant, "The planted string that sets a string workload's selectivity");
   app.add_option("--seed", seed, "Seed of the generated data")->capture_default_str();
   app.add_option("--query", query, "Query parameter key=value (repeatable); see the operator's keys");
 }
@@ -40,12 +44,15 @@ datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op,
   options.input2 = input2;
   if (input && !rows.empty()) throw UsageError("--rows and --input exclude each other");
   if (input2 && !rows2.empty()) throw UsageError("--rows2 and --input2 exclude each other");
-  if (!input) options.rows = rows.empty() ? default_rows(devices) : parse_rows(rows, "--rows");
+  if (!input)
+    options.rows = rows.empty() ? op.default_rows(default_rows(devices)) : parse_rows(rows, "--rows");
   if (!rows2.empty()) options.rows2 = parse_rows(rows2, "--rows2");
   if (!distinct.empty()) options.distinct = parse_rows(distinct, "--distinct");
   options.match_ratio = match_ratio;
   options.zipf = zipf;
   options.selectivity = selectivity;
+  options.dataset = dataset;
+  options.plant = plant;
   options.seed = seed;
   options.query = parse_assignments(query, "--query");
   return op.workload(options);

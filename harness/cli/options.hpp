@@ -21,6 +21,8 @@ struct WorkloadFlags {
   std::optional<double> match_ratio;
   std::optional<double> zipf;
   std::optional<double> selectivity;
+  std::optional<std::string> dataset;
+  std::optional<std::string> plant;
   std::uint64_t seed = 42;
   std::vector<std::string> query;
 

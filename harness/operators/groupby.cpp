@@ -407,6 +407,8 @@ datasets::WorkloadSpec GroupByOperator::workload(const WorkloadOptions& options)
   reject_option(options.rows2.has_value(), name(), "--rows2");
   reject_option(options.match_ratio.has_value(), name(), "--match-ratio");
   reject_option(options.selectivity.has_value(), name(), "--selectivity");
+  reject_option(options.dataset.has_value(), name(), "--strings");
+  reject_option(options.plant.has_value(), name(), "--plant");
   datasets::WorkloadSpec spec;
   spec.op = name();
   if (options.input) {

@@ -306,6 +306,8 @@ Defines HashJoinOperator::defines(const variants::Params& params, const DeviceIn
 datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options) const {
   reject_option(!options.query.empty(), name(), "--query");
   reject_option(options.selectivity.has_value(), name(), "--selectivity (see --match-ratio)");
+  reject_option(options.dataset.has_value(), name(), "--strings");
+  reject_option(options.plant.has_value(), name(), "--plant");
   datasets::WorkloadSpec spec;
   spec.op = name();
   if (options.input || options.input2) {

@@ -50,6 +50,11 @@ void KernelSequence::run(const std::string& label, const std::string& kernel, co
   add(label, engine_.launch(program_, kernel, shape, args)->elapsed_ms());
 }
 
+void KernelSequence::fill(const std::string& label, DeviceBuffer& buffer, std::uint32_t pattern,
+                          std::size_t bytes) {
+  if (bytes) add(label, engine_.fill(buffer, pattern, 0, bytes)->elapsed_ms());
+}
+
 void KernelSequence::read(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes, std::size_t offset) {
   add("readback", engine_.download(dst, src, bytes, offset)->elapsed_ms());
 }

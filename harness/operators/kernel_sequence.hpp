@@ -45,6 +45,8 @@ class KernelSequence {
   // Skips a launch of no work-items.
   void run(const std::string& label, const std::string& kernel, const LaunchShape& shape,
            const std::vector<KernelArg>& args);
+  // Fills a buffer with a 32-bit pattern (clearing an output); its time counts.
+  void fill(const std::string& label, DeviceBuffer& buffer, std::uint32_t pattern, std::size_t bytes);
   // Downloads a small result the host needs to go on (label "readback"); its time counts.
   void read(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes, std::size_t offset);
   ExecutionTimes times() const;

@@ -23,6 +23,12 @@ struct Digest {
   bool operator==(const Digest&) const = default;
 };
 
+// For operators whose result is a bitmap (bit r%8 of byte r/8): rows = set bits among the first `rows`
+// bits; checksum = sum of their 0-based indices modulo 2^64.
+Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows);
+// The first row where two bitmaps of `rows` bits differ, or `rows` when they agree.
+std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t* b, std::uint64_t rows);
+
 struct KernelTiming {
   std::string kernel;
   double ms = 0;
@@ -39,6 +45,14 @@ struct Collected {
   Digest digest;
   bool verified = false;
   std::string mismatch;  // where the output first differs from the reference
+};
+
+// A CPU implementation a user would pick instead of the device, timed on the same data (host clock).
+struct BaselineTiming {
+  std::string engine;
+  unsigned threads = 0;
+  double ms = 0;
+  bool verified = false;  // its result equals the host reference
 };
 
 // A workload prepared on one device: inputs uploaded, the host reference computed, outputs allocated.
@@ -59,6 +73,8 @@ class PreparedRun {
   virtual std::uint64_t bytes_moved() const = 0;
   // Bytes that one execution touches on the device; decides whether caches need flushing.
   virtual std::uint64_t working_set_bytes() const = 0;
+  // The operator's CPU baseline, where it has one.
+  virtual std::optional<BaselineTiming> time_baseline() { return std::nullopt; }
 };
 
 struct DeviceFootprint {
@@ -77,6 +93,8 @@ struct WorkloadOptions {
   std::optional<double> match_ratio;      // share of probe rows with a partner
   std::optional<double> zipf;             // Zipf exponent of the key choice; 0 or absent: uniform
   std::optional<double> selectivity;
+  std::optional<std::string> dataset;  // generated strings: ptype, pname, titles
+  std::optional<std::string> plant;    // the planted string that sets a string workload's selectivity
   std::uint64_t seed = 42;
   std::map<std::string, std::string> query;  // --query key=value
 };
@@ -92,6 +110,9 @@ class Operator {
   virtual Defines defines(const variants::Params& params, const DeviceInfo& device) const = 0;
   // Throws UsageError for unknown query keys, bad values or unreadable files.
   virtual datasets::WorkloadSpec workload(const WorkloadOptions& options) const = 0;
+  // Generated rows when none are asked for, from the rows of 4-byte values that fill four times the
+  // largest device cache: operators with wider rows take fewer.
+  virtual std::uint64_t default_rows(std::uint64_t cache_rows) const { return cache_rows; }
   // Device memory a workload needs (checked against the device before anything runs).
   virtual DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const = 0;
   virtual std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const = 0;

@@ -244,33 +244,6 @@ std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& c
   return bitmap;
 }
 
-Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows) {
-  // Per byte value: how many bits are set and the sum of their positions.
-  static const auto table = [] {
-    std::array<std::pair<std::uint8_t, std::uint8_t>, 256> t{};
-    for (unsigned b = 0; b < 256; ++b) {
-      unsigned count = 0, positions = 0;
-      for (unsigned i = 0; i < 8; ++i) {
-        if (b >> i & 1) {
-          ++count;
-          positions += i;
-        }
-      }
-      t[b] = {static_cast<std::uint8_t>(count), static_cast<std::uint8_t>(positions)};
-    }
-    return t;
-  }();
-  Digest d;
-  const std::uint64_t bytes = (rows + 7) / 8;
-  for (std::uint64_t i = 0; i < bytes; ++i) {
-    std::uint8_t b = bitmap[i];
-    if (i == bytes - 1 && rows % 8) b &= static_cast<std::uint8_t>((1u << (rows % 8)) - 1);
-    d.rows += table[b].first;
-    d.checksum += table[b].first * (i * 8) + table[b].second;
-  }
-  return d;
-}
-
 variants::Space SelectionOperator::space(const variants::SpaceContext& context) const {
   return variants::selection_space(context);
 }
@@ -288,6 +261,8 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
   reject_option(options.distinct.has_value(), name(), "--distinct");
   reject_option(options.match_ratio.has_value(), name(), "--match-ratio");
   reject_option(options.zipf.has_value(), name(), "--zipf");
+  reject_option(options.dataset.has_value(), name(), "--strings");
+  reject_option(options.plant.has_value(), name(), "--plant");
   datasets::WorkloadSpec spec;
   spec.op = name();
   if (options.input) {

@@ -41,9 +41,6 @@ KernelRange kernel_range(const SelectionQuery& query);
 std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column,
                                               const SelectionQuery& query);
 
-// rows = set bits among the first `rows` bits; checksum = sum of their 0-based indices modulo 2^64.
-Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows);
-
 class SelectionOperator final : public Operator {
  public:
   std::string name() const override { return "selection"; }

@@ -35,8 +35,8 @@ struct Nfa {
   }
   void check_size() const {
     if (states.size() > 64 * kMaxStates) {
-      throw UsageError("the pattern is too large: its automaton needs more than " + std::to_string(64 * kMaxStates) +
-                       " NFA states");
+      throw UsageError("the pattern is too large: its automaton needs more than " +
+                       std::to_string(64 * kMaxStates) + " NFA states");
     }
   }
 };
@@ -208,7 +208,8 @@ Automaton compile(const Pattern& pattern) {
   // A string may end in a state when `$` edges from there reach the accepting state.
   const std::size_t n = sets.size();
   std::vector<bool> accept_at_end(n);
-  for (std::size_t d = 0; d < n; ++d) accept_at_end[d] = contains(closure(nfa, sets[d], false, true), nfa.accept);
+  for (std::size_t d = 0; d < n; ++d)
+    accept_at_end[d] = contains(closure(nfa, sets[d], false, true), nfa.accept);
 
   // Moore minimisation: split blocks by acceptance at the end, then by the blocks their transitions reach.
   std::vector<std::uint32_t> block(n);
@@ -219,8 +220,9 @@ Automaton compile(const Pattern& pattern) {
     for (std::size_t d = 0; d < n; ++d) {
       std::vector<std::uint32_t> signature{block[d]};
       for (int c = 0; c < nclasses; ++c) signature.push_back(block[next[d * nclasses + c]]);
-      refined[d] = signature_ids.emplace(std::move(signature), static_cast<std::uint32_t>(signature_ids.size()))
-                       .first->second;
+      refined[d] =
+          signature_ids.emplace(std::move(signature), static_cast<std::uint32_t>(signature_ids.size()))
+              .first->second;
     }
     block = std::move(refined);
     if (signature_ids.size() == blocks) break;

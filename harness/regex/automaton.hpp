@@ -24,14 +24,16 @@ struct Automaton {
     kSure = 4,         // every continuation matches: the lane can stop, match
   };
   std::uint32_t states = 0;
-  std::uint32_t classes = 0;                 // byte classes (columns of the flat layout)
+  std::uint32_t classes = 0;  // byte classes (columns of the flat layout)
   std::uint32_t start = 0;
-  bool empty_matches = false;                // whether the empty string matches
-  std::vector<std::uint8_t> byte_class;      // 256 entries
-  std::vector<std::uint32_t> next;           // states x classes
-  std::vector<std::uint8_t> flags;           // per state
+  bool empty_matches = false;            // whether the empty string matches
+  std::vector<std::uint8_t> byte_class;  // 256 entries
+  std::vector<std::uint32_t> next;       // states x classes
+  std::vector<std::uint8_t> flags;       // per state
 
-  std::uint32_t step(std::uint32_t state, unsigned char byte) const { return next[state * classes + byte_class[byte]]; }
+  std::uint32_t step(std::uint32_t state, unsigned char byte) const {
+    return next[state * classes + byte_class[byte]];
+  }
   // Runs a whole string: the reference for the layouts, not for the operators.
   bool matches(std::string_view text) const;
 

@@ -50,18 +50,24 @@ ByteSet named_class(std::string_view name, std::size_t at) {
     int (*test)(int);
   };
   static const Class classes[] = {
-      {"alpha", [](int b) { return ascii(std::isalpha, b); }}, {"digit", [](int b) { return ascii(std::isdigit, b); }},
-      {"alnum", [](int b) { return ascii(std::isalnum, b); }}, {"upper", [](int b) { return ascii(std::isupper, b); }},
-      {"lower", [](int b) { return ascii(std::islower, b); }}, {"space", [](int b) { return ascii(std::isspace, b); }},
-      {"punct", [](int b) { return ascii(std::ispunct, b); }}, {"xdigit", [](int b) { return ascii(std::isxdigit, b); }},
+      {"alpha", [](int b) { return ascii(std::isalpha, b); }},
+      {"digit", [](int b) { return ascii(std::isdigit, b); }},
+      {"alnum", [](int b) { return ascii(std::isalnum, b); }},
+      {"upper", [](int b) { return ascii(std::isupper, b); }},
+      {"lower", [](int b) { return ascii(std::islower, b); }},
+      {"space", [](int b) { return ascii(std::isspace, b); }},
+      {"punct", [](int b) { return ascii(std::ispunct, b); }},
+      {"xdigit", [](int b) { return ascii(std::isxdigit, b); }},
       {"blank", [](int b) { return static_cast<int>(b == ' ' || b == '\t'); }},
-      {"cntrl", [](int b) { return ascii(std::iscntrl, b); }}, {"print", [](int b) { return ascii(std::isprint, b); }},
+      {"cntrl", [](int b) { return ascii(std::iscntrl, b); }},
+      {"print", [](int b) { return ascii(std::isprint, b); }},
       {"graph", [](int b) { return ascii(std::isgraph, b); }},
   };
   for (const Class& c : classes) {
     if (name == c.name) return bytes_where(c.test);
   }
-  throw UsageError("regex: unknown character class [:" + std::string(name) + ":] at offset " + std::to_string(at));
+  throw UsageError("regex: unknown character class [:" + std::string(name) + ":] at offset " +
+                   std::to_string(at));
 }
 
 class RegexParser {
@@ -76,7 +82,8 @@ class RegexParser {
 
  private:
   [[noreturn]] void fail(const std::string& what) const {
-    throw UsageError("regex: " + what + " at offset " + std::to_string(pos_) + " of '" + std::string(text_) + "'");
+    throw UsageError("regex: " + what + " at offset " + std::to_string(pos_) + " of '" + std::string(text_) +
+                     "'");
   }
   bool done() const { return pos_ >= text_.size(); }
   unsigned char peek() const { return static_cast<unsigned char>(text_[pos_]); }
@@ -339,7 +346,8 @@ Pattern parse_like(std::string_view text) {
     } else if (c == '_') {
       concat.children.push_back(add(bytes(all_bytes())));
     } else if (c == '\\') {
-      if (++i == text.size()) throw UsageError("LIKE: the pattern '" + std::string(text) + "' ends with a backslash");
+      if (++i == text.size())
+        throw UsageError("LIKE: the pattern '" + std::string(text) + "' ends with a backslash");
       concat.children.push_back(add(bytes(one(static_cast<unsigned char>(text[i])))));
     } else {
       concat.children.push_back(add(bytes(one(c))));

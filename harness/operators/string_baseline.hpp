@@ -1,0 +1,25 @@
+#pragma once
+// The CPU baseline a user would pick instead of a GPU: Hyperscan (Debian's libhyperscan) on all host cores
+// for regular expressions and LIKE (translated to an anchored regular expression), RE2 where Hyperscan
+// refuses a pattern, and plain byte comparison for equality and prefix. Timed with the host clock (it is
+// host code), on the same column the device variants run on.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "datasets/string_columns.hpp"
+#include "harness/operators/string_reference.hpp"
+
+namespace varex::harness {
+
+struct CpuBaseline {
+  std::string engine;  // "hyperscan", "re2" or "memcmp"
+  unsigned threads = 0;
+  double ms = 0;  // median of the timed repetitions
+  std::vector<std::uint8_t> bitmap;
+};
+
+CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const datasets::StringColumn& column,
+                             int repetitions = 3);
+
+}  // namespace varex::harness

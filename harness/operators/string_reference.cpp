@@ -1,0 +1,79 @@
+#include "harness/operators/string_reference.hpp"
+
+#include <re2/re2.h>
+
+#include <memory>
+
+#include "datasets/int_columns.hpp"
+#include "harness/errors.hpp"
+
+namespace varex::harness {
+
+bool like_matches(std::string_view pattern, std::string_view text) {
+  // Greedy matching with one backtrack point: the last `%` seen and where its match ended.
+  std::size_t p = 0, t = 0, star = std::string_view::npos, resume = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && pattern[p] == '%') {
+      star = ++p;
+      resume = t;
+      continue;
+    }
+    if (p < pattern.size()) {
+      const bool escaped = pattern[p] == '\\' && p + 1 < pattern.size();
+      const char want = escaped ? pattern[p + 1] : pattern[p];
+      if ((!escaped && want == '_') || want == text[t]) {
+        p += escaped ? 2 : 1;
+        ++t;
+        continue;
+      }
+    }
+    if (star == std::string_view::npos) return false;
+    p = star;
+    t = ++resume;
+  }
+  while (p < pattern.size() && pattern[p] == '%') ++p;
+  return p == pattern.size();
+}
+
+std::vector<std::uint8_t> string_reference(StringOp op, const std::string& operand,
+                                           const datasets::StringColumn& column) {
+  const std::uint64_t rows = column.rows();
+  std::vector<std::uint8_t> bitmap((rows + 7) / 8, 0);
+  std::unique_ptr<RE2> re;
+  if (op == StringOp::Regex) {
+    RE2::Options o;
+    o.set_posix_syntax(true);
+    o.set_perl_classes(true);
+    o.set_encoding(RE2::Options::EncodingLatin1);
+    o.set_one_line(true);
+    o.set_dot_nl(true);
+    o.set_log_errors(false);
+    re = std::make_unique<RE2>(operand, o);
+    if (!re->ok()) throw UsageError("regex: the reference (RE2) rejects '" + operand + "': " + re->error());
+  }
+  // Threads own whole bytes of the bitmap: ranges of rows start at multiples of 8.
+  datasets::parallel_rows((rows + 7) / 8, [&](std::uint64_t first_byte, std::uint64_t last_byte) {
+    for (std::uint64_t r = first_byte * 8; r < std::min(rows, last_byte * 8); ++r) {
+      const std::string_view s = column.at(r);
+      bool match = false;
+      switch (op) {
+        case StringOp::Equal:
+          match = s == operand;
+          break;
+        case StringOp::Prefix:
+          match = s.substr(0, operand.size()) == operand;
+          break;
+        case StringOp::Like:
+          match = like_matches(operand, s);
+          break;
+        case StringOp::Regex:
+          match = RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *re);
+          break;
+      }
+      if (match) bitmap[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));
+    }
+  });
+  return bitmap;
+}
+
+}  // namespace varex::harness

@@ -1,0 +1,307 @@
+#include "harness/operators/strings.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "datasets/int_columns.hpp"
+#include "datasets/string_columns.hpp"
+#include "harness/errors.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/string_baseline.hpp"
+#include "harness/regex/automaton.hpp"
+#include "variants/string_space.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+constexpr std::uint64_t kMaxRows = (1ULL << 31) - 1;
+
+bool is_automaton(StringOp op) {
+  return op == StringOp::Like || op == StringOp::Regex;
+}
+
+regex::Automaton compile_operand(StringOp op, const std::string& operand) {
+  return regex::compile(op == StringOp::Like ? regex::parse_like(operand) : regex::parse_regex(operand));
+}
+
+std::string escape_like(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '%' || c == '_' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string escape_regex(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::string_view(".[]()*+?{}|^$\\").find(c) != std::string_view::npos) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+datasets::StringColumn materialise(const datasets::WorkloadSpec& spec) {
+  const auto& p = spec.params;
+  if (spec.generator == "file") {
+    auto column = datasets::load_string_column(p.at("path").get<std::string>());
+    if (column.rows() != spec.rows()) throw UsageError("input file changed while varex was running");
+    return column;
+  }
+  datasets::StringWorkload w;
+  w.dataset = p.at("dataset").get<std::string>();
+  w.rows = spec.rows();
+  w.selectivity = p.at("selectivity").get<double>();
+  w.plant = p.at("plant").get<std::string>();
+  w.mode = p.at("plant_mode").get<std::string>() == "whole" ? datasets::Plant::Whole : datasets::Plant::Prefix;
+  w.seed = p.at("seed").get<std::uint64_t>();
+  return datasets::generate_strings(w);
+}
+
+class StringRun final : public PreparedRun {
+ public:
+  StringRun(Engine& engine, const datasets::WorkloadSpec& spec, const StringOperator& op)
+      : engine_(engine), op_(op), column_(materialise(spec)) {
+    rows_ = column_.rows();
+    operand_ = spec.query.at(op.operand_key()).get<std::string>();
+    reference_ = string_reference(op.op(), operand_, column_);
+    reference_digest_ = bitmap_digest(reference_.data(), rows_);
+    std::vector<std::int32_t> flat(regex::kImageHeader, 0), table(regex::kImageHeader, 0);
+    if (is_automaton(op.op())) {
+      const regex::Automaton a = compile_operand(op.op(), operand_);
+      flat = a.flat_image();
+      table = a.table_image();
+    }
+    words_ = (rows_ + 31) / 32;
+    // The kernels read a byte past nothing, but an empty column still needs real buffers.
+    host_bytes_ = host_copy(column_.bytes.data(), column_.bytes.size());
+    host_offsets_ = host_copy(column_.offsets.data(), column_.offsets.size() * 4);
+    bytes_ = engine.allocate(std::max<std::size_t>(column_.bytes.size(), 4));
+    offsets_ = engine.allocate(column_.offsets.size() * 4);
+    needle_ = upload_constant(operand_.data(), operand_.size());
+    flat_ = upload_constant(flat.data(), flat.size() * 4);
+    table_ = upload_constant(table.data(), table.size() * 4);
+    out_ = engine.allocate(std::max<std::uint64_t>(words_, 1) * 4);
+    host_out_ = engine.allocate_host(std::max<std::uint64_t>(words_, 1) * 4);
+    restore_inputs();
+  }
+
+  double h2d_ms() const override { return h2d_ms_; }
+
+  void restore_inputs() override {
+    h2d_ms_ = engine_.upload(*offsets_, 0, *host_offsets_, column_.offsets.size() * 4)->elapsed_ms();
+    if (!column_.bytes.empty()) h2d_ms_ += engine_.upload(*bytes_, 0, *host_bytes_, column_.bytes.size())->elapsed_ms();
+  }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(source(), op_.defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override { engine_.fill(*out_, 0xA5A5A5A5u, 0, out_->bytes())->elapsed_ms(); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    KernelSequence seq(engine_, engine_.compile(source(), op_.defines(params, engine_.device())));
+    seq.fill("clear", *out_, 0, words_ * 4);
+    const auto local = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
+    LaunchShape shape{rows_, local};
+    if (const auto* k = std::get_if<std::int64_t>(&params.at("groups_per_cu"))) {
+      shape.global = static_cast<std::uint64_t>(*k) * engine_.device().compute_units * local;
+    } else if (local) {
+      shape.global = round_up(rows_, local);
+    }
+    const bool table = is_automaton(op_.op()) && variants::get_string(params, "layout") == "table";
+    seq.run("strings_select", "strings_select", shape,
+            {KernelArg::of(*bytes_), KernelArg::of(*offsets_), KernelArg::of(static_cast<std::uint32_t>(rows_)),
+             KernelArg::of(*needle_), KernelArg::of(static_cast<std::uint32_t>(operand_.size())),
+             KernelArg::of(table ? *table_ : *flat_), KernelArg::of(*out_)});
+    return seq.times();
+  }
+
+  Collected collect() override {
+    Collected c;
+    if (rows_ == 0) {
+      c.verified = true;
+      return c;
+    }
+    c.d2h_ms = engine_.download(*host_out_, *out_, words_ * 4)->elapsed_ms();
+    const auto* got = host_out_->as<std::uint8_t>();  // little-endian words: bit r%8 of byte r/8
+    c.digest = bitmap_digest(got, rows_);
+    const std::uint64_t row = first_bitmap_difference(got, reference_.data(), rows_);
+    c.verified = row == rows_;
+    if (!c.verified) {
+      const bool want = reference_[row / 8] >> (row % 8) & 1;
+      c.mismatch = "row " + std::to_string(row) + ": expected " + (want ? "a match" : "no match");
+    }
+    return c;
+  }
+
+  Digest reference() const override { return reference_digest_; }
+  std::uint64_t bytes_moved() const override { return column_.bytes.size() + column_.offsets.size() * 4 + words_ * 4; }
+  std::uint64_t working_set_bytes() const override { return bytes_moved(); }
+
+  std::optional<BaselineTiming> time_baseline() override {
+    const CpuBaseline b = run_cpu_baseline(op_.op(), operand_, column_);
+    return BaselineTiming{b.engine, b.threads, b.ms, b.bitmap == reference_};
+  }
+
+ private:
+  const KernelSource& source() const { return kernel_source(engine_.device().backend, "strings"); }
+
+  std::unique_ptr<HostBuffer> host_copy(const void* data, std::size_t bytes) {
+    auto host = engine_.allocate_host(std::max<std::size_t>(bytes, 4));
+    if (bytes) std::memcpy(host->data(), data, bytes);
+    return host;
+  }
+  // A small read-only buffer (the needle, an automaton image), uploaded once.
+  std::unique_ptr<DeviceBuffer> upload_constant(const void* data, std::size_t bytes) {
+    auto host = host_copy(data, bytes);
+    auto device = engine_.allocate(std::max<std::size_t>(bytes, 4));
+    engine_.upload(*device, 0, *host, std::max<std::size_t>(bytes, 4))->elapsed_ms();
+    return device;
+  }
+
+  Engine& engine_;
+  const StringOperator op_;
+  datasets::StringColumn column_;
+  std::uint64_t rows_ = 0, words_ = 0;
+  std::string operand_;
+  std::vector<std::uint8_t> reference_;
+  Digest reference_digest_;
+  std::unique_ptr<HostBuffer> host_bytes_, host_offsets_, host_out_;
+  std::unique_ptr<DeviceBuffer> bytes_, offsets_, needle_, flat_, table_, out_;
+  double h2d_ms_ = 0;
+};
+
+}  // namespace
+
+std::string StringOperator::name() const {
+  switch (op_) {
+    case StringOp::Equal:
+      return "str_equal";
+    case StringOp::Prefix:
+      return "str_prefix";
+    case StringOp::Like:
+      return "str_like";
+    case StringOp::Regex:
+      return "regex";
+  }
+  return "";
+}
+
+std::string StringOperator::description() const {
+  switch (op_) {
+    case StringOp::Equal:
+      return "DogQC's string equality with lane refill (--query value=...) into a bitmap";
+    case StringOp::Prefix:
+      return "DogQC's prefix test with lane refill (--query prefix=...) into a bitmap";
+    case StringOp::Like:
+      return "SQL LIKE with %, _ and backslash escapes (--query pattern=...), as a minimal automaton, with lane refill";
+    case StringOp::Regex:
+      return "POSIX extended regular expressions over bytes, search semantics (--query pattern=...), as a "
+             "minimal automaton, with lane refill";
+  }
+  return "";
+}
+
+std::string StringOperator::operand_key() const {
+  return op_ == StringOp::Equal ? "value" : op_ == StringOp::Prefix ? "prefix" : "pattern";
+}
+
+variants::Space StringOperator::space(const variants::SpaceContext& context) const {
+  return variants::string_space(context, name(), is_automaton(op_));
+}
+
+Defines StringOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  const int mode = op_ == StringOp::Equal ? 1 : op_ == StringOp::Prefix ? 2 : 3;
+  return {{"MODE", std::to_string(mode)},
+          {"LAYOUT", is_automaton(op_) && variants::get_string(params, "layout") == "table" ? "2" : "1"},
+          {"REFILL", variants::get_string(params, "kernel") == "refill" ? "1" : "0"},
+          {"THRESHOLD_PCT", std::to_string(variants::get_int(params, "threshold"))},
+          {"UNROLL", std::to_string(variants::get_int(params, "unroll"))},
+          {"BUFFER_REGS", variants::get_string(params, "buffer") == "registers" ? "1" : "0"},
+          {"MAX_LOCAL", std::to_string(max_local(device))}};
+}
+
+datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) const {
+  for (const auto& [flag, given] :
+       {std::pair{"--input2", options.input2.has_value()}, {"--rows2", options.rows2.has_value()},
+        {"--distinct", options.distinct.has_value()}, {"--match-ratio", options.match_ratio.has_value()},
+        {"--zipf", options.zipf.has_value()}}) {
+    reject_option(given, name(), flag);
+  }
+  for (const auto& [key, value] : options.query) {
+    if (key != operand_key()) {
+      throw UsageError(name() + ": unknown query key '" + key + "' (its key: " + operand_key() + ")");
+    }
+  }
+  datasets::WorkloadSpec spec;
+  spec.op = name();
+  if (options.input) {
+    for (const auto& [flag, given] : {std::pair{"--strings", options.dataset.has_value()},
+                                      {"--plant", options.plant.has_value()},
+                                      {"--selectivity", options.selectivity.has_value()}}) {
+      reject_option(given, name(), std::string(flag) + " with an input file");
+    }
+    if (!options.query.count(operand_key())) {
+      throw UsageError(name() + " needs --query " + operand_key() + "=... with an input file");
+    }
+    const std::string path = std::filesystem::absolute(*options.input).string();
+    spec.generator = "file";
+    spec.params = {{"path", path},
+                   {"rows", datasets::load_string_column(path).rows()},
+                   {"fingerprint", datasets::file_fingerprint(path)}};
+  } else {
+    if (!options.rows) throw std::logic_error(name() + ": generated workloads need a row count");
+    const std::string dataset =
+        options.dataset.value_or(op_ == StringOp::Equal ? "ptype" : op_ == StringOp::Like ? "pname" : "titles");
+    const std::string plant = options.plant.value_or(datasets::default_plant(dataset));
+    const double selectivity = options.selectivity.value_or(0.01);
+    if (!(selectivity >= 0.0 && selectivity <= 1.0)) throw UsageError("--selectivity must lie between 0 and 1");
+    if (plant.empty() || plant.find('\n') != std::string::npos) {
+      throw UsageError("--plant must be a non-empty string without newlines");
+    }
+    spec.generator = "strings";
+    spec.params = {{"dataset", dataset},
+                   {"rows", *options.rows},
+                   {"selectivity", selectivity},
+                   {"plant", plant},
+                   {"plant_mode", op_ == StringOp::Equal ? "whole" : "prefix"},
+                   {"seed", options.seed}};
+    // Without a query the operator looks for the plant: equal to it, starting with it.
+    const std::string operand = op_ == StringOp::Like    ? escape_like(plant) + "%"
+                                : op_ == StringOp::Regex ? "^" + escape_regex(plant)
+                                                         : plant;
+    spec.query = {{operand_key(), operand}};
+  }
+  if (!options.query.empty()) spec.query = {{operand_key(), options.query.at(operand_key())}};
+  if (spec.rows() > kMaxRows) throw UsageError("input too large: " + name() + " handles fewer than 2^31 rows");
+  if (is_automaton(op_)) compile_operand(op_, spec.query.at(operand_key()).get<std::string>());  // errors now
+  return spec;
+}
+
+std::uint64_t StringOperator::default_rows(std::uint64_t cache_rows) const {
+  return std::max<std::uint64_t>(cache_rows / 8, 1 << 20);
+}
+
+DeviceFootprint StringOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t rows = spec.rows();
+  std::uint64_t bytes = 0;
+  if (spec.generator == "file") {
+    bytes = std::filesystem::file_size(spec.params.at("path").get<std::string>());
+  } else {
+    const std::string dataset = spec.params.at("dataset").get<std::string>();
+    bytes = rows * (dataset == "ptype" ? 21 : dataset == "pname" ? 36 : 80);
+  }
+  return {bytes + (rows + 1) * 4 + rows / 8 + 4096, std::max(bytes, (rows + 1) * 4)};
+}
+
+std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<StringRun>(engine, spec, *this);
+}
+
+}  // namespace varex::harness

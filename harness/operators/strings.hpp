@@ -1,0 +1,34 @@
+#pragma once
+// The string operators of document 003: str_equal, str_prefix, str_like and regex over an Arrow string
+// column, each producing the bitmap of matching rows, with naive and lane-refill kernels (kernels/*/strings.*).
+#include <string>
+
+#include "harness/operators/operator.hpp"
+#include "harness/operators/string_reference.hpp"
+
+namespace varex::harness {
+
+class StringOperator final : public Operator {
+ public:
+  explicit StringOperator(StringOp op) : op_(op) {}
+  std::string name() const override;
+  std::string description() const override;
+  std::string kernel_family() const override { return "strings"; }
+  variants::Space space(const variants::SpaceContext& context) const override;
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  // Query keys: value (str_equal), prefix (str_prefix), pattern (str_like, regex). Generated columns
+  // (--strings ptype|pname|titles, --rows, --selectivity, --plant) default the query to the plant.
+  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  std::uint64_t default_rows(std::uint64_t cache_rows) const override;  // an eighth: rows are wider
+  DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+
+  StringOp op() const { return op_; }
+  // The query key of the operand: value, prefix or pattern.
+  std::string operand_key() const;
+
+ private:
+  StringOp op_;
+};
+
+}  // namespace varex::harness

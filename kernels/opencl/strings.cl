@@ -1,0 +1,209 @@
+// String selection with lane refill (document 003, ch. 4-8, appendices A and B): equality, prefix, and
+// automata (LIKE and regular expressions) over Arrow string columns (bytes + int32 offsets). The result is
+// a bitmap, bit r%32 of word r/32 set when row r matches; the host clears it first.
+//
+// Specialised by defines:
+//   MODE           1 equality, 2 prefix, 3 automaton
+//   LAYOUT         automaton layout: 1 flat (byte class, then a row per state), 2 table (binary search
+//                  over each state's byte ranges); see harness/regex/automaton.hpp for the image
+//   REFILL         0: the naive kernel, a work-item runs its row to the end; 1: lane refill
+//   THRESHOLD_PCT  refill when fewer than this share of the group's work-items are active
+//   UNROLL         bytes each active work-item consumes between two activity checks
+//   MAX_LOCAL      the device's largest work-group (sizes the refill buffer)
+// OpenCL 1.2 has no warp vote, so the refill group is the work-group: active work-items are counted with
+// a local atomic between barriers, and buffer slots are handed out by a local atomic counter (the order
+// of the slots does not matter, only that they are distinct).
+
+#define ACCEPT_AT_END 1
+#define DEAD 2
+#define SURE 4
+
+typedef struct {
+  uint row;
+  uint cursor;  // next byte of the string
+  uint end;     // one past its last byte
+  uint state;   // automaton state, or the position in the needle
+} Lane;
+
+typedef struct {
+  __global const uchar* bytes;
+  __global const int* offsets;
+  __global const uchar* needle;
+  uint needle_length;
+  __global const int* m;  // automaton image
+  uint classes, start, class_at, next_at, flags_at, empty_matches;
+  __global uint* out;
+} Query;
+
+inline void emit(const Query* q, uint row) {
+  atomic_or(&q->out[row >> 5], 1u << (row & 31));
+}
+
+inline uint next_state(const Query* q, uint s, uint b) {
+#if LAYOUT == 1
+  return (uint)q->m[q->next_at + s * q->classes + (uint)q->m[q->class_at + b]];
+#else
+  int lo = q->m[q->class_at + s], hi = q->m[q->class_at + s + 1] - 1;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if ((uint)(q->m[q->next_at + mid] >> 16) < b) lo = mid + 1;
+    else hi = mid;
+  }
+  return (uint)(q->m[q->next_at + lo] & 0xffff);
+#endif
+}
+
+// Starts a row; false when it is decided at once (its match, if any, already written).
+inline bool start_row(const Query* q, Lane* l, uint row) {
+  l->row = row;
+  l->cursor = (uint)q->offsets[row];
+  l->end = (uint)q->offsets[row + 1];
+  const uint length = l->end - l->cursor;
+#if MODE == 1 || MODE == 2
+  l->state = 0;
+#if MODE == 1
+  if (length != q->needle_length) return false;
+#else
+  if (length < q->needle_length) return false;
+#endif
+  if (q->needle_length == 0) {
+    emit(q, row);
+    return false;
+  }
+  if (MODE == 2) l->end = l->cursor + q->needle_length;  // only the prefix is compared
+  return true;
+#else
+  if (length == 0) {
+    if (q->empty_matches) emit(q, row);
+    return false;
+  }
+  l->state = q->start;
+  const uint f = (uint)q->m[q->flags_at + l->state];
+  if (f & (DEAD | SURE)) {
+    if (f & SURE) emit(q, row);
+    return false;
+  }
+  return true;
+#endif
+}
+
+// Consumes one byte of an active row; false when the row is decided (its match, if any, written).
+inline bool step(const Query* q, Lane* l) {
+  const uint b = q->bytes[l->cursor];
+#if MODE == 1 || MODE == 2
+  if (b != q->needle[l->state]) return false;
+  ++l->state;
+  if (++l->cursor == l->end) {
+    emit(q, l->row);
+    return false;
+  }
+  return true;
+#else
+  l->state = next_state(q, l->state, b);
+  ++l->cursor;
+  const uint f = (uint)q->m[q->flags_at + l->state];
+  if (f & (DEAD | SURE) || l->cursor == l->end) {
+    if ((f & SURE) || (!(f & DEAD) && l->cursor == l->end && (f & ACCEPT_AT_END))) emit(q, l->row);
+    return false;
+  }
+  return true;
+#endif
+}
+
+inline void advance(const Query* q, Lane* l, bool* active) {
+#pragma unroll
+  for (uint u = 0; u < UNROLL; ++u) {
+    if (*active) *active = step(q, l);
+  }
+}
+
+#if REFILL
+// How many work-items of the group are active (every work-item must call it).
+inline uint group_count(bool active, volatile __local uint* counter) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) *counter = 0;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (active) atomic_inc(counter);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return *counter;
+}
+#endif
+
+__kernel void strings_select(__global const uchar* bytes, __global const int* offsets, const uint rows,
+                             __global const uchar* needle, const uint needle_length, __global const int* machine,
+                             __global uint* out) {
+  Query q;
+  q.bytes = bytes;
+  q.offsets = offsets;
+  q.needle = needle;
+  q.needle_length = needle_length;
+  q.m = machine;
+  q.classes = (uint)machine[1];
+  q.start = (uint)machine[2];
+  q.class_at = (uint)machine[3];
+  q.next_at = (uint)machine[4];
+  q.flags_at = (uint)machine[5];
+  q.empty_matches = (uint)machine[6];
+  q.out = out;
+  Lane l;
+#if !REFILL
+  for (uint row = get_global_id(0); row < rows; row += get_global_size(0)) {
+    bool active = start_row(&q, &l, row);
+    while (active) advance(&q, &l, &active);
+  }
+#else
+  __local uint buf_row[MAX_LOCAL], buf_cursor[MAX_LOCAL], buf_end[MAX_LOCAL], buf_state[MAX_LOCAL];
+  volatile __local uint counter, taken;
+  const uint width = get_local_size(0);
+  const uint lid = get_local_id(0);
+  const uint threshold = max(1u, width * THRESHOLD_PCT / 100u);
+  uint buffered = 0;
+  for (uint base = get_group_id(0) * width;; base += get_num_groups(0) * width) {
+    const bool fresh = base < rows;  // uniform over the work-group
+    if (!fresh && buffered == 0) break;
+    bool active = fresh && base + lid < rows && start_row(&q, &l, base + lid);
+    // Without fresh rows the buffer drains: work goes on while anything is left.
+    const uint keep_above = fresh ? threshold : 0;
+    const uint refill_below = fresh ? threshold : width;
+    uint busy = group_count(active, &counter);
+    while (buffered + busy > keep_above) {
+      if (busy < refill_below && buffered > 0) {
+        // Idle work-items take rows from the end of the buffer.
+        const uint refill = min(width - busy, buffered);
+        const uint remaining = buffered - refill;
+        if (lid == 0) taken = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (!active) {
+          const uint rank = atomic_inc(&taken);
+          if (rank < refill) {
+            const uint i = remaining + rank;
+            l.row = buf_row[i];
+            l.cursor = buf_cursor[i];
+            l.end = buf_end[i];
+            l.state = buf_state[i];
+            active = true;
+          }
+        }
+        buffered = remaining;
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+      advance(&q, &l, &active);
+      busy = group_count(active, &counter);
+    }
+    if (busy > 0) {
+      // Too few to go on: the active rows wait in the buffer while fresh rows come in.
+      if (lid == 0) taken = 0;
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (active) {
+        const uint i = buffered + atomic_inc(&taken);
+        buf_row[i] = l.row;
+        buf_cursor[i] = l.cursor;
+        buf_end[i] = l.end;
+        buf_state[i] = l.state;
+      }
+      buffered += busy;
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+  }
+#endif
+}

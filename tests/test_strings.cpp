@@ -1,0 +1,297 @@
+// The string operators on the OpenCL CPU device: every operator x naive/refill x automaton layout on
+// awkward data (empty strings, very long strings, all rows matching, none, bytes >= 128), generated
+// regular expressions against RE2 through the device, the generators and loader, and the CPU baseline.
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+#include <fstream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include "datasets/string_columns.hpp"
+#include "harness/errors.hpp"
+#include "harness/measure.hpp"
+#include "harness/operators/string_baseline.hpp"
+#include "harness/operators/strings.hpp"
+#include "support.hpp"
+
+namespace varex::harness {
+namespace {
+
+std::string write_lines(const std::string& name, const std::vector<std::string>& lines) {
+  const std::string path = test::scratch_dir("strings-" + name) + "/column.txt";
+  std::ofstream out(path, std::ios::binary);
+  for (const auto& l : lines) out << l << "\n";
+  return path;
+}
+
+datasets::WorkloadSpec file_workload(const StringOperator& op, const std::string& name,
+                                     const std::vector<std::string>& lines, const std::string& operand) {
+  WorkloadOptions o;
+  o.input = write_lines(name, lines);
+  o.query[op.operand_key()] = operand;
+  return op.workload(o);
+}
+
+Digest brute(StringOp op, const std::string& operand, const std::vector<std::string>& lines) {
+  RE2::Options o;
+  o.set_posix_syntax(true);
+  o.set_perl_classes(true);
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_one_line(true);
+  o.set_dot_nl(true);
+  const RE2 re(op == StringOp::Regex ? operand : "x", o);
+  Digest d;
+  for (std::size_t r = 0; r < lines.size(); ++r) {
+    const std::string& s = lines[r];
+    bool m = false;
+    if (op == StringOp::Equal) m = s == operand;
+    if (op == StringOp::Prefix) m = s.rfind(operand, 0) == 0;
+    if (op == StringOp::Like) m = like_matches(operand, s);
+    if (op == StringOp::Regex) m = RE2::PartialMatch(s, re);
+    if (m) {
+      ++d.rows;
+      d.checksum += r;
+    }
+  }
+  return d;
+}
+
+// Runs the pinned variants once each and checks the whole bitmap.
+void verify(const StringOperator& op, const datasets::WorkloadSpec& spec, const Digest& want,
+            const std::map<std::string, std::string>& pins) {
+  Engine& engine = test::cpu_engine();
+  auto run = op.prepare(engine, spec);
+  ASSERT_EQ(run->reference(), want) << "the host reference disagrees with brute force";
+  const auto variants = op.space({engine.device(), spec.rows()}).enumerate(pins);
+  ASSERT_FALSE(variants.empty());
+  for (const auto& params : variants) {
+    run->poison();
+    run->execute(params);
+    const Collected c = run->collect();
+    ASSERT_TRUE(c.verified) << op.name() << " " << variants::describe(params) << ": " << c.mismatch;
+    ASSERT_EQ(c.digest, want) << variants::describe(params);
+  }
+}
+
+// Awkward rows: empty strings, a very long one, bytes >= 128, near-misses of the operand.
+std::vector<std::string> awkward_rows(const std::string& hit, std::size_t rows, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::string> out;
+  const std::string near = hit.substr(0, hit.size() / 2);
+  for (std::size_t i = 0; i < rows; ++i) {
+    switch (rng() % 8) {
+      case 0:
+        out.push_back("");
+        break;
+      case 1:
+        out.push_back(hit);
+        break;
+      case 2:
+        out.push_back(hit + " \xc3\xa9t\xe9 \xff");
+        break;
+      case 3:
+        out.push_back(near);
+        break;
+      case 4:
+        out.push_back(std::string(3000 + rng() % 2000, 'a') + hit);  // long, matching late (regex, like)
+        break;
+      default: {
+        std::string s(rng() % 40, 'x');
+        for (char& c : s) c = static_cast<char>(rng() % 2 ? 'a' + rng() % 26 : 128 + rng() % 128);
+        out.push_back(s);
+      }
+    }
+  }
+  return out;
+}
+
+const std::map<std::string, std::string> kNaive{{"kernel", "naive"}, {"local", "auto,64"}, {"unroll", "1,3"}};
+const std::map<std::string, std::string> kRefill{{"kernel", "refill"},
+                                                 {"local", "32,128"},
+                                                 {"groups_per_cu", "1,4"},
+                                                 {"threshold", "25,90"},
+                                                 {"unroll", "1,4"}};
+
+struct Case {
+  StringOp op;
+  std::string operand;
+};
+
+const std::vector<Case> kCases{
+    {StringOp::Equal, "MEDIUM LASERED TIN"},
+    {StringOp::Prefix, "MEDIUM LASERED"},
+    {StringOp::Like, "%LASERED_TIN%"},
+    {StringOp::Regex, "LASER(ED|ING) [A-Z]+$|\xc3\xa9"},
+};
+
+TEST(StringsDevice, EveryOperatorKernelAndLayoutOnAwkwardRows) {
+  for (const Case& c : kCases) {
+    const StringOperator op(c.op);
+    SCOPED_TRACE(op.name());
+    const auto lines = awkward_rows("MEDIUM LASERED TIN", 1031, 5);
+    const auto spec = file_workload(op, "awkward-" + op.name(), lines, c.operand);
+    const Digest want = brute(c.op, c.operand, lines);
+    ASSERT_GT(want.rows, 0u);
+    for (auto pins : {kNaive, kRefill}) {
+      if (c.op == StringOp::Like || c.op == StringOp::Regex) pins["layout"] = "flat,table";
+      verify(op, spec, want, pins);
+    }
+  }
+}
+
+TEST(StringsDevice, AllRowsMatchingAndNoneMatching) {
+  for (const Case& c : kCases) {
+    const StringOperator op(c.op);
+    SCOPED_TRACE(op.name());
+    const std::vector<std::string> all(777, "MEDIUM LASERED TIN");
+    const std::vector<std::string> none(777, "SMALL BRUSHED BRASS \xfe");
+    for (const auto& [name, lines] : {std::pair{"all", all}, {"none", none}}) {
+      const Digest want = brute(c.op, c.operand, lines);
+      EXPECT_EQ(want.rows, name == std::string("all") ? 777u : 0u);
+      auto pins = kRefill;
+      pins["threshold"] = "50";
+      if (c.op == StringOp::Like || c.op == StringOp::Regex) pins["layout"] = "flat,table";
+      verify(op, file_workload(op, std::string(name) + op.name(), lines, c.operand), want, pins);
+    }
+  }
+}
+
+TEST(StringsDevice, EmptyOperandsAndEmptyColumns) {
+  const std::vector<std::string> lines{"", "a", "", "abc"};
+  for (const Case& c : {Case{StringOp::Equal, ""}, Case{StringOp::Prefix, ""}, Case{StringOp::Like, ""},
+                        Case{StringOp::Regex, ""}, Case{StringOp::Regex, "^$"}, Case{StringOp::Like, "%"}}) {
+    const StringOperator op(c.op);
+    SCOPED_TRACE(op.name() + " '" + c.operand + "'");
+    verify(op, file_workload(op, "empty-operand", lines, c.operand), brute(c.op, c.operand, lines), kRefill);
+  }
+  const StringOperator regex(StringOp::Regex);
+  verify(regex, file_workload(regex, "no-rows", {}, "a"), Digest{}, kNaive);
+}
+
+TEST(StringsDevice, GeneratedRegularExpressionsAgreeWithRe2) {
+  // Patterns over the bytes of generated p_name rows; each through both kernels and layouts.
+  const StringOperator op(StringOp::Regex);
+  WorkloadOptions o;
+  o.rows = 3001;
+  o.dataset = "pname";
+  o.selectivity = 0.1;
+  const auto base = op.workload(o);
+  const auto column = datasets::generate_strings({"pname", 3001, 0.1, "cerulean vermilion", datasets::Plant::Prefix, 42});
+  std::vector<std::string> lines;
+  for (std::uint64_t r = 0; r < column.rows(); ++r) lines.emplace_back(column.at(r));
+  for (const char* pattern : {"^cerulean", "(red|blue) (green|grey)", "o{2,}", "[^a-z ]", "n e", "^[a-m]+ .*t$",
+                              "(ivory|lace)$", "(a|e)(b|c|d)[[:alpha:]]{3}\\b?", ".*"}) {
+    if (std::string(pattern).find("\\b") != std::string::npos) continue;  // not ERE
+    SCOPED_TRACE(pattern);
+    auto spec = base;
+    spec.query = {{"pattern", pattern}};
+    verify(op, spec, brute(StringOp::Regex, pattern, lines),
+           {{"kernel", "naive,refill"}, {"local", "64"}, {"groups_per_cu", "4"}, {"unroll", "2"},
+            {"layout", "flat,table"}});
+  }
+}
+
+TEST(StringsDevice, MeasurementCarriesTheCpuBaseline) {
+  const StringOperator op(StringOp::Like);
+  WorkloadOptions o;
+  o.rows = 20000;
+  o.dataset = "titles";
+  o.selectivity = 0.05;
+  const auto spec = op.workload(o);
+  Engine& engine = test::cpu_engine();
+  auto run = op.prepare(engine, spec);
+  MeasureSettings settings;
+  settings.min_reps = 2;
+  settings.max_reps = 3;
+  settings.baseline = true;
+  const Measurement m = measure(engine, *run, op.space({engine.device(), spec.rows()}).defaults(), settings, 10.0);
+  ASSERT_TRUE(m.ok()) << m.error;
+  EXPECT_EQ(m.result.rows, 1000u);  // exactly 5% planted
+  ASSERT_TRUE(m.baseline.has_value());
+  EXPECT_EQ(m.baseline->engine, "hyperscan");
+  EXPECT_TRUE(m.baseline->verified);
+  EXPECT_GT(m.baseline->ms, 0);
+  const Measurement back = Measurement::from_json(m.to_json());
+  ASSERT_TRUE(back.baseline.has_value());
+  EXPECT_EQ(back.baseline->engine, "hyperscan");
+}
+
+TEST(StringColumns, GeneratorsKeepTheirPromises) {
+  const auto ptype = datasets::generate_strings({"ptype", 5000, 0.2, "MEDIUM LASERED TIN", datasets::Plant::Whole, 3});
+  std::set<std::string> values;
+  std::size_t planted = 0;
+  for (std::uint64_t r = 0; r < ptype.rows(); ++r) {
+    const std::string s(ptype.at(r));
+    if (s == "MEDIUM LASERED TIN") {
+      ++planted;
+      continue;
+    }
+    EXPECT_GE(s.size(), 16u);
+    EXPECT_LE(s.size(), 25u);
+    values.insert(s);
+  }
+  EXPECT_EQ(planted, 1000u);
+  EXPECT_EQ(values.size(), 150u);  // every TPC-H type occurs in 4000 draws
+
+  const auto pname = datasets::generate_strings({"pname", 2000, 0, "x", datasets::Plant::Whole, 4});
+  std::set<std::string> colours;
+  for (std::uint64_t r = 0; r < pname.rows(); ++r) {
+    std::istringstream words{std::string(pname.at(r))};
+    std::set<std::string> row;
+    for (std::string w; words >> w;) row.insert(w), colours.insert(w);
+    EXPECT_EQ(row.size(), 5u);
+  }
+  EXPECT_EQ(colours.size(), 92u);  // the TPC-H colour list
+
+  const auto titles = datasets::generate_strings({"titles", 4000, 0.5, "a quasiperiodic tiling",
+                                                  datasets::Plant::Prefix, 5});
+  double total = 0;
+  std::size_t with_plant = 0;
+  for (std::uint64_t r = 0; r < titles.rows(); ++r) {
+    const std::string_view s = titles.at(r);
+    total += static_cast<double>(s.size());
+    if (s.find("a quasiperiodic tiling") != std::string_view::npos) {
+      EXPECT_EQ(s.find("a quasiperiodic tiling"), 0u);
+      ++with_plant;
+    }
+  }
+  EXPECT_EQ(with_plant, 2000u);
+  EXPECT_NEAR(total / 4000 - 0.5 * 23, 76.0, 6.0);  // planted rows are longer by the plant and a space
+}
+
+TEST(StringColumns, TheLoaderKeepsBytesAndEmptyLines) {
+  const std::string path = test::scratch_dir("strings-loader") + "/in.txt";
+  std::ofstream(path, std::ios::binary) << "a\r\n\n\xff\xc3\xa9\nlast";
+  const auto c = datasets::load_string_column(path);
+  ASSERT_EQ(c.rows(), 4u);
+  EXPECT_EQ(c.at(0), "a");
+  EXPECT_EQ(c.at(1), "");
+  EXPECT_EQ(c.at(2), "\xff\xc3\xa9");
+  EXPECT_EQ(c.at(3), "last");
+}
+
+TEST(StringOperators, BadQueriesAreUsageErrors) {
+  WorkloadOptions o;
+  o.rows = 100;
+  o.query["pattern"] = "a(b";
+  EXPECT_THROW(StringOperator(StringOp::Regex).workload(o), UsageError);
+  o.query["pattern"] = "ab\\";
+  EXPECT_THROW(StringOperator(StringOp::Like).workload(o), UsageError);
+  o.query = {{"value", "x"}};
+  EXPECT_THROW(StringOperator(StringOp::Regex).workload(o), UsageError);  // wrong key
+  o.query.clear();
+  o.dataset = "novels";
+  EXPECT_THROW(StringOperator(StringOp::Equal).workload(o), UsageError);
+  o.dataset.reset();
+  o.zipf = 1.0;
+  EXPECT_THROW(StringOperator(StringOp::Prefix).workload(o), UsageError);
+  WorkloadOptions f;
+  f.input = write_lines("no-query", {"a"});
+  EXPECT_THROW(StringOperator(StringOp::Equal).workload(f), UsageError);  // a file needs the operand
+}
+
+}  // namespace
+}  // namespace varex::harness

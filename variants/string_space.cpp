@@ -1,0 +1,55 @@
+#include "variants/string_space.hpp"
+
+namespace varex::variants {
+
+namespace {
+
+bool is(const Params& p, std::string_view name, std::string_view value) {
+  return p.at(std::string(name)) == Value{std::string(value)};
+}
+
+}  // namespace
+
+Space string_space(const SpaceContext& context, const std::string& op, bool automaton) {
+  const DeviceInfo& device = context.device;
+  std::vector<Value> locals{Value{"auto"}};
+  for (std::int64_t l = 32; l <= static_cast<std::int64_t>(device.max_work_group); l *= 2) {
+    locals.emplace_back(std::in_place_type<std::int64_t>, l);
+  }
+  std::vector<Value> buffers{Value{"shared"}};
+  // Only CUDA has the warp shuffles that move a buffer held in registers between lanes.
+  if (device.backend == Backend::Cuda) buffers.emplace_back(std::in_place_type<std::string>, "registers");
+
+  std::vector<Tunable> tunables{
+      {"kernel", TunableKind::Compile, {Value{"naive"}, Value{"refill"}}, Value{"naive"},
+       "naive: a work-item runs its row to the end; refill: idle lanes are refilled from a buffer of "
+       "waiting rows once activity drops below the threshold (lane refill)"},
+      {"threshold", TunableKind::Compile, {25, 50, 75, 90}, 50,
+       "refill when fewer than this percentage of the group's lanes are active (the warp on CUDA, the "
+       "work-group on OpenCL)"},
+      {"unroll", TunableKind::Compile, {1, 2, 3, 4, 8}, 1, "bytes (or automaton steps) per activity check"},
+      {"buffer", TunableKind::Compile, buffers, Value{"shared"},
+       "where waiting rows are kept: shared (local) memory, or the warp's registers moved by shuffles"},
+      {"local", TunableKind::Launch, locals, Value{"auto"}, "work-group size; auto leaves it to the driver"},
+      {"groups_per_cu", TunableKind::Launch, {Value{"cover"}, 1, 4, 16, 64}, Value{"cover"},
+       "cover: one work-item per row; k: k x compute-units work-groups that stride over the rows"},
+  };
+  if (automaton) {
+    tunables.push_back({"layout", TunableKind::Compile, {Value{"flat"}, Value{"table"}}, Value{"flat"},
+                        "the automaton's layout: flat (a row of byte classes per state, indexed directly) or table "
+                        "(binary search over each state's byte ranges)"});
+  }
+  std::vector<Constraint> constraints{
+      {"the naive kernel has no refill threshold or buffer (threshold=50, buffer=shared)",
+       [](const Params& p) {
+         return is(p, "kernel", "refill") || (get_int(p, "threshold") == 50 && is(p, "buffer", "shared"));
+       }},
+      {"lane refill pays only when work-groups stride over many rows (a fixed number of work-groups)",
+       [](const Params& p) { return is(p, "kernel", "naive") || !is(p, "groups_per_cu", "cover"); }},
+      {"a fixed number of work-groups needs an explicit local size",
+       [](const Params& p) { return is(p, "groups_per_cu", "cover") || !is(p, "local", "auto"); }},
+  };
+  return Space(op, std::move(tunables), std::move(constraints));
+}
+
+}  // namespace varex::variants
