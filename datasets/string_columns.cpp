@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <numeric>
@@ -21,22 +22,23 @@ const std::vector<std::string> kTypeSyllable1{"STANDARD", "SMALL", "MEDIUM", "LA
 const std::vector<std::string> kTypeSyllable2{"ANODIZED", "BURNISHED", "PLATED", "POLISHED", "BRUSHED"};
 const std::vector<std::string> kTypeSyllable3{"TIN", "NICKEL", "BRASS", "STEEL", "COPPER"};
 const std::vector<std::string> kColours{
-    "almond",    "antique",   "aquamarine", "azure",     "beige",    "bisque",    "black",     "blanched",
-    "blue",      "blush",     "brown",      "burlywood", "burnished", "chartreuse", "chiffon", "chocolate",
-    "coral",     "cornflower", "cornsilk",  "cream",     "cyan",     "dark",      "deep",      "dim",
-    "dodger",    "drab",      "firebrick",  "floral",    "forest",   "frosted",   "gainsboro", "ghost",
-    "goldenrod", "green",     "grey",       "honeydew",  "hot",      "indian",    "ivory",     "khaki",
-    "lace",      "lavender",  "lawn",       "lemon",     "light",    "lime",      "linen",     "magenta",
-    "maroon",    "medium",    "metallic",   "midnight",  "mint",     "misty",     "moccasin",  "navajo",
-    "navy",      "olive",     "orange",     "orchid",    "pale",     "papaya",    "peach",     "peru",
-    "pink",      "plum",      "powder",     "puff",      "purple",   "red",       "rose",      "rosy",
-    "royal",     "saddle",    "salmon",     "sandy",     "seashell", "sienna",    "sky",       "slate",
-    "smoke",     "snow",      "spring",     "steel",     "tan",      "thistle",   "tomato",    "turquoise",
-    "violet",    "wheat",     "white",      "yellow"};
+    "almond",    "antique",    "aquamarine", "azure",     "beige",     "bisque",     "black",     "blanched",
+    "blue",      "blush",      "brown",      "burlywood", "burnished", "chartreuse", "chiffon",   "chocolate",
+    "coral",     "cornflower", "cornsilk",   "cream",     "cyan",      "dark",       "deep",      "dim",
+    "dodger",    "drab",       "firebrick",  "floral",    "forest",    "frosted",    "gainsboro", "ghost",
+    "goldenrod", "green",      "grey",       "honeydew",  "hot",       "indian",     "ivory",     "khaki",
+    "lace",      "lavender",   "lawn",       "lemon",     "light",     "lime",       "linen",     "magenta",
+    "maroon",    "medium",     "metallic",   "midnight",  "mint",      "misty",      "moccasin",  "navajo",
+    "navy",      "olive",      "orange",     "orchid",    "pale",      "papaya",     "peach",     "peru",
+    "pink",      "plum",       "powder",     "puff",      "purple",    "red",        "rose",      "rosy",
+    "royal",     "saddle",     "salmon",     "sandy",     "seashell",  "sienna",     "sky",       "slate",
+    "smoke",     "snow",       "spring",     "steel",     "tan",       "thistle",    "tomato",    "turquoise",
+    "violet",    "wheat",      "white",      "yellow"};
 
 class RowRandom {
  public:
-  RowRandom(std::uint64_t seed, std::uint64_t row) : state_(splitmix64(seed ^ (row * 0x9e3779b97f4a7c15ULL))) {}
+  RowRandom(std::uint64_t seed, std::uint64_t row)
+      : state_(splitmix64(seed ^ (row * 0x9e3779b97f4a7c15ULL))) {}
   std::uint64_t next() { return state_ = splitmix64(state_); }
   std::uint64_t below(std::uint64_t n) { return next() % n; }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
@@ -47,15 +49,20 @@ class RowRandom {
 
 const std::vector<std::string>& english_words() {
   static const std::vector<std::string> words = [] {
-    std::ifstream in("/usr/share/dict/words");
-    if (!in) throw UsageError("the titles dataset needs the word list /usr/share/dict/words (Debian's wamerican)");
+    const char* env = std::getenv("VAREX_WORD_LIST");
+    const std::string path = env && *env ? env : "/usr/share/dict/words";
+    std::ifstream in(path);
+    if (!in) {
+      throw UsageError("the titles dataset needs the word list " + path +
+                       " (Debian's wamerican, or set VAREX_WORD_LIST to another list)");
+    }
     std::vector<std::string> out;
     for (std::string w; std::getline(in, w);) {
       if (!w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; })) {
         out.push_back(w);
       }
     }
-    if (out.size() < 1000) throw UsageError("the word list /usr/share/dict/words has too few lower-case words");
+    if (out.size() < 1000) throw UsageError("the word list " + path + " has too few lower-case words");
     return out;
   }();
   return words;
@@ -77,7 +84,8 @@ std::string generate_one(const std::string& dataset, RowRandom& r, const std::st
     } else {
       // DBLP-like titles: about 76 bytes on average, 20 to 250.
       const auto& words = english_words();
-      const double gauss = std::sqrt(-2.0 * std::log(1.0 - r.uniform())) * std::cos(6.283185307179586 * r.uniform());
+      const double gauss =
+          std::sqrt(-2.0 * std::log(1.0 - r.uniform())) * std::cos(6.283185307179586 * r.uniform());
       const auto target = static_cast<std::size_t>(std::clamp(76.0 + 28.0 * gauss, 20.0, 250.0));
       while (s.size() < target) s += (s.empty() ? "" : " ") + words[r.below(words.size())];
     }
@@ -97,7 +105,8 @@ std::string default_plant(const std::string& dataset) {
 StringColumn generate_strings(const StringWorkload& w) {
   default_plant(w.dataset);  // validates the name
   if (w.dataset == "titles") english_words();
-  const std::uint64_t planted = static_cast<std::uint64_t>(std::llround(w.selectivity * static_cast<double>(w.rows)));
+  const std::uint64_t planted =
+      static_cast<std::uint64_t>(std::llround(w.selectivity * static_cast<double>(w.rows)));
   // Row i is planted when its place in an affine permutation of the rows is below `planted`.
   std::uint64_t a = (splitmix64(w.seed + 3) | 1) % std::max<std::uint64_t>(w.rows, 1);
   while (w.rows > 1 && std::gcd(a, w.rows) != 1) a = (a + 1) % w.rows;
@@ -113,9 +122,12 @@ StringColumn generate_strings(const StringWorkload& w) {
         RowRandom r(w.seed, row);
         const bool plant = (static_cast<unsigned __int128>(row) * a + b) % w.rows < planted;
         std::string s;
-        if (!plant) s = generate_one(w.dataset, r, w.plant);
-        else if (w.mode == Plant::Whole) s = w.plant;
-        else s = w.plant + " " + generate_one(w.dataset, r, "");
+        if (!plant)
+          s = generate_one(w.dataset, r, w.plant);
+        else if (w.mode == Plant::Whole)
+          s = w.plant;
+        else
+          s = w.plant + " " + generate_one(w.dataset, r, "");
         chunk_bytes[c] += s;
         chunk_lengths[c].push_back(static_cast<std::int32_t>(s.size()));
       }
@@ -125,7 +137,8 @@ StringColumn generate_strings(const StringWorkload& w) {
   std::uint64_t total = 0;
   for (const auto& c : chunk_bytes) total += c.size();
   if (total > kMaxBytes) {
-    throw UsageError("input too large: " + std::to_string(total) + " string bytes, more than int32 offsets address");
+    throw UsageError("input too large: " + std::to_string(total) +
+                     " string bytes, more than int32 offsets address");
   }
   column.bytes.reserve(total);
   column.offsets.reserve(w.rows + 1);
@@ -143,7 +156,8 @@ StringColumn load_string_column(const std::string& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   const std::string text = std::move(buffer).str();
-  if (text.size() > kMaxBytes) throw UsageError("input too large: '" + path + "' has more than 2^31 - 1 bytes");
+  if (text.size() > kMaxBytes)
+    throw UsageError("input too large: '" + path + "' has more than 2^31 - 1 bytes");
   StringColumn column;
   std::size_t pos = 0;
   while (pos < text.size()) {

@@ -39,8 +39,8 @@ struct StringWorkload {
 
 // TPC-H p_type: three words from the syllable lists of the TPC-H specification (150 values, upper case,
 // 16-25 bytes); p_name: five distinct TPC-H colour words; titles: English words from the system's word
-// list (Debian's wamerican) to about 76 bytes, lower case. Rows that are not planted never contain the
-// plant. Throws UsageError for an unknown dataset or a missing word list.
+// list (Debian's wamerican; $VAREX_WORD_LIST names another) to about 76 bytes, lower case. Rows that are not
+// planted never contain the plant. Throws UsageError for an unknown dataset or a missing word list.
 StringColumn generate_strings(const StringWorkload& w);
 
 // The plant document 003's experiments use on each dataset when none is given.

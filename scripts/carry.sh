@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Stages a build for the lent GPU machine in .carry (git-ignored; name it in the device tool's carry):
 # the installed varex package (bin/varex, bin/varex-bench, the profile headers and CMake package) with
-# nlohmann/json beside it, and the shared libraries that machine may lack (OpenCL ICD loader, Google
-# Benchmark). SQLite is linked statically; NVRTC and the driver are that machine's own.
+# nlohmann/json beside it, the shared libraries that machine may lack (OpenCL ICD loader, Google
+# Benchmark) and the word list of the titles dataset. SQLite, RE2 and Hyperscan are linked statically;
+# NVRTC and the driver are that machine's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build >/dev/null
@@ -13,4 +14,5 @@ mv .carry/prefix/bin/* .carry/bin/
 cp -r /usr/include/nlohmann .carry/prefix/include/
 cp -r /usr/share/cmake/nlohmann_json .carry/prefix/share/cmake/
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian .carry/lib/
+cp /usr/share/dict/words .carry/words  # the titles dataset's word list
 du -sh .carry

@@ -12,6 +12,9 @@
 #   hashjoin   the join at 2^24 x 2^28 rows: source default and AUC-bandit tuning on the GPU devices, the
 #              source's findings (processors x local size, PreprocessHT, local lookup array) at 2^22 x 2^26
 #              on CUDA, default and tuning on the CPU at 2^20 x 2^24
+#   strings    document 003's experiments on every device: equality (p_type) and prefix (titles) over the
+#              selectivity, naive against refill; regex prefix and unanchored search on titles, flat
+#              against table layout; automaton size; AUC-bandit tuning of regex at 1% with the CPU baseline
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -23,6 +26,7 @@ mkdir -p "$out/files"
 files=$out/files
 db=$files/gpu.db
 export VAREX_CACHE_DIR=/tmp/varex-cache
+[ -r /usr/share/dict/words ] || export VAREX_WORD_LIST=$carry/words
 export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/cuda/lib:$carry/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # A machine whose OpenCL loader has no vendor files still has NVIDIA's OpenCL library in the driver.
 if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
@@ -174,6 +178,41 @@ part_groupby() {
   varex tune --op groupby --device cpu --rows 2^24 --distinct 16 --db "$db" --strategy auc_bandit --budget 40s \
     "${reps[@]}" --json > "$files/groupby_tune_cpu.json"
   varex best --db "$db" --op groupby
+}
+
+part_strings() {
+  local reps=(--min-reps 3 --max-reps 10) rows=${STRING_ROWS:-2^24}
+  step "strings: equality and prefix over the selectivity, naive against refill"
+  for sel in 0.001 0.01 0.04 0.16 0.64; do
+    for op in "str_equal --strings ptype" "str_prefix --strings titles"; do
+      # shellcheck disable=SC2086
+      varex sweep --op $op --device all --rows "$rows" --selectivity "$sel" --db "$db" --set kernel=naive,refill \
+        --set groups_per_cu=cover,16 --set local=auto,256 --set threshold=50 --set unroll=2 --set buffer=shared \
+        "${reps[@]}" --json
+    done
+  done > "$files/strings_selectivity.json"
+  step "strings: regex prefix and unanchored search, flat against table"
+  for pattern in '^a quasiperiodic tiling' 'quasiperiodic tiling' '(quasi|semi)periodic (tiling|lattice)s?'; do
+    for sel in 0.01 0.08 0.64; do
+      varex sweep --op regex --device all --rows "$rows" --selectivity "$sel" --query "pattern=$pattern" --db "$db" \
+        --set kernel=naive,refill --set groups_per_cu=cover,16 --set local=auto,256 --set threshold=50 \
+        --set unroll=2 --set buffer=shared --set layout=flat,table "${reps[@]}" --json
+    done
+  done > "$files/strings_regex.json"
+  step "strings: tuning regex at 1% with the CPU baseline"
+  varex tune --op regex --device all --rows "$rows" --selectivity 0.01 --db "$db" --strategy auc_bandit \
+    --budget 40s "${reps[@]}" --json > "$files/strings_tune.json"
+  # The tuned variant of each device once more, with the CPU baseline timed in the same run.
+  python3 -c '
+import json, sys
+for s in json.load(open(sys.argv[1])):
+    if "best" in s:
+        print(s["device"], " ".join(f"--set {k}={v}" for k, v in s["best"]["params"].items()))' \
+    "$files/strings_tune.json" | while read -r d sets; do
+    # shellcheck disable=SC2086
+    varex run --op regex --device "$d" --rows "$rows" --selectivity 0.01 --db "$db" $sets --json
+  done > "$files/strings_baseline.json"
+  varex best --db "$db"
 }
 
 for part in "${@:-env}"; do "part_$part"; done

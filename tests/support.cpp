@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include <gtest/gtest.h>
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -28,6 +30,26 @@ const DeviceInfo& cpu_device() {
 harness::Engine& cpu_engine() {
   static std::unique_ptr<harness::Engine> engine = harness::open_engine(cpu_device());
   return *engine;
+}
+
+void verify_variants(
+    const harness::Operator& op, const datasets::WorkloadSpec& spec, const harness::Digest& want,
+    const std::map<std::string, std::string>& pins,
+    const std::function<std::vector<variants::Params>(std::vector<variants::Params>)>& pick) {
+  harness::Engine& engine = cpu_engine();
+  auto run = op.prepare(engine, spec);
+  ASSERT_EQ(run->reference(), want) << op.name() << ": the host reference disagrees with the test's own";
+  auto variants = op.space({engine.device(), spec.rows()}).enumerate(pins);
+  if (pick) variants = pick(std::move(variants));
+  ASSERT_FALSE(variants.empty());
+  for (const auto& params : variants) {
+    run->poison();
+    run->execute(params);
+    const harness::Collected c = run->collect();
+    ASSERT_TRUE(c.verified) << op.name() << ", " << spec.rows() << " rows, " << variants::describe(params)
+                            << ": " << c.mismatch;
+    ASSERT_EQ(c.digest, want) << variants::describe(params);
+  }
 }
 
 std::string scratch_dir(const std::string& name) {

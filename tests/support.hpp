@@ -1,16 +1,27 @@
 #pragma once
 // Shared fixtures: the OpenCL CPU device (PoCL), scratch files and running the varex binary.
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "harness/device.hpp"
 #include "harness/engine.hpp"
+#include "harness/operators/operator.hpp"
 
 namespace varex::test {
 
 // The first OpenCL CPU device; the test fails (not skips) without one, since CI installs PoCL.
 const DeviceInfo& cpu_device();
 harness::Engine& cpu_engine();
+
+// Prepares `spec` on the CPU device, checks the host reference against `want` (computed independently by
+// the test), then runs every variant of the operator's space on the device that `pins` and `pick` leave
+// (pick: a subset of the enumerated points, all by default) and checks each output in full.
+void verify_variants(
+    const harness::Operator& op, const datasets::WorkloadSpec& spec, const harness::Digest& want,
+    const std::map<std::string, std::string>& pins,
+    const std::function<std::vector<variants::Params>(std::vector<variants::Params>)>& pick = {});
 
 // A fresh directory under the test's temporary root.
 std::string scratch_dir(const std::string& name);

@@ -132,25 +132,12 @@ std::vector<variants::Params> pairwise(const std::vector<variants::Params>& poin
   return chosen;
 }
 
-// Runs every variant of the pinned sub-space (or its pairwise cover over `knobs`) once and checks the
-// whole output.
 void verify_variants(const Operator& op, const datasets::WorkloadSpec& spec, const Digest& want,
                      const std::map<std::string, std::string>& pins,
                      const std::vector<std::string>& knobs = {}) {
-  Engine& engine = test::cpu_engine();
-  auto run = op.prepare(engine, spec);
-  ASSERT_EQ(run->reference(), want) << "the host reference disagrees with brute force";
-  auto variants = op.space({engine.device(), spec.rows()}).enumerate(pins);
-  if (!knobs.empty()) variants = pairwise(variants, knobs);
-  ASSERT_FALSE(variants.empty());
-  for (const auto& params : variants) {
-    run->poison();
-    run->execute(params);
-    const Collected c = run->collect();
-    ASSERT_TRUE(c.verified) << op.name() << " " << spec.rows() << " rows, " << variants::describe(params)
-                            << ": " << c.mismatch;
-    ASSERT_EQ(c.digest, want) << variants::describe(params);
-  }
+  if (knobs.empty()) return test::verify_variants(op, spec, want, pins);
+  test::verify_variants(op, spec, want, pins,
+                        [&](std::vector<variants::Params> all) { return pairwise(all, knobs); });
 }
 
 // ---- generators and references ----

@@ -8,22 +8,12 @@
 #include <string>
 
 #include "harness/errors.hpp"
+#include "harness/operators/re2_options.hpp"
 #include "harness/regex/automaton.hpp"
 #include "harness/regex/pattern.hpp"
 
 namespace varex::regex {
 namespace {
-
-RE2::Options reference_options() {
-  RE2::Options o;
-  o.set_posix_syntax(true);
-  o.set_perl_classes(true);
-  o.set_encoding(RE2::Options::EncodingLatin1);
-  o.set_one_line(true);
-  o.set_dot_nl(true);
-  o.set_log_errors(false);
-  return o;
-}
 
 // A random pattern over a small alphabet, using every construct the compiler supports.
 class PatternGenerator {
@@ -110,7 +100,7 @@ TEST(Regex, GeneratedPatternsAgreeWithRe2InBothLayouts) {
   int checked = 0, refused = 0;
   for (int i = 0; i < 2000; ++i) {
     const std::string pattern = generator.pattern();
-    const RE2 reference(pattern, reference_options());
+    const RE2 reference(pattern, harness::re2_byte_options());
     ASSERT_TRUE(reference.ok()) << pattern << ": " << reference.error();
     Automaton a;
     try {
@@ -191,7 +181,7 @@ TEST(Like, AgreesWithADynamicProgrammingMatcherAndItsRegexTranslation) {
     while (trailing < pattern.size() && pattern[pattern.size() - 1 - trailing] == '\\') ++trailing;
     if (trailing % 2) pattern.pop_back();  // a lone backslash at the end escapes nothing
     const Automaton a = compile(parse_like(pattern));
-    const RE2 translated(like_to_regex(pattern), reference_options());
+    const RE2 translated(like_to_regex(pattern), harness::re2_byte_options());
     ASSERT_TRUE(translated.ok()) << like_to_regex(pattern);
     for (int j = 0; j < 30; ++j) {
       std::string text(rng() % 8, 'a');

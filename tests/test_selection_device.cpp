@@ -69,22 +69,9 @@ std::vector<SelectionQuery> queries() {
   return out;
 }
 
-// Runs every variant of the pinned sub-space once and checks its output bit for bit.
 void verify_variants(const datasets::WorkloadSpec& spec, const Digest& want,
                      const std::map<std::string, std::string>& pins) {
-  SelectionOperator op;
-  Engine& engine = test::cpu_engine();
-  auto run = op.prepare(engine, spec);
-  ASSERT_EQ(run->reference(), want);
-  const auto variants = op.space({engine.device(), spec.rows()}).enumerate(pins);
-  ASSERT_FALSE(variants.empty());
-  for (const auto& params : variants) {
-    run->poison();
-    run->execute(params);
-    const Collected c = run->collect();
-    ASSERT_TRUE(c.verified) << spec.rows() << " rows, " << variants::describe(params) << ": " << c.mismatch;
-    ASSERT_EQ(c.digest, want) << variants::describe(params);
-  }
+  test::verify_variants(SelectionOperator(), spec, want, pins);
 }
 
 const std::map<std::string, std::string> kLaunchSample{{"local", "auto,32,256"},

@@ -13,6 +13,7 @@
 #include "datasets/string_columns.hpp"
 #include "harness/errors.hpp"
 #include "harness/measure.hpp"
+#include "harness/operators/re2_options.hpp"
 #include "harness/operators/string_baseline.hpp"
 #include "harness/operators/strings.hpp"
 #include "support.hpp"
@@ -36,13 +37,7 @@ datasets::WorkloadSpec file_workload(const StringOperator& op, const std::string
 }
 
 Digest brute(StringOp op, const std::string& operand, const std::vector<std::string>& lines) {
-  RE2::Options o;
-  o.set_posix_syntax(true);
-  o.set_perl_classes(true);
-  o.set_encoding(RE2::Options::EncodingLatin1);
-  o.set_one_line(true);
-  o.set_dot_nl(true);
-  const RE2 re(op == StringOp::Regex ? operand : "x", o);
+  const RE2 re(op == StringOp::Regex ? operand : "x", re2_byte_options());
   Digest d;
   for (std::size_t r = 0; r < lines.size(); ++r) {
     const std::string& s = lines[r];
@@ -57,23 +52,6 @@ Digest brute(StringOp op, const std::string& operand, const std::vector<std::str
     }
   }
   return d;
-}
-
-// Runs the pinned variants once each and checks the whole bitmap.
-void verify(const StringOperator& op, const datasets::WorkloadSpec& spec, const Digest& want,
-            const std::map<std::string, std::string>& pins) {
-  Engine& engine = test::cpu_engine();
-  auto run = op.prepare(engine, spec);
-  ASSERT_EQ(run->reference(), want) << "the host reference disagrees with brute force";
-  const auto variants = op.space({engine.device(), spec.rows()}).enumerate(pins);
-  ASSERT_FALSE(variants.empty());
-  for (const auto& params : variants) {
-    run->poison();
-    run->execute(params);
-    const Collected c = run->collect();
-    ASSERT_TRUE(c.verified) << op.name() << " " << variants::describe(params) << ": " << c.mismatch;
-    ASSERT_EQ(c.digest, want) << variants::describe(params);
-  }
 }
 
 // Awkward rows: empty strings, a very long one, bytes >= 128, near-misses of the operand.
@@ -137,7 +115,7 @@ TEST(StringsDevice, EveryOperatorKernelAndLayoutOnAwkwardRows) {
     ASSERT_GT(want.rows, 0u);
     for (auto pins : {kNaive, kRefill}) {
       if (c.op == StringOp::Like || c.op == StringOp::Regex) pins["layout"] = "flat,table";
-      verify(op, spec, want, pins);
+      test::verify_variants(op, spec, want, pins);
     }
   }
 }
@@ -154,7 +132,8 @@ TEST(StringsDevice, AllRowsMatchingAndNoneMatching) {
       auto pins = kRefill;
       pins["threshold"] = "50";
       if (c.op == StringOp::Like || c.op == StringOp::Regex) pins["layout"] = "flat,table";
-      verify(op, file_workload(op, std::string(name) + op.name(), lines, c.operand), want, pins);
+      test::verify_variants(op, file_workload(op, std::string(name) + op.name(), lines, c.operand), want,
+                            pins);
     }
   }
 }
@@ -165,10 +144,11 @@ TEST(StringsDevice, EmptyOperandsAndEmptyColumns) {
                         Case{StringOp::Regex, ""}, Case{StringOp::Regex, "^$"}, Case{StringOp::Like, "%"}}) {
     const StringOperator op(c.op);
     SCOPED_TRACE(op.name() + " '" + c.operand + "'");
-    verify(op, file_workload(op, "empty-operand", lines, c.operand), brute(c.op, c.operand, lines), kRefill);
+    test::verify_variants(op, file_workload(op, "empty-operand", lines, c.operand),
+                          brute(c.op, c.operand, lines), kRefill);
   }
   const StringOperator regex(StringOp::Regex);
-  verify(regex, file_workload(regex, "no-rows", {}, "a"), Digest{}, kNaive);
+  test::verify_variants(regex, file_workload(regex, "no-rows", {}, "a"), Digest{}, kNaive);
 }
 
 TEST(StringsDevice, GeneratedRegularExpressionsAgreeWithRe2) {
@@ -179,18 +159,22 @@ TEST(StringsDevice, GeneratedRegularExpressionsAgreeWithRe2) {
   o.dataset = "pname";
   o.selectivity = 0.1;
   const auto base = op.workload(o);
-  const auto column = datasets::generate_strings({"pname", 3001, 0.1, "cerulean vermilion", datasets::Plant::Prefix, 42});
+  const auto column =
+      datasets::generate_strings({"pname", 3001, 0.1, "cerulean vermilion", datasets::Plant::Prefix, 42});
   std::vector<std::string> lines;
   for (std::uint64_t r = 0; r < column.rows(); ++r) lines.emplace_back(column.at(r));
-  for (const char* pattern : {"^cerulean", "(red|blue) (green|grey)", "o{2,}", "[^a-z ]", "n e", "^[a-m]+ .*t$",
-                              "(ivory|lace)$", "(a|e)(b|c|d)[[:alpha:]]{3}\\b?", ".*"}) {
+  for (const char* pattern : {"^cerulean", "(red|blue) (green|grey)", "o{2,}", "[^a-z ]", "n e",
+                              "^[a-m]+ .*t$", "(ivory|lace)$", "(a|e)(b|c|d)[[:alpha:]]{3}\\b?", ".*"}) {
     if (std::string(pattern).find("\\b") != std::string::npos) continue;  // not ERE
     SCOPED_TRACE(pattern);
     auto spec = base;
     spec.query = {{"pattern", pattern}};
-    verify(op, spec, brute(StringOp::Regex, pattern, lines),
-           {{"kernel", "naive,refill"}, {"local", "64"}, {"groups_per_cu", "4"}, {"unroll", "2"},
-            {"layout", "flat,table"}});
+    test::verify_variants(op, spec, brute(StringOp::Regex, pattern, lines),
+                          {{"kernel", "naive,refill"},
+                           {"local", "64"},
+                           {"groups_per_cu", "4"},
+                           {"unroll", "2"},
+                           {"layout", "flat,table"}});
   }
 }
 
@@ -207,7 +191,8 @@ TEST(StringsDevice, MeasurementCarriesTheCpuBaseline) {
   settings.min_reps = 2;
   settings.max_reps = 3;
   settings.baseline = true;
-  const Measurement m = measure(engine, *run, op.space({engine.device(), spec.rows()}).defaults(), settings, 10.0);
+  const Measurement m =
+      measure(engine, *run, op.space({engine.device(), spec.rows()}).defaults(), settings, 10.0);
   ASSERT_TRUE(m.ok()) << m.error;
   EXPECT_EQ(m.result.rows, 1000u);  // exactly 5% planted
   ASSERT_TRUE(m.baseline.has_value());
@@ -220,7 +205,8 @@ TEST(StringsDevice, MeasurementCarriesTheCpuBaseline) {
 }
 
 TEST(StringColumns, GeneratorsKeepTheirPromises) {
-  const auto ptype = datasets::generate_strings({"ptype", 5000, 0.2, "MEDIUM LASERED TIN", datasets::Plant::Whole, 3});
+  const auto ptype =
+      datasets::generate_strings({"ptype", 5000, 0.2, "MEDIUM LASERED TIN", datasets::Plant::Whole, 3});
   std::set<std::string> values;
   std::size_t planted = 0;
   for (std::uint64_t r = 0; r < ptype.rows(); ++r) {
@@ -246,8 +232,8 @@ TEST(StringColumns, GeneratorsKeepTheirPromises) {
   }
   EXPECT_EQ(colours.size(), 92u);  // the TPC-H colour list
 
-  const auto titles = datasets::generate_strings({"titles", 4000, 0.5, "a quasiperiodic tiling",
-                                                  datasets::Plant::Prefix, 5});
+  const auto titles =
+      datasets::generate_strings({"titles", 4000, 0.5, "a quasiperiodic tiling", datasets::Plant::Prefix, 5});
   double total = 0;
   std::size_t with_plant = 0;
   for (std::uint64_t r = 0; r < titles.rows(); ++r) {

@@ -21,23 +21,36 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
   if (device.backend == Backend::Cuda) buffers.emplace_back(std::in_place_type<std::string>, "registers");
 
   std::vector<Tunable> tunables{
-      {"kernel", TunableKind::Compile, {Value{"naive"}, Value{"refill"}}, Value{"naive"},
+      {"kernel",
+       TunableKind::Compile,
+       {Value{"naive"}, Value{"refill"}},
+       Value{"naive"},
        "naive: a work-item runs its row to the end; refill: idle lanes are refilled from a buffer of "
        "waiting rows once activity drops below the threshold (lane refill)"},
-      {"threshold", TunableKind::Compile, {25, 50, 75, 90}, 50,
+      {"threshold",
+       TunableKind::Compile,
+       {25, 50, 75, 90},
+       50,
        "refill when fewer than this percentage of the group's lanes are active (the warp on CUDA, the "
        "work-group on OpenCL)"},
       {"unroll", TunableKind::Compile, {1, 2, 3, 4, 8}, 1, "bytes (or automaton steps) per activity check"},
       {"buffer", TunableKind::Compile, buffers, Value{"shared"},
        "where waiting rows are kept: shared (local) memory, or the warp's registers moved by shuffles"},
       {"local", TunableKind::Launch, locals, Value{"auto"}, "work-group size; auto leaves it to the driver"},
-      {"groups_per_cu", TunableKind::Launch, {Value{"cover"}, 1, 4, 16, 64}, Value{"cover"},
+      {"groups_per_cu",
+       TunableKind::Launch,
+       {Value{"cover"}, 1, 4, 16, 64},
+       Value{"cover"},
        "cover: one work-item per row; k: k x compute-units work-groups that stride over the rows"},
   };
   if (automaton) {
-    tunables.push_back({"layout", TunableKind::Compile, {Value{"flat"}, Value{"table"}}, Value{"flat"},
-                        "the automaton's layout: flat (a row of byte classes per state, indexed directly) or table "
-                        "(binary search over each state's byte ranges)"});
+    tunables.push_back(
+        {"layout",
+         TunableKind::Compile,
+         {Value{"flat"}, Value{"table"}},
+         Value{"flat"},
+         "the automaton's layout: flat (a row of byte classes per state, indexed directly) or table "
+         "(binary search over each state's byte ranges)"});
   }
   std::vector<Constraint> constraints{
       {"the naive kernel has no refill threshold or buffer (threshold=50, buffer=shared)",

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "harness/errors.hpp"
+#include "harness/operators/re2_options.hpp"
 #include "harness/regex/pattern.hpp"
 
 namespace varex::harness {
@@ -74,7 +75,8 @@ CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const data
       b.engine = "hyperscan";
       make_matcher = [&] {
         auto scratch = std::make_shared<HyperscanScratch>();
-        if (hs_alloc_scratch(hs.db, &scratch->scratch) != HS_SUCCESS) throw RuntimeError("hs_alloc_scratch failed");
+        if (hs_alloc_scratch(hs.db, &scratch->scratch) != HS_SUCCESS)
+          throw RuntimeError("hs_alloc_scratch failed");
         return std::function<bool(std::string_view)>([&, scratch](std::string_view s) {
           bool matched = false;
           hs_scan(
@@ -89,14 +91,7 @@ CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const data
       };
     } else {
       hs_free_compile_error(error);
-      RE2::Options o;
-      o.set_posix_syntax(true);
-      o.set_perl_classes(true);
-      o.set_encoding(RE2::Options::EncodingLatin1);
-      o.set_one_line(true);
-      o.set_dot_nl(true);
-      o.set_log_errors(false);
-      re = std::make_unique<RE2>(pattern, o);
+      re = std::make_unique<RE2>(pattern, re2_byte_options());
       if (!re->ok()) throw UsageError("the CPU baseline cannot compile '" + pattern + "': " + re->error());
       b.engine = "re2";
       make_matcher = [&] {
@@ -109,7 +104,8 @@ CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const data
   for (int i = 0; i < std::max(1, repetitions); ++i) {
     const auto start = std::chrono::steady_clock::now();
     b.bitmap = scan(column, b.threads, make_matcher);
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::sort(times.begin(), times.end());
   b.ms = times[times.size() / 2];

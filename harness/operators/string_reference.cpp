@@ -1,5 +1,7 @@
 #include "harness/operators/string_reference.hpp"
 
+#include "harness/operators/re2_options.hpp"
+
 #include <re2/re2.h>
 
 #include <memory>
@@ -8,6 +10,17 @@
 #include "harness/errors.hpp"
 
 namespace varex::harness {
+
+RE2::Options re2_byte_options() {
+  RE2::Options o;
+  o.set_posix_syntax(true);
+  o.set_perl_classes(true);
+  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_one_line(true);
+  o.set_dot_nl(true);
+  o.set_log_errors(false);
+  return o;
+}
 
 bool like_matches(std::string_view pattern, std::string_view text) {
   // Greedy matching with one backtrack point: the last `%` seen and where its match ended.
@@ -41,14 +54,7 @@ std::vector<std::uint8_t> string_reference(StringOp op, const std::string& opera
   std::vector<std::uint8_t> bitmap((rows + 7) / 8, 0);
   std::unique_ptr<RE2> re;
   if (op == StringOp::Regex) {
-    RE2::Options o;
-    o.set_posix_syntax(true);
-    o.set_perl_classes(true);
-    o.set_encoding(RE2::Options::EncodingLatin1);
-    o.set_one_line(true);
-    o.set_dot_nl(true);
-    o.set_log_errors(false);
-    re = std::make_unique<RE2>(operand, o);
+    re = std::make_unique<RE2>(operand, re2_byte_options());
     if (!re->ok()) throw UsageError("regex: the reference (RE2) rejects '" + operand + "': " + re->error());
   }
   // Threads own whole bytes of the bitmap: ranges of rows start at multiples of 8.

@@ -56,7 +56,8 @@ datasets::StringColumn materialise(const datasets::WorkloadSpec& spec) {
   w.rows = spec.rows();
   w.selectivity = p.at("selectivity").get<double>();
   w.plant = p.at("plant").get<std::string>();
-  w.mode = p.at("plant_mode").get<std::string>() == "whole" ? datasets::Plant::Whole : datasets::Plant::Prefix;
+  w.mode =
+      p.at("plant_mode").get<std::string>() == "whole" ? datasets::Plant::Whole : datasets::Plant::Prefix;
   w.seed = p.at("seed").get<std::uint64_t>();
   return datasets::generate_strings(w);
 }
@@ -93,7 +94,8 @@ class StringRun final : public PreparedRun {
 
   void restore_inputs() override {
     h2d_ms_ = engine_.upload(*offsets_, 0, *host_offsets_, column_.offsets.size() * 4)->elapsed_ms();
-    if (!column_.bytes.empty()) h2d_ms_ += engine_.upload(*bytes_, 0, *host_bytes_, column_.bytes.size())->elapsed_ms();
+    if (!column_.bytes.empty())
+      h2d_ms_ += engine_.upload(*bytes_, 0, *host_bytes_, column_.bytes.size())->elapsed_ms();
   }
 
   CompileInfo compile(const variants::Params& params) override {
@@ -115,10 +117,11 @@ class StringRun final : public PreparedRun {
       shape.global = round_up(rows_, local);
     }
     const bool table = is_automaton(op_.op()) && variants::get_string(params, "layout") == "table";
-    seq.run("strings_select", "strings_select", shape,
-            {KernelArg::of(*bytes_), KernelArg::of(*offsets_), KernelArg::of(static_cast<std::uint32_t>(rows_)),
-             KernelArg::of(*needle_), KernelArg::of(static_cast<std::uint32_t>(operand_.size())),
-             KernelArg::of(table ? *table_ : *flat_), KernelArg::of(*out_)});
+    seq.run(
+        "strings_select", "strings_select", shape,
+        {KernelArg::of(*bytes_), KernelArg::of(*offsets_), KernelArg::of(static_cast<std::uint32_t>(rows_)),
+         KernelArg::of(*needle_), KernelArg::of(static_cast<std::uint32_t>(operand_.size())),
+         KernelArg::of(table ? *table_ : *flat_), KernelArg::of(*out_)});
     return seq.times();
   }
 
@@ -141,7 +144,9 @@ class StringRun final : public PreparedRun {
   }
 
   Digest reference() const override { return reference_digest_; }
-  std::uint64_t bytes_moved() const override { return column_.bytes.size() + column_.offsets.size() * 4 + words_ * 4; }
+  std::uint64_t bytes_moved() const override {
+    return column_.bytes.size() + column_.offsets.size() * 4 + words_ * 4;
+  }
   std::uint64_t working_set_bytes() const override { return bytes_moved(); }
 
   std::optional<BaselineTiming> time_baseline() override {
@@ -200,7 +205,8 @@ std::string StringOperator::description() const {
     case StringOp::Prefix:
       return "DogQC's prefix test with lane refill (--query prefix=...) into a bitmap";
     case StringOp::Like:
-      return "SQL LIKE with %, _ and backslash escapes (--query pattern=...), as a minimal automaton, with lane refill";
+      return "SQL LIKE with %, _ and backslash escapes (--query pattern=...), as a minimal automaton, with "
+             "lane refill";
     case StringOp::Regex:
       return "POSIX extended regular expressions over bytes, search semantics (--query pattern=...), as a "
              "minimal automaton, with lane refill";
@@ -228,10 +234,11 @@ Defines StringOperator::defines(const variants::Params& params, const DeviceInfo
 }
 
 datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) const {
-  for (const auto& [flag, given] :
-       {std::pair{"--input2", options.input2.has_value()}, {"--rows2", options.rows2.has_value()},
-        {"--distinct", options.distinct.has_value()}, {"--match-ratio", options.match_ratio.has_value()},
-        {"--zipf", options.zipf.has_value()}}) {
+  for (const auto& [flag, given] : {std::pair{"--input2", options.input2.has_value()},
+                                    {"--rows2", options.rows2.has_value()},
+                                    {"--distinct", options.distinct.has_value()},
+                                    {"--match-ratio", options.match_ratio.has_value()},
+                                    {"--zipf", options.zipf.has_value()}}) {
     reject_option(given, name(), flag);
   }
   for (const auto& [key, value] : options.query) {
@@ -257,11 +264,13 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
                    {"fingerprint", datasets::file_fingerprint(path)}};
   } else {
     if (!options.rows) throw std::logic_error(name() + ": generated workloads need a row count");
-    const std::string dataset =
-        options.dataset.value_or(op_ == StringOp::Equal ? "ptype" : op_ == StringOp::Like ? "pname" : "titles");
+    const std::string dataset = options.dataset.value_or(op_ == StringOp::Equal  ? "ptype"
+                                                         : op_ == StringOp::Like ? "pname"
+                                                                                 : "titles");
     const std::string plant = options.plant.value_or(datasets::default_plant(dataset));
     const double selectivity = options.selectivity.value_or(0.01);
-    if (!(selectivity >= 0.0 && selectivity <= 1.0)) throw UsageError("--selectivity must lie between 0 and 1");
+    if (!(selectivity >= 0.0 && selectivity <= 1.0))
+      throw UsageError("--selectivity must lie between 0 and 1");
     if (plant.empty() || plant.find('\n') != std::string::npos) {
       throw UsageError("--plant must be a non-empty string without newlines");
     }
@@ -279,7 +288,8 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
     spec.query = {{operand_key(), operand}};
   }
   if (!options.query.empty()) spec.query = {{operand_key(), options.query.at(operand_key())}};
-  if (spec.rows() > kMaxRows) throw UsageError("input too large: " + name() + " handles fewer than 2^31 rows");
+  if (spec.rows() > kMaxRows)
+    throw UsageError("input too large: " + name() + " handles fewer than 2^31 rows");
   if (is_automaton(op_)) compile_operand(op_, spec.query.at(operand_key()).get<std::string>());  // errors now
   return spec;
 }
@@ -300,7 +310,8 @@ DeviceFootprint StringOperator::footprint(const datasets::WorkloadSpec& spec, co
   return {bytes + (rows + 1) * 4 + rows / 8 + 4096, std::max(bytes, (rows + 1) * 4)};
 }
 
-std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine,
+                                                     const datasets::WorkloadSpec& spec) const {
   return std::make_unique<StringRun>(engine, spec, *this);
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // The string operators of document 003: str_equal, str_prefix, str_like and regex over an Arrow string
-// column, each producing the bitmap of matching rows, with naive and lane-refill kernels (kernels/*/strings.*).
+// column, each producing the bitmap of matching rows, with naive and lane-refill kernels
+// (kernels/*/strings.*).
 #include <string>
 
 #include "harness/operators/operator.hpp"

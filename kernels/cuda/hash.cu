@@ -252,16 +252,19 @@ extern "C" __global__ void preprocess_ht(const int* __restrict__ keys, const int
 #define LOOKUP(b) lookup_cache[b]
 #endif
 
+// The slots of the probe rows first, first + stride, … of one batch.
+#define RESOLVE_BATCH(first, stride, n)                    \
+  _Pragma("unroll") for (unsigned b = 0; b < BATCH; ++b) { \
+    const unsigned j = (first) + b * (stride);             \
+    LOOKUP(b) = j < (n) ? PROBE_SLOT(j) : NOT_FOUND;       \
+  }
+
 extern "C" __global__ void hj_count(const int* __restrict__ keys, PROBE_INPUT, unsigned* __restrict__ matches,
                                     unsigned n, unsigned mask, unsigned shift) {
   LOOKUP_DECL
   const unsigned stride = GLOBAL_SIZE;
   for (unsigned first = GLOBAL_ID; first < n; first += BATCH * stride) {
-#pragma unroll
-    for (unsigned b = 0; b < BATCH; ++b) {
-      const unsigned j = first + b * stride;
-      LOOKUP(b) = j < n ? PROBE_SLOT(j) : NOT_FOUND;
-    }
+    RESOLVE_BATCH(first, stride, n);
 #pragma unroll
     for (unsigned b = 0; b < BATCH; ++b) {
       const unsigned j = first + b * stride;
@@ -279,11 +282,7 @@ extern "C" __global__ void hj_exec(const int* __restrict__ keys, PROBE_INPUT,
   LOOKUP_DECL
   const unsigned stride = GLOBAL_SIZE;
   for (unsigned first = GLOBAL_ID; first < n; first += BATCH * stride) {
-#pragma unroll
-    for (unsigned b = 0; b < BATCH; ++b) {
-      const unsigned j = first + b * stride;
-      LOOKUP(b) = j < n ? PROBE_SLOT(j) : NOT_FOUND;
-    }
+    RESOLVE_BATCH(first, stride, n);
 #pragma unroll
     for (unsigned b = 0; b < BATCH; ++b) {
       const unsigned j = first + b * stride;

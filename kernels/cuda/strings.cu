@@ -35,8 +35,10 @@ __device__ __forceinline__ unsigned next_state(const Query& q, unsigned s, unsig
   int lo = q.m[q.class_at + s], hi = q.m[q.class_at + s + 1] - 1;
   while (lo < hi) {
     const int mid = (lo + hi) >> 1;
-    if ((unsigned)(q.m[q.next_at + mid] >> 16) < b) lo = mid + 1;
-    else hi = mid;
+    if ((unsigned)(q.m[q.next_at + mid] >> 16) < b)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (unsigned)(q.m[q.next_at + lo] & 0xffff);
 #endif
@@ -104,11 +106,22 @@ __device__ __forceinline__ void advance(const Query& q, Lane& l, bool& active) {
   }
 }
 
-extern "C" __global__ void strings_select(const unsigned char* __restrict__ bytes, const int* __restrict__ offsets,
-                                          unsigned rows, const unsigned char* __restrict__ needle,
-                                          unsigned needle_length, const int* __restrict__ machine, unsigned* out) {
-  Query q{bytes,       offsets,     needle,      needle_length, machine, (unsigned)machine[1], (unsigned)machine[2],
-          (unsigned)machine[3], (unsigned)machine[4], (unsigned)machine[5], (unsigned)machine[6], out};
+extern "C" __global__ void strings_select(const unsigned char* __restrict__ bytes,
+                                          const int* __restrict__ offsets, unsigned rows,
+                                          const unsigned char* __restrict__ needle, unsigned needle_length,
+                                          const int* __restrict__ machine, unsigned* out) {
+  Query q{bytes,
+          offsets,
+          needle,
+          needle_length,
+          machine,
+          (unsigned)machine[1],
+          (unsigned)machine[2],
+          (unsigned)machine[3],
+          (unsigned)machine[4],
+          (unsigned)machine[5],
+          (unsigned)machine[6],
+          out};
   Lane l;
 #if !REFILL
   for (unsigned row = blockIdx.x * blockDim.x + threadIdx.x; row < rows; row += gridDim.x * blockDim.x) {

@@ -281,16 +281,20 @@ __kernel void preprocess_ht(__global const int* keys, __global const int* probe,
 #define LOOKUP(b) lookup_cache[b]
 #endif
 
+// The slots of the probe rows first, first + stride, … of one batch.
+#define RESOLVE_BATCH(first, stride, n)              \
+  for (uint b = 0; b < BATCH; ++b) {                 \
+    const uint j = (first) + b * (stride);           \
+    LOOKUP(b) = j < (n) ? PROBE_SLOT(j) : NOT_FOUND; \
+  }
+
 // hj_count: matches per probe row.
 __kernel void hj_count(__global const int* keys, PROBE_INPUT, __global uint* matches, const uint n,
                        const uint mask, const uint shift) {
   LOOKUP_DECL
   const uint stride = get_global_size(0);
   for (uint first = get_global_id(0); first < n; first += BATCH * stride) {
-    for (uint b = 0; b < BATCH; ++b) {
-      const uint j = first + b * stride;
-      LOOKUP(b) = j < n ? PROBE_SLOT(j) : NOT_FOUND;
-    }
+    RESOLVE_BATCH(first, stride, n);
     for (uint b = 0; b < BATCH; ++b) {
       const uint j = first + b * stride;
       const uint s = LOOKUP(b);
@@ -306,10 +310,7 @@ __kernel void hj_exec(__global const int* keys, PROBE_INPUT, __global const uint
   LOOKUP_DECL
   const uint stride = get_global_size(0);
   for (uint first = get_global_id(0); first < n; first += BATCH * stride) {
-    for (uint b = 0; b < BATCH; ++b) {
-      const uint j = first + b * stride;
-      LOOKUP(b) = j < n ? PROBE_SLOT(j) : NOT_FOUND;
-    }
+    RESOLVE_BATCH(first, stride, n);
     for (uint b = 0; b < BATCH; ++b) {
       const uint j = first + b * stride;
       const uint s = LOOKUP(b);

@@ -46,8 +46,10 @@ inline uint next_state(const Query* q, uint s, uint b) {
   int lo = q->m[q->class_at + s], hi = q->m[q->class_at + s + 1] - 1;
   while (lo < hi) {
     const int mid = (lo + hi) >> 1;
-    if ((uint)(q->m[q->next_at + mid] >> 16) < b) lo = mid + 1;
-    else hi = mid;
+    if ((uint)(q->m[q->next_at + mid] >> 16) < b)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return (uint)(q->m[q->next_at + lo] & 0xffff);
 #endif
@@ -130,8 +132,8 @@ inline uint group_count(bool active, volatile __local uint* counter) {
 #endif
 
 __kernel void strings_select(__global const uchar* bytes, __global const int* offsets, const uint rows,
-                             __global const uchar* needle, const uint needle_length, __global const int* machine,
-                             __global uint* out) {
+                             __global const uchar* needle, const uint needle_length,
+                             __global const int* machine, __global uint* out) {
   Query q;
   q.bytes = bytes;
   q.offsets = offsets;
