@@ -144,21 +144,18 @@ TEST(Regex, MinimisationMakesEquivalentPatternsEqual) {
 }
 
 bool like_reference(std::string_view pattern, std::string_view text) {
-  // dp[i][j]: pattern[0, i) matches text[0, j)
-  std::vector<std::vector<bool>> dp(pattern.size() + 1, std::vector<bool>(text.size() + 1, false));
-  dp[0][0] = true;
-  std::size_t i = 0, row = 0;
   std::vector<std::pair<char, bool>> tokens;  // (byte, is_literal) with '%' and '_' as wildcards
-  for (; i < pattern.size(); ++i) {
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
     if (pattern[i] == '\\' && i + 1 < pattern.size()) {
       tokens.push_back({pattern[++i], true});
     } else {
       tokens.push_back({pattern[i], pattern[i] != '%' && pattern[i] != '_'});
     }
   }
-  dp.assign(tokens.size() + 1, std::vector<bool>(text.size() + 1, false));
+  // dp[k][j]: the first k tokens match text[0, j)
+  std::vector<std::vector<bool>> dp(tokens.size() + 1, std::vector<bool>(text.size() + 1, false));
   dp[0][0] = true;
-  for (row = 1; row <= tokens.size(); ++row) {
+  for (std::size_t row = 1; row <= tokens.size(); ++row) {
     const auto [c, literal] = tokens[row - 1];
     for (std::size_t j = 0; j <= text.size(); ++j) {
       if (!literal && c == '%') {

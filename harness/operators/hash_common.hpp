@@ -2,7 +2,6 @@
 // What the hash join and the group-by runners share: the table's geometry, the device prefix sum, the
 // defines of the "hash" kernel family (kernels/opencl/hash.cl, kernels/cuda/hash.cu) and digest arithmetic.
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>

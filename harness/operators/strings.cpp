@@ -77,7 +77,7 @@ class StringRun final : public PreparedRun {
       table = a.table_image();
     }
     words_ = (rows_ + 31) / 32;
-    // The kernels read a byte past nothing, but an empty column still needs real buffers.
+    // An empty column or operand still gets real (4-byte) buffers: zero-sized allocations are errors.
     host_bytes_ = host_copy(column_.bytes.data(), column_.bytes.size());
     host_offsets_ = host_copy(column_.offsets.data(), column_.offsets.size() * 4);
     bytes_ = engine.allocate(std::max<std::size_t>(column_.bytes.size(), 4));
