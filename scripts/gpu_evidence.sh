@@ -12,9 +12,13 @@
 #   hashjoin   the join at 2^24 x 2^28 rows: source default and AUC-bandit tuning on the GPU devices, the
 #              source's findings (processors x local size, PreprocessHT, local lookup array) at 2^22 x 2^26
 #              on CUDA, default and tuning on the CPU at 2^20 x 2^24
-#   strings    document 003's experiments on every device: equality (p_type) and prefix (titles) over the
-#              selectivity, naive against refill; regex prefix and unanchored search on titles, flat
-#              against table layout; automaton size; AUC-bandit tuning of regex at 1% with the CPU baseline
+#   strings_check  every compile-time variant of the string operators verified on the GPU devices on
+#              awkward rows (empty, long, bytes >= 128) under a few launch shapes ($files/stringcheck.db)
+#   strings    document 003's experiments on the GPU devices at 2^24 rows (parts strings_selectivity,
+#              strings_regex, strings_tune): equality (p_type) and prefix (titles) over the selectivity,
+#              naive against refill; regex prefix and unanchored search on titles, flat against table
+#              layout; automaton size; AUC-bandit tuning of regex at 1% and the CPU baseline
+#   strings_cpu  the same on the CPU devices at 2^22 rows
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -180,39 +184,105 @@ part_groupby() {
   varex best --db "$db" --op groupby
 }
 
-part_strings() {
-  local reps=(--min-reps 3 --max-reps 10) rows=${STRING_ROWS:-2^24}
-  step "strings: equality and prefix over the selectivity, naive against refill"
+# The string parts read STRING_DEVICES (default gpu), STRING_ROWS (default 2^24) and STRING_SHAPES (the
+# launch shapes of the sweeps); strings_cpu runs them all on the CPU devices at 2^22 rows.
+string_sweep() {
+  # shellcheck disable=SC2086
+  varex sweep --device "${STRING_DEVICES:-gpu}" --rows "${STRING_ROWS:-2^24}" --db "$db" \
+    ${STRING_SHAPES:---set groups_per_cu=cover,16 --set local=auto,256} --set threshold=50 --set unroll=2 \
+    --set buffer=shared --min-reps 3 --max-reps 10 --json "$@"
+}
+
+part_strings_check() {
+  step "strings: every compile-time variant verified on awkward rows"
+  local check=$files/stringcheck.db awkward=$files/awkward.txt
+  python3 - "$awkward" <<'PY'
+import random, sys
+random.seed(7)
+words = ["quasiperiodic", "semiperiodic", "tiling", "tilings", "lattice", "of", "the", "plane", "a"]
+rows = []
+for i in range(30011):
+    r = random.random()
+    if r < 0.05: rows.append(b"")
+    elif r < 0.25: rows.append(b" ".join(random.choice(words).encode() for _ in range(random.randint(1, 8))))
+    elif r < 0.30: rows.append(bytes(random.choice(range(128, 256)) for _ in range(random.randint(1, 40))) + b" quasiperiodic tiling")
+    elif r < 0.31: rows.append(b"x" * random.randint(1000, 5000) + b"semiperiodic lattices")
+    else: rows.append(bytes(random.choice(b"abcdefghijklmnopqrstuvwxyz ") for _ in range(random.randint(1, 90))))
+open(sys.argv[1], "wb").write(b"\n".join(rows) + b"\n")
+PY
+  local shapes=(--set local=64,1024 --set groups_per_cu=cover,4 --warmup 0 --min-reps 1 --max-reps 1 --db "$check")
+  {
+    varex sweep --op str_equal --device "${STRING_DEVICES:-gpu}" --input "$awkward" --query "value=a quasiperiodic tiling" "${shapes[@]}" --json
+    varex sweep --op str_prefix --device "${STRING_DEVICES:-gpu}" --input "$awkward" --query "prefix=semiperiodic" "${shapes[@]}" --json
+    varex sweep --op str_like --device "${STRING_DEVICES:-gpu}" --input "$awkward" --query 'pattern=%periodic _iling%' "${shapes[@]}" --json
+    varex sweep --op regex --device "${STRING_DEVICES:-gpu}" --input "$awkward" --query 'pattern=(quasi|semi)periodic (tiling|lattice)s?$' \
+      "${shapes[@]}" --json
+  } > "$files/stringcheck.json"
+  python3 - "$check" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for row in db.execute("select v.op, d.name, m.status, count(*) from measurements m join variants v on v.id = m.variant_id "
+                      "join devices d on d.id = m.device_id group by 1, 2, 3"):
+    print("stringcheck", *row)
+for row in db.execute("select v.op, v.backend, m.status, m.error from measurements m join variants v on v.id = m.variant_id "
+                      "where m.status != 'ok' limit 10"):
+    print("  failed:", *row)
+PY
+}
+
+part_strings_selectivity() {
+  step "strings: equality (p_type) and prefix (titles) over the selectivity, naive against refill"
   for sel in 0.001 0.01 0.04 0.16 0.64; do
-    for op in "str_equal --strings ptype" "str_prefix --strings titles"; do
-      # shellcheck disable=SC2086
-      varex sweep --op $op --device all --rows "$rows" --selectivity "$sel" --db "$db" --set kernel=naive,refill \
-        --set groups_per_cu=cover,16 --set local=auto,256 --set threshold=50 --set unroll=2 --set buffer=shared \
-        "${reps[@]}" --json
-    done
-  done > "$files/strings_selectivity.json"
-  step "strings: regex prefix and unanchored search, flat against table"
-  for pattern in '^a quasiperiodic tiling' 'quasiperiodic tiling' '(quasi|semi)periodic (tiling|lattice)s?'; do
+    string_sweep --op str_equal --strings ptype --selectivity "$sel" --set kernel=naive,refill
+    string_sweep --op str_prefix --strings titles --selectivity "$sel" --set kernel=naive,refill
+  done >> "$files/strings_selectivity.json"
+}
+
+part_strings_regex() {
+  step "strings: regex prefix and unanchored search over the selectivity, flat against table"
+  for pattern in '^a quasiperiodic tiling' 'quasiperiodic tiling'; do
     for sel in 0.01 0.08 0.64; do
-      varex sweep --op regex --device all --rows "$rows" --selectivity "$sel" --query "pattern=$pattern" --db "$db" \
-        --set kernel=naive,refill --set groups_per_cu=cover,16 --set local=auto,256 --set threshold=50 \
-        --set unroll=2 --set buffer=shared --set layout=flat,table "${reps[@]}" --json
+      string_sweep --op regex --selectivity "$sel" --query "pattern=$pattern" --set kernel=naive,refill \
+        --set layout=flat,table
     done
-  done > "$files/strings_regex.json"
-  step "strings: tuning regex at 1% with the CPU baseline"
-  varex tune --op regex --device all --rows "$rows" --selectivity 0.01 --db "$db" --strategy auc_bandit \
-    --budget 40s "${reps[@]}" --json > "$files/strings_tune.json"
+  done >> "$files/strings_regex.json"
+  step "strings: automaton size at 1%"
+  for pattern in '(quasi|semi)periodic (tiling|lattice)s?' \
+    '(quasi|semi|a)periodic (tiling|lattice|packing)s? of the (plane|sphere)' 'quasi[a-z ]{0,12}tiling'; do
+    string_sweep --op regex --selectivity 0.01 --query "pattern=$pattern" --set kernel=naive,refill \
+      --set layout=flat,table
+  done >> "$files/strings_automaton.json"
+  for pattern in '^a quasiperiodic tiling' 'quasiperiodic tiling' '(quasi|semi)periodic (tiling|lattice)s?' \
+    '(quasi|semi|a)periodic (tiling|lattice|packing)s? of the (plane|sphere)' 'quasi[a-z ]{0,12}tiling'; do
+    varex run --op regex --device cpu --rows 1024 --query "pattern=$pattern" --db "$files/plans.db" \
+      --no-baseline --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["workload"]["query"], j["query_plan"]]))'
+  done > "$files/strings_plans.json"
+}
+
+part_strings_tune() {
+  local rows=${STRING_ROWS:-2^24}
+  step "strings: tuning regex at 1% (titles, unanchored) with the CPU baseline"
+  varex tune --op regex --device "${STRING_DEVICES:-gpu}" --rows "$rows" --selectivity 0.01 \
+    --query 'pattern=quasiperiodic tiling' --db "$db" --strategy auc_bandit --budget "${STRING_BUDGET:-40s}" \
+    --min-reps 3 --max-reps 10 --json > "$files/strings_tune_${STRING_DEVICES:-gpu}.json"
   # The tuned variant of each device once more, with the CPU baseline timed in the same run.
   python3 -c '
 import json, sys
 for s in json.load(open(sys.argv[1])):
     if "best" in s:
         print(s["device"], " ".join(f"--set {k}={v}" for k, v in s["best"]["params"].items()))' \
-    "$files/strings_tune.json" | while read -r d sets; do
+    "$files/strings_tune_${STRING_DEVICES:-gpu}.json" | while read -r d sets; do
     # shellcheck disable=SC2086
-    varex run --op regex --device "$d" --rows "$rows" --selectivity 0.01 --db "$db" $sets --json
-  done > "$files/strings_baseline.json"
-  varex best --db "$db"
+    varex run --op regex --device "$d" --rows "$rows" --selectivity 0.01 --query 'pattern=quasiperiodic tiling' \
+      --db "$db" $sets --json
+  done >> "$files/strings_baseline_${STRING_DEVICES:-gpu}.json"
+}
+
+part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
+
+part_strings_cpu() {
+  STRING_DEVICES=cpu STRING_ROWS=2^22 STRING_SHAPES="--set groups_per_cu=cover,16 --set local=auto,64" \
+    STRING_BUDGET=60s part_strings
 }
 
 for part in "${@:-env}"; do "part_$part"; done

@@ -169,6 +169,7 @@ json measurement_json(const harness::Operator& op, const DeviceInfo& device, con
   j["input_rows"] = spec.rows();
   j["reps"] = m.samples_ms.size();
   j["probe_gbps"] = probe_gbps;
+  if (const json plan = op.query_plan(spec); !plan.empty()) j["query_plan"] = plan;
   return j;
 }
 
@@ -239,8 +240,9 @@ void add_run(CLI::App& app, int& exit_code) {
     } else {
       std::cout << op.name() << " on " << device.id << " (" << device.name << "), variant " << id << "\n"
                 << "  params    " << variants::describe(params) << "\n"
-                << "  workload  " << spec.describe() << "\n"
-                << "  status    " << harness::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
+                << "  workload  " << spec.describe() << "\n";
+      if (j.contains("query_plan")) std::cout << "  plan      " << j["query_plan"].dump() << "\n";
+      std::cout << "  status    " << harness::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
                 << "\n"
                 << "  rows      " << m.result.rows << "   checksum " << m.result.checksum << "   verified "
                 << (m.verified ? "yes" : "no") << "\n";

@@ -116,6 +116,9 @@ class Operator {
   // Device memory a workload needs (checked against the device before anything runs).
   virtual DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const = 0;
   virtual std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const = 0;
+  // What the operator makes of a workload's query before any kernel runs (the automaton of a pattern,
+  // say), for the user to see beside the timings; empty where there is nothing to tell.
+  virtual nlohmann::json query_plan(const datasets::WorkloadSpec&) const { return nlohmann::json::object(); }
 };
 
 const std::vector<const Operator*>& operators();

@@ -310,6 +310,16 @@ DeviceFootprint StringOperator::footprint(const datasets::WorkloadSpec& spec, co
   return {bytes + (rows + 1) * 4 + rows / 8 + 4096, std::max(bytes, (rows + 1) * 4)};
 }
 
+nlohmann::json StringOperator::query_plan(const datasets::WorkloadSpec& spec) const {
+  if (!is_automaton(op_)) return nlohmann::json::object();
+  const regex::Automaton a = compile_operand(op_, spec.query.at(operand_key()).get<std::string>());
+  return {{"automaton",
+           {{"states", a.states},
+            {"byte_classes", a.classes},
+            {"flat_bytes", a.flat_image().size() * 4},
+            {"table_bytes", a.table_image().size() * 4}}}};
+}
+
 std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine,
                                                      const datasets::WorkloadSpec& spec) const {
   return std::make_unique<StringRun>(engine, spec, *this);

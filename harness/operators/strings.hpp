@@ -23,6 +23,8 @@ class StringOperator final : public Operator {
   std::uint64_t default_rows(std::uint64_t cache_rows) const override;  // an eighth: rows are wider
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // str_like and regex: the automaton's states, byte classes and the size of both layouts.
+  nlohmann::json query_plan(const datasets::WorkloadSpec& spec) const override;
 
   StringOp op() const { return op_; }
   // The query key of the operand: value, prefix or pattern.
