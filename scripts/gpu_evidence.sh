@@ -19,6 +19,7 @@
 #              naive against refill; regex prefix and unanchored search on titles, flat against table
 #              layout; automaton size; AUC-bandit tuning of regex at 1% and the CPU baseline
 #   strings_cpu  the same on the CPU devices at 2^22 rows
+#   strings_refill  regex (prefix, unanchored) at 1% and 8%: naive against refill over all of refill's knobs
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -276,6 +277,18 @@ for s in json.load(open(sys.argv[1])):
     varex run --op regex --device "$d" --rows "$rows" --selectivity 0.01 --query 'pattern=quasiperiodic tiling' \
       --db "$db" $sets --json
   done >> "$files/strings_baseline_${STRING_DEVICES:-gpu}.json"
+}
+
+part_strings_refill() {
+  step "strings: naive against refill over refill's knobs, regex at 1% and 8% (flat)"
+  for pattern in '^a quasiperiodic tiling' 'quasiperiodic tiling'; do
+    for sel in 0.01 0.08; do
+      varex sweep --op regex --device "${STRING_DEVICES:-gpu}" --rows "${STRING_ROWS:-2^24}" --selectivity "$sel" \
+        --query "pattern=$pattern" --db "$db" --set layout=flat --set kernel=naive,refill \
+        --set threshold=25,50,75,90 --set unroll=1,2,4,8 --set groups_per_cu=cover,4,16 --set local=auto,256,1024 \
+        --min-reps 3 --max-reps 10 --json
+    done
+  done > "$files/strings_refill_${STRING_DEVICES:-gpu}.json"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
