@@ -68,8 +68,10 @@ const std::vector<std::string>& english_words() {
   return words;
 }
 
-// One generated string of the dataset, never containing `avoid`.
-std::string generate_one(const std::string& dataset, RowRandom& r, const std::string& avoid) {
+// One generated string of the dataset, never containing `avoid`. A title starts with `lead` (a planted
+// prefix), which counts towards its length.
+std::string generate_one(const std::string& dataset, RowRandom& r, const std::string& avoid,
+                         const std::string& lead = "") {
   for (;;) {
     std::string s;
     if (dataset == "ptype") {
@@ -82,12 +84,19 @@ std::string generate_one(const std::string& dataset, RowRandom& r, const std::st
       }
       for (std::size_t w : chosen) s += (s.empty() ? "" : " ") + kColours[w];
     } else {
-      // DBLP-like titles: about 76 bytes on average, 20 to 250.
+      // DBLP-like titles: 76 bytes on average, 20 to 250. Words are added while that brings the length
+      // closer to the target, so that overshoot and shortfall cancel on average.
       const auto& words = english_words();
       const double gauss =
           std::sqrt(-2.0 * std::log(1.0 - r.uniform())) * std::cos(6.283185307179586 * r.uniform());
       const auto target = static_cast<std::size_t>(std::clamp(76.0 + 28.0 * gauss, 20.0, 250.0));
-      while (s.size() < target) s += (s.empty() ? "" : " ") + words[r.below(words.size())];
+      s = lead;
+      for (;;) {
+        const std::string& w = words[r.below(words.size())];
+        const std::size_t longer = s.size() + (s.empty() ? 0 : 1) + w.size();
+        if (!s.empty() && longer > target && longer - target > target - std::min(target, s.size())) break;
+        s += (s.empty() ? "" : " ") + w;
+      }
     }
     if (avoid.empty() || s.find(avoid) == std::string::npos) return s;
   }
@@ -126,6 +135,8 @@ StringColumn generate_strings(const StringWorkload& w) {
           s = generate_one(w.dataset, r, w.plant);
         else if (w.mode == Plant::Whole)
           s = w.plant;
+        else if (w.dataset == "titles")
+          s = generate_one(w.dataset, r, "", w.plant);
         else
           s = w.plant + " " + generate_one(w.dataset, r, "");
         chunk_bytes[c] += s;

@@ -34,6 +34,12 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
        "refill when fewer than this percentage of the group's lanes are active (the warp on CUDA, the "
        "work-group on OpenCL)"},
       {"unroll", TunableKind::Compile, {1, 2, 3, 4, 8}, 1, "bytes (or automaton steps) per activity check"},
+      {"load",
+       TunableKind::Compile,
+       {1, 4},
+       1,
+       "bytes per load: 1 loads each byte; 4 keeps the aligned word that holds the next byte, a quarter "
+       "of the loads"},
       {"buffer", TunableKind::Compile, buffers, Value{"shared"},
        "where waiting rows are kept: shared (local) memory, or the warp's registers moved by shuffles"},
       {"local", TunableKind::Launch, locals, Value{"auto"}, "work-group size; auto leaves it to the driver"},

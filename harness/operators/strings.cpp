@@ -77,10 +77,11 @@ class StringRun final : public PreparedRun {
       table = a.table_image();
     }
     words_ = (rows_ + 31) / 32;
-    // An empty column or operand still gets real (4-byte) buffers: zero-sized allocations are errors.
+    // An empty column or operand still gets real (4-byte) buffers: zero-sized allocations are errors. The
+    // bytes are padded to whole words for the kernels that load them a word at a time.
     host_bytes_ = host_copy(column_.bytes.data(), column_.bytes.size());
     host_offsets_ = host_copy(column_.offsets.data(), column_.offsets.size() * 4);
-    bytes_ = engine.allocate(std::max<std::size_t>(column_.bytes.size(), 4));
+    bytes_ = engine.allocate(std::max<std::uint64_t>(round_up(column_.bytes.size(), 4), 4));
     offsets_ = engine.allocate(column_.offsets.size() * 4);
     needle_ = upload_constant(operand_.data(), operand_.size());
     flat_ = upload_constant(flat.data(), flat.size() * 4);
@@ -229,6 +230,7 @@ Defines StringOperator::defines(const variants::Params& params, const DeviceInfo
           {"REFILL", variants::get_string(params, "kernel") == "refill" ? "1" : "0"},
           {"THRESHOLD_PCT", std::to_string(variants::get_int(params, "threshold"))},
           {"UNROLL", std::to_string(variants::get_int(params, "unroll"))},
+          {"LOAD_BYTES", std::to_string(variants::get_int(params, "load"))},
           {"BUFFER_REGS", variants::get_string(params, "buffer") == "registers" ? "1" : "0"},
           {"MAX_LOCAL", std::to_string(max_local(device))}};
 }
@@ -280,7 +282,8 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
                    {"selectivity", selectivity},
                    {"plant", plant},
                    {"plant_mode", op_ == StringOp::Equal ? "whole" : "prefix"},
-                   {"seed", options.seed}};
+                   {"seed", options.seed},
+                   {"version", datasets::kStringGeneratorVersion}};
     // Without a query the operator looks for the plant: equal to it, starting with it.
     const std::string operand = op_ == StringOp::Like    ? escape_like(plant) + "%"
                                 : op_ == StringOp::Regex ? "^" + escape_regex(plant)

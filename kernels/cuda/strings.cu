@@ -1,6 +1,6 @@
 // String selection with lane refill: same defines and semantics as kernels/opencl/strings.cl (MODE,
-// LAYOUT, REFILL, THRESHOLD_PCT, UNROLL, MAX_LOCAL). Here the refill group is the warp, as in document
-// 003's appendices A and B: active lanes are counted with __ballot_sync, and
+// LAYOUT, REFILL, THRESHOLD_PCT, UNROLL, LOAD_BYTES, MAX_LOCAL). Here the refill group is the warp, as in
+// document 003's appendices A and B: active lanes are counted with __ballot_sync, and
 //   BUFFER_REGS  0: the warp's buffer of waiting rows lives in shared memory (32 entries per warp);
 //                1: entry i of it lives in lane i's registers and moves with __shfl_sync.
 // Lane masks are computed without the listing's 0xffffffff >> (32 - lane), which shifts by 32 for lane 0.
@@ -12,10 +12,12 @@
 
 struct Lane {
   unsigned row, cursor, end, state;
+  unsigned word;  // LOAD_BYTES 4: the aligned word holding the cursor's byte
 };
 
 struct Query {
   const unsigned char* __restrict__ bytes;
+  const unsigned* __restrict__ words;  // the same bytes as aligned words (the buffer is padded to 4)
   const int* __restrict__ offsets;
   const unsigned char* __restrict__ needle;
   unsigned needle_length;
@@ -44,10 +46,29 @@ __device__ __forceinline__ unsigned next_state(const Query& q, unsigned s, unsig
 #endif
 }
 
+// LOAD_BYTES 4: a lane keeps the word that holds its cursor and loads the next one only when the cursor
+// crosses into it. The lanes read different strings, so every load is an access of its own; this makes
+// a quarter of them. CUDA devices are little-endian.
+__device__ __forceinline__ void prime_word(const Query& q, Lane& l) {
+#if LOAD_BYTES == 4
+  if (l.cursor & 3) l.word = q.words[l.cursor >> 2];
+#endif
+}
+
+__device__ __forceinline__ unsigned fetch(const Query& q, Lane& l) {
+#if LOAD_BYTES == 4
+  if ((l.cursor & 3) == 0) l.word = q.words[l.cursor >> 2];
+  return (l.word >> ((l.cursor & 3) * 8)) & 0xffu;
+#else
+  return q.bytes[l.cursor];
+#endif
+}
+
 __device__ __forceinline__ bool start_row(const Query& q, Lane& l, unsigned row) {
   l.row = row;
   l.cursor = (unsigned)q.offsets[row];
   l.end = (unsigned)q.offsets[row + 1];
+  prime_word(q, l);
   const unsigned length = l.end - l.cursor;
 #if MODE == 1 || MODE == 2
   l.state = 0;
@@ -78,7 +99,7 @@ __device__ __forceinline__ bool start_row(const Query& q, Lane& l, unsigned row)
 }
 
 __device__ __forceinline__ bool step(const Query& q, Lane& l) {
-  const unsigned b = q.bytes[l.cursor];
+  const unsigned b = fetch(q, l);
 #if MODE == 1 || MODE == 2
   if (b != q.needle[l.state]) return false;
   ++l.state;
@@ -111,6 +132,7 @@ extern "C" __global__ void strings_select(const unsigned char* __restrict__ byte
                                           const unsigned char* __restrict__ needle, unsigned needle_length,
                                           const int* __restrict__ machine, unsigned* out) {
   Query q{bytes,
+          reinterpret_cast<const unsigned*>(bytes),
           offsets,
           needle,
           needle_length,
@@ -161,13 +183,17 @@ extern "C" __global__ void strings_select(const unsigned char* __restrict__ byte
           l.cursor = buf_cursor[i];
           l.end = buf_end[i];
           l.state = buf_state[i];
+          prime_word(q, l);
         }
         __syncwarp();
 #else
         const unsigned from = take ? remaining + rank : lane;
         const Lane got{__shfl_sync(FULL_WARP, held.row, from), __shfl_sync(FULL_WARP, held.cursor, from),
                        __shfl_sync(FULL_WARP, held.end, from), __shfl_sync(FULL_WARP, held.state, from)};
-        if (take) l = got;
+        if (take) {
+          l = got;
+          prime_word(q, l);
+        }
 #endif
         active = active || take;
         buffered = remaining;

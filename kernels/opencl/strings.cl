@@ -9,6 +9,8 @@
 //   REFILL         0: the naive kernel, a work-item runs its row to the end; 1: lane refill
 //   THRESHOLD_PCT  refill when fewer than this share of the group's work-items are active
 //   UNROLL         bytes each active work-item consumes between two activity checks
+//   LOAD_BYTES     1: a load per byte; 4: a work-item keeps the aligned word holding its cursor and loads
+//                  the next only when the cursor crosses into it (the bytes buffer is padded to 4)
 //   MAX_LOCAL      the device's largest work-group (sizes the refill buffer)
 // OpenCL 1.2 has no warp vote, so the refill group is the work-group: active work-items are counted with
 // a local atomic between barriers, and buffer slots are handed out by a local atomic counter (the order
@@ -23,10 +25,12 @@ typedef struct {
   uint cursor;  // next byte of the string
   uint end;     // one past its last byte
   uint state;   // automaton state, or the position in the needle
+  uint word;    // LOAD_BYTES 4: the aligned word holding the cursor's byte
 } Lane;
 
 typedef struct {
   __global const uchar* bytes;
+  __global const uint* words;  // the same bytes as aligned words
   __global const int* offsets;
   __global const uchar* needle;
   uint needle_length;
@@ -55,11 +59,33 @@ inline uint next_state(const Query* q, uint s, uint b) {
 #endif
 }
 
+// Work-items read different strings, so every load is an access of its own: LOAD_BYTES 4 makes a
+// quarter of them.
+inline void prime_word(const Query* q, Lane* l) {
+#if LOAD_BYTES == 4
+  if (l->cursor & 3) l->word = q->words[l->cursor >> 2];
+#endif
+}
+
+inline uint fetch(const Query* q, Lane* l) {
+#if LOAD_BYTES == 4
+  if ((l->cursor & 3) == 0) l->word = q->words[l->cursor >> 2];
+#ifdef __ENDIAN_LITTLE__
+  return (l->word >> ((l->cursor & 3) * 8)) & 0xffu;
+#else
+  return (l->word >> ((3 - (l->cursor & 3)) * 8)) & 0xffu;
+#endif
+#else
+  return q->bytes[l->cursor];
+#endif
+}
+
 // Starts a row; false when it is decided at once (its match, if any, already written).
 inline bool start_row(const Query* q, Lane* l, uint row) {
   l->row = row;
   l->cursor = (uint)q->offsets[row];
   l->end = (uint)q->offsets[row + 1];
+  prime_word(q, l);
   const uint length = l->end - l->cursor;
 #if MODE == 1 || MODE == 2
   l->state = 0;
@@ -91,7 +117,7 @@ inline bool start_row(const Query* q, Lane* l, uint row) {
 
 // Consumes one byte of an active row; false when the row is decided (its match, if any, written).
 inline bool step(const Query* q, Lane* l) {
-  const uint b = q->bytes[l->cursor];
+  const uint b = fetch(q, l);
 #if MODE == 1 || MODE == 2
   if (b != q->needle[l->state]) return false;
   ++l->state;
@@ -136,6 +162,7 @@ __kernel void strings_select(__global const uchar* bytes, __global const int* of
                              __global const int* machine, __global uint* out) {
   Query q;
   q.bytes = bytes;
+  q.words = (__global const uint*)bytes;
   q.offsets = offsets;
   q.needle = needle;
   q.needle_length = needle_length;
@@ -183,6 +210,7 @@ __kernel void strings_select(__global const uchar* bytes, __global const int* of
             l.cursor = buf_cursor[i];
             l.end = buf_end[i];
             l.state = buf_state[i];
+            prime_word(&q, &l);
             active = true;
           }
         }
