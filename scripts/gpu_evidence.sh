@@ -19,6 +19,7 @@
 #              naive against refill; regex prefix and unanchored search on titles, flat against table
 #              layout; automaton size; AUC-bandit tuning of regex at 1% and the CPU baseline
 #   strings_cpu  the same on the CPU devices at 2^22 rows
+#   strings_profile  Nsight Compute counters of naive and refill kernels (regex at 8%, CUDA)
 #   strings_refill  regex (prefix, unanchored) at 1% and 8%: naive against refill over all of refill's knobs
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
@@ -289,6 +290,35 @@ part_strings_refill() {
         --min-reps 3 --max-reps 10 --json
     done
   done > "$files/strings_refill_${STRING_DEVICES:-gpu}.json"
+}
+
+# Hardware counters of the naive kernel and of lane refill (the tuned and the pinned variant) through
+# Nsight Compute, to see where refill's time goes: warp efficiency, instructions, issue and occupancy.
+part_strings_profile() {
+  step "strings: Nsight Compute on naive and refill"
+  local ncu metrics
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -z "$ncu" ] && { echo "no ncu on this machine"; return; }
+  metrics=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__thread_inst_executed_per_inst_executed.ratio
+  metrics+=,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__warps_active.avg.pct_of_peak_sustained_active
+  metrics+=,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
+  metrics+=,l1tex__t_sector_hit_rate.pct,dram__bytes_read.sum,l1tex__throughput.avg.pct_of_peak_sustained_active
+  metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
+  metrics+=,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
+  metrics+=,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
+  local naive="--set kernel=naive --set groups_per_cu=cover --set local=128 --set unroll=2"
+  local tuned="--set kernel=refill --set groups_per_cu=4 --set local=1024 --set threshold=90 --set unroll=8"
+  local pinned="--set kernel=refill --set groups_per_cu=16 --set local=256 --set threshold=50 --set unroll=2"
+  for pattern in 'quasiperiodic tiling' '^a quasiperiodic tiling'; do
+    for sets in "$naive" "$tuned" "$pinned"; do
+      echo "### $pattern | $sets"
+      # shellcheck disable=SC2086
+      "$ncu" --clock-control none --target-processes all --kernel-name strings_select --launch-count 1 \
+        --metrics "$metrics" "$carry/bin/varex" run --op regex --device cuda:0 --rows 2^24 --selectivity 0.08 \
+        --query "pattern=$pattern" --set layout=flat --set load=1 --set buffer=shared $sets --no-baseline \
+        --min-reps 1 --max-reps 1 --db "$files/profile.db" 2>&1 | grep -E "^ +[a-z_]+__|kernel  |rows  "
+    done
+  done | tee "$files/strings_profile.txt"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
