@@ -68,6 +68,7 @@ __device__ __forceinline__ bool start_row(const Query& q, Lane& l, unsigned row)
   l.row = row;
   l.cursor = (unsigned)q.offsets[row];
   l.end = (unsigned)q.offsets[row + 1];
+  prime_word(q, l);
   const unsigned length = l.end - l.cursor;
 #if MODE == 1 || MODE == 2
   l.state = 0;
@@ -81,7 +82,6 @@ __device__ __forceinline__ bool start_row(const Query& q, Lane& l, unsigned row)
     return false;
   }
   if (MODE == 2) l.end = l.cursor + q.needle_length;
-  prime_word(q, l);
   return true;
 #else
   if (length == 0) {
@@ -94,7 +94,6 @@ __device__ __forceinline__ bool start_row(const Query& q, Lane& l, unsigned row)
     if (f & SURE) emit(q, row);
     return false;
   }
-  prime_word(q, l);
   return true;
 #endif
 }

@@ -85,6 +85,7 @@ inline bool start_row(const Query* q, Lane* l, uint row) {
   l->row = row;
   l->cursor = (uint)q->offsets[row];
   l->end = (uint)q->offsets[row + 1];
+  prime_word(q, l);
   const uint length = l->end - l->cursor;
 #if MODE == 1 || MODE == 2
   l->state = 0;
@@ -98,7 +99,6 @@ inline bool start_row(const Query* q, Lane* l, uint row) {
     return false;
   }
   if (MODE == 2) l->end = l->cursor + q->needle_length;  // only the prefix is compared
-  prime_word(q, l);
   return true;
 #else
   if (length == 0) {
@@ -111,7 +111,6 @@ inline bool start_row(const Query* q, Lane* l, uint row) {
     if (f & SURE) emit(q, row);
     return false;
   }
-  prime_word(q, l);
   return true;
 #endif
 }
