@@ -278,6 +278,24 @@ TEST(StringOperators, BadQueriesAreUsageErrors) {
   EXPECT_THROW(StringOperator(StringOp::Equal).workload(f), UsageError);  // a file needs the operand
 }
 
+TEST(StringOperators, TheQueryPlanCountsTheMinimalAutomaton) {
+  WorkloadOptions o;
+  o.rows = 100;
+  const auto states = [&](const std::string& pattern) {
+    o.query["pattern"] = pattern;
+    const StringOperator regex(StringOp::Regex);
+    return regex.query_plan(regex.workload(o)).at("automaton").at("states").get<int>();
+  };
+  EXPECT_EQ(states("^abc"), 5);  // start, a, ab, matched, dead
+  EXPECT_EQ(states("abc"), 4);   // a search never dies: start, a, ab, matched
+  EXPECT_EQ(states("a|b"), 2);   // start, matched
+  o.query.clear();
+  const StringOperator equal(StringOp::Equal);
+  const auto spec = equal.workload(o);
+  EXPECT_TRUE(equal.query_plan(spec).empty());
+  EXPECT_EQ(spec.params.at("version"), datasets::kStringGeneratorVersion);
+}
+
 }  // namespace
 }  // namespace varex::harness
 

@@ -8,14 +8,6 @@ bool is_auto(const Params& p) {
   return p.at("local") == Value{"auto"};
 }
 
-std::vector<Value> local_sizes(const DeviceInfo& device) {
-  std::vector<Value> locals{Value{"auto"}};
-  for (std::int64_t l = 32; l <= static_cast<std::int64_t>(device.max_work_group); l *= 2) {
-    locals.emplace_back(std::in_place_type<std::int64_t>, l);
-  }
-  return locals;
-}
-
 // Tunables and constraints both hash operators have: the work-group size, the number of work-groups of
 // the kernels that walk the rows (`grid`), padding, the hash function, probing and the table's load.
 struct Common {

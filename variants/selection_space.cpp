@@ -16,11 +16,6 @@ bool covers(const Params& p) {
 Space selection_space(const SpaceContext& context) {
   const DeviceInfo& device = context.device;
 
-  std::vector<Value> locals{Value{"auto"}};
-  for (std::int64_t l = 32; l <= static_cast<std::int64_t>(device.max_work_group); l *= 2) {
-    locals.emplace_back(std::in_place_type<std::int64_t>, l);
-  }
-
   std::vector<Value> widths{1, 2, 4, 8, 16};
   // CUDA has no vector type wider than 16 bytes.
   if (device.backend == Backend::Cuda) widths = {1, 2, 4};
@@ -40,7 +35,8 @@ Space selection_space(const SpaceContext& context) {
        Value{"none"},
        "none: exactly ceil(rows/ept) work-items; host: buffers and rows padded on the host to a whole "
        "work-group; guard: the grid is rounded up and the kernel's guard retires surplus work-items"},
-      {"local", TunableKind::Launch, locals, Value{"auto"}, "work-group size; auto leaves it to the driver"},
+      {"local", TunableKind::Launch, local_sizes(device), Value{"auto"},
+       "work-group size; auto leaves it to the driver"},
       {"groups_per_cu",
        TunableKind::Launch,
        {Value{"cover"}, 1, 2, 4, 8, 16, 32},

@@ -65,6 +65,14 @@ const std::string& get_string(const Params& params, std::string_view name) {
   return std::get<std::string>(it->second);
 }
 
+std::vector<Value> local_sizes(const DeviceInfo& device) {
+  std::vector<Value> locals{Value{"auto"}};
+  for (std::int64_t l = 32; l <= static_cast<std::int64_t>(device.max_work_group); l *= 2) {
+    locals.emplace_back(std::in_place_type<std::int64_t>, l);
+  }
+  return locals;
+}
+
 std::int64_t get_int_or(const Params& params, std::string_view name, std::int64_t fallback) {
   const auto it = params.find(name);
   if (it == params.end()) throw UsageError("parameter '" + std::string(name) + "' is missing");

@@ -12,10 +12,6 @@ bool is(const Params& p, std::string_view name, std::string_view value) {
 
 Space string_space(const SpaceContext& context, const std::string& op, bool automaton) {
   const DeviceInfo& device = context.device;
-  std::vector<Value> locals{Value{"auto"}};
-  for (std::int64_t l = 32; l <= static_cast<std::int64_t>(device.max_work_group); l *= 2) {
-    locals.emplace_back(std::in_place_type<std::int64_t>, l);
-  }
   std::vector<Value> buffers{Value{"shared"}};
   // Only CUDA has the warp shuffles that move a buffer held in registers between lanes.
   if (device.backend == Backend::Cuda) buffers.emplace_back(std::in_place_type<std::string>, "registers");
@@ -42,7 +38,8 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
        "of the loads"},
       {"buffer", TunableKind::Compile, buffers, Value{"shared"},
        "where waiting rows are kept: shared (local) memory, or the warp's registers moved by shuffles"},
-      {"local", TunableKind::Launch, locals, Value{"auto"}, "work-group size; auto leaves it to the driver"},
+      {"local", TunableKind::Launch, local_sizes(device), Value{"auto"},
+       "work-group size; auto leaves it to the driver"},
       {"groups_per_cu",
        TunableKind::Launch,
        {Value{"cover"}, 1, 4, 16, 64},
