@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <map>
 
 #include "harness/errors.hpp"
 #include "harness/text.hpp"
@@ -19,8 +22,16 @@ Backend backend_from_string(std::string_view name) {
   throw UsageError("unknown backend '" + std::string(name) + "' (opencl or cuda)");
 }
 
-std::string DeviceInfo::uid() const {
+std::string DeviceInfo::legacy_uid() const {
   return to_string(backend) + "|" + platform + "|" + name + "|" + driver + "|" + host;
+}
+
+std::string DeviceInfo::uid() const {
+  return physical.empty() ? legacy_uid() : legacy_uid() + "|" + physical;
+}
+
+std::string DeviceInfo::model_key() const {
+  return to_string(backend) + "|" + vendor + "|" + name + "|" + arch + "|" + driver;
 }
 
 nlohmann::json DeviceInfo::to_json() const {
@@ -38,7 +49,10 @@ nlohmann::json DeviceInfo::to_json() const {
           {"local_mem", local_mem},
           {"cache_bytes", cache_bytes},
           {"max_work_group", max_work_group},
-          {"pci_bus", pci_bus},
+          {"pci", pci},
+          {"uuid", uuid},
+          {"physical", physical},
+          {"twins", twins},
           {"host", host}};
 }
 
@@ -58,7 +72,10 @@ DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
   d.local_mem = j.value("local_mem", std::uint64_t{0});
   d.cache_bytes = j.value("cache_bytes", std::uint64_t{0});
   d.max_work_group = j.value("max_work_group", std::uint64_t{0});
-  d.pci_bus = j.value("pci_bus", -1);
+  d.pci = j.value("pci", "");
+  d.uuid = j.value("uuid", "");
+  d.physical = j.value("physical", "");
+  d.twins = j.value("twins", 1);
   d.host = j.value("host", "");
   return d;
 }
@@ -118,6 +135,75 @@ std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, s
   std::vector<DeviceInfo> out;
   for (std::size_t i = 0; i < devices.size(); ++i) {
     if (chosen[i]) out.push_back(devices[i]);
+  }
+  return out;
+}
+
+void assign_physical_identities(std::vector<DeviceInfo>& devices) {
+  // A view that knows only the UUID takes the PCI address of a view with the same UUID.
+  for (DeviceInfo& d : devices) {
+    if (!d.pci.empty() || d.uuid.empty()) continue;
+    for (const DeviceInfo& other : devices) {
+      if (other.uuid == d.uuid && !other.pci.empty()) d.pci = other.pci;
+    }
+  }
+  std::map<std::string, int> seen;
+  for (DeviceInfo& d : devices) {
+    if (!d.pci.empty()) {
+      d.physical = "pci " + d.pci;
+    } else if (!d.uuid.empty()) {
+      d.physical = "uuid " + d.uuid;
+    } else {
+      d.physical = "index " + std::to_string(seen[to_string(d.backend) + "|" + d.platform + "|" + d.name]++);
+    }
+  }
+  // One platform never shows one physical device twice, unless it was told to (PoCL with
+  // POCL_DEVICES="pthread pthread" shows the host's CPU as two devices): such views stay apart.
+  std::map<std::string, int> repeats;
+  for (DeviceInfo& d : devices) {
+    const int k = repeats[to_string(d.backend) + "|" + d.platform + "|" + d.physical]++;
+    if (k > 0) d.physical += " #" + std::to_string(k);
+  }
+  for (DeviceInfo& d : devices) {
+    d.twins = static_cast<int>(std::count_if(devices.begin(), devices.end(), [&](const DeviceInfo& o) {
+      return o.legacy_uid() == d.legacy_uid();
+    }));
+  }
+}
+
+std::string format_pci(unsigned domain, unsigned bus, unsigned device, unsigned function) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%04x:%02x:%02x.%x", domain & 0xffffu, bus & 0xffu, device & 0x1fu,
+                function & 0x7u);
+  return text;
+}
+
+std::string normalize_pci(std::string_view text) {
+  // [domain:]bus:device.function, each part hexadecimal.
+  const auto dot = text.rfind('.');
+  if (dot == std::string_view::npos) return "";
+  auto parts = split(text.substr(0, dot), ':');
+  if (parts.size() == 2) parts.insert(parts.begin(), "0");
+  if (parts.size() != 3) return "";
+  parts.push_back(std::string(text.substr(dot + 1)));
+  unsigned values[4];
+  for (int i = 0; i < 4; ++i) {
+    const std::string& p = parts[i];
+    if (p.empty() || p.size() > 8 || p.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+      return "";
+    values[i] = static_cast<unsigned>(std::stoul(p, nullptr, 16));
+  }
+  return format_pci(values[0], values[1], values[2], values[3]);
+}
+
+std::string format_uuid(const unsigned char (&bytes)[16]) {
+  if (std::all_of(std::begin(bytes), std::end(bytes), [](unsigned char b) { return b == 0; })) return "";
+  std::string out;
+  char hex[3];
+  for (int i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out += '-';
+    std::snprintf(hex, sizeof hex, "%02x", bytes[i]);
+    out += hex;
   }
   return out;
 }

@@ -27,11 +27,25 @@ struct DeviceInfo {
   std::uint64_t local_mem = 0;    // per work-group (shared memory per block)
   std::uint64_t cache_bytes = 0;  // last-level cache the device reports (0 if unknown)
   std::uint64_t max_work_group = 0;
-  int pci_bus = -1;  // PCI bus of the device where the backend says (-1 if unknown)
+  std::string pci;   // PCI address "dddd:bb:dd.f" where the backend says, else empty
+  std::string uuid;  // device UUID (CUDA, cl_khr_device_uuid) where the backend says, else empty
+  // The physical device this (backend) view belongs to; the OpenCL and the CUDA view of one GPU share it.
+  // Set by assign_physical_identities(): "pci dddd:bb:dd.f", else "uuid …", else the fallback "index K"
+  // (the K-th device of this backend, platform and name). Empty only for devices recorded before varex
+  // told identical devices apart (schema version 4).
+  std::string physical;
+  // How many devices of this machine the identity before schema version 4 could not tell apart from this
+  // one (itself included): the store adopts an old device row only when this is 1.
+  int twins = 1;
   std::string host;  // machine the device was found on
 
-  // Identity that is stable across runs and distinguishes machines when databases are merged.
+  // Identity that is stable across runs and distinguishes machines and physical devices when databases
+  // are merged: the model key, the host and the physical identity.
   std::string uid() const;
+  // The identity before schema version 4 (no physical part), which two identical devices shared.
+  std::string legacy_uid() const;
+  // What profiles match on: the same model through the same backend and driver, on any host.
+  std::string model_key() const;
 
   nlohmann::json to_json() const;
   static DeviceInfo from_json(const nlohmann::json& j);
@@ -43,5 +57,18 @@ struct DeviceInfo {
 std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector);
 
 std::string host_name();
+
+// Fills `physical` (and `twins`) for every device of one machine: views that share a PCI address or a UUID
+// are one physical device; a device with neither gets the documented fallback (its index among the devices
+// of its backend, platform and name), so two identical devices stay two.
+void assign_physical_identities(std::vector<DeviceInfo>& devices);
+
+// "dddd:bb:dd.f" in lower-case hex, the form every backend's PCI address is brought to.
+std::string format_pci(unsigned domain, unsigned bus, unsigned device, unsigned function);
+// Parses a PCI address as drivers print it ("0000:3B:00.0", "00000000:3b:00.0", "3b:00.0") into
+// format_pci's form; empty when it is not one.
+std::string normalize_pci(std::string_view text);
+// 16 bytes as "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"; empty if all zero (a backend that knows none).
+std::string format_uuid(const unsigned char (&bytes)[16]);
 
 }  // namespace varex

@@ -47,10 +47,11 @@ Engine::Built Engine::produce(const KernelSource& source, const Defines& defines
   const std::string dir = compile_cache_dir();
   std::filesystem::path file;
   if (!dir.empty()) {
-    // The device's identity and architecture are part of the name: a binary is only valid where it was built.
+    // The device's model (with its architecture and driver) and platform are part of the name: a binary is
+    // valid for the model it was built for, so identical GPUs of one machine share it.
     const DeviceInfo& d = device();
     file = std::filesystem::path(dir) / "kernels" /
-           (hex64(fnv1a(d.uid() + "|" + d.arch + "|" + key_of(source, defines))) + ".bin");
+           (hex64(fnv1a(d.model_key() + "|" + d.platform + "|" + key_of(source, defines))) + ".bin");
     const auto start = std::chrono::steady_clock::now();
     if (const auto image = read_whole(file)) {
       if (auto program = load(*image)) {

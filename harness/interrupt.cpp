@@ -24,4 +24,8 @@ bool interrupted() {
   return g_interrupted != 0;
 }
 
+void clear_interrupt() {
+  g_interrupted = 0;
+}
+
 }  // namespace varex

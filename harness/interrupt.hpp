@@ -5,5 +5,7 @@ namespace varex {
 
 void install_interrupt_handler();
 bool interrupted();
+// Forgets an interrupt that has been handled, for a process that goes on (a library user, a test).
+void clear_interrupt();
 
 }  // namespace varex

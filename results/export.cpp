@@ -6,6 +6,8 @@
 #include <ctime>
 #include <set>
 
+#include "harness/text.hpp"
+
 namespace varex::results {
 
 namespace {
@@ -73,45 +75,70 @@ const char* invalidity(harness::Status s) {
 }  // namespace
 
 nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults) {
-  nlohmann::json devices = nlohmann::json::array();
-  std::map<std::string, std::size_t> by_uid;
-  std::set<std::string> ops;
+  // One entry per model (identical devices share it) and workload: the fastest of the devices' bests.
+  struct Merged {
+    BestRow best;
+    std::int64_t measurements = 0;
+    std::set<std::string> devices;  // the uids of the physical devices whose measurements competed
+  };
+  std::map<std::string, std::map<std::pair<std::string, std::string>, Merged>> by_model;  // (op, workload)
+  std::map<std::string, std::vector<DeviceInfo>> measured_on;
+  std::vector<std::string> model_order;
   for (const BestRow& b : store.best(filter.op, std::nullopt)) {
     if (!filter.admits(b.op, b.device.id)) continue;
-    auto it = by_uid.find(b.device_uid);
-    if (it == by_uid.end()) {
-      nlohmann::json d{{"backend", to_string(b.device.backend)},
-                       {"vendor", b.device.vendor},
-                       {"name", b.device.name},
-                       {"arch", b.device.arch},
-                       {"type", b.device.type},
-                       {"driver", b.device.driver},
-                       {"host", b.device.host},
-                       {"id", b.device.id},
-                       {"compute_units", b.device.compute_units},
-                       {"global_mem", b.device.global_mem},
-                       {"operators", nlohmann::json::object()}};
-      if (b.probe_gbps) d["probe_gbps"] = *b.probe_gbps;
-      devices.push_back(d);
-      it = by_uid.emplace(b.device_uid, devices.size() - 1).first;
+    const std::string model = b.device.model_key();
+    if (!by_model.count(model)) model_order.push_back(model);
+    Merged& m = by_model[model][{b.op, b.workload.id()}];
+    if (m.devices.empty() || b.kernel_ms < m.best.kernel_ms) m.best = b;
+    m.measurements += b.measurements;
+    m.devices.insert(b.device_uid);
+    auto& on = measured_on[model];
+    if (std::none_of(on.begin(), on.end(), [&](const DeviceInfo& d) { return d.uid() == b.device_uid; }))
+      on.push_back(b.device);
+  }
+  nlohmann::json devices = nlohmann::json::array();
+  for (const std::string& model : model_order) {
+    const DeviceInfo& first = measured_on[model].front();
+    nlohmann::json d{{"backend", to_string(first.backend)},
+                     {"vendor", first.vendor},
+                     {"name", first.name},
+                     {"arch", first.arch},
+                     {"type", first.type},
+                     {"driver", first.driver},
+                     {"compute_units", first.compute_units},
+                     {"global_mem", first.global_mem},
+                     {"physical_devices", measured_on[model].size()},
+                     {"measured_on", nlohmann::json::array()},
+                     {"operators", nlohmann::json::object()}};
+    for (const DeviceInfo& on : measured_on[model]) {
+      d["measured_on"].push_back(
+          {{"host", on.host}, {"id", on.id}, {"physical", on.physical.empty() ? "unknown" : on.physical}});
     }
-    nlohmann::json workload{
-        {"rows", b.workload.rows()}, {"generator", b.workload.generator}, {"query", b.workload.query}};
-    if (b.workload.params.contains("selectivity")) workload["selectivity"] = b.workload.params["selectivity"];
-    devices[it->second]["operators"][b.op].push_back({{"workload", workload},
-                                                      {"params", variants::to_json(b.params)},
-                                                      {"variant", b.variant_id},
-                                                      {"kernel_ms", b.kernel_ms},
-                                                      {"kernel_ci", {b.kernel_ci_low, b.kernel_ci_high}},
-                                                      {"gbps", b.gbps},
-                                                      {"probe_fraction", b.probe_fraction},
-                                                      {"h2d_ms", b.h2d_ms},
-                                                      {"d2h_ms", b.d2h_ms},
-                                                      {"measured_at", b.measured_at},
-                                                      {"method", b.method},
-                                                      {"session", b.session},
-                                                      {"verified_measurements", b.measurements}});
-    ops.insert(b.op);
+    for (const auto& [key, m] : by_model[model]) {
+      const BestRow& b = m.best;
+      nlohmann::json workload{
+          {"rows", b.workload.rows()}, {"generator", b.workload.generator}, {"query", b.workload.query}};
+      if (b.workload.params.contains("selectivity"))
+        workload["selectivity"] = b.workload.params["selectivity"];
+      nlohmann::json entry{{"workload", workload},
+                           {"params", variants::to_json(b.params)},
+                           {"variant", b.variant_id},
+                           {"kernel_ms", b.kernel_ms},
+                           {"kernel_ci", {b.kernel_ci_low, b.kernel_ci_high}},
+                           {"gbps", b.gbps},
+                           {"probe_fraction", b.probe_fraction},
+                           {"h2d_ms", b.h2d_ms},
+                           {"d2h_ms", b.d2h_ms},
+                           {"measured_at", b.measured_at},
+                           {"method", b.method},
+                           {"session", b.session},
+                           {"measured_by", {{"host", b.device.host}, {"id", b.device.id}}},
+                           {"physical_devices", m.devices.size()},
+                           {"verified_measurements", m.measurements}};
+      if (b.probe_gbps) entry["probe_gbps"] = *b.probe_gbps;
+      d["operators"][key.first].push_back(entry);
+    }
+    devices.push_back(std::move(d));
   }
   nlohmann::json defaults_json = nlohmann::json::object();
   for (const auto& [op, params] : defaults) {
@@ -133,9 +160,10 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
       " {\n\ninline const varex::profile::Profile& profile() {\n  static const varex::profile::Profile p(\n  "
       "    {\n";
   for (const auto& d : profile.at("devices")) {
-    const std::string key = "{" + literal(d.value("backend", "")) + ", " + literal(d.value("vendor", "")) +
-                            ", " + literal(d.value("name", "")) + ", " + literal(d.value("arch", "")) + ", " +
-                            literal(d.value("type", "")) + ", " + literal(d.value("driver", "")) + "}";
+    std::vector<std::string> parts;
+    for (const char* field : {"backend", "vendor", "name", "arch", "type", "driver"})
+      parts.push_back(literal(d.value(field, "")));
+    const std::string key = "{" + join(parts, ", ") + "}";
     for (const auto& [op, entries] : d.at("operators").items()) {
       for (const auto& e : entries) {
         char numbers[160];

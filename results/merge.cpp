@@ -50,9 +50,10 @@ MergeStats merge_into(Store& target, const std::string& source) {
     db.exec(R"sql(
       INSERT INTO devices (uid, local_id, backend, name, vendor, platform, driver, type, arch, compute_units, global_mem,
                            max_alloc, local_mem, cache_bytes, max_work_group, host, probe_gbps, probe_method,
-                           probe_details, probed_at)
+                           probe_details, probed_at, physical, pci, uuid)
       SELECT uid, local_id, backend, name, vendor, platform, driver, type, arch, compute_units, global_mem, max_alloc,
-             local_mem, cache_bytes, max_work_group, host, probe_gbps, probe_method, probe_details, probed_at
+             local_mem, cache_bytes, max_work_group, host, probe_gbps, probe_method, probe_details, probed_at,
+             physical, pci, uuid
       FROM src.devices WHERE uid NOT IN (SELECT uid FROM main.devices))sql");
     stats.devices = changes(db);
     db.exec(

@@ -126,10 +126,22 @@ const char* kSchemaV3 = R"sql(
 ALTER TABLE measurements ADD COLUMN baseline TEXT;
 )sql";
 
+// Version 4: one row per physical device. Until version 3 a device's identity was backend, platform,
+// name, driver and host, which identical GPUs of one machine share; now the physical identity (PCI
+// address, UUID or the documented fallback, DeviceInfo::physical) is part of it. Rows written before keep
+// their identity with `physical` NULL and their measurements; Store::device() adopts such a row for the
+// one device of the machine that matches it, and leaves it alone where several do (it cannot know which
+// of them took the measurements).
+const char* kSchemaV4 = R"sql(
+ALTER TABLE devices ADD COLUMN physical TEXT;
+ALTER TABLE devices ADD COLUMN pci TEXT;
+ALTER TABLE devices ADD COLUMN uuid TEXT;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
   return all;
 }
 
@@ -169,23 +181,53 @@ int Store::schema_version() {
 }
 
 std::int64_t Store::device(const DeviceInfo& d) {
-  Statement upsert(db_, R"sql(
-    INSERT INTO devices (uid, local_id, backend, name, vendor, platform, driver, type, arch, compute_units,
-                         global_mem, max_alloc, local_mem, cache_bytes, max_work_group, host)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
-    ON CONFLICT (uid) DO UPDATE SET local_id = excluded.local_id, vendor = excluded.vendor, type = excluded.type,
-      arch = excluded.arch, compute_units = excluded.compute_units, global_mem = excluded.global_mem,
-      max_alloc = excluded.max_alloc, local_mem = excluded.local_mem, cache_bytes = excluded.cache_bytes,
-      max_work_group = excluded.max_work_group)sql");
-  upsert.bind(1, d.uid()).bind(2, d.id).bind(3, to_string(d.backend)).bind(4, d.name).bind(5, d.vendor);
-  upsert.bind(6, d.platform).bind(7, d.driver).bind(8, d.type).bind(9, d.arch);
-  upsert.bind(10, static_cast<std::int64_t>(d.compute_units)).bind(11, d.global_mem).bind(12, d.max_alloc);
-  upsert.bind(13, d.local_mem).bind(14, d.cache_bytes).bind(15, d.max_work_group).bind(16, d.host);
-  upsert.step();
-  Statement id(db_, "SELECT id FROM devices WHERE uid = ?1");
-  id.bind(1, d.uid());
-  id.step();
-  return id.integer(0);
+  Transaction t(db_);
+  std::optional<std::int64_t> row;
+  {
+    Statement find(db_, "SELECT id FROM devices WHERE uid = ?1");
+    find.bind(1, d.uid());
+    if (find.step()) row = find.integer(0);
+  }
+  if (!row && d.twins == 1 && !d.physical.empty()) {
+    // A row recorded before physical identities (schema version 4) for the only device of this machine it
+    // can mean: it becomes this device's row, its sessions and measurements with it.
+    Statement legacy(db_, "SELECT id FROM devices WHERE uid = ?1 AND physical IS NULL");
+    legacy.bind(1, d.legacy_uid());
+    if (legacy.step()) {
+      row = legacy.integer(0);
+      Statement adopt(db_, "UPDATE devices SET uid = ?2 WHERE id = ?1");
+      adopt.bind(1, *row).bind(2, d.uid());
+      adopt.step();
+    }
+  }
+  if (!row) {
+    Statement insert(db_, R"sql(
+      INSERT INTO devices (uid, local_id, backend, name, vendor, platform, driver, type, arch, compute_units,
+                           global_mem, max_alloc, local_mem, cache_bytes, max_work_group, host)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, 0, 0, 0, 0, 0, ?10))sql");
+    insert.bind(1, d.uid()).bind(2, d.id).bind(3, to_string(d.backend)).bind(4, d.name).bind(5, d.vendor);
+    insert.bind(6, d.platform).bind(7, d.driver).bind(8, d.type).bind(9, d.arch).bind(10, d.host);
+    insert.step();
+    row = db_.last_insert_rowid();
+  }
+  // What may change between runs without making it another device: its id on this machine, sizes, the
+  // physical identity's parts.
+  Statement update(db_, R"sql(
+    UPDATE devices SET local_id = ?2, vendor = ?3, type = ?4, arch = ?5, compute_units = ?6, global_mem = ?7,
+      max_alloc = ?8, local_mem = ?9, cache_bytes = ?10, max_work_group = ?11, physical = ?12, pci = ?13, uuid = ?14
+    WHERE id = ?1)sql");
+  update.bind(1, *row).bind(2, d.id).bind(3, d.vendor).bind(4, d.type).bind(5, d.arch);
+  update.bind(6, static_cast<std::int64_t>(d.compute_units)).bind(7, d.global_mem).bind(8, d.max_alloc);
+  update.bind(9, d.local_mem).bind(10, d.cache_bytes).bind(11, d.max_work_group);
+  auto text_or_null = [&](int i, const std::string& v) {
+    v.empty() ? update.bind_null(i) : update.bind(i, v);
+  };
+  text_or_null(12, d.physical);
+  text_or_null(13, d.pci);
+  text_or_null(14, d.uuid);
+  update.step();
+  t.commit();
+  return *row;
 }
 
 void Store::set_probe(std::int64_t device, const harness::ProbeResult& probe) {
@@ -287,8 +329,9 @@ namespace {
 constexpr const char* kDeviceColumns =
     "d.local_id, d.backend, d.name, d.vendor, d.platform, d.driver, d.type, d.arch, d.compute_units, "
     "d.global_mem, "
-    "d.max_alloc, d.local_mem, d.cache_bytes, d.max_work_group, d.host, d.probe_gbps";
-constexpr int kDeviceColumnCount = 16;
+    "d.max_alloc, d.local_mem, d.cache_bytes, d.max_work_group, d.host, d.probe_gbps, d.physical, d.pci, "
+    "d.uuid";
+constexpr int kDeviceColumnCount = 19;
 
 DeviceInfo read_device(const Statement& s, std::optional<double>* probe) {
   DeviceInfo d;
@@ -308,6 +351,9 @@ DeviceInfo read_device(const Statement& s, std::optional<double>* probe) {
   d.max_work_group = s.integer(13);
   d.host = s.text(14);
   if (probe) *probe = s.is_null(15) ? std::nullopt : std::optional<double>(s.real(15));
+  d.physical = s.text(16);  // empty for rows recorded before physical identities
+  d.pci = s.text(17);
+  d.uuid = s.text(18);
   return d;
 }
 
@@ -485,34 +531,35 @@ std::vector<BestRow> Store::best(const std::optional<std::string>& op,
     ORDER BY d.id, r.op, w.rows, w.id)sql");
   s.bind(1, op);
   std::vector<BestRow> rows;
+  const int c = kDeviceColumnCount;
   while (s.step()) {
     if (device_uids) {
-      const std::string uid = s.text(30);
+      const std::string uid = s.text(c + 14);
       if (std::find(device_uids->begin(), device_uids->end(), uid) == device_uids->end()) continue;
     }
     BestRow r;
     r.device = read_device(s, &r.probe_gbps);
-    r.op = s.text(16);
+    r.op = s.text(c);
     r.workload.op = r.op;
-    r.workload.generator = s.text(17);
-    r.workload.params = nlohmann::json::parse(s.text(18));
-    r.workload.query = nlohmann::json::parse(s.text(19));
-    r.variant_id = s.text(20);
-    r.params = variants::params_from_json(nlohmann::json::parse(s.text(21)));
-    r.kernel_ms = s.real(22);
-    r.kernel_ci_low = s.real(23);
-    r.kernel_ci_high = s.real(24);
-    r.h2d_ms = s.real(25);
-    r.d2h_ms = s.real(26);
-    r.gbps = s.real(27);
-    r.probe_fraction = s.real(28);
-    r.measurements = s.integer(29);
-    r.device_uid = s.text(30);
-    r.measured_at = s.text(31);
-    r.method = s.text(32);
-    r.method.append(" ").append(s.text(33));
-    if (s.text(32) == "tune") r.method.append(" ").append(s.text(34));
-    r.session = s.integer(35);
+    r.workload.generator = s.text(c + 1);
+    r.workload.params = nlohmann::json::parse(s.text(c + 2));
+    r.workload.query = nlohmann::json::parse(s.text(c + 3));
+    r.variant_id = s.text(c + 4);
+    r.params = variants::params_from_json(nlohmann::json::parse(s.text(c + 5)));
+    r.kernel_ms = s.real(c + 6);
+    r.kernel_ci_low = s.real(c + 7);
+    r.kernel_ci_high = s.real(c + 8);
+    r.h2d_ms = s.real(c + 9);
+    r.d2h_ms = s.real(c + 10);
+    r.gbps = s.real(c + 11);
+    r.probe_fraction = s.real(c + 12);
+    r.measurements = s.integer(c + 13);
+    r.device_uid = s.text(c + 14);
+    r.measured_at = s.text(c + 15);
+    r.method = s.text(c + 16);
+    r.method.append(" ").append(s.text(c + 17));
+    if (s.text(c + 16) == "tune") r.method.append(" ").append(s.text(c + 18));
+    r.session = s.integer(c + 19);
     rows.push_back(std::move(r));
   }
   return rows;

@@ -93,8 +93,10 @@ class Store {
 
   int schema_version();
   Database& db() { return db_; }
+  const std::string& path() const { return db_.path(); }
 
-  // Inserts or refreshes the device (matched by DeviceInfo::uid) and returns its row id.
+  // Inserts or refreshes the device (matched by DeviceInfo::uid; a row recorded before schema version 4 is
+  // adopted where it can only mean this device) and returns its row id.
   std::int64_t device(const DeviceInfo& device);
   void set_probe(std::int64_t device, const harness::ProbeResult& probe);
   std::optional<double> probe_gbps(std::int64_t device);

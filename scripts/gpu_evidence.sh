@@ -21,6 +21,10 @@
 #   strings_cpu  the same on the CPU devices at 2^22 rows
 #   strings_profile  Nsight Compute counters of naive and refill kernels (regex at 8%, CUDA)
 #   strings_refill  regex (prefix, unanchored) at 1% and 8%: naive against refill over all of refill's knobs
+#   multigpu   a machine with several GPUs: their identities, then `tune --device gpu --budget 60` (the
+#              default workload) with one worker per GPU at the same time against the same tuning one
+#              device after the other (fresh databases and compile caches), and each GPU's best variant
+#              measured again on its twin
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -319,6 +323,44 @@ part_strings_profile() {
         --min-reps 1 --max-reps 1 --db "$files/profile.db" 2>&1 | grep -E "^ +[a-z_]+__|kernel  |rows  "
     done
   done | tee "$files/strings_profile.txt"
+}
+
+part_multigpu() {
+  step multigpu
+  varex devices
+  varex devices --json > "$files/devices.json"
+  local mode
+  for mode in parallel sequential; do
+    local mdb=$files/multigpu_$mode.db
+    rm -f "$mdb"*
+    varex probe --device gpu --db "$mdb" > /dev/null  # probes stay out of the timed tuning
+    local flag=""
+    [ "$mode" = sequential ] && flag=--sequential
+    local start end
+    start=$(date +%s.%N)
+    # shellcheck disable=SC2086
+    VAREX_CACHE_DIR=/tmp/varex-cache-$mode varex tune --op selection --device gpu --budget 60 --db "$mdb" \
+      $flag --json > "$files/multigpu_$mode.json"
+    end=$(date +%s.%N)
+    echo "$mode wall_s $(python3 -c "print(round($end - $start, 1))")" | tee -a "$files/multigpu_wall.txt"
+  done
+  # Each GPU's declared best, measured again on the other GPU of the same backend.
+  python3 - "$files/multigpu_parallel.json" <<'PY' > "$files/multigpu_cross.txt"
+import json, sys
+runs = {r["device"]: r for r in json.load(open(sys.argv[1]))}
+pairs = [("cuda:0", "cuda:1"), ("ocl:1:0", "ocl:1:1")]
+for a, b in pairs:
+    for src, dst in ((a, b), (b, a)):
+        if src in runs and dst in runs and "best" in runs[src]:
+            sets = " ".join(f"--set {k}={v}" for k, v in runs[src]["best"]["params"].items())
+            print(f"{src} {dst} {sets}")
+PY
+  while read -r src dst sets; do
+    # shellcheck disable=SC2086
+    echo "$src-best-on-$dst $(varex run --op selection --device "$dst" $sets --db "$files/multigpu_cross.db" \
+      --json | python3 -c "import json,sys; m=json.load(sys.stdin); print(m['kernel_ms'], m['kernel_ci'], m['verified'])")"
+  done < "$files/multigpu_cross.txt" | tee "$files/multigpu_cross_results.txt"
+  varex best --db "$files/multigpu_parallel.db"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }

@@ -1,36 +1,46 @@
 #include "tuner/session.hpp"
 
-#include <unistd.h>
-
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <optional>
+#include <stdexcept>
 
 #include "harness/errors.hpp"
 #include "harness/interrupt.hpp"
 #include "tuner/device_evaluator.hpp"
+#include "tuner/progress.hpp"
 
 namespace varex::tuner {
 
 namespace {
 
-void draw_progress(const DeviceRun& run, const TuneOutcome& o, std::uint64_t total) {
-  char line[256];
+std::string progress_text(const TuneOutcome& o, std::uint64_t total) {
+  char line[160];
   const double best = o.history.empty() ? 0 : o.history.back().best_ms;
-  std::snprintf(line, sizeof line,
-                "\r%-10s %6lld/%-6llu evaluated  %7.1f s  ok %-5zu failed %-4zu best %.4f ms   ",
-                run.device.id.c_str(), static_cast<long long>(o.evaluations),
-                static_cast<unsigned long long>(total), o.spent_s, o.ok, o.failed, best);
-  std::fputs(line, stderr);
-  std::fflush(stderr);
+  std::snprintf(line, sizeof line, "%lld/%llu evaluated  %.1f s  ok %zu failed %zu  best %.4f ms",
+                static_cast<long long>(o.evaluations), static_cast<unsigned long long>(total), o.spent_s,
+                o.ok, o.failed, best);
+  return line;
 }
 
 results::SessionOutcome outcome_of(const TuneOutcome& o, const std::string& best_variant) {
   return {best_variant, o.best_ms, o.evaluations, o.spent_s};
 }
 
-void run_device(results::Store& store, const RunOptions& options, DeviceRun& run) {
+// Everything one device's session needs besides its own run: its connection to the store, the shared
+// display and the signal that another lane failed.
+struct LaneContext {
+  results::Store* store = nullptr;
+  ProgressBoard* board = nullptr;
+  std::size_t line = 0;
+  const std::atomic<bool>* abandon = nullptr;
+};
+
+void run_device(const LaneContext& lane, const RunOptions& options, DeviceRun& run) {
+  results::Store& store = *lane.store;
   const harness::Operator& op = *options.op;
   const DeviceInfo& device = run.device;
-  const bool progress = options.progress && isatty(STDERR_FILENO);
   const variants::Space space = op.space({device, options.workload.rows()}).restricted(options.pins);
   run.valid_variants = space.count_valid();
   const std::int64_t device_row = store.device(device);
@@ -61,7 +71,10 @@ void run_device(results::Store& store, const RunOptions& options, DeviceRun& run
   }
 
   harness::RemoteDevice remote(options.worker_executable, device);
+  if (options.reprobe || !store.probe_gbps(device_row))
+    lane.board->update(lane.line, "probing copy bandwidth");
   run.probe_gbps = ensure_probe(store, device_row, remote, options.reprobe);
+  lane.board->update(lane.line, "preparing the workload");
   remote.prepare(options.workload);
   if (run.session) {
     store.reopen_session(run.session);
@@ -82,16 +95,20 @@ void run_device(results::Store& store, const RunOptions& options, DeviceRun& run
   try {
     run.outcome = run_tuning(*strategy, search, evaluator, settings,
                              [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
-                               if (progress) draw_progress(run, o, run.valid_variants);
-                               if (interrupted()) throw harness::Interrupted();
+                               lane.board->update(lane.line, progress_text(o, run.valid_variants));
+                               if (interrupted() || *lane.abandon) throw harness::Interrupted();
                                return true;
                              });
   } catch (const harness::Interrupted&) {
     store.end_session(run.session, "interrupted");
-    if (progress) std::fputs("\n", stderr);
+    lane.board->update(lane.line, "interrupted");
+    throw;
+  } catch (const RuntimeError&) {
+    throw;  // the device failed: run_sessions closes the session as failed
+  } catch (...) {
+    store.end_session(run.session, "interrupted");  // another lane's usage error stopped this one
     throw;
   }
-  if (progress) std::fputs("\n", stderr);
   run.resumed_measurements = evaluator.resumed_used();
   if (run.outcome.best) run.best_variant = harness::variant_id(op, device.backend, *run.outcome.best);
   store.end_session(run.session, "finished", outcome_of(run.outcome, run.best_variant));
@@ -128,21 +145,49 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
   store.ensure_workload(options.workload);
   make_strategy(options.strategy,
                 op.space({options.devices.front(), options.workload.rows()}));  // a bad name fails now
-  std::vector<DeviceRun> out;
-  for (const DeviceInfo& device : options.devices) {
-    DeviceRun run;
-    run.device = device;
+  std::vector<DeviceRun> out(options.devices.size());
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < options.devices.size(); ++i) {
+    out[i].device = options.devices[i];
+    labels.push_back(options.devices[i].id);
+  }
+  ProgressBoard board(labels, options.progress);
+  std::atomic<bool> abandon{false};
+  const auto phases = plan_schedule(options.devices, options.schedule);
+  auto index_of = [&](const DeviceInfo& d) {
+    for (std::size_t i = 0; i < options.devices.size(); ++i) {
+      if (options.devices[i].id == d.id) return i;
+    }
+    throw std::logic_error("device not in the run: " + d.id);
+  };
+  // Lanes that run at the same time write through connections of their own; a lane alone uses `store`.
+  const bool concurrent =
+      std::any_of(phases.begin(), phases.end(), [](const Phase& p) { return p.lanes.size() > 1; });
+  run_schedule(phases, [&](const DeviceInfo& device) {
+    const std::size_t i = index_of(device);
+    DeviceRun& run = out[i];
+    std::optional<results::Store> own;
+    if (concurrent) own.emplace(store.path(), results::Database::Mode::Existing);
+    const LaneContext lane{own ? &*own : &store, &board, i, &abandon};
     try {
-      run_device(store, options, run);
+      run_device(lane, options, run);
+      char best[64] = "";
+      if (run.outcome.best) std::snprintf(best, sizeof best, ", best %.4f ms", run.outcome.best_ms);
+      board.update(i, run.status + best);
     } catch (const RuntimeError& e) {
-      if (run.session) store.end_session(run.session, "failed");
+      if (run.session) lane.store->end_session(run.session, "failed");
       run.status = "failed";
       run.error = e.what();
-      std::fprintf(stderr, "%svarex: %s failed: %s\n", options.progress && isatty(STDERR_FILENO) ? "\n" : "",
-                   device.id.c_str(), e.what());
+      board.update(i, "failed");
+      board.message("varex: " + device.id + " failed: " + e.what());
+    } catch (const harness::Interrupted&) {
+      throw;
+    } catch (...) {
+      abandon = true;  // a usage error: the other lanes stop too
+      throw;
     }
-    out.push_back(std::move(run));
-  }
+  });
+  board.finish();
   return out;
 }
 

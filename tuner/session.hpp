@@ -1,7 +1,8 @@
 #pragma once
 // Tuning sessions on devices: `varex sweep` (the exhaustive strategy, no budget) and `varex tune` (any
-// strategy and budget). One session per device. Running the same command again resumes an interrupted
-// session from its recorded measurements, and reports a finished one instead of measuring again.
+// strategy and budget). One session per device, the devices of different physical devices at the same time
+// (tuner/schedule.hpp). Running the same command again resumes every interrupted session from its recorded
+// measurements, and reports a finished one instead of measuring again.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -10,6 +11,7 @@
 #include "harness/operators/operator.hpp"
 #include "harness/worker.hpp"
 #include "results/store.hpp"
+#include "tuner/schedule.hpp"
 #include "tuner/tuner.hpp"
 
 namespace varex::tuner {
@@ -26,7 +28,8 @@ struct RunOptions {
   harness::MeasureSettings settings;
   double timeout_seconds = 300;
   std::map<std::string, std::string> pins;  // a sub-space
-  bool progress = false;                    // a live line on stderr
+  bool progress = false;                    // a live line per device on stderr
+  SchedulePolicy schedule;                  // which devices run at the same time
   bool reprobe = false;
   bool fresh = false;  // a new session even if the same command ran before
   std::string worker_executable;
@@ -47,8 +50,10 @@ struct DeviceRun {
 // The settings that, with operator, device, workload and strategy, identify a session for resuming.
 nlohmann::json session_settings(const RunOptions& options);
 
-// Throws harness::Interrupted (after closing the session as interrupted) and UsageError (before anything
-// is recorded). A device that fails at run time is reported in its DeviceRun; the others still run.
+// Throws harness::Interrupted (after closing every running session as interrupted) and UsageError (before
+// anything is recorded). A device that fails at run time is reported in its DeviceRun; the others still
+// run. Devices that run at the same time write through connections of their own to `store`'s file.
+// The runs come back in the order of `options.devices`.
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options);
 
 // The device's stored probe bandwidth, measured first when missing or when `force` is set.

@@ -14,16 +14,17 @@ std::vector<DeviceInfo> enumerate_devices() {
   std::vector<DeviceInfo> out = enumerate_opencl_devices();
 #ifdef VAREX_HAVE_CUDA
   const std::vector<DeviceInfo> cuda = enumerate_cuda_devices();
+  out.insert(out.end(), cuda.begin(), cuda.end());
+#endif
+  assign_physical_identities(out);
   // NVIDIA's OpenCL reports a few MiB of "global memory cache" where the GPU has tens of MiB of L2; the
   // cache flush must know the real size, so take it from the same GPU's CUDA view.
   for (DeviceInfo& o : out) {
-    for (const DeviceInfo& c : cuda) {
-      if (o.pci_bus >= 0 && o.pci_bus == c.pci_bus && o.name == c.name)
+    for (const DeviceInfo& c : out) {
+      if (o.backend == Backend::OpenCL && c.backend == Backend::Cuda && o.physical == c.physical)
         o.cache_bytes = std::max(o.cache_bytes, c.cache_bytes);
     }
   }
-  out.insert(out.end(), cuda.begin(), cuda.end());
-#endif
   return out;
 }
 

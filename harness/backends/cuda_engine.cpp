@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "harness/backends/cuda_driver.hpp"
@@ -362,7 +363,15 @@ std::vector<DeviceInfo> enumerate_cuda_devices() {
     info.local_mem = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK);
     info.cache_bytes = attribute(device, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE);
     info.max_work_group = attribute(device, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-    info.pci_bus = attribute(device, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID);
+    char bus_id[64] = {};
+    if (d->cuDeviceGetPCIBusId(bus_id, sizeof bus_id - 1, device) == CUDA_SUCCESS)
+      info.pci = normalize_pci(bus_id);
+    CUuuid uuid{};
+    if (d->cuDeviceGetUuid(&uuid, device) == CUDA_SUCCESS) {
+      unsigned char bytes[16];
+      std::memcpy(bytes, uuid.bytes, sizeof bytes);
+      info.uuid = format_uuid(bytes);
+    }
     info.host = host_name();
     out.push_back(info);
   }

@@ -2,7 +2,10 @@
 
 #include <CL/cl.h>
 
+#include <CL/cl_ext.h>
+
 #include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "harness/errors.hpp"
@@ -16,6 +19,8 @@ namespace {
 constexpr cl_device_info kComputeCapabilityMajorNv = 0x4000;
 constexpr cl_device_info kComputeCapabilityMinorNv = 0x4001;
 constexpr cl_device_info kPciBusIdNv = 0x4008;
+constexpr cl_device_info kPciSlotIdNv = 0x4009;  // device << 3 | function
+constexpr cl_device_info kPciDomainIdNv = 0x400A;
 
 const char* cl_error_name(cl_int code) {
   switch (code) {
@@ -108,6 +113,43 @@ std::vector<cl_device_id> devices_of(cl_platform_id platform) {
   return ids;
 }
 
+bool has_extension(const std::string& extensions, const std::string& name) {
+  for (const std::string& e : split(extensions, ' ')) {
+    if (e == name) return true;
+  }
+  return false;
+}
+
+// The device's PCI address, from the first query the platform offers: the Khronos extension, NVIDIA's
+// attribute query, AMD's topology; empty when none does (CPU devices, most other platforms).
+std::string pci_address(cl_device_id device, const std::string& extensions) {
+  if (has_extension(extensions, "cl_khr_pci_bus_info")) {
+    cl_device_pci_bus_info_khr info{};
+    if (clGetDeviceInfo(device, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof info, &info, nullptr) == CL_SUCCESS)
+      return format_pci(info.pci_domain, info.pci_bus, info.pci_device, info.pci_function);
+  }
+  if (has_extension(extensions, "cl_nv_device_attribute_query")) {
+    cl_uint bus = 0, slot = 0, domain = 0;
+    if (clGetDeviceInfo(device, kPciBusIdNv, sizeof bus, &bus, nullptr) == CL_SUCCESS &&
+        clGetDeviceInfo(device, kPciSlotIdNv, sizeof slot, &slot, nullptr) == CL_SUCCESS) {
+      // Older drivers lack the domain query: domain 0, as on most single-domain hosts.
+      if (clGetDeviceInfo(device, kPciDomainIdNv, sizeof domain, &domain, nullptr) != CL_SUCCESS) domain = 0;
+      return format_pci(domain, bus, slot >> 3, slot & 7);
+    }
+  }
+  if (has_extension(extensions, "cl_amd_device_attribute_query")) {
+    cl_device_topology_amd topology{};
+    if (clGetDeviceInfo(device, CL_DEVICE_TOPOLOGY_AMD, sizeof topology, &topology, nullptr) == CL_SUCCESS &&
+        topology.raw.type == CL_DEVICE_TOPOLOGY_TYPE_PCIE_AMD) {
+      // The topology has no domain: domain 0.
+      return format_pci(0, static_cast<unsigned char>(topology.pcie.bus),
+                        static_cast<unsigned char>(topology.pcie.device),
+                        static_cast<unsigned char>(topology.pcie.function));
+    }
+  }
+  return "";
+}
+
 DeviceInfo describe_device(cl_platform_id platform, cl_device_id device, std::size_t p, std::size_t d) {
   DeviceInfo info;
   info.id = "ocl:" + std::to_string(p) + ":" + std::to_string(d);
@@ -126,10 +168,9 @@ DeviceInfo describe_device(cl_platform_id platform, cl_device_id device, std::si
   info.max_work_group = device_value<std::size_t>(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   const std::string extensions = device_string(device, CL_DEVICE_EXTENSIONS);
   const std::string version = device_string(device, CL_DEVICE_VERSION);
-  if (extensions.find("cl_nv_device_attribute_query") != std::string::npos) {
+  if (has_extension(extensions, "cl_nv_device_attribute_query")) {
     info.arch = "sm_" + std::to_string(device_value<cl_uint>(device, kComputeCapabilityMajorNv)) +
                 std::to_string(device_value<cl_uint>(device, kComputeCapabilityMinorNv));
-    info.pci_bus = static_cast<int>(device_value<cl_uint>(device, kPciBusIdNv));
   } else if (const auto hstr = version.find("HSTR: "); hstr != std::string::npos) {
     // PoCL names the LLVM target it compiles for, e.g. "pthread-x86_64-pc-linux-gnu-skylake-avx512".
     const std::string target = version.substr(hstr + 6);
@@ -137,6 +178,15 @@ DeviceInfo describe_device(cl_platform_id platform, cl_device_id device, std::si
     info.arch = gnu == std::string::npos ? target : target.substr(gnu + 5);
   } else {
     info.arch = version;
+  }
+  info.pci = pci_address(device, extensions);
+  if (has_extension(extensions, "cl_khr_device_uuid")) {
+    cl_uchar uuid[CL_UUID_SIZE_KHR] = {};
+    if (clGetDeviceInfo(device, CL_DEVICE_UUID_KHR, sizeof uuid, uuid, nullptr) == CL_SUCCESS) {
+      unsigned char bytes[16];
+      std::memcpy(bytes, uuid, sizeof bytes);
+      info.uuid = format_uuid(bytes);
+    }
   }
   info.host = host_name();
   return info;

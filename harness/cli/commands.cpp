@@ -1,5 +1,6 @@
 #include "harness/cli/commands.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -35,7 +36,14 @@ void add_devices(CLI::App& app, int&) {
     const auto devices = *selector == "all" ? all : select_devices(all, *selector);
     if (*json_out) {
       json out = json::array();
-      for (const auto& d : devices) out.push_back(d.to_json());
+      for (const auto& d : devices) {
+        json j = d.to_json();
+        j["views"] = json::array();  // every id of the same physical device, this one included
+        for (const auto& other : all) {
+          if (other.physical == d.physical) j["views"].push_back(other.id);
+        }
+        out.push_back(j);
+      }
       std::cout << out.dump(2) << "\n";
       return;
     }
@@ -45,12 +53,18 @@ void add_devices(CLI::App& app, int&) {
     }
     std::vector<std::vector<std::string>> rows;
     for (const auto& d : devices) {
+      // The other views of the same physical device: its OpenCL and CUDA sides.
+      std::string physical = d.physical;
+      for (const auto& other : all) {
+        if (other.id != d.id && other.physical == d.physical) physical += " = " + other.id;
+      }
       rows.push_back({d.id, to_string(d.backend), d.type, d.name, d.arch, std::to_string(d.compute_units),
                       format_bytes(d.global_mem), format_bytes(d.local_mem), std::to_string(d.max_work_group),
-                      format_bytes(d.cache_bytes)});
+                      format_bytes(d.cache_bytes), physical});
     }
-    print_table(
-        {"id", "backend", "type", "name", "arch", "CUs", "global mem", "local mem", "max wg", "cache"}, rows);
+    print_table({"id", "backend", "type", "name", "arch", "CUs", "global mem", "local mem", "max wg", "cache",
+                 "physical device"},
+                rows);
   });
 }
 
@@ -282,6 +296,7 @@ struct SessionFlags {
   int remeasure = 3;
   bool reprobe = false;
   bool fresh = false;
+  bool sequential = false;
   bool json_out = false;
 };
 
@@ -324,6 +339,9 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
   cmd->add_flag("--reprobe", f->reprobe, "Measure the devices' copy bandwidth again");
   cmd->add_flag("--fresh", f->fresh,
                 "Start a new session even if the same command ran before (default: resume it)");
+  cmd->add_flag("--sequential", f->sequential,
+                "One device after another (default: one worker per physical GPU at the same time; CPU "
+                "devices always run alone)");
   if (tune) {
     cmd->add_option("--strategy", f->strategy, "Search strategy: " + join(tuner::strategy_names(), ", "))
         ->capture_default_str();
@@ -351,6 +369,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.pins = parse_assignments(f->set, "--set");
     options.reprobe = f->reprobe;
     options.fresh = f->fresh;
+    options.schedule.parallel = !f->sequential;
     options.progress = !f->json_out;
     options.worker_executable = self_executable();
     if (tune) {
@@ -371,7 +390,9 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
       harness::check_fits(*options.op, options.workload, d);
     }
     results::Store store(f->db);
+    const auto start = std::chrono::steady_clock::now();
     const auto runs = tuner::run_sessions(store, options);
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
     for (const auto& r : runs) {
@@ -395,6 +416,11 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     print_table({"device", "session", "status", "evaluated", "failed", "cost s", "best ms", "GB/s",
                  "of probe", "best variant"},
                 rows);
+    std::size_t lanes = 0;
+    for (const auto& phase : tuner::plan_schedule(options.devices, options.schedule))
+      lanes = std::max(lanes, phase.lanes.size());
+    std::cout << "wall time " << fixed(wall_s, 1) << " s, up to " << lanes
+              << (lanes == 1 ? " device" : " physical devices") << " at a time\n";
   });
 }
 
