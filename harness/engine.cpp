@@ -1,6 +1,10 @@
 #include "harness/engine.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <chrono>
@@ -43,40 +47,71 @@ std::optional<std::string> read_whole(const std::filesystem::path& path) {
 
 }  // namespace
 
-Engine::Built Engine::produce(const KernelSource& source, const Defines& defines) {
-  const std::string dir = compile_cache_dir();
-  std::filesystem::path file;
-  if (!dir.empty()) {
-    // The device's model (with its architecture and driver) and platform are part of the name: a binary is
-    // valid for the model it was built for, so identical GPUs of one machine share it.
-    const DeviceInfo& d = device();
-    file = std::filesystem::path(dir) / "kernels" /
-           (hex64(fnv1a(d.model_key() + "|" + d.platform + "|" + key_of(source, defines))) + ".bin");
-    const auto start = std::chrono::steady_clock::now();
-    if (const auto image = read_whole(file)) {
-      if (auto program = load(*image)) {
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-        return {std::shared_ptr<Program>(std::move(program)), ms, true};
+namespace {
+
+// An exclusive lock on a cache entry for as long as it lives (flock on a file beside the binary), so that
+// processes building the same program at once (identical GPUs tuned at the same time propose the same
+// variants) build it once: the others wait and load the binary. No lock (nothing is shared) where the
+// lock file cannot be made.
+class EntryLock {
+ public:
+  explicit EntryLock(const std::filesystem::path& file) {
+    std::error_code ec;
+    std::filesystem::create_directories(file.parent_path(), ec);
+    fd_ = ::open((file.string() + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    if (fd_ >= 0) {
+      while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
       }
     }
   }
-  // Building is synchronous host work, so a host clock measures it correctly.
+  ~EntryLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  EntryLock(const EntryLock&) = delete;
+  EntryLock& operator=(const EntryLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace
+
+std::shared_ptr<Program> Engine::load_cached(const std::filesystem::path& file) {
+  const auto image = read_whole(file);
+  if (!image) return nullptr;
+  return std::shared_ptr<Program>(load(*image));  // null when the binary no longer loads
+}
+
+Engine::Built Engine::produce(const KernelSource& source, const Defines& defines) {
+  const std::string dir = compile_cache_dir();
   const auto start = std::chrono::steady_clock::now();
+  auto since_start = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  };
+  if (dir.empty()) {
+    // Building is synchronous host work, so a host clock measures it correctly.
+    std::shared_ptr<Program> program = build(source, defines);
+    return {program, since_start(), false};
+  }
+  // The device's model (with its architecture and driver) and platform are part of the name: a binary is
+  // valid for the model it was built for, so identical GPUs of one machine share it.
+  const DeviceInfo& d = device();
+  const std::filesystem::path file =
+      std::filesystem::path(dir) / "kernels" /
+      (hex64(fnv1a(d.model_key() + "|" + d.platform + "|" + key_of(source, defines))) + ".bin");
+  if (auto program = load_cached(file)) return {program, since_start(), true};
+  EntryLock lock(file);
+  if (auto program = load_cached(file)) return {program, since_start(), true};  // built while we waited
   std::shared_ptr<Program> program = build(source, defines);
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  if (!file.empty()) {
-    const std::string image = binary(*program);
+  const double ms = since_start();
+  const std::string image = binary(*program);
+  // Write-then-rename, so that a reader without the lock never sees half a binary.
+  const auto temporary = file.string() + ".tmp" + std::to_string(::getpid());
+  if (!image.empty()) {
+    std::ofstream(temporary, std::ios::binary)
+        .write(image.data(), static_cast<std::streamsize>(image.size()));
     std::error_code ec;
-    std::filesystem::create_directories(file.parent_path(), ec);
-    // Write-then-rename, so that a concurrent reader never sees half a binary.
-    const auto temporary = file.string() + ".tmp" + std::to_string(::getpid());
-    if (!image.empty() && !ec) {
-      std::ofstream(temporary, std::ios::binary)
-          .write(image.data(), static_cast<std::streamsize>(image.size()));
-      std::filesystem::rename(temporary, file, ec);
-    }
+    std::filesystem::rename(temporary, file, ec);
   }
   return {program, ms, false};
 }

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <future>
 #include <map>
 #include <memory>
@@ -161,7 +162,9 @@ class Engine {
     double ms = 0;
     bool from_disk = false;
   };
+  // From the disk cache, building (once per machine, under the entry's lock) where it is missing.
   Built produce(const KernelSource& source, const Defines& defines);
+  std::shared_ptr<Program> load_cached(const std::filesystem::path& file);
   struct Entry {
     std::shared_future<Built> ready;
     bool used = false;

@@ -2,6 +2,9 @@
 // variant (kernel, ept, vec) under a spread of launch shapes, on awkward sizes and edge-value data.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -183,6 +186,35 @@ TEST(CompileCache, ProgramsAreKeptOnDiskAcrossEngines) {
   run->poison();
   run->execute(params);
   EXPECT_TRUE(run->collect().verified);
+  unsetenv("VAREX_CACHE_DIR");
+}
+
+TEST(CompileCache, EnginesBuildingTheSameProgramAtOnceBuildItOnce) {
+  // Identical GPUs tuned at the same time ask for the same programs at the same moment: one builds, the
+  // other waits for the cache entry and loads it.
+  const std::string dir = test::scratch_dir("compile-cache-shared");
+  setenv("VAREX_CACHE_DIR", dir.c_str(), 1);
+  SelectionOperator op;
+  variants::Params params = op.space({test::cpu_device(), 4096}).defaults();
+  params["kernel"] = std::string("overflow");
+  params["ept"] = std::int64_t{16};
+  params["vec"] = std::int64_t{8};
+  const Defines defines = op.defines(params, test::cpu_device());
+  const KernelSource& source = kernel_source(Backend::OpenCL, "selection");
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (int i = 0; i < 2; ++i) engines.push_back(open_engine(test::cpu_device()));
+  std::vector<CompileInfo> info(2);
+  std::atomic<int> ready{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 2; ++i) {
+    threads.emplace_back([&, i] {
+      ++ready;
+      while (ready < 2) std::this_thread::yield();
+      engines[i]->compile(source, defines, &info[i]);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_NE(info[0].cached, info[1].cached) << "exactly one of the two built the program";
   unsetenv("VAREX_CACHE_DIR");
 }
 
