@@ -38,6 +38,11 @@ std::vector<Phase> plan_schedule(const std::vector<DeviceInfo>& devices, const S
       lane->devices.push_back(d);
     }
   }
+  // Every other lane takes its views in reverse order. Identical GPUs then tune different models (OpenCL
+  // on one, CUDA on the other) in the first half, and in the second half each finds the programs the other
+  // lane built in the compile cache; in lockstep they would wait on the same compilations twice.
+  for (std::size_t i = 1; i < shared.lanes.size(); i += 2)
+    std::reverse(shared.lanes[i].devices.begin(), shared.lanes[i].devices.end());
   if (!shared.lanes.empty()) phases.push_back(std::move(shared));
   phases.insert(phases.end(), alone.begin(), alone.end());
   return phases;

@@ -29,7 +29,8 @@ struct SchedulePolicy {
   bool cpu_alone = true;
 };
 
-// Keeps the order of `devices` within lanes and the order of first appearance between lanes.
+// Lanes in the order of their first device; within a lane the views in the order given, except that every
+// other lane takes them in reverse (so that identical GPUs do not compile the same programs at once).
 std::vector<Phase> plan_schedule(const std::vector<DeviceInfo>& devices, const SchedulePolicy& policy = {});
 
 // Calls `work` for every device: phases in order, each lane of a phase on its own thread, a lane's devices
