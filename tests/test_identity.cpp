@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "results/export.hpp"
 #include "results/merge.hpp"
 #include "results/store.hpp"
 #include "support.hpp"
@@ -221,6 +222,45 @@ TEST(Identity, IdenticalDevicesLeaveTheOldRowAloneAndGetRowsOfTheirOwn) {
       old.measurements)
       << "old rows stay attached to the device they were measured on";
   EXPECT_EQ(count(store, "SELECT COUNT(*) FROM measurements"), old.measurements);
+}
+
+TEST(Identity, IdenticalGpusShareOneProfileEntryBuiltFromEither) {
+  const std::string path = test::scratch_dir("profile-model") + "/varex.db";
+  results::Store store(path);
+  std::vector<DeviceInfo> machine{view("cuda:0", Backend::Cuda, "NVIDIA H200", "0000:3b:00.0"),
+                                  view("cuda:1", Backend::Cuda, "NVIDIA H200", "0000:86:00.0")};
+  assign_physical_identities(machine);
+  store.ensure_operator("selection", "test");
+  datasets::WorkloadSpec workload;
+  workload.op = "selection";
+  workload.generator = "uniform_int32";
+  workload.params = {{"rows", 1 << 20}, {"seed", 1}};
+  store.ensure_workload(workload);
+  const double ms[] = {0.30, 0.25};  // the second GPU measured the faster variant
+  for (int i = 0; i < 2; ++i) {
+    const std::int64_t row = store.device(machine[i]);
+    const std::int64_t session =
+        store.begin_session("sweep", "selection", row, workload.id(), "exhaustive", {});
+    const std::string variant = std::to_string(i) + "v";
+    store.ensure_variant(variant, "selection", Backend::Cuda, {{"ept", std::int64_t{8} << i}}, "hash", {});
+    harness::Measurement m;
+    m.status = harness::Status::Ok;
+    m.verified = true;
+    m.samples_ms = {ms[i], ms[i]};
+    m.kernel = summarize(m.samples_ms);
+    store.record(session, variant, row, workload.id(), m);
+  }
+  const auto profile = results::profile_json(store, {}, {});
+  ASSERT_EQ(profile["devices"].size(), 1u) << "one entry for the model, not one per GPU";
+  const auto& d = profile["devices"][0];
+  EXPECT_EQ(d["physical_devices"], 2);
+  EXPECT_EQ(d["measured_on"].size(), 2u);
+  const auto& entries = d["operators"]["selection"];
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0]["variant"], "1v") << "the faster of the two GPUs' bests";
+  EXPECT_EQ(entries[0]["physical_devices"], 2);
+  EXPECT_EQ(entries[0]["verified_measurements"], 2);
+  EXPECT_EQ(entries[0]["measured_by"]["id"], "cuda:1");
 }
 
 TEST(Identity, MergingAnOldDatabaseAddsNothingTwice) {
