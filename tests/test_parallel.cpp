@@ -191,24 +191,30 @@ class TwoPoclDevices : public ::testing::Test {
     assign_physical_identities(both);
     return both;
   }
+  // Tuning the selection on both devices at once (concurrent writers), with a random search.
+  tuner::RunOptions tune_both(std::uint64_t rows, std::uint64_t seed, const std::string& budget,
+                              int remeasure) {
+    tuner::RunOptions options;
+    options.kind = "tune";
+    options.op = &harness::find_operator("selection");
+    options.devices = devices();
+    options.workload.op = "selection";
+    options.workload.generator = "uniform_int32";
+    options.workload.params = {{"rows", rows}, {"seed", seed}, {"selectivity", 0.5}};
+    options.strategy = "random";
+    options.budget = tuner::Budget::parse(budget);
+    options.remeasure = remeasure;
+    options.settings.max_reps = 5;
+    options.schedule.cpu_alone = false;
+    options.worker_executable = VAREX_EXECUTABLE;
+    return options;
+  }
 };
 
 TEST_F(TwoPoclDevices, TunedAtTheSameTimeEachInItsOwnSessionEveryMeasurementOnce) {
   const std::string path = test::scratch_dir("parallel-tune") + "/varex.db";
   results::Store store(path);
-  tuner::RunOptions options;
-  options.kind = "tune";
-  options.op = &harness::find_operator("selection");
-  options.devices = devices();
-  options.workload.op = "selection";
-  options.workload.generator = "uniform_int32";
-  options.workload.params = {{"rows", 1 << 16}, {"seed", 3}, {"selectivity", 0.5}};
-  options.strategy = "random";
-  options.budget = tuner::Budget::parse("12");
-  options.remeasure = 2;
-  options.settings.max_reps = 5;
-  options.schedule.cpu_alone = false;  // the two devices at once: concurrent writers
-  options.worker_executable = VAREX_EXECUTABLE;
+  const tuner::RunOptions options = tune_both(1 << 16, 3, "12", 2);
   const auto runs = tuner::run_sessions(store, options);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_NE(runs[0].session, runs[1].session);
@@ -243,19 +249,7 @@ TEST_F(TwoPoclDevices, TunedAtTheSameTimeEachInItsOwnSessionEveryMeasurementOnce
 TEST_F(TwoPoclDevices, CtrlCStopsEveryLaneAndTheSameCommandResumesThemAll) {
   const std::string path = test::scratch_dir("parallel-interrupt") + "/varex.db";
   results::Store store(path);
-  tuner::RunOptions options;
-  options.kind = "tune";
-  options.op = &harness::find_operator("selection");
-  options.devices = devices();
-  options.workload.op = "selection";
-  options.workload.generator = "uniform_int32";
-  options.workload.params = {{"rows", 1 << 18}, {"seed", 5}, {"selectivity", 0.5}};
-  options.strategy = "random";
-  options.budget = tuner::Budget::parse("40");
-  options.remeasure = 1;
-  options.settings.max_reps = 5;
-  options.schedule.cpu_alone = false;
-  options.worker_executable = VAREX_EXECUTABLE;
+  const tuner::RunOptions options = tune_both(1 << 18, 5, "40", 1);
   install_interrupt_handler();
   // Ctrl-C once both sessions have recorded something.
   std::thread user([&] {
