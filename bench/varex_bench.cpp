@@ -18,6 +18,7 @@
 #include "harness/engine.hpp"
 #include "harness/errors.hpp"
 #include "harness/operators/operator.hpp"
+#include "results/export.hpp"
 #include "results/store.hpp"
 
 namespace {
@@ -101,22 +102,26 @@ void time_copy(benchmark::State& state, Target* t) {
   state.counters["GB/s"] = benchmark::Counter(2.0 * bytes * state.iterations() / (total_ms * 1e6));
 }
 
-std::optional<variants::Params> tuned_params(const Options& o, const harness::Operator& op,
+// The workload as a profile lookup describes it.
+profile::Workload lookup_workload(const datasets::WorkloadClass& c) {
+  profile::Workload w;
+  for (const auto& [key, value] : c.shape.items()) w.shape[key] = value.get<std::string>();
+  for (const auto& [key, value] : c.scale.items()) w.scale[key] = value.get<double>();
+  return w;
+}
+
+// The tuned variant from a profile, or from a database through the same export and lookup (one definition
+// of best: docs/PROFILE.md).
+std::optional<variants::Params> tuned_params(const profile::Profile* tuned, const harness::Operator& op,
                                              const DeviceInfo& d, const variants::Space& space,
-                                             std::uint64_t rows, results::Store* store) {
-  if (!o.profile.empty()) {
-    static const profile::Profile p = profile::load_profile_file(o.profile);
-    const profile::Choice c =
-        p.lookup(op.name(), {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver}, rows);
-    if (c.level == profile::Level::Default) return std::nullopt;
-    return space.with_settings(space.defaults(), {c.params.begin(), c.params.end()});
-  }
-  if (store) {
-    for (const auto& b : store->best(op.name(), std::vector<std::string>{d.uid()})) {
-      if (space.valid(b.params)) return b.params;
-    }
-  }
-  return std::nullopt;
+                                             const datasets::WorkloadSpec& spec) {
+  if (!tuned) return std::nullopt;
+  const profile::Choice c =
+      tuned->lookup(op.name(), {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver},
+                    lookup_workload(op.workload_class(spec)));
+  if (c.level == profile::Level::Default) return std::nullopt;
+  const auto params = space.with_settings(space.defaults(), {c.params.begin(), c.params.end()});
+  return space.valid(params) ? std::optional(params) : std::nullopt;
 }
 
 }  // namespace
@@ -126,8 +131,13 @@ int main(int argc, char** argv) {
     const Options o = take_options(argc, argv);
     benchmark::Initialize(&argc, argv);
     const auto devices = cli::resolve_devices(o.device);
-    std::unique_ptr<results::Store> store;
-    if (!o.db.empty()) store = std::make_unique<results::Store>(o.db, results::Database::Mode::Existing);
+    std::optional<profile::Profile> tuned;
+    if (!o.profile.empty()) tuned = profile::load_profile_file(o.profile);
+    if (!o.db.empty()) {
+      results::Store store(o.db, results::Database::Mode::Existing);
+      store.classify_workloads(harness::workload_class_of);
+      tuned = profile::load_profile(results::profile_json(store, {}, {}));
+    }
     for (const harness::Operator* op : harness::operators()) {
       if (!o.op.empty() && o.op != op->name()) continue;
       for (const DeviceInfo& d : devices) {
@@ -148,8 +158,8 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark((prefix + "default").c_str(), time_variant, target, space.defaults())
             ->UseManualTime()
             ->Unit(benchmark::kMillisecond);
-        if (const auto tuned = tuned_params(o, *op, d, space, spec.rows(), store.get())) {
-          benchmark::RegisterBenchmark((prefix + "tuned").c_str(), time_variant, target, *tuned)
+        if (const auto params = tuned_params(tuned ? &*tuned : nullptr, *op, d, space, spec)) {
+          benchmark::RegisterBenchmark((prefix + "tuned").c_str(), time_variant, target, *params)
               ->UseManualTime()
               ->Unit(benchmark::kMillisecond);
         }

@@ -1,5 +1,8 @@
 #include "datasets/workload.hpp"
 
+#include <algorithm>
+#include <iterator>
+
 #include "harness/hash.hpp"
 
 namespace varex::datasets {
@@ -26,6 +29,47 @@ std::string WorkloadSpec::describe() const {
   std::string out = op + " on " + generator + " " + params.dump();
   if (!query.empty()) out += " query " + query.dump();
   return out;
+}
+
+std::string WorkloadClass::id() const {
+  return hex64(fnv1a(to_json().dump()));
+}
+
+WorkloadClass WorkloadClass::from_json(const nlohmann::json& j) {
+  WorkloadClass c;
+  c.shape = j.value("shape", nlohmann::json::object());
+  c.scale = j.value("scale", nlohmann::json::object());
+  return c;
+}
+
+std::string WorkloadClass::describe() const {
+  std::string out;
+  auto add = [&](const std::string& key, const nlohmann::json& value) {
+    if (!out.empty()) out += ' ';
+    out += key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  };
+  for (const auto& [key, value] : scale.items()) add(key, value);
+  for (const auto& [key, value] : shape.items()) add(key, value);
+  return out;
+}
+
+WorkloadClass default_class(const WorkloadSpec& spec) {
+  static const char* const kScale[] = {"rows", "rows2", "distinct", "selectivity", "match_ratio", "zipf"};
+  static const char* const kNotAnAnswer[] = {"seed",         "path",   "path2",   "fingerprint",
+                                             "fingerprint2", "format", "version", "plant"};
+  WorkloadClass c;
+  const bool file = spec.generator == "file" || spec.generator == "files";
+  c.shape["generator"] = file ? "file" : spec.generator;
+  for (const auto& [key, value] : spec.params.items()) {
+    if (std::find(std::begin(kScale), std::end(kScale), key) != std::end(kScale)) {
+      if (value.is_number()) c.scale[key] = value;
+    } else if (std::find(std::begin(kNotAnAnswer), std::end(kNotAnAnswer), key) == std::end(kNotAnAnswer)) {
+      c.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
+    }
+  }
+  for (const auto& [key, value] : spec.query.items())
+    c.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  return c;
 }
 
 }  // namespace varex::datasets

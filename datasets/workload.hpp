@@ -7,6 +7,21 @@
 
 namespace varex::datasets {
 
+// What in a workload changes which variant is fastest: its shape (categorical: where the data comes from
+// and the query's form, e.g. a dataset or a pattern) and its scale (numbers: rows, and ratios or counts
+// such as selectivity, distinct keys, skew). Two workloads that differ only in their seed, or in the path
+// of a file with the same shape and scale, are one class. "best" and profiles are per class; a lookup
+// falls back from the exact class to the nearest scale of the same shape.
+struct WorkloadClass {
+  nlohmann::json shape = nlohmann::json::object();  // string values
+  nlohmann::json scale = nlohmann::json::object();  // numbers; always holds "rows"
+
+  std::string id() const;
+  nlohmann::json to_json() const { return {{"shape", shape}, {"scale", scale}}; }
+  static WorkloadClass from_json(const nlohmann::json& j);
+  std::string describe() const;  // "rows=1048576 selectivity=0.5 dataset=titles pattern=..."
+};
+
 struct WorkloadSpec {
   std::string op;
   std::string generator;                             // e.g. "uniform_int32", or "file" for user data
@@ -19,5 +34,11 @@ struct WorkloadSpec {
   nlohmann::json to_json() const;
   static WorkloadSpec from_json(const nlohmann::json& j);
 };
+
+// The class of a workload by the conventions every generator follows: the scale takes rows and the numeric
+// parameters rows2, distinct, selectivity, match_ratio and zipf; the shape takes the generator ("file" for
+// user files), the other parameters except seed, path, fingerprint, format and generator version, and the
+// query. Operators whose query is derived from a scale parameter refine this (Operator::workload_class).
+WorkloadClass default_class(const WorkloadSpec& spec);
 
 }  // namespace varex::datasets

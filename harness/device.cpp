@@ -83,6 +83,9 @@ DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
 namespace {
 
 bool is_device_id(std::string_view term) {
+  if (const auto at = term.find('@'); at != std::string_view::npos) {
+    return at + 1 < term.size() && is_device_id(term.substr(0, at));
+  }
   auto digits = [](std::string_view s) {
     return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
   };
@@ -94,42 +97,51 @@ bool is_device_id(std::string_view term) {
   return false;
 }
 
+bool is_keyword(std::string_view term) {
+  return term == "all" || term == "cpu" || term == "gpu" || term == "accelerator" || term == "opencl" ||
+         term == "cuda";
+}
+
 std::string available(const std::vector<DeviceInfo>& devices) {
   if (devices.empty()) return "no devices were found";
   std::vector<std::string> ids;
-  for (const auto& d : devices) ids.push_back(d.id);
+  for (const auto& d : devices) {
+    // Hosts only where the list spans several (a merged database).
+    const bool hosts =
+        std::any_of(devices.begin(), devices.end(), [&](const DeviceInfo& o) { return o.host != d.host; });
+    const std::string id = hosts ? d.id + "@" + d.host : d.id;
+    if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
   return "devices: " + join(ids, ", ");
 }
 
 }  // namespace
 
-std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector) {
+std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector,
+                                       std::string_view where) {
   std::vector<bool> chosen(devices.size(), false);
-  const auto terms = split(selector, ',');
-  for (const std::string& raw : terms) {
+  for (const std::string& raw : split(selector, ',')) {
     const std::string term(trim(raw));
-    bool keyword = true;
+    if (!is_keyword(term) && !is_device_id(term)) {
+      throw UsageError(
+          "unknown device selector '" + term +
+          "' (use all, cpu, gpu, opencl, cuda, an id such as ocl:0:0 or cuda:0, id@host, or a comma list)");
+    }
     auto matches = [&](const DeviceInfo& d) {
       if (term == "all") return true;
       if (term == "cpu" || term == "gpu" || term == "accelerator") return d.type == term;
       if (term == "opencl" || term == "cuda") return to_string(d.backend) == term;
-      keyword = false;
+      if (const auto at = term.find('@'); at != std::string::npos)
+        return d.id == term.substr(0, at) && d.host == term.substr(at + 1);
       return d.id == term;
     };
     bool any = false;
     for (std::size_t i = 0; i < devices.size(); ++i) {
       if (matches(devices[i])) chosen[i] = any = true;
     }
-    if (devices.empty())
-      keyword = term == "all" || term == "cpu" || term == "gpu" || term == "accelerator" ||
-                term == "opencl" || term == "cuda";
-    if (!keyword && !is_device_id(term)) {
-      throw UsageError(
-          "unknown device selector '" + term +
-          "' (use all, cpu, gpu, opencl, cuda, an id such as ocl:0:0 or cuda:0, or a comma list)");
-    }
     if (!any) {
-      throw UsageError("no device matches '" + term + "' on this machine (" + available(devices) + ")");
+      throw UsageError("no device matches '" + term + "' " + std::string(where) + " (" + available(devices) +
+                       ")");
     }
   }
   std::vector<DeviceInfo> out;

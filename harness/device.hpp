@@ -51,10 +51,13 @@ struct DeviceInfo {
   static DeviceInfo from_json(const nlohmann::json& j);
 };
 
-// Resolves a selector: "all", "cpu", "gpu", "accelerator", "opencl", "cuda", a device id, or a comma
-// list of these. The result keeps enumeration order and has no duplicates. Throws UsageError when a term
-// is malformed, names a device that does not exist, or when nothing matches.
-std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector);
+// Resolves a selector: "all", "cpu", "gpu", "accelerator", "opencl", "cuda", a device id ("ocl:0:0",
+// "cuda:1"), an id on a host ("cuda:1@node7", as `varex best` prints it), or a comma list of these. The
+// result keeps the order of `devices` and has no duplicates. Throws UsageError when a term is malformed,
+// names a device that does not exist, or when nothing matches; `where` ends that message ("on this
+// machine", "in varex.db").
+std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector,
+                                       std::string_view where = "on this machine");
 
 std::string host_name();
 

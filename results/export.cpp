@@ -84,11 +84,10 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
   std::map<std::string, std::map<std::pair<std::string, std::string>, Merged>> by_model;  // (op, workload)
   std::map<std::string, std::vector<DeviceInfo>> measured_on;
   std::vector<std::string> model_order;
-  for (const BestRow& b : store.best(filter.op, std::nullopt)) {
-    if (!filter.admits(b.op, b.device.id)) continue;
+  for (const BestRow& b : store.best(filter.best_query())) {
     const std::string model = b.device.model_key();
     if (!by_model.count(model)) model_order.push_back(model);
-    Merged& m = by_model[model][{b.op, b.workload.id()}];
+    Merged& m = by_model[model][{b.op, b.workload_class.id()}];
     if (m.devices.empty() || b.kernel_ms < m.best.kernel_ms) m.best = b;
     m.measurements += b.measurements;
     m.devices.insert(b.device_uid);
@@ -134,7 +133,8 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
                            {"session", b.session},
                            {"measured_by", {{"host", b.device.host}, {"id", b.device.id}}},
                            {"physical_devices", m.devices.size()},
-                           {"verified_measurements", m.measurements}};
+                           {"candidates", b.candidates},
+                           {"candidate_measurements", m.measurements}};
       if (b.probe_gbps) entry["probe_gbps"] = *b.probe_gbps;
       d["operators"][key.first].push_back(entry);
     }
@@ -145,7 +145,7 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
     if (!filter.op || *filter.op == op) defaults_json[op] = params;
   }
   return {{"format", "varex-profile"},
-          {"version", 1},
+          {"version", 2},
           {"generated_by", std::string("varex ") + VAREX_VERSION},
           {"generated_at", now_iso()},
           {"devices", devices},
@@ -166,16 +166,22 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
     const std::string key = "{" + join(parts, ", ") + "}";
     for (const auto& [op, entries] : d.at("operators").items()) {
       for (const auto& e : entries) {
-        char numbers[160];
-        std::snprintf(numbers, sizeof numbers, "%lluULL, %.17g",
-                      static_cast<unsigned long long>(e.at("workload").value("rows", std::uint64_t{0})),
-                      e.at("workload").value("selectivity", -1.0));
+        const nlohmann::json klass = e.at("workload").value("class", nlohmann::json::object());
+        std::vector<std::string> shape, scale;
+        for (const auto& [k, v] : klass.value("shape", nlohmann::json::object()).items())
+          shape.push_back("{" + literal(k) + ", " + literal(value_text(v)) + "}");
+        for (const auto& [k, v] : klass.value("scale", nlohmann::json::object()).items()) {
+          char number[64];
+          std::snprintf(number, sizeof number, "%.17g", v.get<double>());
+          scale.push_back("{" + literal(k) + ", " + number + "}");
+        }
         char timing[160];
         std::snprintf(timing, sizeof timing, "%.17g, %.17g, %.17g", e.value("kernel_ms", 0.0),
                       e.value("gbps", 0.0), e.value("probe_fraction", 0.0));
-        out += "          varex::profile::Entry{" + key + ", " + literal(op) + ", " + numbers + ", " +
-               params_literal(e.at("params")) + ", " + timing + ", " + literal(e.value("variant", "")) +
-               ", " + literal(e.value("measured_at", "")) + ", " + literal(e.value("method", "")) + "},\n";
+        out += "          varex::profile::Entry{" + key + ", " + literal(op) + ", {{" + join(shape, ", ") +
+               "}, {" + join(scale, ", ") + "}}, " + params_literal(e.at("params")) + ", " + timing + ", " +
+               literal(e.value("variant", "")) + ", " + literal(e.value("measured_at", "")) + ", " +
+               literal(e.value("method", "")) + "},\n";
       }
     }
   }
@@ -191,7 +197,7 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
 std::vector<T4Document> kt_t4(Store& store, const ExportFilter& filter) {
   std::map<std::string, T4Document> docs;
   for (const RecordedSession& s : store.sessions(std::nullopt, filter.op)) {
-    if (!filter.admits(s.op, s.device.id)) continue;
+    if (!filter.admits(s.op, s.device_row)) continue;
     const std::string key = sanitize(s.op + "-" + s.device.id + "-" + s.device.host + "-" +
                                      std::to_string(s.workload.rows()) + "-" + s.workload.id());
     T4Document& doc = docs[key];

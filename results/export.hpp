@@ -16,13 +16,14 @@ namespace varex::results {
 
 struct ExportFilter {
   std::optional<std::string> op;
-  std::vector<std::string> device_ids;  // recorded device ids (local_id); empty: every device
+  std::optional<std::vector<std::int64_t>> devices;  // recorded device rows; every device when unset
+  bool include_runs = false;                         // `run` measurements compete for "best" too
 
-  bool admits(const std::string& op_name, const std::string& device_id) const {
+  bool admits(const std::string& op_name, std::int64_t device_row) const {
     if (op && *op != op_name) return false;
-    return device_ids.empty() ||
-           std::find(device_ids.begin(), device_ids.end(), device_id) != device_ids.end();
+    return !devices || std::find(devices->begin(), devices->end(), device_row) != devices->end();
   }
+  BestQuery best_query() const { return {op, devices, include_runs}; }
 };
 
 using DefaultParams = std::map<std::string, std::map<std::string, std::string>>;  // operator -> params

@@ -74,7 +74,7 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
   std::set<std::string> tunables;
   std::vector<std::pair<const RecordedSession*, std::vector<RecordedMeasurement>>> data;
   for (const RecordedSession& s : sessions) {
-    if (!filter.admits(s.op, s.device.id)) continue;
+    if (!filter.admits(s.op, s.device_row)) continue;
     data.emplace_back(&s, store.session_measurements(s.id));
     for (const auto& r : data.back().second) {
       for (const auto& [name, _] : r.params) tunables.insert(name);
@@ -154,8 +154,7 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
                                     "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method"};
     for (const auto& t : tunables) header.push_back("p_" + t);
     CsvFile f(out_dir + "/best.csv", header);
-    for (const BestRow& b : store.best(filter.op, std::nullopt)) {
-      if (!filter.admits(b.op, b.device.id)) continue;
+    for (const BestRow& b : store.best(filter.best_query())) {
       std::vector<std::string> cells{b.device.id,
                                      b.device.host,
                                      b.device.name,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 #include "harness/errors.hpp"
 
@@ -138,10 +139,18 @@ ALTER TABLE devices ADD COLUMN pci TEXT;
 ALTER TABLE devices ADD COLUMN uuid TEXT;
 )sql";
 
+// Version 5: each workload's class (datasets::WorkloadClass as JSON, and its id), which "best" and profiles
+// group by. Workloads recorded before get theirs from classify_workloads() or the next ensure_workload().
+const char* kSchemaV5 = R"sql(
+ALTER TABLE workloads ADD COLUMN class TEXT;
+ALTER TABLE workloads ADD COLUMN class_id TEXT;
+CREATE INDEX workloads_by_class ON workloads(class_id);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5};
   return all;
 }
 
@@ -267,17 +276,41 @@ void Store::ensure_variant(const std::string& id, const std::string& op, Backend
   s.step();
 }
 
-void Store::ensure_workload(const datasets::WorkloadSpec& spec) {
-  Statement s(db_,
-              "INSERT OR IGNORE INTO workloads (id, op, generator, params, query, rows) VALUES (?1, ?2, ?3, "
-              "?4, ?5, ?6)");
-  s.bind(1, spec.id())
-      .bind(2, spec.op)
-      .bind(3, spec.generator)
-      .bind(4, spec.params.dump())
-      .bind(5, spec.query.dump());
-  s.bind(6, spec.rows());
+void Store::ensure_workload(const datasets::WorkloadSpec& spec, const datasets::WorkloadClass& klass) {
+  Statement s(db_, R"sql(INSERT INTO workloads (id, op, generator, params, query, rows, class, class_id)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                         ON CONFLICT (id) DO UPDATE SET class = excluded.class, class_id = excluded.class_id
+                         WHERE class IS NULL)sql");
+  s.bind(1, spec.id()).bind(2, spec.op).bind(3, spec.generator).bind(4, spec.params.dump());
+  s.bind(5, spec.query.dump()).bind(6, spec.rows()).bind(7, klass.to_json().dump()).bind(8, klass.id());
   s.step();
+}
+
+void Store::classify_workloads(
+    const std::function<std::optional<datasets::WorkloadClass>(const datasets::WorkloadSpec&)>& classify) {
+  std::vector<datasets::WorkloadSpec> missing;
+  {
+    Statement s(db_, "SELECT op, generator, params, query FROM workloads WHERE class IS NULL");
+    while (s.step()) {
+      datasets::WorkloadSpec spec;
+      spec.op = s.text(0);
+      spec.generator = s.text(1);
+      spec.params = nlohmann::json::parse(s.text(2));
+      spec.query = nlohmann::json::parse(s.text(3));
+      missing.push_back(std::move(spec));
+    }
+  }
+  if (missing.empty()) return;
+  Transaction t(db_);
+  Statement update(db_, "UPDATE workloads SET class = ?2, class_id = ?3 WHERE id = ?1 AND class IS NULL");
+  for (const auto& spec : missing) {
+    const auto klass = classify(spec);
+    if (!klass) continue;
+    update.reset();
+    update.bind(1, spec.id()).bind(2, klass->to_json().dump()).bind(3, klass->id());
+    update.step();
+  }
+  t.commit();
 }
 
 std::int64_t Store::begin_session(const std::string& kind, const std::string& op, std::int64_t device,
@@ -358,6 +391,18 @@ DeviceInfo read_device(const Statement& s, std::optional<double>* probe) {
 }
 
 }  // namespace
+
+std::vector<RecordedDevice> Store::devices() {
+  Statement s(db_, std::string("SELECT ") + kDeviceColumns + ", d.id FROM devices d ORDER BY d.id");
+  std::vector<RecordedDevice> out;
+  while (s.step()) {
+    RecordedDevice r;
+    r.device = read_device(s, &r.probe_gbps);
+    r.row = s.integer(kDeviceColumnCount);
+    out.push_back(std::move(r));
+  }
+  return out;
+}
 
 std::vector<RecordedSession> Store::sessions(const std::optional<std::string>& kind,
                                              const std::optional<std::string>& op) {
@@ -509,59 +554,92 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   return id;
 }
 
-std::vector<BestRow> Store::best(const std::optional<std::string>& op,
-                                 const std::optional<std::vector<std::string>>& device_uids) {
-  Statement s(
-      db_,
-      R"sql(
-    WITH ranked AS (
-      SELECT m.*, v.op AS op, v.params AS params,
-             ROW_NUMBER() OVER (PARTITION BY m.device_id, v.op, m.workload_id ORDER BY m.kernel_ms, m.id) AS rank,
-             COUNT(*) OVER (PARTITION BY m.device_id, v.op, m.workload_id) AS competitors
-      FROM measurements m JOIN variants v ON v.id = m.variant_id
-      WHERE m.status = 'ok' AND m.verified = 1 AND (?1 IS NULL OR v.op = ?1))
-    SELECT )sql" +
-          std::string(kDeviceColumns) +
-          R"sql(, r.op, w.generator, w.params, w.query, r.variant_id, r.params, r.kernel_ms, r.kernel_ci_low,
-           r.kernel_ci_high, r.h2d_ms, r.d2h_ms, r.gbps, r.probe_fraction, r.competitors, d.uid,
-           r.created_at, x.kind, x.strategy, x.budget, r.session_id
-    FROM ranked r JOIN devices d ON d.id = r.device_id JOIN workloads w ON w.id = r.workload_id
-         JOIN sessions x ON x.id = r.session_id
-    WHERE r.rank = 1
-    ORDER BY d.id, r.op, w.rows, w.id)sql");
-  s.bind(1, op);
+std::vector<BestRow> Store::best(const BestQuery& query) {
+  // The candidates, grouped by target (device, operator, class) and variant.
+  struct Candidate {
+    double ms;
+    std::int64_t measurement;
+  };
+  using Target = std::tuple<std::int64_t, std::string, std::string>;
+  std::map<Target, std::map<std::string, std::vector<Candidate>>> targets;
+  {
+    Statement s(db_, R"sql(
+      SELECT m.id, m.device_id, v.op, COALESCE(w.class_id, 'workload ' || w.id), m.variant_id, m.kernel_ms
+      FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN workloads w ON w.id = m.workload_id
+           JOIN sessions x ON x.id = m.session_id
+      WHERE m.status = 'ok' AND m.verified = 1 AND m.fidelity = 0 AND m.kernel_ms IS NOT NULL
+        AND (m.purpose = 'remeasure' OR (?2 AND x.kind = 'run')) AND (?1 IS NULL OR v.op = ?1)
+      ORDER BY m.id)sql");
+    s.bind(1, query.op).bind(2, query.include_runs ? 1 : 0);
+    while (s.step()) {
+      const std::int64_t device = s.integer(1);
+      if (query.devices &&
+          std::find(query.devices->begin(), query.devices->end(), device) == query.devices->end())
+        continue;
+      targets[{device, s.text(2), s.text(3)}][s.text(4)].push_back({s.real(5), s.integer(0)});
+    }
+  }
+  Statement details(db_,
+                    std::string("SELECT ") + kDeviceColumns + R"sql(, v.op, w.generator, w.params, w.query,
+         m.variant_id, v.params, m.kernel_ms, m.kernel_ci_low, m.kernel_ci_high, m.h2d_ms, m.d2h_ms, m.gbps,
+         m.probe_fraction, d.uid, m.created_at, x.kind, x.strategy, x.budget, m.session_id, m.device_id, w.class
+    FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN devices d ON d.id = m.device_id
+         JOIN workloads w ON w.id = m.workload_id JOIN sessions x ON x.id = m.session_id
+    WHERE m.id = ?1)sql");
   std::vector<BestRow> rows;
   const int c = kDeviceColumnCount;
-  while (s.step()) {
-    if (device_uids) {
-      const std::string uid = s.text(c + 14);
-      if (std::find(device_uids->begin(), device_uids->end(), uid) == device_uids->end()) continue;
+  for (auto& [target, variants] : targets) {
+    // Each variant by the median of its candidate measurements (the lower middle one for an even count).
+    const Candidate* winner = nullptr;
+    std::int64_t measurements = 0;
+    for (auto& [variant, list] : variants) {
+      measurements += static_cast<std::int64_t>(list.size());
+      std::sort(list.begin(), list.end(), [](const Candidate& a, const Candidate& b) {
+        return a.ms < b.ms || (a.ms == b.ms && a.measurement < b.measurement);
+      });
+      const Candidate& median = list[(list.size() - 1) / 2];
+      if (!winner || median.ms < winner->ms ||
+          (median.ms == winner->ms && median.measurement < winner->measurement))
+        winner = &median;
     }
+    details.reset();
+    details.bind(1, winner->measurement);
+    if (!details.step()) continue;
     BestRow r;
-    r.device = read_device(s, &r.probe_gbps);
-    r.op = s.text(c);
+    r.device = read_device(details, &r.probe_gbps);
+    r.op = details.text(c);
     r.workload.op = r.op;
-    r.workload.generator = s.text(c + 1);
-    r.workload.params = nlohmann::json::parse(s.text(c + 2));
-    r.workload.query = nlohmann::json::parse(s.text(c + 3));
-    r.variant_id = s.text(c + 4);
-    r.params = variants::params_from_json(nlohmann::json::parse(s.text(c + 5)));
-    r.kernel_ms = s.real(c + 6);
-    r.kernel_ci_low = s.real(c + 7);
-    r.kernel_ci_high = s.real(c + 8);
-    r.h2d_ms = s.real(c + 9);
-    r.d2h_ms = s.real(c + 10);
-    r.gbps = s.real(c + 11);
-    r.probe_fraction = s.real(c + 12);
-    r.measurements = s.integer(c + 13);
-    r.device_uid = s.text(c + 14);
-    r.measured_at = s.text(c + 15);
-    r.method = s.text(c + 16);
-    r.method.append(" ").append(s.text(c + 17));
-    if (s.text(c + 16) == "tune") r.method.append(" ").append(s.text(c + 18));
-    r.session = s.integer(c + 19);
+    r.workload.generator = details.text(c + 1);
+    r.workload.params = nlohmann::json::parse(details.text(c + 2));
+    r.workload.query = nlohmann::json::parse(details.text(c + 3));
+    r.variant_id = details.text(c + 4);
+    r.params = variants::params_from_json(nlohmann::json::parse(details.text(c + 5)));
+    r.kernel_ms = details.real(c + 6);
+    r.kernel_ci_low = details.real(c + 7);
+    r.kernel_ci_high = details.real(c + 8);
+    r.h2d_ms = details.real(c + 9);
+    r.d2h_ms = details.real(c + 10);
+    r.gbps = details.real(c + 11);
+    r.probe_fraction = details.real(c + 12);
+    r.device_uid = details.text(c + 13);
+    r.measured_at = details.text(c + 14);
+    r.method = details.text(c + 15);
+    r.method.append(" ").append(details.text(c + 16));
+    if (details.text(c + 15) == "tune") r.method.append(" ").append(details.text(c + 17));
+    r.session = details.integer(c + 18);
+    r.device_row = details.integer(c + 19);
+    r.workload_class = details.is_null(c + 20)
+                           ? datasets::WorkloadClass{nlohmann::json::object(), {{"rows", r.workload.rows()}}}
+                           : datasets::WorkloadClass::from_json(nlohmann::json::parse(details.text(c + 20)));
+    r.measurements = measurements;
+    r.candidates = static_cast<std::int64_t>(variants.size());
     rows.push_back(std::move(r));
   }
+  // By device, operator, then size, as people read them.
+  std::sort(rows.begin(), rows.end(), [](const BestRow& a, const BestRow& b) {
+    return std::tuple(a.device_row, a.op, a.workload.rows(), a.workload_class.id()) <
+           std::tuple(b.device_row, b.op, b.workload.rows(), b.workload_class.id());
+  });
   return rows;
 }
 

@@ -3,6 +3,7 @@
 // devices with their probe bandwidth, operators, variants, workloads, tuning sessions, and one row per
 // measurement with its repetitions. The best variants are a query, not a maintained copy.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,12 +17,15 @@
 
 namespace varex::results {
 
-// The fastest verified measurement for one (device, operator, workload).
+// The best variant of one device, operator and workload class (Store::best says what counts). The timing
+// fields are those of the variant's median candidate measurement.
 struct BestRow {
   DeviceInfo device;
+  std::int64_t device_row = 0;
   std::optional<double> probe_gbps;
   std::string op;
-  datasets::WorkloadSpec workload;
+  datasets::WorkloadSpec workload;  // the workload of that measurement
+  datasets::WorkloadClass workload_class;
   std::string variant_id;
   variants::Params params;
   double kernel_ms = 0;
@@ -31,7 +35,8 @@ struct BestRow {
   double d2h_ms = 0;
   double gbps = 0;
   double probe_fraction = 0;
-  std::int64_t measurements = 0;  // how many verified measurements compete for this row
+  std::int64_t measurements = 0;  // candidate measurements of the device, operator and class
+  std::int64_t candidates = 0;    // distinct variants among them
   std::string device_uid;
   std::string measured_at;
   std::string method;  // "sweep exhaustive", "tune auc_bandit 10%", "run single"
@@ -63,6 +68,19 @@ struct RecordedMeasurement {
   std::string purpose;
   std::string created_at;
   harness::Measurement m;
+};
+
+// What `best` considers.
+struct BestQuery {
+  std::optional<std::string> op = std::nullopt;
+  std::optional<std::vector<std::int64_t>> devices = std::nullopt;  // device rows; every device when unset
+  bool include_runs = false;                                        // `run` measurements compete too
+};
+
+struct RecordedDevice {
+  std::int64_t row = 0;
+  DeviceInfo device;  // id as recorded on its host
+  std::optional<double> probe_gbps;
 };
 
 struct RecordedSession {
@@ -105,7 +123,14 @@ class Store {
   void ensure_variant(const std::string& id, const std::string& op, Backend backend,
                       const variants::Params& params, const std::string& kernel_hash,
                       const variants::Params& compile_part);
-  void ensure_workload(const datasets::WorkloadSpec& spec);
+  // Records the workload with its class (which a workload recorded before schema version 5 gets here, or
+  // through classify_workloads).
+  void ensure_workload(const datasets::WorkloadSpec& spec, const datasets::WorkloadClass& klass);
+  // Gives every workload recorded without a class one: `classify` returns nullopt for a workload it cannot
+  // place (an operator this varex does not know), which then stays a class of its own.
+  void classify_workloads(
+      const std::function<std::optional<datasets::WorkloadClass>(const datasets::WorkloadSpec&)>& classify);
+  std::vector<RecordedDevice> devices();
 
   std::int64_t begin_session(const std::string& kind, const std::string& op, std::int64_t device,
                              const std::string& workload, const std::string& strategy,
@@ -130,9 +155,11 @@ class Store {
                       const std::string& workload, const harness::Measurement& m, int fidelity = 0,
                       const std::string& purpose = "search");
 
-  // Best verified variant per (device, operator, workload), optionally for one operator and/or devices.
-  std::vector<BestRow> best(const std::optional<std::string>& op,
-                            const std::optional<std::vector<std::string>>& device_uids);
+  // The best variant per device, operator and workload class: among the verified measurements taken with
+  // the full protocol to compare candidates (a tune's or sweep's re-measurement of its best candidates;
+  // with `include_runs` also `run`), the variant whose median time is lowest. Search measurements never
+  // count: the fastest of many noisy single measurements is the winner's curse, not the best.
+  std::vector<BestRow> best(const BestQuery& query = {});
 
  private:
   void migrate(const std::vector<std::string>& migrations);

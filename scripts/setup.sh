@@ -9,7 +9,7 @@ packages=(
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
   libbenchmark-dev libgtest-dev googletest
-  libre2-dev libhyperscan-dev wamerican
+  libre2-dev libhyperscan-dev libncurses-dev wamerican
   clang-format
   python3 python3-matplotlib
 )

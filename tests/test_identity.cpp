@@ -137,7 +137,11 @@ struct OldDatabase {
     workload.op = "selection";
     workload.generator = "uniform_int32";
     workload.params = {{"rows", 1024}, {"seed", 1}};
-    old.ensure_workload(workload);
+    results::Statement w(old.db(),
+                         "INSERT INTO workloads (id, op, generator, params, query, rows) "
+                         "VALUES (?1, 'selection', 'uniform_int32', ?2, '{}', 1024)");
+    w.bind(1, workload.id()).bind(2, workload.params.dump());
+    w.step();
     sweep = old.begin_session("sweep", "selection", device_row, workload.id(), "exhaustive", {});
     tune =
         old.begin_session("tune", "selection", device_row, workload.id(), "auc_bandit", {{"budget", "10"}});
@@ -149,7 +153,8 @@ struct OldDatabase {
       m.verified = true;
       m.samples_ms = {1.0 + i, 1.0 + i};
       m.kernel = summarize(m.samples_ms);
-      old.record(i < 3 ? sweep : tune, variant, device_row, workload.id(), m);
+      old.record(i < 3 ? sweep : tune, variant, device_row, workload.id(), m, 0,
+                 i == 0 ? "remeasure" : "search");
       ++measurements;
     }
     old.end_session(sweep, "finished");
@@ -174,7 +179,8 @@ TEST(Identity, MigrationKeepsEveryMeasurementWithItsDevice) {
       old.measurements);
   EXPECT_EQ(count(store, "SELECT COUNT(*) FROM devices WHERE physical IS NULL"), 1);
   // Until a device claims it, the old row reads as it did: its old identity, physical unknown.
-  const auto best = store.best(std::string("selection"), std::nullopt);
+  store.classify_workloads([](const datasets::WorkloadSpec& spec) { return datasets::default_class(spec); });
+  const auto best = store.best({.op = "selection"});
   ASSERT_EQ(best.size(), 1u);
   EXPECT_EQ(best[0].device_uid, old.device.legacy_uid());
   EXPECT_EQ(best[0].device.physical, "");
@@ -235,7 +241,7 @@ TEST(Identity, IdenticalGpusShareOneProfileEntryBuiltFromEither) {
   workload.op = "selection";
   workload.generator = "uniform_int32";
   workload.params = {{"rows", 1 << 20}, {"seed", 1}};
-  store.ensure_workload(workload);
+  store.ensure_workload(workload, datasets::default_class(workload));
   const double ms[] = {0.30, 0.25};  // the second GPU measured the faster variant
   for (int i = 0; i < 2; ++i) {
     const std::int64_t row = store.device(machine[i]);
@@ -248,7 +254,7 @@ TEST(Identity, IdenticalGpusShareOneProfileEntryBuiltFromEither) {
     m.verified = true;
     m.samples_ms = {ms[i], ms[i]};
     m.kernel = summarize(m.samples_ms);
-    store.record(session, variant, row, workload.id(), m);
+    store.record(session, variant, row, workload.id(), m, 0, "remeasure");
   }
   const auto profile = results::profile_json(store, {}, {});
   ASSERT_EQ(profile["devices"].size(), 1u) << "one entry for the model, not one per GPU";
@@ -259,7 +265,7 @@ TEST(Identity, IdenticalGpusShareOneProfileEntryBuiltFromEither) {
   ASSERT_EQ(entries.size(), 1u);
   EXPECT_EQ(entries[0]["variant"], "1v") << "the faster of the two GPUs' bests";
   EXPECT_EQ(entries[0]["physical_devices"], 2);
-  EXPECT_EQ(entries[0]["verified_measurements"], 2);
+  EXPECT_EQ(entries[0]["candidate_measurements"], 2);
   EXPECT_EQ(entries[0]["measured_by"]["id"], "cuda:1");
 }
 

@@ -135,7 +135,7 @@ TEST(ConcurrentStore, WritersOnOneFileLoseNothing) {
   {
     results::Store store(path);
     store.ensure_operator("selection", "test");
-    store.ensure_workload(workload);
+    store.ensure_workload(workload, datasets::default_class(workload));
   }
   constexpr int kWriters = 4, kEach = 150;
   std::vector<std::thread> threads;

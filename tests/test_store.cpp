@@ -54,12 +54,15 @@ struct Fixture {
     workload.op = "selection";
     workload.generator = "uniform_int32";
     workload.params = {{"rows", 100}, {"seed", 1}};
-    store->ensure_workload(workload);
+    store->ensure_workload(workload, datasets::default_class(workload));
     session = store->begin_session("sweep", "selection", device, workload.id(), "exhaustive", {});
   }
-  void add(const std::string& variant, const harness::Measurement& m) {
+  // A measurement of the session; "remeasure" is the final comparison of the best candidates, which is
+  // what "best" compares, "search" one of the search's many single measurements.
+  void add(const std::string& variant, const harness::Measurement& m,
+           const std::string& purpose = "remeasure", std::int64_t in_session = 0) {
     store->ensure_variant(variant, "selection", Backend::Cuda, {{"ept", std::int64_t{8}}}, "hash", {});
-    store->record(session, variant, device, workload.id(), m);
+    store->record(in_session ? in_session : session, variant, device, workload.id(), m, 0, purpose);
   }
 };
 
@@ -102,14 +105,69 @@ TEST(Store, BestNeverPicksAFailedOrWrongVariant) {
   failed.status = harness::Status::LaunchError;
   failed.error = "boom";
   f.add("failed", failed);
-  const auto best = f.store->best(std::nullopt, std::nullopt);
+  const auto best = f.store->best();
   ASSERT_EQ(best.size(), 1u);
   EXPECT_EQ(best[0].variant_id, "fast");
   EXPECT_DOUBLE_EQ(best[0].kernel_ms, 1.0);
   EXPECT_EQ(best[0].measurements, 2);
+  EXPECT_EQ(best[0].candidates, 2);
   EXPECT_EQ(best[0].device.name, "Test GPU");
-  EXPECT_TRUE(f.store->best(std::string("hashjoin"), std::nullopt).empty());
-  EXPECT_TRUE(f.store->best(std::nullopt, std::vector<std::string>{"other"}).empty());
+  EXPECT_TRUE(f.store->best({.op = "hashjoin"}).empty());
+  EXPECT_TRUE(f.store->best({.devices = std::vector<std::int64_t>{f.device + 1}}).empty());
+  EXPECT_EQ(f.store->best({.devices = std::vector<std::int64_t>{f.device}}).size(), 1u);
+}
+
+TEST(Store, BestComparesReMeasuredTimesNeverALuckySearchMeasurement) {
+  Fixture f("best-curse");
+  // The search saw "lucky" once at 0.5 ms: the winner's curse. Re-measured, it runs 1.3 ms.
+  f.add("lucky", timed(0.5), "search");
+  f.add("lucky", timed(1.3));
+  f.add("steady", timed(0.9), "search");
+  f.add("steady", timed(1.0));
+  // A variant re-measured three times counts by its median (1.2 ms), not by its best (0.8 ms).
+  f.add("noisy", timed(1.2));
+  f.add("noisy", timed(0.8));
+  f.add("noisy", timed(1.25));
+  auto best = f.store->best();
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_EQ(best[0].variant_id, "steady");
+  EXPECT_DOUBLE_EQ(best[0].kernel_ms, 1.0);
+  EXPECT_EQ(best[0].candidates, 3);
+  EXPECT_EQ(best[0].measurements, 5);
+
+  // Single runs compete only when asked.
+  const std::int64_t run =
+      f.store->begin_session("run", "selection", f.device, f.workload.id(), "single", {});
+  f.add("hand-picked", timed(0.7), "search", run);
+  EXPECT_EQ(f.store->best()[0].variant_id, "steady");
+  EXPECT_EQ(f.store->best({.include_runs = true})[0].variant_id, "hand-picked");
+
+  // Nothing re-measured, nothing best: search measurements alone never make one.
+  Fixture g("best-search-only");
+  g.add("only", timed(1.0), "search");
+  EXPECT_TRUE(g.store->best().empty());
+}
+
+TEST(Store, BestIsPerWorkloadClass) {
+  Fixture f("best-class");
+  f.add("a", timed(1.0));
+  // Another seed of the same workload is the same class: it competes with the first.
+  datasets::WorkloadSpec other_seed = f.workload;
+  other_seed.params["seed"] = 2;
+  // Another selectivity is another class.
+  datasets::WorkloadSpec other_class = f.workload;
+  other_class.params["selectivity"] = 0.1;
+  for (const auto* spec : {&other_seed, &other_class}) {
+    f.store->ensure_workload(*spec, datasets::default_class(*spec));
+    const auto session = f.store->begin_session("tune", "selection", f.device, spec->id(), "random", {});
+    f.store->ensure_variant("b", "selection", Backend::Cuda, {{"ept", std::int64_t{16}}}, "hash", {});
+    f.store->record(session, "b", f.device, spec->id(), timed(0.5), 0, "remeasure");
+  }
+  const auto best = f.store->best();
+  ASSERT_EQ(best.size(), 2u);
+  for (const auto& b : best) EXPECT_EQ(b.variant_id, "b");
+  EXPECT_NE(best[0].workload_class.id(), best[1].workload_class.id());
+  EXPECT_EQ(best[0].candidates + best[1].candidates, 3) << "a and b compete in the first class";
 }
 
 TEST(Store, AnOkRowMustBeVerified) {

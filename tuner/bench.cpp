@@ -41,14 +41,12 @@ std::string fmt(double v, int decimals = 4) {
 }  // namespace
 
 std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<std::string>& op,
-                                    const std::vector<std::string>& device_ids,
+                                    const std::optional<std::vector<std::int64_t>>& devices,
                                     const std::vector<std::int64_t>& sessions) {
   std::vector<BenchSweep> out;
   for (const results::RecordedSession& s : store.sessions(std::string("sweep"), op)) {
     if (s.status != "finished" && s.status != "interrupted") continue;
-    if (!device_ids.empty() &&
-        std::find(device_ids.begin(), device_ids.end(), s.device.id) == device_ids.end())
-      continue;
+    if (devices && std::find(devices->begin(), devices->end(), s.device_row) == devices->end()) continue;
     if (!sessions.empty() && std::find(sessions.begin(), sessions.end(), s.id) == sessions.end()) continue;
     const harness::Operator& o = harness::find_operator(s.op);
     BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr};

@@ -60,10 +60,10 @@ struct BenchReport {
   std::string to_text() const;
 };
 
-// The finished or interrupted sweep sessions of the store (optionally of one operator and devices),
-// ready to replay. Sweeps with fewer than two verified variants are left out.
+// The finished or interrupted sweep sessions of the store (optionally of one operator and of some recorded
+// device rows), ready to replay. Sweeps with fewer than two verified variants are left out.
 std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<std::string>& op,
-                                    const std::vector<std::string>& device_ids,
+                                    const std::optional<std::vector<std::int64_t>>& devices,
                                     const std::vector<std::int64_t>& sessions = {});
 
 BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& options);

@@ -16,10 +16,12 @@ Budget Budget::parse(std::string_view raw) {
     b.value = parse_double(text.substr(0, text.size() - 1), "--budget") / 100.0;
     if (!(b.value > 0 && b.value <= 1))
       throw UsageError("--budget: '" + text + "' is not a share between 0% and 100%");
-  } else if (text.back() == 's') {
+  } else if (text.back() == 's' || text.back() == 'm' || text.back() == 'h') {
+    // Wall time with its unit: 90s, 2m, 1.5h (stored in seconds, so 2m and 120s are the same budget).
     b.kind = Kind::Seconds;
-    b.value = parse_double(text.substr(0, text.size() - 1), "--budget");
-    if (!(b.value > 0)) throw UsageError("--budget: '" + text + "' is not a positive number of seconds");
+    const double unit = text.back() == 'h' ? 3600 : text.back() == 'm' ? 60 : 1;
+    b.value = parse_double(text.substr(0, text.size() - 1), "--budget") * unit;
+    if (!(b.value > 0)) throw UsageError("--budget: '" + text + "' is not a positive duration");
   } else {
     b.kind = Kind::Evaluations;
     const std::int64_t n = parse_int(text, "--budget");

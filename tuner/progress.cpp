@@ -1,9 +1,11 @@
 #include "tuner/progress.hpp"
 
 #include <sys/ioctl.h>
+#include <term.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace varex::tuner {
 
@@ -15,54 +17,166 @@ std::size_t terminal_width(std::FILE* out) {
   return 80;
 }
 
+// The terminal's cursor-up and clear-to-end-of-line sequences from terminfo; empty when the terminal has
+// none (a dumb terminal), or is unknown.
+std::pair<std::string, std::string> terminal_controls(std::FILE* out) {
+  static std::mutex mutex;  // setupterm sets ncurses' global terminal
+  std::lock_guard lock(mutex);
+  int error = 0;
+  if (setupterm(nullptr, fileno(out), &error) != 0) return {};  // 0 is OK
+  auto capability = [](const char* name) {
+    char* value = tigetstr(name);
+    return value == nullptr || value == reinterpret_cast<char*>(-1) ? std::string() : std::string(value);
+  };
+  std::string up = capability("cuu1"), clear = capability("el");
+  del_curterm(cur_term);
+  cur_term = nullptr;
+  if (up.empty() || clear.empty()) return {};
+  return {up, clear};
+}
+
+std::string duration(double seconds) {
+  char text[32];
+  if (seconds < 60) {
+    std::snprintf(text, sizeof text, "%.0f s", seconds);
+  } else if (seconds < 3600) {
+    std::snprintf(text, sizeof text, "%d:%02d min", static_cast<int>(seconds / 60),
+                  static_cast<int>(seconds) % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%d:%02d h", static_cast<int>(seconds / 3600),
+                  static_cast<int>(seconds / 60) % 60);
+  }
+  return text;
+}
+
 }  // namespace
 
-ProgressBoard::ProgressBoard(std::vector<std::string> labels, bool enabled, std::FILE* out)
-    : labels_(std::move(labels)), texts_(labels_.size(), "waiting"), out_(out) {
-  drawing_ = enabled && isatty(fileno(out));
-  if (drawing_) width_ = terminal_width(out);
+ProgressBoard::ProgressBoard(std::vector<std::string> labels, bool enabled, std::FILE* out,
+                             std::chrono::milliseconds interval)
+    : labels_(std::move(labels)),
+      texts_(labels_.size(), "waiting"),
+      printed_(labels_.size()),
+      out_(out),
+      interval_(interval) {
+  for (const auto& l : labels_) label_width_ = std::max(label_width_, l.size());
+  if (!enabled) return;
+  mode_ = Mode::Lines;
+  if (isatty(fileno(out))) {
+    std::tie(up_, clear_) = terminal_controls(out);
+    if (!up_.empty()) mode_ = Mode::Live;
+  }
 }
 
 ProgressBoard::~ProgressBoard() {
   finish();
 }
 
-void ProgressBoard::update(std::size_t line, const std::string& text) {
+std::string ProgressBoard::cut(const std::string& line) const {
+  // One screen line each, or moving the cursor up by the number of lines would go wrong.
+  const std::size_t width = terminal_width(out_);
+  return line.size() >= width ? line.substr(0, width - 1) : line;
+}
+
+void ProgressBoard::update(std::size_t line, const std::string& text, bool milestone) {
   std::lock_guard lock(mutex_);
   if (line >= texts_.size() || texts_[line] == text) return;
   texts_[line] = text;
-  if (drawing_) redraw();
+  if (mode_ == Mode::Live) {
+    redraw();
+  } else if (mode_ == Mode::Lines) {
+    const auto now = std::chrono::steady_clock::now();
+    if (!milestone && now - printed_[line] < interval_) return;
+    printed_[line] = now;
+    std::fprintf(out_, "varex: %s  %s\n", labels_[line].c_str(), text.c_str());
+    std::fflush(out_);
+  }
 }
 
 void ProgressBoard::message(const std::string& text) {
   std::lock_guard lock(mutex_);
-  if (drawing_ && drawn_) {
-    // Up to the board's first line, print the message over it, and the board again below.
-    std::fprintf(out_, "\x1b[%zuA\r\x1b[J", labels_.size());
-    drawn_ = false;
+  if (mode_ == Mode::Live) {
+    // Over the board's first line, then the board again below the message.
+    for (std::size_t i = 0; i < drawn_; ++i) std::fputs(up_.c_str(), out_);
+    std::fprintf(out_, "\r%s%s\n", clear_.c_str(), text.c_str());
+    for (std::size_t i = 1; i < drawn_; ++i) std::fprintf(out_, "%s\n", clear_.c_str());
+    for (std::size_t i = 1; i < drawn_; ++i) std::fputs(up_.c_str(), out_);
+    drawn_ = 0;
+    redraw();
+  } else {
+    std::fprintf(out_, "%s\n", text.c_str());
   }
-  std::fprintf(out_, "%s\n", text.c_str());
-  if (drawing_) redraw();
   std::fflush(out_);
 }
 
 void ProgressBoard::finish() {
   std::lock_guard lock(mutex_);
-  drawing_ = false;
+  mode_ = Mode::Off;
 }
 
 void ProgressBoard::redraw() {
-  std::size_t label_width = 0;
-  for (const auto& l : labels_) label_width = std::max(label_width, l.size());
-  if (drawn_) std::fprintf(out_, "\x1b[%zuA", labels_.size());
+  for (std::size_t i = 0; i < drawn_; ++i) std::fputs(up_.c_str(), out_);
   for (std::size_t i = 0; i < labels_.size(); ++i) {
-    std::string line = labels_[i] + std::string(label_width - labels_[i].size() + 2, ' ') + texts_[i];
-    // One screen line each, or the cursor arithmetic above breaks.
-    if (line.size() >= width_) line.resize(width_ - 1);
-    std::fprintf(out_, "\r\x1b[K%s\n", line.c_str());
+    const std::string line = labels_[i] + std::string(label_width_ - labels_[i].size() + 2, ' ') + texts_[i];
+    std::fprintf(out_, "\r%s%s\n", clear_.c_str(), cut(line).c_str());
   }
-  drawn_ = true;
+  drawn_ = labels_.size();
   std::fflush(out_);
+}
+
+double budget_used(const Budget& budget, const TuneOutcome& o, std::uint64_t valid) {
+  double used = 0;
+  switch (budget.kind) {
+    case Budget::Kind::Evaluations:
+      used = static_cast<double>(o.evaluations) / budget.value;
+      break;
+    case Budget::Kind::Seconds:
+      used = o.spent_s / budget.value;
+      break;
+    case Budget::Kind::Fraction: {
+      // The exhaustive cost as the tuner estimates it: every valid variant at the mean cost so far.
+      const double mean = o.evaluations ? o.spent_s / static_cast<double>(o.evaluations) : 0;
+      const double total = budget.seconds(static_cast<double>(valid) * mean);
+      used = total > 0 ? o.spent_s / total : 0;
+      break;
+    }
+    case Budget::Kind::Unlimited:
+      used = valid ? static_cast<double>(o.evaluations) / static_cast<double>(valid) : 1;
+      break;
+  }
+  return std::clamp(used, 0.0, 1.0);
+}
+
+std::string describe_progress(const Budget& budget, const TuneOutcome& o, std::uint64_t valid,
+                              const std::string& best_variant) {
+  const double used = budget_used(budget, o, valid);
+  std::string line;
+  char text[160];
+  switch (budget.kind) {
+    case Budget::Kind::Evaluations:
+      std::snprintf(text, sizeof text, "%lld/%.0f evaluations", static_cast<long long>(o.evaluations),
+                    budget.value);
+      break;
+    case Budget::Kind::Unlimited:
+      std::snprintf(text, sizeof text, "%lld/%llu variants", static_cast<long long>(o.evaluations),
+                    static_cast<unsigned long long>(valid));
+      break;
+    case Budget::Kind::Seconds:
+    case Budget::Kind::Fraction:
+      std::snprintf(text, sizeof text, "%lld evaluations, %.0f%% of %s",
+                    static_cast<long long>(o.evaluations), 100 * used,
+                    budget.kind == Budget::Kind::Seconds ? budget.to_string().c_str() : "the budget");
+      break;
+  }
+  line = text;
+  line += ", " + duration(o.spent_s);
+  if (used > 0 && used < 1) line += ", about " + duration(o.spent_s * (1 - used) / used) + " left";
+  if (o.failed) line += ", " + std::to_string(o.failed) + " failed";
+  if (!o.history.empty() && std::isfinite(o.history.back().best_ms)) {
+    std::snprintf(text, sizeof text, "; best %.4f ms", o.history.back().best_ms);
+    line += text;
+    if (!best_variant.empty()) line += " " + best_variant;
+  }
+  return line;
 }
 
 }  // namespace varex::tuner

@@ -1,38 +1,66 @@
 #pragma once
-// The live display of `sweep` and `tune`: one line per device, redrawn in place on a terminal while the
-// devices run at the same time. Messages (a device that failed) go above the lines. Thread-safe: every
-// lane's thread updates its own line.
+// The live display of `sweep` and `tune`: one line per device. On a terminal the lines are redrawn in
+// place (cursor movement from the terminal's terminfo entry, lines cut to the terminal's width); without
+// one (a log file, a pipe, a dumb terminal) a device's line is printed when its state changes and every
+// few seconds while it runs. Messages (a device that failed) go above the lines. Thread-safe: each lane
+// updates its own line.
+#include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "tuner/budget.hpp"
+#include "tuner/tuner.hpp"
+
 namespace varex::tuner {
 
 class ProgressBoard {
  public:
-  // One line per label (device ids), in that order. Draws nothing unless `enabled` and `out` is a terminal.
-  ProgressBoard(std::vector<std::string> labels, bool enabled, std::FILE* out = stderr);
+  enum class Mode {
+    Off,    // --quiet: messages only
+    Lines,  // a line per device now and then
+    Live    // redrawn in place
+  };
+  // `enabled` false is Off; otherwise Live where `out` is a terminal that can move the cursor, else Lines.
+  ProgressBoard(std::vector<std::string> labels, bool enabled, std::FILE* out = stderr,
+                std::chrono::milliseconds interval = std::chrono::seconds(5));
   ~ProgressBoard();
   ProgressBoard(const ProgressBoard&) = delete;
   ProgressBoard& operator=(const ProgressBoard&) = delete;
 
-  bool drawing() const { return drawing_; }
-  void update(std::size_t line, const std::string& text);
-  // A line of its own above the board (printed even when the board does not draw).
+  Mode mode() const { return mode_; }
+  // A running device's state; printed at once in Lines mode when `milestone` (a state change), else at
+  // most every `interval`.
+  void update(std::size_t line, const std::string& text, bool milestone = false);
+  // A line of its own above the board, in every mode.
   void message(const std::string& text);
-  // Leaves the board's last state on the screen; later output goes below it.
+  // Leaves the last state on the screen; later output goes below it.
   void finish();
 
  private:
-  void redraw();  // with mutex_ held
+  void redraw();  // Live mode, with mutex_ held
+  std::string cut(const std::string& line) const;
   std::vector<std::string> labels_;
   std::vector<std::string> texts_;
+  std::vector<std::chrono::steady_clock::time_point> printed_;
   std::FILE* out_;
-  bool drawing_ = false;
-  bool drawn_ = false;
-  std::size_t width_ = 80;
+  Mode mode_ = Mode::Off;
+  std::chrono::milliseconds interval_;
+  std::size_t label_width_ = 0;
+  std::size_t drawn_ = 0;   // lines on the screen below the cursor's home
+  std::string up_, clear_;  // terminfo: cursor up one line, clear to the end of the line
   std::mutex mutex_;
 };
+
+// A running search as one line: progress against the budget (evaluations, seconds or the share of the
+// estimated exhaustive cost; a sweep against the space), time spent, an estimate of the time left, the
+// failures and the best variant so far.
+std::string describe_progress(const Budget& budget, const TuneOutcome& outcome, std::uint64_t valid_variants,
+                              const std::string& best_variant);
+
+// The share of the budget spent, 0 to 1.
+double budget_used(const Budget& budget, const TuneOutcome& outcome, std::uint64_t valid_variants);
 
 }  // namespace varex::tuner

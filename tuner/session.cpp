@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -14,15 +15,6 @@
 namespace varex::tuner {
 
 namespace {
-
-std::string progress_text(const TuneOutcome& o, std::uint64_t total) {
-  char line[160];
-  const double best = o.history.empty() ? 0 : o.history.back().best_ms;
-  std::snprintf(line, sizeof line, "%lld/%llu evaluated  %.1f s  ok %zu failed %zu  best %.4f ms",
-                static_cast<long long>(o.evaluations), static_cast<unsigned long long>(total), o.spent_s,
-                o.ok, o.failed, best);
-  return line;
-}
 
 results::SessionOutcome outcome_of(const TuneOutcome& o, const std::string& best_variant) {
   return {best_variant, o.best_ms, o.evaluations, o.spent_s};
@@ -72,9 +64,10 @@ void run_device(const LaneContext& lane, const RunOptions& options, DeviceRun& r
 
   harness::RemoteDevice remote(options.worker_executable, device);
   if (options.reprobe || !store.probe_gbps(device_row))
-    lane.board->update(lane.line, "probing copy bandwidth");
+    lane.board->update(lane.line, "probing the copy bandwidth (first use of this device; a few seconds)",
+                       true);
   run.probe_gbps = ensure_probe(store, device_row, remote, options.reprobe);
-  lane.board->update(lane.line, "preparing the workload");
+  lane.board->update(lane.line, "preparing the workload and its reference", true);
   remote.prepare(options.workload);
   if (run.session) {
     store.reopen_session(run.session);
@@ -93,15 +86,19 @@ void run_device(const LaneContext& lane, const RunOptions& options, DeviceRun& r
   const auto strategy = make_strategy(options.strategy, search.space());
   const TuneSettings settings{options.budget, options.remeasure};
   try {
-    run.outcome = run_tuning(*strategy, search, evaluator, settings,
-                             [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
-                               lane.board->update(lane.line, progress_text(o, run.valid_variants));
-                               if (interrupted() || *lane.abandon) throw harness::Interrupted();
-                               return true;
-                             });
+    run.outcome = run_tuning(
+        *strategy, search, evaluator, settings,
+        [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
+          const std::string best = o.history.empty() || !std::isfinite(o.history.back().best_ms)
+                                       ? ""
+                                       : variants::describe(space.at(o.history.back().best_index));
+          lane.board->update(lane.line, describe_progress(options.budget, o, run.valid_variants, best));
+          if (interrupted() || *lane.abandon) throw harness::Interrupted();
+          return true;
+        });
   } catch (const harness::Interrupted&) {
     store.end_session(run.session, "interrupted");
-    lane.board->update(lane.line, "interrupted");
+    lane.board->update(lane.line, "interrupted", true);
     throw;
   } catch (const RuntimeError&) {
     throw;  // the device failed: run_sessions closes the session as failed
@@ -120,11 +117,11 @@ void run_device(const LaneContext& lane, const RunOptions& options, DeviceRun& r
 nlohmann::json session_settings(const RunOptions& options) {
   nlohmann::json settings{{"measure", options.settings.to_json()},
                           {"timeout_seconds", options.timeout_seconds},
-                          {"pins", options.pins}};
+                          {"pins", options.pins},
+                          {"remeasure", options.remeasure}};
   if (options.kind == "tune") {
     settings["budget"] = options.budget.to_string();
     settings["seed"] = options.seed;
-    settings["remeasure"] = options.remeasure;
   }
   return settings;
 }
@@ -142,7 +139,7 @@ double ensure_probe(results::Store& store, std::int64_t device_row, harness::Rem
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
   const harness::Operator& op = *options.op;
   store.ensure_operator(op.name(), op.description());
-  store.ensure_workload(options.workload);
+  store.ensure_workload(options.workload, op.workload_class(options.workload));
   make_strategy(options.strategy,
                 op.space({options.devices.front(), options.workload.rows()}));  // a bad name fails now
   std::vector<DeviceRun> out(options.devices.size());
@@ -171,14 +168,18 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
     const LaneContext lane{own ? &*own : &store, &board, i, &abandon};
     try {
       run_device(lane, options, run);
-      char best[64] = "";
-      if (run.outcome.best) std::snprintf(best, sizeof best, ", best %.4f ms", run.outcome.best_ms);
-      board.update(i, run.status + best);
+      std::string line = run.status;
+      if (run.outcome.best) {
+        char best[64];
+        std::snprintf(best, sizeof best, ": best %.4f ms ", run.outcome.best_ms);
+        line += best + variants::describe(*run.outcome.best);
+      }
+      board.update(i, line, true);
     } catch (const RuntimeError& e) {
       if (run.session) lane.store->end_session(run.session, "failed");
       run.status = "failed";
       run.error = e.what();
-      board.update(i, "failed");
+      board.update(i, "failed", true);
       board.message("varex: " + device.id + " failed: " + e.what());
     } catch (const harness::Interrupted&) {
       throw;

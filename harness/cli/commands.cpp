@@ -23,6 +23,44 @@ namespace {
 
 using nlohmann::json;
 
+// A database opened for reading results: workloads recorded before workload classes (schema version 5)
+// get theirs first.
+std::unique_ptr<results::Store> open_results(const std::string& path) {
+  auto store = std::make_unique<results::Store>(path, results::Database::Mode::Existing);
+  store->classify_workloads(harness::workload_class_of);
+  return store;
+}
+
+// The device rows of a database that a selector names (the same selectors as for this machine's devices,
+// matched against the devices the database recorded: `cuda:0`, `cuda:0@node7`, `gpu`, …); every device
+// when the selector is empty.
+std::optional<std::vector<std::int64_t>> recorded_devices(results::Store& store,
+                                                          const std::string& selector) {
+  if (selector.empty()) return std::nullopt;
+  const auto recorded = store.devices();
+  std::vector<DeviceInfo> infos;
+  for (const auto& r : recorded) infos.push_back(r.device);
+  std::vector<std::int64_t> rows;
+  for (const DeviceInfo& d : select_devices(infos, selector, "in " + store.path())) {
+    for (const auto& r : recorded) {
+      if (r.device.uid() == d.uid()) rows.push_back(r.row);
+    }
+  }
+  return rows;
+}
+
+// Writes `text` to the file, or to standard output for "-".
+void write_output(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return;
+  }
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw UsageError("cannot write '" + path + "'");
+}
+
 void add_devices(CLI::App& app, int&) {
   auto* cmd = app.add_subcommand("devices", "List every OpenCL and CUDA device of this machine");
   auto json_out = std::make_shared<bool>(false);
@@ -196,6 +234,7 @@ struct RunFlags {
   std::vector<std::string> set;
   bool json_out = false;
   bool no_baseline = false;
+  bool quiet = false;
 };
 
 void add_run(CLI::App& app, int& exit_code) {
@@ -210,6 +249,7 @@ void add_run(CLI::App& app, int& exit_code) {
   f->measure.add_to(*cmd);
   cmd->add_flag("--no-baseline", f->no_baseline,
                 "Skip the operator's CPU baseline (timed by default where it has one)");
+  cmd->add_flag("--quiet", f->quiet, "Say nothing on stderr about what it does (probing)");
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->callback([f, &exit_code] {
     const harness::Operator& op = harness::find_operator(f->op);
@@ -228,12 +268,15 @@ void add_run(CLI::App& app, int& exit_code) {
     results::Store store(f->db);
     const std::int64_t device_row = store.device(device);
     store.ensure_operator(op.name(), op.description());
-    store.ensure_workload(spec);
+    store.ensure_workload(spec, op.workload_class(spec));
     const std::string id = harness::variant_id(op, device.backend, params);
     store.ensure_variant(id, op.name(), device.backend, params,
                          harness::kernel_source(device.backend, op.kernel_family()).hash,
                          space.compile_part(params));
     harness::RemoteDevice remote(self_executable(), device);
+    if (!f->quiet && !store.probe_gbps(device_row))
+      std::cerr << "varex: probing " << device.id
+                << "'s copy bandwidth (first use of this device here; a few seconds)\n";
     const double probe = tuner::ensure_probe(store, device_row, remote, false);
     remote.prepare(spec);
     const auto session = store.begin_session("run", op.name(), device_row, spec.id(), "single",
@@ -297,6 +340,7 @@ struct SessionFlags {
   bool reprobe = false;
   bool fresh = false;
   bool sequential = false;
+  bool quiet = false;
   bool json_out = false;
 };
 
@@ -346,15 +390,18 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     cmd->add_option("--strategy", f->strategy, "Search strategy: " + join(tuner::strategy_names(), ", "))
         ->capture_default_str();
     cmd->add_option("--budget", f->budget,
-                    "Evaluations (200), seconds (90s) or share of the exhaustive cost (10%)")
+                    "Evaluations (200), wall time (90s, 2m, 1h) or share of the exhaustive cost (10%)")
         ->capture_default_str();
     cmd->add_option("--strategy-seed", f->seed,
                     "Seed of the strategy's random choices (--seed seeds the data)")
         ->capture_default_str();
-    cmd->add_option("--remeasure", f->remeasure, "Best candidates measured again before one is declared best")
-        ->capture_default_str()
-        ->check(CLI::Range(0, 100));
   }
+  cmd->add_option("--remeasure", f->remeasure,
+                  "Best candidates measured again with the full protocol before one is declared best (the "
+                  "re-measured times are what `varex best` compares)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  cmd->add_flag("--quiet", f->quiet, "No progress on stderr (only failures)");
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
   cmd->add_flag("--json", f->json_out, "Print JSON");
@@ -370,16 +417,15 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.reprobe = f->reprobe;
     options.fresh = f->fresh;
     options.schedule.parallel = !f->sequential;
-    options.progress = !f->json_out;
+    options.progress = !f->quiet;
     options.worker_executable = self_executable();
+    options.remeasure = f->remeasure;
     if (tune) {
       options.strategy = f->strategy;
       options.budget = tuner::Budget::parse(f->budget);
       options.seed = f->seed;
-      options.remeasure = f->remeasure;
     } else {
       options.strategy = "exhaustive";
-      options.remeasure = 0;
     }
     // Every device's space and memory are checked before anything is measured or recorded.
     for (const DeviceInfo& d : options.devices) {
@@ -449,14 +495,16 @@ void add_tuner_bench(CLI::App& app, int&) {
   auto f = std::make_shared<BenchFlags>();
   cmd->add_option("--db", f->db, "Database with exhaustive sweeps")->capture_default_str();
   cmd->add_option("--op", f->op, "Only sweeps of this operator");
-  cmd->add_option("--device", f->device, "Only sweeps of these recorded device ids (comma list)");
+  cmd->add_option(
+      "--device", f->device,
+      "Only sweeps of these recorded devices (selector: cpu, gpu, cuda:0, cuda:0@host, a comma list)");
   cmd->add_option("--sessions", f->sessions, "Only these sweep sessions (comma list of ids)");
   cmd->add_option("--seeds", f->seeds, "Seeds per strategy and budget")
       ->capture_default_str()
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--budgets", f->budgets, "Budgets as shares of the exhaustive cost")->capture_default_str();
   cmd->add_option("--strategies", f->strategies, "Strategies (default: all but exhaustive)");
-  cmd->add_option("--csv", f->csv, "Also write the table as CSV to this file");
+  cmd->add_option("--csv", f->csv, "Also write the table as CSV to this file (- for standard output)");
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->callback([f] {
     if (f->op) harness::find_operator(*f->op);
@@ -475,9 +523,8 @@ void add_tuner_bench(CLI::App& app, int&) {
         options.strategies.push_back(s);
       }
     }
-    std::vector<std::string> devices;
-    if (!f->device.empty()) devices = split(f->device, ',');
     results::Store store(f->db, results::Database::Mode::Existing);
+    const auto devices = recorded_devices(store, f->device);
     std::vector<std::int64_t> sessions;
     if (!f->sessions.empty()) {
       for (const std::string& id : split(f->sessions, ',')) sessions.push_back(parse_int(id, "--sessions"));
@@ -486,48 +533,48 @@ void add_tuner_bench(CLI::App& app, int&) {
     if (sweeps.empty())
       throw UsageError("no recorded sweeps to replay in " + f->db + " (run varex sweep first)");
     const tuner::BenchReport report = tuner::run_bench(std::move(sweeps), options);
-    if (f->csv) {
-      std::ofstream out(*f->csv);
-      out << report.to_csv();
-      if (!out) throw UsageError("cannot write " + *f->csv);
-    }
-    std::cout << (f->json_out ? report.to_json().dump(2) + "\n" : report.to_text());
+    if (f->csv) write_output(*f->csv, report.to_csv());
+    if (f->csv != "-") std::cout << (f->json_out ? report.to_json().dump(2) + "\n" : report.to_text());
   });
 }
 
 struct BestFlags {
   std::optional<std::string> op;
-  std::optional<std::string> device;
+  std::string device;
   std::string db = "varex.db";
+  bool include_runs = false;
   bool json_out = false;
 };
 
 void add_best(CLI::App& app, int&) {
-  auto* cmd =
-      app.add_subcommand("best", "Show the fastest verified variant per device, operator and workload");
+  auto* cmd = app.add_subcommand(
+      "best",
+      "Show the best variant per device, operator and workload class (re-measured times; docs/PROFILE.md)");
   auto f = std::make_shared<BestFlags>();
   cmd->add_option("--op", f->op, "Only this operator");
-  cmd->add_option("--device", f->device, "Only these devices of this machine (selector)");
+  cmd->add_option("--device", f->device,
+                  "Only these recorded devices (selector: cpu, gpu, cuda:0, cuda:0@host, a comma list)");
   cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  cmd->add_flag(
+      "--include-runs", f->include_runs,
+      "Let single `varex run` measurements compete (by default only re-measured candidates of sweeps "
+      "and tunings do)");
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->callback([f] {
     if (f->op) harness::find_operator(*f->op);
-    std::optional<std::vector<std::string>> uids;
-    if (f->device) {
-      uids.emplace();
-      for (const auto& d : resolve_devices(*f->device)) uids->push_back(d.uid());
-    }
-    results::Store store(f->db, results::Database::Mode::Existing);
-    const auto best = store.best(f->op, uids);
+    const auto store = open_results(f->db);
+    const auto best = store->best({f->op, recorded_devices(*store, f->device), f->include_runs});
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
     for (const auto& b : best) {
-      out.push_back({{"device", b.device.id},
+      const std::string device = b.device.id + "@" + b.device.host;
+      out.push_back({{"device", device},
                      {"device_name", b.device.name},
                      {"host", b.device.host},
                      {"backend", to_string(b.device.backend)},
                      {"op", b.op},
                      {"workload", b.workload.to_json()},
+                     {"workload_class", b.workload_class.to_json()},
                      {"variant", b.variant_id},
                      {"params", variants::to_json(b.params)},
                      {"kernel_ms", b.kernel_ms},
@@ -537,20 +584,23 @@ void add_best(CLI::App& app, int&) {
                      {"gbps", b.gbps},
                      {"probe_gbps", b.probe_gbps ? json(*b.probe_gbps) : json(nullptr)},
                      {"probe_fraction", b.probe_fraction},
-                     {"verified_measurements", b.measurements}});
-      rows.push_back({b.device.id + "@" + b.device.host, b.op, std::to_string(b.workload.rows()),
-                      fixed(b.kernel_ms, 4), fixed(b.gbps, 1), fixed(100 * b.probe_fraction, 1) + "%",
-                      variants::describe(b.params)});
+                     {"method", b.method},
+                     {"session", b.session},
+                     {"candidates", b.candidates},
+                     {"candidate_measurements", b.measurements}});
+      rows.push_back({device, b.op, b.workload_class.describe(), fixed(b.kernel_ms, 4), fixed(b.gbps, 1),
+                      fixed(100 * b.probe_fraction, 1) + "%", variants::describe(b.params)});
     }
     if (f->json_out) {
       std::cout << out.dump(2) << "\n";
       return;
     }
     if (best.empty()) {
-      std::cout << "no verified measurements in " << f->db << "\n";
+      std::cout << "no re-measured verified variants in " << f->db
+                << (f->include_runs ? "" : " (single runs count only with --include-runs)") << "\n";
       return;
     }
-    print_table({"device", "op", "rows", "kernel ms", "GB/s", "of probe", "variant"}, rows);
+    print_table({"device", "op", "workload", "kernel ms", "GB/s", "of probe", "variant"}, rows);
   });
 }
 
@@ -604,11 +654,10 @@ results::DefaultParams operator_defaults() {
   return out;
 }
 
-results::ExportFilter export_filter(const std::optional<std::string>& op, const std::string& devices) {
+results::ExportFilter export_filter(results::Store& store, const std::optional<std::string>& op,
+                                    const std::string& devices, bool include_runs) {
   if (op) harness::find_operator(*op);
-  results::ExportFilter filter{op, {}};
-  if (!devices.empty()) filter.device_ids = split(devices, ',');
-  return filter;
+  return {op, recorded_devices(store, devices), include_runs};
 }
 
 void add_export(CLI::App& app, int&) {
@@ -617,6 +666,7 @@ void add_export(CLI::App& app, int&) {
   struct Flags {
     std::string db = "varex.db", format = "json", out, ns = "varex_tuned", device;
     std::optional<std::string> op;
+    bool include_runs = false;
   };
   auto f = std::make_shared<Flags>();
   cmd->add_option("--db", f->db, "Results database")->capture_default_str();
@@ -624,19 +674,21 @@ void add_export(CLI::App& app, int&) {
                   "json (profile), header (profile as C++), kt-t4 (Kernel Tuner T4 results)")
       ->capture_default_str()
       ->check(CLI::IsMember({"json", "header", "kt-t4"}));
-  cmd->add_option("--out", f->out, "Output file (a directory for kt-t4)")->required();
+  cmd->add_option("--out", f->out, "Output file, - for standard output (a directory for kt-t4)")->required();
   cmd->add_option("--op", f->op, "Only this operator");
-  cmd->add_option("--device", f->device, "Only these recorded device ids (comma list)");
+  cmd->add_option("--device", f->device,
+                  "Only these recorded devices (selector: cpu, gpu, cuda:0, cuda:0@host, a comma list)");
+  cmd->add_flag("--include-runs", f->include_runs,
+                "Let single `varex run` measurements become profile entries (by default only re-measured "
+                "candidates of sweeps and tunings do)");
   cmd->add_option("--namespace", f->ns, "C++ namespace of the generated header")->capture_default_str();
   cmd->callback([f] {
-    const auto filter = export_filter(f->op, f->device);
-    results::Store store(f->db, results::Database::Mode::Existing);
-    auto write = [](const std::string& path, const std::string& text) {
-      std::ofstream out(path);
-      out << text;
-      if (!out) throw UsageError("cannot write '" + path + "'");
-    };
+    const auto owned = open_results(f->db);
+    results::Store& store = *owned;
+    const auto filter = export_filter(store, f->op, f->device, f->include_runs);
+    const auto write = write_output;
     if (f->format == "kt-t4") {
+      if (f->out == "-") throw UsageError("--format kt-t4 writes a directory of files; --out - is not one");
       std::error_code ec;
       std::filesystem::create_directories(f->out, ec);
       if (ec) throw UsageError("cannot create '" + f->out + "': " + ec.message());
@@ -649,14 +701,17 @@ void add_export(CLI::App& app, int&) {
       return;
     }
     const nlohmann::json profile = results::profile_json(store, filter, operator_defaults());
-    if (profile["devices"].empty()) throw UsageError("no verified measurements to export in " + f->db);
+    if (profile["devices"].empty())
+      throw UsageError("no re-measured verified variants to export in " + f->db +
+                       (f->include_runs ? "" : " (single runs count only with --include-runs)"));
     write(f->out, f->format == "json" ? profile.dump(2) + "\n" : results::profile_header(profile, f->ns));
     std::size_t entries = 0;
     for (const auto& d : profile["devices"]) {
       for (const auto& [_, list] : d["operators"].items()) entries += list.size();
     }
-    std::cout << "wrote " << entries << " profile entries for " << profile["devices"].size() << " devices to "
-              << f->out << "\n";
+    if (f->out != "-")
+      std::cout << "wrote " << entries << " profile entries for " << profile["devices"].size()
+                << " device models to " << f->out << "\n";
   });
 }
 
@@ -692,16 +747,19 @@ void add_report(CLI::App& app, int& exit_code) {
   struct Flags {
     std::string db = "varex.db", out, device;
     std::optional<std::string> op;
+    bool include_runs = false;
   };
   auto f = std::make_shared<Flags>();
   cmd->add_option("--db", f->db, "Results database")->capture_default_str();
   cmd->add_option("--out", f->out, "Output directory")->required();
   cmd->add_option("--op", f->op, "Only this operator");
-  cmd->add_option("--device", f->device, "Only these recorded device ids (comma list)");
+  cmd->add_option("--device", f->device,
+                  "Only these recorded devices (selector: cpu, gpu, cuda:0, cuda:0@host, a comma list)");
+  cmd->add_flag("--include-runs", f->include_runs, "Let single `varex run` measurements compete for best");
   cmd->callback([f, &exit_code] {
-    const auto filter = export_filter(f->op, f->device);
-    results::Store store(f->db, results::Database::Mode::Existing);
-    const auto files = results::write_report(store, f->out, filter, operator_defaults());
+    const auto store = open_results(f->db);
+    const auto filter = export_filter(*store, f->op, f->device, f->include_runs);
+    const auto files = results::write_report(*store, f->out, filter, operator_defaults());
     for (const auto& c : files.csv) std::cout << c << "\n";
     if (files.html.empty()) {
       std::cerr << "varex: " << files.plot_problem << "\n";

@@ -1,12 +1,16 @@
 // varex: the command line. Exit status 0 on success, 2 on bad usage or input, 1 on a runtime failure,
 // 130 when interrupted.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstring>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "harness/cli/commands.hpp"
 #include "harness/errors.hpp"
 #include "harness/interrupt.hpp"
+#include "harness/text.hpp"
 #include "harness/worker.hpp"
 
 int main(int argc, char** argv) {
@@ -14,12 +18,43 @@ int main(int argc, char** argv) {
   // The same binary serves as the worker process that owns a device (see harness/worker.hpp).
   if (argc == 2 && std::strcmp(argv[1], "__worker") == 0) return varex::harness::worker_main(3, 4);
 
-  CLI::App app{"varex: variant explorer and auto-tuner for database operators on OpenCL and CUDA devices"};
-  app.set_version_flag("--version", VAREX_VERSION);
+  CLI::App app{"varex: variant explorer and auto-tuner for database operators on OpenCL and CUDA devices",
+               "varex"};
+  app.set_version_flag("-V,--version", VAREX_VERSION);
   app.require_subcommand(1);
   int exit_code = 0;
   varex::cli::add_commands(app, exit_code);
   varex::install_interrupt_handler();
+
+  // The command word first, as git and cargo read it: `help [command]`, and an unknown word named.
+  std::vector<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands({})) commands.push_back(sub->get_name());
+  const std::string list = varex::join(commands, ", ");
+  if (argc >= 2 && argv[1][0] != '-') {
+    const std::string word = argv[1];
+    if (word == "help") {
+      if (argc == 2) {
+        std::cout << app.help();
+        return 0;
+      }
+      const std::string topic = argv[2];
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        if (sub->get_name() == topic) {
+          std::cout << sub->help();
+          return 0;
+        }
+      }
+      std::cerr << "varex: no command '" << topic << "' (commands: " << list << ")\n";
+      return 2;
+    }
+    if (std::find(commands.begin(), commands.end(), word) == commands.end()) {
+      std::cerr << "varex: unknown command '" << word << "' (commands: " << list << "; varex help)\n";
+      return 2;
+    }
+  } else if (argc < 2) {
+    std::cerr << "varex: a command is needed (commands: " << list << "; varex help)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

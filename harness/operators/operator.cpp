@@ -69,6 +69,13 @@ const Operator& find_operator(std::string_view name) {
   throw UsageError("unknown operator '" + std::string(name) + "' (operators: " + join(names, ", ") + ")");
 }
 
+std::optional<datasets::WorkloadClass> workload_class_of(const datasets::WorkloadSpec& spec) {
+  for (const Operator* op : operators()) {
+    if (op->name() == spec.op) return op->workload_class(spec);
+  }
+  return std::nullopt;
+}
+
 void check_fits(const Operator& op, const datasets::WorkloadSpec& spec, const DeviceInfo& device) {
   const DeviceFootprint need = op.footprint(spec, device);
   if (device.global_mem && need.total > device.global_mem) {

@@ -110,6 +110,11 @@ class Operator {
   virtual Defines defines(const variants::Params& params, const DeviceInfo& device) const = 0;
   // Throws UsageError for unknown query keys, bad values or unreadable files.
   virtual datasets::WorkloadSpec workload(const WorkloadOptions& options) const = 0;
+  // What in a workload decides the best variant (datasets::WorkloadClass): "best" and profiles are kept
+  // per class. The default follows the generators' conventions (datasets::default_class).
+  virtual datasets::WorkloadClass workload_class(const datasets::WorkloadSpec& spec) const {
+    return datasets::default_class(spec);
+  }
   // Generated rows when none are asked for, from the rows of 4-byte values that fill four times the
   // largest device cache: operators with wider rows take fewer.
   virtual std::uint64_t default_rows(std::uint64_t cache_rows) const { return cache_rows; }
@@ -124,6 +129,9 @@ class Operator {
 const std::vector<const Operator*>& operators();
 // Throws UsageError naming the known operators.
 const Operator& find_operator(std::string_view name);
+
+// The class of a recorded workload through its operator; nullopt for an operator this varex does not know.
+std::optional<datasets::WorkloadClass> workload_class_of(const datasets::WorkloadSpec& spec);
 
 // Throws UsageError when the workload cannot fit the device.
 void check_fits(const Operator& op, const datasets::WorkloadSpec& spec, const DeviceInfo& device);

@@ -227,6 +227,13 @@ KernelRange kernel_range(const SelectionQuery& q) {
   return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi), q.negate ? 1u : 0u};
 }
 
+double uniform_selectivity(const SelectionQuery& query) {
+  const KernelRange r = kernel_range(query);
+  const double inside =
+      r.lo > r.hi ? 0.0 : (static_cast<double>(r.hi) - static_cast<double>(r.lo) + 1.0) / 4294967296.0;
+  return r.neg ? 1.0 - inside : inside;
+}
+
 std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column,
                                               const SelectionQuery& query) {
   std::vector<std::uint8_t> bitmap((column.size() + 7) / 8, 0);
@@ -279,6 +286,19 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
                      " rows, got " + std::to_string(spec.rows()));
   }
   return spec;
+}
+
+datasets::WorkloadClass SelectionOperator::workload_class(const datasets::WorkloadSpec& spec) const {
+  datasets::WorkloadClass c;
+  const SelectionQuery query = SelectionQuery::from_json(spec.query);
+  c.shape["generator"] = spec.generator == "file" ? "file" : spec.generator;
+  c.shape["negate"] = query.negate ? "true" : "false";
+  c.scale["rows"] = spec.rows();
+  if (spec.generator != "file") {
+    // Rounded, so that equal shares computed from different bounds compare equal.
+    c.scale["selectivity"] = std::round(uniform_selectivity(query) * 1e6) / 1e6;
+  }
+  return c;
 }
 
 DeviceFootprint SelectionOperator::footprint(const datasets::WorkloadSpec& spec,

@@ -36,6 +36,8 @@ struct KernelRange {
   std::uint32_t neg;
 };
 KernelRange kernel_range(const SelectionQuery& query);
+// The share of uniformly distributed int32 values the query selects.
+double uniform_selectivity(const SelectionQuery& query);
 
 // Host reference: bit r%8 of byte r/8 is set when row r matches; bits past the last row are zero.
 std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column,
@@ -52,6 +54,9 @@ class SelectionOperator final : public Operator {
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  // Shape: generated or file, and negation; scale: rows and, for generated (uniform) data, the share of
+  // values the query selects, whichever way the query was given.
+  datasets::WorkloadClass workload_class(const datasets::WorkloadSpec& spec) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };

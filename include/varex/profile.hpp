@@ -1,9 +1,11 @@
 #pragma once
 // varex tuning profiles in other builds: header-only, C++17, the standard library only.
 //
-// A profile holds, per device and operator, the best verified parameters varex measured, per workload
-// class (input size, and selectivity where the operator has one). `Profile::lookup` answers "parameters
-// for operator X on this device for this workload" and says which level of the fallback chain answered:
+// A profile holds, per device model and operator, the best verified parameters varex measured, per
+// workload class: a shape (what kind of workload: the dataset, the query's form such as a pattern) and a
+// scale (rows, and numbers such as selectivity, distinct keys, skew). `Profile::lookup` answers
+// "parameters for operator X on this device for this workload" and says which level of the fallback chain
+// answered:
 //
 //   1. ExactDevice        same backend, vendor and device name
 //   2. SameArchitecture   same backend and architecture key (e.g. CUDA compute capability "sm_90")
@@ -11,11 +13,15 @@
 //   4. Default            the operator's default parameters (the source's own kernel), which varex
 //                         exports with every profile; empty if the profile does not know the operator
 //
-// Within a level the entry whose workload is closest wins: distance in log2(rows), plus the difference in
-// selectivity when both sides give one; ties go to the faster entry.
+// Within a level only entries of the same shape compete (a shape key that both sides give must agree; keys
+// only one side gives do not matter), and the one of the nearest scale wins: the exact class, else the
+// smallest distance, summed over the scale keys both sides give, of |log2 a - log2 b| for counts (rows,
+// rows2, distinct) and 4 |a - b| for the others (selectivity, match_ratio, zipf); ties go to the faster
+// entry. A level with no entry of the shape passes to the next.
 //
 // Profiles come from `varex export --format json` (load them with varex/profile_json.hpp) or
 // `varex export --format header`, a generated header that builds a Profile from literals.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -39,11 +45,16 @@ struct DeviceKey {
 // Tunable values as text: "128", "auto", "overflow".
 using Params = std::map<std::string, std::string>;
 
+// A workload class, as the consumer describes its workload and as profile entries record theirs.
+struct Workload {
+  std::map<std::string, std::string> shape;  // e.g. {"dataset", "titles"}, {"pattern", "^a"}
+  std::map<std::string, double> scale;       // e.g. {"rows", 1 << 24}, {"selectivity", 0.01}
+};
+
 struct Entry {
   DeviceKey device;
   std::string op;
-  std::uint64_t rows = 0;
-  double selectivity = -1;  // negative: not part of this workload class
+  Workload workload;
   Params params;
   double kernel_ms = 0;
   double gbps = 0;
@@ -73,6 +84,7 @@ struct Choice {
   Params params;
   Level level = Level::Default;
   const Entry* entry = nullptr;  // null at the Default level
+  bool exact_class = false;      // the entry's class is the workload's: same shape, same scale
 
   // A tunable as an integer, or `fallback` when absent or a word such as "auto".
   long long integer(const std::string& name, long long fallback) const {
@@ -102,23 +114,34 @@ class Profile {
   const std::vector<Entry>& entries() const { return entries_; }
   const std::map<std::string, Params>& defaults() const { return defaults_; }
 
-  Choice lookup(const std::string& op, const DeviceKey& device, std::uint64_t rows,
-                double selectivity = -1) const {
+  Choice lookup(const std::string& op, const DeviceKey& device, const Workload& workload) const {
     for (Level level : {Level::ExactDevice, Level::SameArchitecture, Level::SameVendorAndType}) {
       const Entry* best = nullptr;
       double best_distance = std::numeric_limits<double>::infinity();
       for (const Entry& e : entries_) {
-        if (e.op != op || !matches(level, e.device, device)) continue;
-        const double d = distance(e, rows, selectivity);
+        if (e.op != op || !matches(level, e.device, device) || !same_shape(e.workload, workload)) continue;
+        const double d = distance(e.workload, workload);
         if (!best || d < best_distance || (d == best_distance && e.kernel_ms < best->kernel_ms)) {
           best = &e;
           best_distance = d;
         }
       }
-      if (best) return {best->params, level, best};
+      if (best) {
+        const bool exact = best->workload.shape == workload.shape && best->workload.scale == workload.scale;
+        return {best->params, level, best, exact};
+      }
     }
     const auto it = defaults_.find(op);
-    return {it == defaults_.end() ? Params{} : it->second, Level::Default, nullptr};
+    return {it == defaults_.end() ? Params{} : it->second, Level::Default, nullptr, false};
+  }
+
+  // The common case: a size, and a selectivity where the operator has one (negative: none).
+  Choice lookup(const std::string& op, const DeviceKey& device, std::uint64_t rows,
+                double selectivity = -1) const {
+    Workload w;
+    w.scale["rows"] = static_cast<double>(rows);
+    if (selectivity >= 0) w.scale["selectivity"] = selectivity;
+    return lookup(op, device, w);
   }
 
  private:
@@ -137,11 +160,27 @@ class Profile {
     return false;
   }
 
-  static double distance(const Entry& e, std::uint64_t rows, double selectivity) {
-    const double a = std::log2(static_cast<double>(e.rows) + 1.0);
-    const double b = std::log2(static_cast<double>(rows) + 1.0);
-    double d = std::fabs(a - b);
-    if (selectivity >= 0 && e.selectivity >= 0) d += 4.0 * std::fabs(selectivity - e.selectivity);
+  static bool same_shape(const Workload& a, const Workload& b) {
+    for (const auto& [key, value] : a.shape) {
+      const auto it = b.shape.find(key);
+      if (it != b.shape.end() && it->second != value) return false;
+    }
+    return true;
+  }
+
+  static bool counts(const std::string& key) { return key == "rows" || key == "rows2" || key == "distinct"; }
+
+  static double distance(const Workload& a, const Workload& b) {
+    double d = 0;
+    for (const auto& [key, value] : a.scale) {
+      const auto it = b.scale.find(key);
+      if (it == b.scale.end()) continue;
+      if (counts(key)) {
+        d += std::fabs(std::log2(std::max(value, 1.0)) - std::log2(std::max(it->second, 1.0)));
+      } else {
+        d += 4.0 * std::fabs(value - it->second);
+      }
+    }
     return d;
   }
 

@@ -10,8 +10,9 @@
 
 namespace varex::profile {
 
-// The newest profile format this header reads.
-inline constexpr int kProfileVersion = 1;
+// The newest profile format this header reads (version 1, whose workloads are rows and selectivity
+// only, is still read).
+inline constexpr int kProfileVersion = 2;
 
 inline Params params_from_json(const nlohmann::json& j) {
   Params p;
@@ -41,8 +42,17 @@ inline Profile load_profile(const nlohmann::json& j) {
         Entry entry;
         entry.device = key;
         entry.op = op;
-        entry.rows = e.at("workload").value("rows", std::uint64_t{0});
-        entry.selectivity = e.at("workload").value("selectivity", -1.0);
+        const nlohmann::json& w = e.at("workload");
+        if (const auto c = w.find("class"); c != w.end()) {
+          for (const auto& [key, value] : c->value("shape", nlohmann::json::object()).items())
+            entry.workload.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
+          for (const auto& [key, value] : c->value("scale", nlohmann::json::object()).items())
+            entry.workload.scale[key] = value.get<double>();
+        } else {
+          // Version 1: rows, and selectivity where the operator has one.
+          entry.workload.scale["rows"] = w.value("rows", 0.0);
+          if (w.contains("selectivity")) entry.workload.scale["selectivity"] = w["selectivity"].get<double>();
+        }
         entry.params = params_from_json(e.at("params"));
         entry.kernel_ms = e.value("kernel_ms", 0.0);
         entry.gbps = e.value("gbps", 0.0);
