@@ -3,11 +3,10 @@
 // or a database, and the runtime's own copy of the operator's input bytes as the bandwidth reference (no
 // vendor library produces these operators' outputs, a selection bitmap for one). Every variant's output is
 // verified before it is timed. Its --benchmark_format=json output works with Google Benchmark's compare.py.
-//
-//   varex-bench [--varex-device=all] [--varex-rows=N] [--varex-profile=FILE | --varex-db=FILE]
-//               [--varex-op=selection] [Google Benchmark flags]
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -18,6 +17,7 @@
 #include "harness/engine.hpp"
 #include "harness/errors.hpp"
 #include "harness/operators/operator.hpp"
+#include "harness/text.hpp"
 #include "results/export.hpp"
 #include "results/store.hpp"
 
@@ -33,73 +33,146 @@ struct Options {
   std::string op;
 };
 
-// Pulls --varex-* flags out of argv; Google Benchmark parses the rest.
+struct Flag {
+  const char* name;
+  std::string Options::*field;
+  const char* help;
+};
+const Flag kFlags[] = {
+    {"--varex-device", &Options::device,
+     "devices: all, cpu, gpu, opencl, cuda, an id, or a comma list (all)"},
+    {"--varex-op", &Options::op, "only this operator (every operator)"},
+    {"--varex-rows", &Options::rows, "rows of the generated workload, N or 2^N (4x the device's cache)"},
+    {"--varex-profile", &Options::profile, "the tuned variants from this exported JSON profile"},
+    {"--varex-db", &Options::db, "the tuned variants from this varex database (its `varex best`)"},
+};
+
+void print_help() {
+  std::printf(
+      "varex-bench: the default and the tuned variant of every operator on every device, and the runtime's "
+      "copy\n"
+      "of the same bytes, timed with device events (manual time, reported in ns) after a verified first "
+      "run.\n\n"
+      "varex flags:\n");
+  for (const Flag& f : kFlags) std::printf("  %s=VALUE\n      %s\n", f.name, f.help);
+  std::printf("\nGoogle Benchmark flags:\n");
+  benchmark::PrintDefaultHelp();
+}
+
+// Pulls the --varex-* flags out of argv, refusing unknown ones; Google Benchmark parses the rest.
 Options take_options(int& argc, char** argv) {
   Options o;
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    auto value = [&](const std::string& flag, std::string& into) {
-      if (a.rfind(flag + "=", 0) != 0) return false;
-      into = a.substr(flag.size() + 1);
-      return true;
-    };
-    if (value("--varex-device", o.device) || value("--varex-rows", o.rows) ||
-        value("--varex-profile", o.profile) || value("--varex-db", o.db) || value("--varex-op", o.op)) {
+    if (a.rfind("--varex-", 0) != 0) {
+      argv[kept++] = argv[i];
       continue;
     }
-    argv[kept++] = argv[i];
+    const auto eq = a.find('=');
+    const std::string name = a.substr(0, eq);
+    const Flag* flag =
+        std::find_if(std::begin(kFlags), std::end(kFlags), [&](const Flag& f) { return name == f.name; });
+    if (flag == std::end(kFlags)) {
+      std::vector<std::string> names;
+      for (const Flag& f : kFlags) names.push_back(f.name);
+      throw UsageError("unknown flag '" + name + "' (varex flags: " + join(names, ", ") + "; --help)");
+    }
+    if (eq == std::string::npos || eq + 1 == a.size())
+      throw UsageError(name + " needs a value: " + name + "=VALUE");
+    o.*(flag->field) = a.substr(eq + 1);
   }
   argc = kept;
+  if (!o.profile.empty() && !o.db.empty())
+    throw UsageError("--varex-profile and --varex-db exclude each other");
+  if (!o.op.empty()) harness::find_operator(o.op);  // names the operators when it is not one
   return o;
 }
 
-// What a benchmark needs kept alive while Google Benchmark runs.
+// What a benchmark needs kept alive while Google Benchmark runs. A workload whose working set fits in twice
+// the device's last-level cache is prepared several times over: the timed runs go round the copies, so each
+// finds its inputs evicted by the others' traffic, as varex's own protocol does with a cache flush. The
+// flush is not timed, and Google Benchmark, which picks the iteration count from the (device) time it is
+// told, would run far past its time budget with one; the copies need no untimed work.
 struct Target {
   std::unique_ptr<harness::Engine> engine;
-  std::unique_ptr<harness::PreparedRun> run;
-  std::unique_ptr<harness::DeviceBuffer> copy_src, copy_dst;
+  std::vector<std::unique_ptr<harness::PreparedRun>> runs;
+  // The copy reference: pairs of source and destination buffers, as many as keep them out of the cache.
+  std::vector<std::pair<std::unique_ptr<harness::DeviceBuffer>, std::unique_ptr<harness::DeviceBuffer>>>
+      copies;
 };
 std::vector<std::unique_ptr<Target>> g_targets;
 
+// Copies of a workload that keep each one's inputs out of the cache between its uses.
+std::size_t copies_for(std::uint64_t working_set, std::uint64_t cache_bytes) {
+  if (!cache_bytes || working_set >= 2 * cache_bytes) return 1;
+  const std::uint64_t others = (2 * cache_bytes + std::max<std::uint64_t>(working_set, 1) - 1) /
+                               std::max<std::uint64_t>(working_set, 1);
+  return static_cast<std::size_t>(std::min<std::uint64_t>(others + 1, 4096));
+}
+
 void time_variant(benchmark::State& state, Target* t, variants::Params params) {
   try {
-    t->run->compile(params);
-    t->run->poison();
-    t->run->execute(params);
-    const harness::Collected c = t->run->collect();
-    if (!c.verified) {
-      state.SkipWithError(("wrong result: " + c.mismatch).c_str());
-      return;
-    }
-    const bool flush =
-        t->engine->device().cache_bytes && t->run->working_set_bytes() < 2 * t->engine->device().cache_bytes;
     double total_ms = 0;
+    std::size_t next = 0;
     for (auto _ : state) {
-      if (flush) t->engine->flush_cache();
-      const double ms = t->run->execute(params).total_ms;
+      const double ms = t->runs[next]->execute(params).total_ms;
+      next = (next + 1) % t->runs.size();
       total_ms += ms;
       state.SetIterationTime(ms / 1e3);
     }
-    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(t->run->bytes_moved()) *
-                                                state.iterations() / (total_ms * 1e6));
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(t->runs[0]->bytes_moved()) *
+                                                static_cast<double>(state.iterations()) / (total_ms * 1e6));
+    state.counters["input copies"] = static_cast<double>(t->runs.size());
     state.SetLabel(variants::describe(params));
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
 }
 
-void time_copy(benchmark::State& state, Target* t) {
-  const std::size_t bytes = t->copy_src->bytes();
-  // One untimed copy first: the destination's pages are first touched there, not in a timed iteration.
-  t->engine->copy(*t->copy_dst, *t->copy_src, bytes)->elapsed_ms();
-  double total_ms = 0;
+void skip(benchmark::State& state, std::string why) {
+  state.SkipWithError(why.c_str());
   for (auto _ : state) {
-    const double ms = t->engine->copy(*t->copy_dst, *t->copy_src, bytes)->elapsed_ms();
+  }  // not run once skipped
+}
+
+void time_copy(benchmark::State& state, Target* t) {
+  const std::size_t bytes = t->copies[0].first->bytes();
+  // One untimed copy each first: the destinations' pages are first touched there, not in a timed iteration.
+  for (auto& [src, dst] : t->copies) t->engine->copy(*dst, *src, bytes)->elapsed_ms();
+  double total_ms = 0;
+  std::size_t next = 0;
+  for (auto _ : state) {
+    auto& [src, dst] = t->copies[next];
+    next = (next + 1) % t->copies.size();
+    const double ms = t->engine->copy(*dst, *src, bytes)->elapsed_ms();
     total_ms += ms;
     state.SetIterationTime(ms / 1e3);
   }
-  state.counters["GB/s"] = benchmark::Counter(2.0 * bytes * state.iterations() / (total_ms * 1e6));
+  state.counters["GB/s"] = benchmark::Counter(2.0 * static_cast<double>(bytes) *
+                                              static_cast<double>(state.iterations()) / (total_ms * 1e6));
+}
+
+// Registers one variant, verified first on every copy of the workload (a wrong one is registered as
+// skipped, with the reason).
+void register_variant(const std::string& name, Target* t, const variants::Params& params) {
+  auto skipped = [&](const std::string& why) {
+    benchmark::RegisterBenchmark(name.c_str(), skip, why)->Unit(benchmark::kNanosecond);
+  };
+  try {
+    for (auto& run : t->runs) {
+      run->compile(params);
+      run->poison();
+      run->execute(params);
+      const harness::Collected c = run->collect();
+      if (!c.verified) return skipped("wrong result: " + c.mismatch);
+    }
+    benchmark::RegisterBenchmark(name.c_str(), time_variant, t, params)
+        ->UseManualTime()
+        ->Unit(benchmark::kNanosecond);
+  } catch (const std::exception& e) {
+    skipped(e.what());
+  }
 }
 
 // The workload as a profile lookup describes it.
@@ -129,10 +202,17 @@ std::optional<variants::Params> tuned_params(const profile::Profile* tuned, cons
 int main(int argc, char** argv) {
   try {
     const Options o = take_options(argc, argv);
-    benchmark::Initialize(&argc, argv);
+    benchmark::Initialize(&argc, argv, print_help);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
     const auto devices = cli::resolve_devices(o.device);
     std::optional<profile::Profile> tuned;
-    if (!o.profile.empty()) tuned = profile::load_profile_file(o.profile);
+    if (!o.profile.empty()) {
+      try {
+        tuned = profile::load_profile_file(o.profile);
+      } catch (const std::exception& e) {
+        throw UsageError("--varex-profile: " + std::string(e.what()));
+      }
+    }
     if (!o.db.empty()) {
       results::Store store(o.db, results::Database::Mode::Existing);
       store.classify_workloads(harness::workload_class_of);
@@ -142,30 +222,30 @@ int main(int argc, char** argv) {
       if (!o.op.empty() && o.op != op->name()) continue;
       for (const DeviceInfo& d : devices) {
         harness::WorkloadOptions w;
-        w.rows = o.rows.empty() ? cli::default_rows({d}) : cli::parse_rows(o.rows);
+        w.rows = o.rows.empty() ? op->default_rows(cli::default_rows({d}))
+                                : cli::parse_rows(o.rows, "--varex-rows");
         const auto spec = op->workload(w);
         harness::check_fits(*op, spec, d);
         auto t = std::make_unique<Target>();
         t->engine = harness::open_engine(d);
-        t->run = op->prepare(*t->engine, spec);
-        t->copy_src = t->engine->allocate(spec.rows() * 4);
-        t->copy_dst = t->engine->allocate(spec.rows() * 4);
-        t->engine->fill(*t->copy_src, 0x9E3779B9u, 0, t->copy_src->bytes())->elapsed_ms();  // not zeros
+        t->runs.push_back(op->prepare(*t->engine, spec));
+        const std::size_t copies = copies_for(t->runs[0]->working_set_bytes(), d.cache_bytes);
+        while (t->runs.size() < copies) t->runs.push_back(op->prepare(*t->engine, spec));
+        const std::uint64_t copy_bytes = std::max<std::uint64_t>(spec.rows() * 4, 4);
+        for (std::size_t i = 0; i < copies_for(2 * copy_bytes, d.cache_bytes); ++i) {
+          t->copies.emplace_back(t->engine->allocate(copy_bytes), t->engine->allocate(copy_bytes));
+          t->engine->fill(*t->copies.back().first, 0x9E3779B9u, 0, copy_bytes)->elapsed_ms();  // not zeros
+        }
         Target* target = t.get();
         g_targets.push_back(std::move(t));
         const auto space = op->space({d, spec.rows()});
         const std::string prefix = op->name() + "/" + d.id + "/";
-        benchmark::RegisterBenchmark((prefix + "default").c_str(), time_variant, target, space.defaults())
-            ->UseManualTime()
-            ->Unit(benchmark::kMillisecond);
-        if (const auto params = tuned_params(tuned ? &*tuned : nullptr, *op, d, space, spec)) {
-          benchmark::RegisterBenchmark((prefix + "tuned").c_str(), time_variant, target, *params)
-              ->UseManualTime()
-              ->Unit(benchmark::kMillisecond);
-        }
+        register_variant(prefix + "default", target, space.defaults());
+        if (const auto params = tuned_params(tuned ? &*tuned : nullptr, *op, d, space, spec))
+          register_variant(prefix + "tuned", target, *params);
         benchmark::RegisterBenchmark((prefix + "runtime_copy").c_str(), time_copy, target)
             ->UseManualTime()
-            ->Unit(benchmark::kMillisecond);
+            ->Unit(benchmark::kNanosecond);
       }
     }
     benchmark::RunSpecifiedBenchmarks();

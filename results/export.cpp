@@ -115,10 +115,10 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
     }
     for (const auto& [key, m] : by_model[model]) {
       const BestRow& b = m.best;
-      nlohmann::json workload{
-          {"rows", b.workload.rows()}, {"generator", b.workload.generator}, {"query", b.workload.query}};
-      if (b.workload.params.contains("selectivity"))
-        workload["selectivity"] = b.workload.params["selectivity"];
+      const nlohmann::json workload{{"rows", b.workload.rows()},
+                                    {"class", b.workload_class.to_json()},
+                                    {"generator", b.workload.generator},
+                                    {"query", b.workload.query}};
       nlohmann::json entry{{"workload", workload},
                            {"params", variants::to_json(b.params)},
                            {"variant", b.variant_id},
@@ -168,9 +168,12 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
       for (const auto& e : entries) {
         const nlohmann::json klass = e.at("workload").value("class", nlohmann::json::object());
         std::vector<std::string> shape, scale;
-        for (const auto& [k, v] : klass.value("shape", nlohmann::json::object()).items())
+        // Named: a range-for over items() of a temporary would outlive it.
+        const nlohmann::json shape_json = klass.value("shape", nlohmann::json::object());
+        const nlohmann::json scale_json = klass.value("scale", nlohmann::json::object());
+        for (const auto& [k, v] : shape_json.items())
           shape.push_back("{" + literal(k) + ", " + literal(value_text(v)) + "}");
-        for (const auto& [k, v] : klass.value("scale", nlohmann::json::object()).items()) {
+        for (const auto& [k, v] : scale_json.items()) {
           char number[64];
           std::snprintf(number, sizeof number, "%.17g", v.get<double>());
           scale.push_back("{" + literal(k) + ", " + number + "}");

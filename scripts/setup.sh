@@ -8,10 +8,10 @@ packages=(
   build-essential cmake pkg-config
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
-  libbenchmark-dev libgtest-dev googletest
+  libbenchmark-dev libbenchmark-tools libgtest-dev googletest
   libre2-dev libhyperscan-dev libncurses-dev wamerican
   clang-format
-  python3 python3-matplotlib
+  python3 python3-matplotlib python3-scipy
 )
 missing=()
 for p in "${packages[@]}"; do

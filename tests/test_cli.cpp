@@ -12,6 +12,7 @@
 #include "support.hpp"
 #include "synthetic_sweep.hpp"
 #include "tuner/strategy.hpp"
+#include "variants/space.hpp"
 
 #include <signal.h>
 
@@ -399,6 +400,92 @@ TEST(Cli, HashOperatorsRejectBadInput) {
   expect_usage_error({"run", "--op", "groupby", "--device", cpu, "--db", db, "--rows2", "5"},
                      "groupby takes no --rows2");
   EXPECT_EQ(count_rows(db, "measurements"), 0);
+}
+
+TEST(Cli, CommandWordsBehaveLikeOtherTools) {
+  auto r = run_varex({"foo"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown command 'foo'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("tune"), std::string::npos) << "names the commands";
+  r = run_varex({});
+  EXPECT_EQ(r.status, 2);
+  r = run_varex({"help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("tune"), std::string::npos);
+  r = run_varex({"help", "run"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--op"), std::string::npos);
+  EXPECT_EQ(run_varex({"help", "nope"}).status, 2);
+  r = run_varex({"-V"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out, std::string(VAREX_VERSION) + "\n");
+  expect_usage_error({"tune", "--op", "selection", "--device", "cpu", "--budget", "2 days"}, "--budget");
+}
+
+// The main job's promise: `tune` declares one best, and `best`, `export` and `varex-bench --varex-db` all
+// use that same variant; single runs do not become "tuned" entries unless asked; the ids `best` prints are
+// taken by every command.
+TEST(Cli, OneBestEverywhereAndTheIdsBestPrintsAreAccepted) {
+  const std::string dir = test::scratch_dir("cli-one-best");
+  const std::string db = dir + "/varex.db";
+  const std::string cpu = test::cpu_device().id;
+  const auto tune =
+      run_varex({"tune", "--op", "selection", "--device", cpu, "--db", db, "--rows", "2^16", "--budget", "12",
+                 "--strategy", "random", "--max-reps", "8", "--json", "--quiet"});
+  ASSERT_EQ(tune.status, 0) << tune.err;
+  EXPECT_TRUE(tune.err.empty()) << "--quiet: " << tune.err;
+  const auto declared = nlohmann::json::parse(tune.out)[0]["best"];
+
+  const auto best = run_varex({"best", "--db", db, "--json"});
+  ASSERT_EQ(best.status, 0) << best.err;
+  const auto rows = nlohmann::json::parse(best.out);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["variant"], declared["variant"]);
+  EXPECT_DOUBLE_EQ(rows[0]["kernel_ms"].get<double>(), declared["kernel_ms"].get<double>());
+  const std::string id = rows[0]["device"];  // "ocl:0:0@host"
+  EXPECT_NE(id.find('@'), std::string::npos);
+
+  const auto exported = run_varex({"export", "--db", db, "--out", "-", "--device", id});
+  ASSERT_EQ(exported.status, 0) << exported.err;
+  const auto profile = nlohmann::json::parse(exported.out);
+  EXPECT_EQ(profile["version"], 2);
+  EXPECT_EQ(profile["devices"][0]["operators"]["selection"][0]["variant"], declared["variant"]);
+  EXPECT_EQ(profile["devices"][0]["operators"]["selection"][0]["workload"]["class"]["scale"]["rows"],
+            1 << 16);
+
+  const std::string bench = dir + "/bench.json";
+  ASSERT_EQ(std::system((std::string(VAREX_BENCH) + " --varex-device=" + cpu + " --varex-op=selection" +
+                         " --varex-rows=2^16 --varex-db=" + db +
+                         " --benchmark_filter=tuned --benchmark_min_time=0.01 --benchmark_format=json > " +
+                         bench + " 2> " + dir + "/bench.err")
+                            .c_str()),
+            0);
+  std::ifstream in(bench);
+  const auto runs = nlohmann::json::parse(in)["benchmarks"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0]["label"], variants::describe(variants::params_from_json(declared["params"])));
+
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"best", "--db", db, "--device", id},
+        {"report", "--db", db, "--out", dir + "/report", "--device", id},
+        {"tuner-bench", "--db", db, "--device", id}}) {
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.err.find("no device matches"), std::string::npos) << args[0] << ": " << r.err;
+  }
+  expect_usage_error({"best", "--db", db, "--device", "cuda:7@elsewhere"},
+                     "no device matches 'cuda:7@elsewhere' in");
+
+  // A hand-picked single run: never "best" unless asked for.
+  const std::string runs_db = dir + "/runs.db";
+  ASSERT_EQ(
+      run_varex({"run", "--op", "selection", "--device", cpu, "--db", runs_db, "--rows", "2^14", "--quiet"})
+          .status,
+      0);
+  EXPECT_NE(run_varex({"best", "--db", runs_db}).out.find("--include-runs"), std::string::npos);
+  const auto with_runs = run_varex({"best", "--db", runs_db, "--include-runs", "--json"});
+  EXPECT_EQ(nlohmann::json::parse(with_runs.out).size(), 1u);
+  expect_usage_error({"export", "--db", runs_db, "--out", dir + "/p.json"}, "--include-runs");
+  EXPECT_EQ(run_varex({"export", "--db", runs_db, "--out", dir + "/p.json", "--include-runs"}).status, 0);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "tuner/budget.hpp"
 
+#include <cctype>
 #include <cstdio>
 
 #include "harness/errors.hpp"
@@ -20,6 +21,8 @@ Budget Budget::parse(std::string_view raw) {
     // Wall time with its unit: 90s, 2m, 1.5h (stored in seconds, so 2m and 120s are the same budget).
     b.kind = Kind::Seconds;
     const double unit = text.back() == 'h' ? 3600 : text.back() == 'm' ? 60 : 1;
+    if (text.size() < 2 || std::isspace(static_cast<unsigned char>(text[text.size() - 2])))
+      throw UsageError("--budget: '" + text + "' is not a duration such as 90s, 2m or 1.5h");
     b.value = parse_double(text.substr(0, text.size() - 1), "--budget") * unit;
     if (!(b.value > 0)) throw UsageError("--budget: '" + text + "' is not a positive duration");
   } else {

@@ -44,10 +44,12 @@ inline Profile load_profile(const nlohmann::json& j) {
         entry.op = op;
         const nlohmann::json& w = e.at("workload");
         if (const auto c = w.find("class"); c != w.end()) {
-          for (const auto& [key, value] : c->value("shape", nlohmann::json::object()).items())
+          // Named: a range-for over items() of a temporary would outlive it.
+          const nlohmann::json shape = c->value("shape", nlohmann::json::object());
+          const nlohmann::json scale = c->value("scale", nlohmann::json::object());
+          for (const auto& [key, value] : shape.items())
             entry.workload.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
-          for (const auto& [key, value] : c->value("scale", nlohmann::json::object()).items())
-            entry.workload.scale[key] = value.get<double>();
+          for (const auto& [key, value] : scale.items()) entry.workload.scale[key] = value.get<double>();
         } else {
           // Version 1: rows, and selectivity where the operator has one.
           entry.workload.scale["rows"] = w.value("rows", 0.0);
