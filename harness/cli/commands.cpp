@@ -609,8 +609,10 @@ void add_probe(CLI::App& app, int& exit_code) {
   auto device = std::make_shared<std::string>("all");
   auto db = std::make_shared<std::string>("varex.db");
   auto json_out = std::make_shared<bool>(false);
+  auto quiet = std::make_shared<bool>(false);
   cmd->add_option("--device", *device, "Device selector")->capture_default_str();
   cmd->add_option("--db", *db, "Results database")->capture_default_str();
+  cmd->add_flag("--quiet", *quiet, "Say nothing on stderr about what it does");
   cmd->add_flag("--json", *json_out, "Print JSON");
   cmd->callback([=, &exit_code] {
     const auto devices = resolve_devices(*device);
@@ -620,6 +622,7 @@ void add_probe(CLI::App& app, int& exit_code) {
     for (const DeviceInfo& d : devices) {
       harness::RemoteDevice remote(self_executable(), d);
       harness::ProbeResult p;
+      if (!*quiet) std::cerr << "varex: probing " << d.id << "'s copy bandwidth (a few seconds)\n";
       try {
         p = remote.probe();
       } catch (const RuntimeError& e) {
