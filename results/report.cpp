@@ -8,10 +8,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 
 #include "harness/embedded.hpp"
 #include "harness/errors.hpp"
+#include "results/sqlite.hpp"
 
 extern char** environ;
 
@@ -60,6 +62,155 @@ std::string python() {
   return "python3";
 }
 
+// The sessions the filter admits, with their measurements and workload classes.
+struct ReportData {
+  std::vector<RecordedSession> sessions;
+  std::vector<std::vector<RecordedMeasurement>> measurements;  // per session
+  std::vector<std::string> workload;                           // per session: its class in words
+  std::set<std::string> tunables;                              // every tunable name that occurs
+};
+
+ReportData read_data(Store& store, const ExportFilter& filter) {
+  ReportData data;
+  for (RecordedSession& s : store.sessions(std::nullopt, filter.op)) {
+    if (!filter.admits(s.op, s.device_row)) continue;
+    data.measurements.push_back(store.session_measurements(s.id));
+    for (const auto& r : data.measurements.back()) {
+      for (const auto& [name, _] : r.params) data.tunables.insert(name);
+    }
+    data.workload.push_back(s.workload_class.describe());
+    data.sessions.push_back(std::move(s));
+  }
+  return data;
+}
+
+// One cell per tunable, empty where the variant has no such tunable.
+void add_params(std::vector<std::string>& cells, const std::set<std::string>& tunables,
+                const variants::Params& params) {
+  for (const auto& t : tunables) {
+    const auto it = params.find(t);
+    cells.push_back(it == params.end() ? "" : variants::to_string(it->second));
+  }
+}
+
+std::vector<std::string> with_params(std::vector<std::string> header, const std::set<std::string>& tunables) {
+  for (const auto& t : tunables) header.push_back("p_" + t);
+  return header;
+}
+
+std::string write_devices(const ReportData& data, const std::string& out_dir) {
+  CsvFile f(out_dir + "/devices.csv", {"device", "host", "backend", "name", "vendor", "type", "arch",
+                                       "compute_units", "global_mem", "cache_bytes", "probe_gbps"});
+  std::set<std::string> seen;
+  for (const RecordedSession& s : data.sessions) {
+    if (!seen.insert(s.device.uid()).second) continue;
+    f.row({s.device.id, s.device.host, to_string(s.device.backend), s.device.name, s.device.vendor,
+           s.device.type, s.device.arch, std::to_string(s.device.compute_units),
+           std::to_string(s.device.global_mem), std::to_string(s.device.cache_bytes),
+           s.probe_gbps ? number(*s.probe_gbps) : ""});
+  }
+  return f.path();
+}
+
+std::string write_sessions(const ReportData& data, const std::string& out_dir) {
+  CsvFile f(out_dir + "/sessions.csv",
+            {"session", "kind", "op", "device", "host", "device_name", "strategy", "budget", "seed", "status",
+             "rows", "workload", "evaluations", "spent_s", "best_variant", "best_kernel_ms"});
+  for (std::size_t i = 0; i < data.sessions.size(); ++i) {
+    const RecordedSession& s = data.sessions[i];
+    f.row({std::to_string(s.id), s.kind, s.op, s.device.id, s.device.host, s.device.name, s.strategy,
+           s.budget, s.seed ? std::to_string(*s.seed) : "", s.status, std::to_string(s.workload.rows()),
+           data.workload[i], s.outcome ? std::to_string(s.outcome->evaluations) : "",
+           s.outcome ? number(s.outcome->spent_seconds) : "", s.outcome ? s.outcome->best_variant : "",
+           s.outcome ? number(s.outcome->best_kernel_ms) : ""});
+  }
+  return f.path();
+}
+
+std::vector<std::string> measurement_cells(const RecordedSession& s, const std::string& workload,
+                                           std::size_t order, const RecordedMeasurement& r) {
+  const harness::Measurement& m = r.m;
+  const bool timed = !m.samples_ms.empty();
+  return {std::to_string(s.id),
+          s.kind,
+          s.strategy,
+          s.op,
+          s.device.id,
+          s.device.host,
+          std::to_string(s.workload.rows()),
+          workload,
+          std::to_string(order),
+          r.variant_id,
+          r.purpose,
+          std::to_string(r.fidelity),
+          harness::to_string(m.status),
+          m.verified ? "1" : "0",
+          timed ? number(m.kernel.median) : "",
+          timed ? number(m.kernel.ci_low) : "",
+          timed ? number(m.kernel.ci_high) : "",
+          std::to_string(m.samples_ms.size()),
+          number(m.compile_ms),
+          number(m.h2d_ms),
+          number(m.d2h_ms),
+          number(m.cost_s()),
+          m.ok() ? number(m.gbps) : "",
+          m.ok() ? number(m.probe_fraction) : ""};
+}
+
+std::string write_measurements(const ReportData& data, const std::string& out_dir) {
+  CsvFile f(out_dir + "/measurements.csv",
+            with_params({"session",    "kind",     "strategy",  "op",      "device",  "host",
+                         "rows",       "workload", "order",     "variant", "purpose", "fidelity",
+                         "status",     "verified", "kernel_ms", "ci_low",  "ci_high", "reps",
+                         "compile_ms", "h2d_ms",   "d2h_ms",    "cost_s",  "gbps",    "probe_fraction"},
+                        data.tunables));
+  for (std::size_t i = 0; i < data.sessions.size(); ++i) {
+    std::size_t order = 0;
+    for (const RecordedMeasurement& r : data.measurements[i]) {
+      auto cells = measurement_cells(data.sessions[i], data.workload[i], ++order, r);
+      add_params(cells, data.tunables, r.params);
+      f.row(cells);
+    }
+  }
+  return f.path();
+}
+
+// Every column, tunables included: this is the data; the HTML table shows the columns that apply.
+std::string write_best(Store& store, const ReportData& data, const ExportFilter& filter,
+                       const std::string& out_dir) {
+  CsvFile f(out_dir + "/best.csv",
+            with_params({"device", "host", "device_name", "op", "rows", "workload", "variant", "kernel_ms",
+                         "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method", "session"},
+                        data.tunables));
+  for (const BestRow& b : store.best(filter.best_query())) {
+    std::vector<std::string> cells{b.device.id,
+                                   b.device.host,
+                                   b.device.name,
+                                   b.op,
+                                   std::to_string(b.workload.rows()),
+                                   b.workload_class.describe(),
+                                   b.variant_id,
+                                   number(b.kernel_ms),
+                                   number(b.gbps),
+                                   number(b.probe_fraction),
+                                   number(b.h2d_ms),
+                                   number(b.d2h_ms),
+                                   b.method,
+                                   std::to_string(b.session)};
+    add_params(cells, data.tunables, b.params);
+    f.row(cells);
+  }
+  return f.path();
+}
+
+std::string write_defaults(const DefaultParams& defaults, const std::string& out_dir) {
+  CsvFile f(out_dir + "/defaults.csv", {"op", "tunable", "value"});
+  for (const auto& [op, params] : defaults) {
+    for (const auto& [t, v] : params) f.row({op, t, v});
+  }
+  return f.path();
+}
+
 }  // namespace
 
 ReportFiles write_report(Store& store, const std::string& out_dir, const ExportFilter& filter,
@@ -68,122 +219,17 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw UsageError("cannot create report directory '" + out_dir + "': " + ec.message());
   ReportFiles files;
-  const auto sessions = store.sessions(std::nullopt, filter.op);
+  const ReportData data = read_data(store, filter);
+  files.csv.push_back(write_devices(data, out_dir));
+  files.csv.push_back(write_sessions(data, out_dir));
+  files.csv.push_back(write_measurements(data, out_dir));
+  files.csv.push_back(write_best(store, data, filter, out_dir));
+  files.csv.push_back(write_defaults(defaults, out_dir));
 
-  // Every tunable name that occurs, for one column each.
-  std::set<std::string> tunables;
-  std::vector<std::pair<const RecordedSession*, std::vector<RecordedMeasurement>>> data;
-  for (const RecordedSession& s : sessions) {
-    if (!filter.admits(s.op, s.device_row)) continue;
-    data.emplace_back(&s, store.session_measurements(s.id));
-    for (const auto& r : data.back().second) {
-      for (const auto& [name, _] : r.params) tunables.insert(name);
-    }
-  }
-  {
-    CsvFile f(out_dir + "/devices.csv", {"device", "host", "backend", "name", "vendor", "type", "arch",
-                                         "compute_units", "global_mem", "cache_bytes", "probe_gbps"});
-    std::set<std::string> seen;
-    for (const auto& [s, _] : data) {
-      if (!seen.insert(s->device.uid()).second) continue;
-      f.row({s->device.id, s->device.host, to_string(s->device.backend), s->device.name, s->device.vendor,
-             s->device.type, s->device.arch, std::to_string(s->device.compute_units),
-             std::to_string(s->device.global_mem), std::to_string(s->device.cache_bytes),
-             s->probe_gbps ? number(*s->probe_gbps) : ""});
-    }
-    files.csv.push_back(f.path());
-  }
-  {
-    CsvFile f(out_dir + "/sessions.csv",
-              {"session", "kind", "op", "device", "host", "device_name", "strategy", "budget", "seed",
-               "status", "rows", "evaluations", "spent_s", "best_variant", "best_kernel_ms"});
-    for (const auto& [s, _] : data) {
-      f.row({std::to_string(s->id), s->kind, s->op, s->device.id, s->device.host, s->device.name, s->strategy,
-             s->budget, s->seed ? std::to_string(*s->seed) : "", s->status,
-             std::to_string(s->workload.rows()), s->outcome ? std::to_string(s->outcome->evaluations) : "",
-             s->outcome ? number(s->outcome->spent_seconds) : "", s->outcome ? s->outcome->best_variant : "",
-             s->outcome ? number(s->outcome->best_kernel_ms) : ""});
-    }
-    files.csv.push_back(f.path());
-  }
-  {
-    std::vector<std::string> header{
-        "session", "kind",       "strategy", "op",     "device",   "host",      "rows",          "order",
-        "variant", "purpose",    "fidelity", "status", "verified", "kernel_ms", "ci_low",        "ci_high",
-        "reps",    "compile_ms", "h2d_ms",   "d2h_ms", "cost_s",   "gbps",      "probe_fraction"};
-    for (const auto& t : tunables) header.push_back("p_" + t);
-    CsvFile f(out_dir + "/measurements.csv", header);
-    for (const auto& [s, rows] : data) {
-      std::size_t order = 0;
-      for (const auto& r : rows) {
-        const harness::Measurement& m = r.m;
-        std::vector<std::string> cells{std::to_string(s->id),
-                                       s->kind,
-                                       s->strategy,
-                                       s->op,
-                                       s->device.id,
-                                       s->device.host,
-                                       std::to_string(s->workload.rows()),
-                                       std::to_string(++order),
-                                       r.variant_id,
-                                       r.purpose,
-                                       std::to_string(r.fidelity),
-                                       harness::to_string(m.status),
-                                       m.verified ? "1" : "0",
-                                       m.samples_ms.empty() ? "" : number(m.kernel.median),
-                                       m.samples_ms.empty() ? "" : number(m.kernel.ci_low),
-                                       m.samples_ms.empty() ? "" : number(m.kernel.ci_high),
-                                       std::to_string(m.samples_ms.size()),
-                                       number(m.compile_ms),
-                                       number(m.h2d_ms),
-                                       number(m.d2h_ms),
-                                       number(m.cost_s()),
-                                       m.ok() ? number(m.gbps) : "",
-                                       m.ok() ? number(m.probe_fraction) : ""};
-        for (const auto& t : tunables) {
-          const auto it = r.params.find(t);
-          cells.push_back(it == r.params.end() ? "" : variants::to_string(it->second));
-        }
-        f.row(cells);
-      }
-    }
-    files.csv.push_back(f.path());
-  }
-  {
-    std::vector<std::string> header{"device",    "host", "device_name",    "op",     "rows",   "variant",
-                                    "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method"};
-    for (const auto& t : tunables) header.push_back("p_" + t);
-    CsvFile f(out_dir + "/best.csv", header);
-    for (const BestRow& b : store.best(filter.best_query())) {
-      std::vector<std::string> cells{b.device.id,
-                                     b.device.host,
-                                     b.device.name,
-                                     b.op,
-                                     std::to_string(b.workload.rows()),
-                                     b.variant_id,
-                                     number(b.kernel_ms),
-                                     number(b.gbps),
-                                     number(b.probe_fraction),
-                                     number(b.h2d_ms),
-                                     number(b.d2h_ms),
-                                     b.method};
-      for (const auto& t : tunables) {
-        const auto it = b.params.find(t);
-        cells.push_back(it == b.params.end() ? "" : variants::to_string(it->second));
-      }
-      f.row(cells);
-    }
-    files.csv.push_back(f.path());
-  }
-  {
-    CsvFile f(out_dir + "/defaults.csv", {"op", "tunable", "value"});
-    for (const auto& [op, params] : defaults) {
-      for (const auto& [t, v] : params) f.row({op, t, v});
-    }
-    files.csv.push_back(f.path());
-  }
-
-  // The plots: the embedded script, run on the CSV files.
+  // The plots: the embedded script, run on the CSV files. What an earlier report left is removed first, so
+  // that a failed script cannot leave a stale page that looks current.
+  std::filesystem::remove(out_dir + "/index.html", ec);
+  std::filesystem::remove(out_dir + "/plots.json", ec);
   const std::string script = out_dir + "/.report.py";
   {
     std::ofstream out(script);

@@ -1,6 +1,7 @@
 #pragma once
 // `varex report`: CSV files of the store (devices, sessions, measurements, best variants, defaults) and a
-// self-contained HTML report whose plots scripts/report.py draws with matplotlib.
+// self-contained HTML report whose plots scripts/report.py draws with matplotlib. The script also writes
+// plots.json, one entry per plot (title, kind, sessions, panels), so that what was drawn can be checked.
 #include <string>
 #include <vector>
 

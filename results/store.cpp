@@ -408,7 +408,7 @@ std::vector<RecordedSession> Store::sessions(const std::optional<std::string>& k
                                              const std::optional<std::string>& op) {
   Statement s(db_, std::string("SELECT ") + kDeviceColumns + R"sql(, x.id, x.kind, x.op, x.strategy, x.status,
         x.device_id, w.generator, w.params, w.query, x.settings, x.seed, x.budget, x.best_variant, x.best_kernel_ms,
-        x.evaluations, x.spent_seconds
+        x.evaluations, x.spent_seconds, w.class
       FROM sessions x JOIN devices d ON d.id = x.device_id JOIN workloads w ON w.id = x.workload_id
       WHERE (?1 IS NULL OR x.kind = ?1) AND (?2 IS NULL OR x.op = ?2) ORDER BY x.id)sql");
   s.bind(1, kind).bind(2, op);
@@ -433,6 +433,10 @@ std::vector<RecordedSession> Store::sessions(const std::optional<std::string>& k
     if (!s.is_null(c + 14)) {
       r.outcome = SessionOutcome{s.text(c + 12), s.real(c + 13), s.integer(c + 14), s.real(c + 15)};
     }
+    // A workload recorded before classes (and not classified since) by the generators' conventions.
+    r.workload_class = s.is_null(c + 16)
+                           ? datasets::default_class(r.workload)
+                           : datasets::WorkloadClass::from_json(nlohmann::json::parse(s.text(c + 16)));
     out.push_back(std::move(r));
   }
   return out;

@@ -93,6 +93,7 @@ struct RecordedSession {
   DeviceInfo device;
   std::optional<double> probe_gbps;
   datasets::WorkloadSpec workload;
+  datasets::WorkloadClass workload_class;
   nlohmann::json settings;
   std::optional<std::int64_t> seed;
   std::string budget;

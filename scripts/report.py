@@ -2,24 +2,49 @@
 """Draws the plots of a varex report and writes a self-contained index.html (images inlined).
 
 Usage: report.py DIR, where DIR holds the CSV files `varex report` wrote: devices.csv, sessions.csv,
-measurements.csv, best.csv, defaults.csv. Needs matplotlib; works offline.
+measurements.csv, best.csv, defaults.csv. Also writes DIR/plots.json, one entry per plot (title, kind,
+target, sessions, panels), so that tests and people can check what was drawn without reading pixels.
+Needs matplotlib; works offline.
 """
 import base64
 import csv
 import html
 import io
+import json
 import math
 import os
+import struct
 import sys
-from collections import defaultdict
+import textwrap
+from collections import defaultdict, namedtuple
 
 import matplotlib
+import numpy
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib import colors, ticker  # noqa: E402
+from matplotlib.text import Text  # noqa: E402
 
-GRID_TUNABLES = ["groups_per_cu", "work_groups", "processors", "grid"]
+# The page is laid out for a browser about 1400 px wide. Figures are at most PAGE_INCHES wide at DPI, so
+# the browser shows them at their own size and their text stays as large as the fonts below say.
+DPI = 100
+PAGE_INCHES = 12.8
+plt.rcParams.update({
+    "font.size": 11,
+    "axes.titlesize": 12,
+    "axes.labelsize": 11,
+    "xtick.labelsize": 10,
+    "ytick.labelsize": 10,
+    "legend.fontsize": 10,
+    "figure.titlesize": 12,
+})
 
+# The tunables that set the number of work-groups; the heat maps put them against the local size.
+GRID_TUNABLES = ["groups_per_cu", "groups", "work_groups", "processors", "grid"]
+
+
+# --- Reading -----------------------------------------------------------------------------------------
 
 def read(directory, name):
     with open(os.path.join(directory, name), newline="") as f:
@@ -33,171 +58,495 @@ def num(text):
         return None
 
 
-def figure_html(fig, title, figures):
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
-    figures.append((title, data))
+# What a plot is about: one device, one operator, one workload class. Sweeps that share a target are
+# drawn together, one panel or one series per session.
+Target = namedtuple("Target", "device host name op workload")
 
 
-def label(device, host, op, rows, name=""):
-    return f"{device}@{host}{' (' + name + ')' if name else ''} {op} {int(rows):,} rows"
+def target_of(row):
+    return Target(row["device"], row["host"], row.get("device_name", ""), row["op"],
+                  row.get("workload") or f"rows={row['rows']}")
+
+
+def label(target):
+    name = f" ({target.name})" if target.name else ""
+    return f"{target.device}@{target.host}{name}, {target.op}, {target.workload}"
+
+
+def wrapped(text, width=110):
+    return "\n".join(textwrap.wrap(text, width))
+
+
+def value_order(value):
+    """Words (auto, cover, names) first, then numbers ascending."""
+    n = num(value)
+    return (0, 0.0, value) if n is None else (1, n, value)
+
+
+def tunable_values(measurements):
+    """The values each tunable takes in `measurements`, in display order."""
+    values = defaultdict(set)
+    for m in measurements:
+        for key, value in m.items():
+            if key.startswith("p_") and value != "":
+                values[key[2:]].add(value)
+    return {t: sorted(vs, key=value_order) for t, vs in values.items()}
+
+
+def varying(values):
+    """The tunables with more than one value. A pinned tunable (a sweep restricted with --set) has
+    nothing to compare, so it gets no panel."""
+    return sorted(t for t, vs in values.items() if len(vs) > 1)
 
 
 def sweep_groups(measurements, sessions):
-    """The fullest sweep session per (device, host, op, rows), with its verified search measurements."""
+    """Every sweep session with verified search measurements, grouped by target, oldest session first:
+    a workload swept twice shows both sweeps."""
     by_session = defaultdict(list)
     for m in measurements:
-        if m["kind"] == "sweep" and m["purpose"] == "search" and m["status"] == "ok":
+        if (m["kind"] == "sweep" and m["purpose"] == "search" and m["status"] == "ok"
+                and num(m["kernel_ms"]) is not None):
             by_session[m["session"]].append(m)
+    groups = defaultdict(list)
+    for s in sorted(sessions, key=lambda s: int(s["session"])):
+        if by_session.get(s["session"]):
+            groups[target_of(s)].append((s, by_session[s["session"]]))
+    return groups
+
+
+def session_name(session, measurements=None):
+    """"session #3", or with its measurements "session #3 (492 variants)", and the status if unfinished."""
+    text = f"session #{session['session']}"
+    if measurements is not None:
+        status = "" if session["status"] == "finished" else f", {session['status']}"
+        text += f" ({len(measurements)} variants{status})"
+    return text
+
+
+# --- Number formats ----------------------------------------------------------------------------------
+
+def significant(value, digits=4):
+    """Plain decimal notation with `digits` significant digits (never an exponent): 0.02603, 4.747, 1235."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
+
+
+def tick_label(value, _position=None):
+    """A tick label in plain decimals, trailing zeros dropped: 0.005, 0.02, 1, 2.5, 1,000."""
+    if value == 0:
+        return "0"
+    text = significant(value, 3)
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{float(text):,.0f}" if abs(value) >= 1000 else text
+
+
+def plain_log_axis(axis):
+    """Ticks in plain decimals on a log axis instead of matplotlib's 2×10^0: 1, 2, 5 per decade over a
+    few decades, evenly spaced ticks when the data spans less than one, decades when it spans many."""
+    low, high = sorted(axis.get_view_interval())
+    decades = math.log10(high / low) if low > 0 else 99
+    if decades < 1:
+        axis.set_major_locator(ticker.MaxNLocator(6, steps=[1, 2, 2.5, 5, 10]))
+    elif decades <= 3:
+        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    else:
+        axis.set_major_locator(ticker.LogLocator(base=10))
+    axis.set_major_formatter(ticker.FuncFormatter(tick_label))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+def plain_axis(axis):
+    axis.set_major_formatter(ticker.FuncFormatter(tick_label))
+    axis.set_minor_formatter(ticker.NullFormatter())
+
+
+# --- Plots -------------------------------------------------------------------------------------------
+
+class Figures:
+    """The drawn figures, as inlined PNGs for the page and entries for plots.json: what each shows
+    (kind, target, sessions, panels) and what makes it legible (its tick labels, its smallest text, its
+    size in pixels, which the page shows unscaled up to about 1300 px)."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, fig, title, kind, target=None, sessions=(), panels=()):
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")  # draws: tick labels are final now
+        png = buffer.getvalue()
+        width, height = struct.unpack(">II", png[16:24])  # the PNG header's IHDR chunk
+        entry = {"title": title, "kind": kind, "sessions": [int(s) for s in sessions], "panels": list(panels),
+                 "tick_labels": tick_labels(fig), "smallest_font_pt": smallest_font(fig),
+                 "width_px": width, "height_px": height}
+        if target is not None:
+            entry["target"] = target._asdict()
+        plt.close(fig)
+        self.items.append((entry, base64.b64encode(png).decode("ascii")))
+
+
+def tick_labels(fig):
+    return [t.get_text() for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+            for t in axis.get_ticklabels(which="both") if t.get_text()]
+
+
+def smallest_font(fig):
+    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    return min(sizes, default=0)
+
+
+def fastest_per_cell(measurements, x_tunable, y_tunable):
     best = {}
-    for s in sessions:
-        rows = by_session.get(s["session"], [])
-        key = (s["device"], s["host"], s["op"], s["rows"], s.get("device_name", ""))
-        if rows and (key not in best or len(rows) > len(best[key])):
-            best[key] = rows
+    for m in measurements:
+        key = (m.get("p_" + x_tunable, ""), m.get("p_" + y_tunable, ""))
+        t = num(m["kernel_ms"])
+        if key[0] != "" and key[1] != "" and (key not in best or t < best[key]):
+            best[key] = t
     return best
 
 
+def ratio_ticks(high):
+    """Colour bar ticks for time / fastest from 1 to `high`, at most about six of them."""
+    if high <= 1.5:
+        steps = [1, 1.1, 1.2, 1.3, 1.4, 1.5]
+    else:
+        steps = [1, 1.25, 1.5, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]
+    ticks = [t for t in steps if t <= high]
+    while len(ticks) > 6:
+        ticks = ticks[::2]
+    return ticks
+
+
+def heatmap_panel(ax, matrix, xs, ys, norm, x_title, y_title):
+    ax.set_facecolor("0.9")  # combinations the space does not allow
+    image = ax.imshow(matrix, cmap="viridis_r", aspect="auto", norm=norm)
+    ax.set_xticks(range(len(xs)), xs)
+    ax.set_yticks(range(len(ys)), ys)
+    ax.set_xlabel(x_title)
+    ax.set_ylabel(y_title)
+    for i, row in enumerate(matrix):
+        for j, v in enumerate(row):
+            if v == v:
+                ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=9,
+                        color="white" if norm(v) > 0.55 else "black")
+    return image
+
+
 def heatmaps(groups, figures):
-    for (device, host, op, rows, name), ms in sorted(groups.items()):
-        tunables = [k[2:] for k in ms[0] if k.startswith("p_") and ms[0][k] != ""]
-        grid = next((t for t in GRID_TUNABLES if t in tunables), None)
-        if "local" not in tunables or grid is None:
+    """Best time over local size × grid, one panel per sweep session, on one colour scale: each cell's
+    best time over the other tunables, relative to the fastest cell of all panels."""
+    for target, runs in sorted(groups.items()):
+        values = tunable_values(m for _, ms in runs for m in ms)
+        grid = next((t for t in GRID_TUNABLES if len(values.get(t, ())) > 1), None)
+        if grid is None or len(values.get("local", ())) < 2:
             continue
-        best = {}
-        for m in ms:
-            key = (m["p_local"], m["p_" + grid])
-            t = num(m["kernel_ms"])
-            if t is not None and (key not in best or t < best[key]):
-                best[key] = t
+        xs, ys = values["local"], values[grid]
+        cells = [fastest_per_cell(ms, "local", grid) for _, ms in runs]
+        fastest = min(min(c.values()) for c in cells if c)
+        matrices = [[[c.get((x, y), math.nan) / fastest for x in xs] for y in ys] for c in cells]
+        worst = max(v for matrix in matrices for row in matrix for v in row if v == v)
+        norm = colors.LogNorm(vmin=1, vmax=max(1.01, worst))
+        # Panels side by side as far as the page's width allows (the colour bar takes about 1.2 in).
+        panel_width, panel_height = 1.0 + 0.5 * len(xs), 1.4 + 0.45 * len(ys)
+        columns = max(1, min(len(runs), int((PAGE_INCHES - 1.2) // panel_width)))
+        rows = math.ceil(len(runs) / columns)
+        fig, axes = plt.subplots(rows, columns, figsize=(columns * panel_width + 1.2, rows * panel_height + 0.6),
+                                 squeeze=False, constrained_layout=True)
+        for ax, (session, ms), matrix in zip(axes.flat, runs, matrices):
+            image = heatmap_panel(ax, matrix, xs, ys, norm, "local size", grid)
+            ax.set_title(session_name(session, ms))
+        for ax in axes.flat[len(runs):]:
+            ax.remove()
+        bar = fig.colorbar(image, ax=list(axes.flat[:len(runs)]), label="best time / fastest",
+                           ticks=ratio_ticks(norm.vmax))
+        bar.ax.yaxis.set_major_formatter(ticker.FuncFormatter(tick_label))
+        bar.ax.minorticks_off()
+        fig.suptitle(wrapped(f"best time over local size × {grid}: {label(target)}"))
+        figures.add(fig, f"Heat map, {label(target)}", "heatmap", target, [s["session"] for s, _ in runs],
+                    [session_name(s) for s, _ in runs])
 
-        def order(v):
-            n = num(v)
-            return (0, 0) if n is None else (1, n)
 
-        xs = sorted({k[0] for k in best}, key=order)
-        ys = sorted({k[1] for k in best}, key=order)
-        fastest = min(best.values())
-        matrix = [[best.get((x, y), math.nan) / fastest for x in xs] for y in ys]
-        fig, ax = plt.subplots(figsize=(1.0 + 0.9 * len(xs), 1.2 + 0.5 * len(ys)))
-        image = ax.imshow(matrix, cmap="viridis_r", aspect="auto",
-                          norm=matplotlib.colors.LogNorm(vmin=1, vmax=max(1.01, max(v for r in matrix for v in r if v == v))))
-        ax.set_xticks(range(len(xs)), xs)
-        ax.set_yticks(range(len(ys)), ys)
-        ax.set_xlabel("local size")
-        ax.set_ylabel(grid)
-        for i, row in enumerate(matrix):
-            for j, v in enumerate(row):
-                if v == v:
-                    ax.text(j, i, f"{v:.2f}", ha="center", va="center", fontsize=7, color="white" if v > 1.5 else "black")
-        fig.colorbar(image, ax=ax, label="best time / fastest")
-        ax.set_title(f"time over local size x {grid}: {label(device, host, op, rows, name)}", fontsize=9)
-        figure_html(fig, f"Heat map, {label(device, host, op, rows, name)}", figures)
+def fastest_per_value(measurements, tunable):
+    best = {}
+    for m in measurements:
+        v, t = m.get("p_" + tunable, ""), num(m["kernel_ms"])
+        if v != "" and (v not in best or t < best[v]):
+            best[v] = t
+    return best
+
+
+def speedup_panel(ax, tunable, values, runs, default):
+    """Per value, the best time with it relative to the best time with the default value (or, where the
+    default was not measured, the fastest value), one bar per session."""
+    width = 0.8 / len(runs)
+    for k, (session, ms) in enumerate(runs):
+        best = fastest_per_value(ms, tunable)
+        if not best:
+            continue
+        reference = best.get(default) or min(best.values())
+        xs = [i for i, v in enumerate(values) if v in best]
+        ax.bar([x + (k - (len(runs) - 1) / 2) * width for x in xs],
+               [reference / best[values[x]] for x in xs], width, color=f"C{k}", label=session_name(session))
+    ax.set_xticks(range(len(values)), [f"{v}\n(default)" if v == default else v for v in values],
+                  rotation=0 if sum(len(v) for v in values) < 36 else 35)
+    ax.axhline(1.0, color="grey", linewidth=0.8)
+    plain_axis(ax.yaxis)
+    ax.set_title(tunable if default in values else f"{tunable} (relative to the fastest value)")
 
 
 def speedups(groups, defaults, figures):
+    """One panel per tunable that varies in the sweeps of a target; pinned tunables have none."""
     default_of = defaultdict(dict)
     for d in defaults:
         default_of[d["op"]][d["tunable"]] = d["value"]
-    for (device, host, op, rows, name), ms in sorted(groups.items()):
-        tunables = sorted(k[2:] for k in ms[0] if k.startswith("p_") and ms[0][k] != "")
-        if not tunables:
+    for target, runs in sorted(groups.items()):
+        values = tunable_values(m for _, ms in runs for m in ms)
+        shown = varying(values)
+        if not shown:
             continue
-        fig, axes = plt.subplots(1, len(tunables), figsize=(3.0 * len(tunables), 2.8), squeeze=False)
-        for ax, t in zip(axes[0], tunables):
-            best = {}
-            for m in ms:
-                v, time = m["p_" + t], num(m["kernel_ms"])
-                if time is not None and (v not in best or time < best[v]):
-                    best[v] = time
-            reference = best.get(default_of[op].get(t)) or min(best.values())
-            values = sorted(best, key=lambda v: (num(v) is None, num(v) or 0, v))
-            ax.bar(range(len(values)), [reference / best[v] for v in values],
-                   color=["tab:orange" if v == default_of[op].get(t) else "tab:blue" for v in values])
-            ax.set_xticks(range(len(values)), values, rotation=45, fontsize=7)
-            ax.axhline(1.0, color="grey", linewidth=0.8)
-            ax.set_title(t, fontsize=9)
-        axes[0][0].set_ylabel("speedup over the default value")
-        fig.suptitle(f"best time with each value, relative to the default (orange): {label(device, host, op, rows, name)}",
-                     fontsize=9)
-        figure_html(fig, f"Tunable speedups, {label(device, host, op, rows, name)}", figures)
-
-
-def transfers(best, figures):
-    if not best:
-        return
-    labels = [label(b["device"], b["host"], b["op"], b["rows"], b.get("device_name", "")) for b in best]
-    fig, ax = plt.subplots(figsize=(max(5, 1.3 * len(best)), 3.5))
-    width = 0.27
-    for k, (column, name) in enumerate([("kernel_ms", "kernel"), ("h2d_ms", "host to device"), ("d2h_ms", "device to host")]):
-        ax.bar([i + (k - 1) * width for i in range(len(best))], [num(b[column]) or 0 for b in best], width, label=name)
-    ax.set_yscale("log")
-    ax.set_ylabel("ms")
-    ax.set_xticks(range(len(best)), labels, rotation=30, ha="right", fontsize=7)
-    ax.legend(fontsize=8)
-    ax.set_title("kernel time of the best variant against its transfers", fontsize=9)
-    figure_html(fig, "Kernel against transfer time", figures)
-
-
-def convergence(measurements, sessions, figures):
-    info = {s["session"]: s for s in sessions}
-    curves = defaultdict(list)
-    for m in measurements:
-        if m["purpose"] == "search":
-            curves[m["session"]].append(m)
-    by_target = defaultdict(list)
-    for sid, ms in curves.items():
-        s = info.get(sid)
-        if s and s["kind"] in ("sweep", "tune"):
-            by_target[(s["device"], s["host"], s["op"], s["rows"], s.get("device_name", ""))].append((sid, s, ms))
-    for key, runs in sorted(by_target.items()):
-        fig, ax = plt.subplots(figsize=(6, 3.5))
-        for sid, s, ms in runs:
-            ms.sort(key=lambda m: int(m["order"]))
-            cost, best, xs, ys = 0.0, math.inf, [], []
-            for m in ms:
-                cost += num(m["cost_s"]) or 0.0
-                t = num(m["kernel_ms"]) if m["status"] == "ok" else None
-                if t is not None:
-                    best = min(best, t)
-                if best < math.inf:
-                    xs.append(cost)
-                    ys.append(best)
-            name = f"{s['kind']} {s['strategy']}" + (f" {s['budget']}" if s["kind"] == "tune" else "") + f" (#{sid})"
-            ax.step(xs, ys, where="post", label=name)
-        ax.set_xscale("symlog", linthresh=1)
-        ax.set_yscale("log")
-        ax.set_xlabel("cost so far (s, compilation included)")
-        ax.set_ylabel("best kernel ms so far")
-        ax.legend(fontsize=7)
-        ax.set_title(f"tuning convergence: {label(*key)}", fontsize=9)
-        figure_html(fig, f"Convergence, {label(*key)}", figures)
+        columns = min(3, len(shown))
+        rows = math.ceil(len(shown) / columns)
+        fig, axes = plt.subplots(rows, columns, figsize=(PAGE_INCHES, 3.3 * rows + 0.8), squeeze=False,
+                                 constrained_layout=True)
+        for ax, t in zip(axes.flat, shown):
+            speedup_panel(ax, t, values[t], runs, default_of[target.op].get(t))
+        for ax in axes.flat[len(shown):]:
+            ax.remove()
+        for row in axes:
+            row[0].set_ylabel("speedup over default")
+        if len(runs) > 1:  # below the panels, where it hides no bar (the saved image grows to hold it)
+            handles, names = axes[0][0].get_legend_handles_labels()
+            fig.legend(handles, names, loc="upper center", bbox_to_anchor=(0.5, 0), ncols=len(runs))
+        fig.suptitle(wrapped(f"best time with each value, relative to the default value: {label(target)}"))
+        figures.add(fig, f"Tunable speedups, {label(target)}", "speedups", target,
+                    [s["session"] for s, _ in runs], shown)
 
 
 def bandwidth(groups, devices, figures):
+    """The achieved bandwidth of every verified variant, one histogram per sweep session."""
     probes = {(d["device"], d["host"], d["name"]): num(d["probe_gbps"]) for d in devices}
-    for (device, host, op, rows, name), ms in sorted(groups.items()):
-        values = [num(m["gbps"]) for m in ms if num(m["gbps"])]
-        if not values:
+    for target, runs in sorted(groups.items()):
+        series = [(s, [num(m["gbps"]) for m in ms if num(m["gbps"])]) for s, ms in runs]
+        series = [(s, v) for s, v in series if v]
+        if not series:
             continue
-        fig, ax = plt.subplots(figsize=(6, 3))
-        ax.hist(values, bins=40, color="tab:blue")
-        probe = probes.get((device, host, name))
+        fig, ax = plt.subplots(figsize=(10.5, 3.8), constrained_layout=True)
+        bins = numpy.histogram_bin_edges([v for _, values in series for v in values], 40)  # one set for all
+        for k, (session, values) in enumerate(series):
+            ax.hist(values, bins=bins, histtype="step", linewidth=1.8, color=f"C{k}", label=session_name(session))
+        probe = probes.get((target.device, target.host, target.name))
         if probe:
-            ax.axvline(probe, color="tab:red", label=f"copy probe {probe:.1f} GB/s")
-            ax.legend(fontsize=8)
+            ax.axvline(probe, color="tab:red", linestyle="--", label=f"copy probe {probe:.1f} GB/s")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the axes: it hides no bar nor the probe
+        plain_axis(ax.xaxis)
         ax.set_xlabel("GB/s (operator bytes / kernel time)")
         ax.set_ylabel("variants")
-        ax.set_title(f"achieved bandwidth against the probe: {label(device, host, op, rows, name)}", fontsize=9)
-        figure_html(fig, f"Bandwidth, {label(device, host, op, rows, name)}", figures)
+        ax.set_title(wrapped(f"achieved bandwidth against the probe: {label(target)}", 90))
+        figures.add(fig, f"Bandwidth, {label(target)}", "bandwidth", target, [s["session"] for s, _ in series],
+                    [session_name(s) for s, _ in series])
 
 
-def table(rows, columns):
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(r.get(c, '')))}</td>" for c in columns) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+def best_label(b):
+    return "\n".join([f"{b['device']}@{b['host']}", b["op"]] + textwrap.wrap(b.get("workload", ""), 24))
+
+
+def transfers(best, figures):
+    """The best variants' kernel time against their transfers, at most eight variants per figure."""
+    chunks = [best[i:i + 8] for i in range(0, len(best), 8)]
+    for n, chunk in enumerate(chunks):
+        fig, ax = plt.subplots(figsize=(min(PAGE_INCHES, 3 + 1.4 * len(chunk)), 4.5), constrained_layout=True)
+        width = 0.27
+        for k, (column, name) in enumerate([("kernel_ms", "kernel"), ("h2d_ms", "host to device"),
+                                            ("d2h_ms", "device to host")]):
+            ax.bar([i + (k - 1) * width for i in range(len(chunk))], [num(b[column]) or 0 for b in chunk], width,
+                   label=name)
+        ax.set_yscale("log")
+        plain_log_axis(ax.yaxis)
+        ax.set_ylabel("ms")
+        ax.set_xticks(range(len(chunk)), [best_label(b) for b in chunk], fontsize=9)
+        ax.legend()
+        ax.set_title("kernel time of the best variant against its transfers")
+        part = f" ({n + 1}/{len(chunks)})" if len(chunks) > 1 else ""
+        figures.add(fig, f"Kernel against transfer time{part}", "transfers")
+
+
+def convergence_curve(measurements):
+    """Cost so far (s) and best kernel ms so far after each measurement with a verified time."""
+    cost, best, xs, ys = 0.0, math.inf, [], []
+    for m in sorted(measurements, key=lambda m: int(m["order"])):
+        cost += num(m["cost_s"]) or 0.0
+        t = num(m["kernel_ms"]) if m["status"] == "ok" else None
+        if t is not None:
+            best = min(best, t)
+        if best < math.inf:
+            xs.append(cost)
+            ys.append(best)
+    return xs, ys
+
+
+def convergence(measurements, sessions, figures):
+    """Best time found against the cost spent, every sweep and tuning session of a target."""
+    info = {s["session"]: s for s in sessions}
+    searched = defaultdict(list)
+    for m in measurements:
+        if m["purpose"] == "search":
+            searched[m["session"]].append(m)
+    by_target = defaultdict(list)
+    for sid, ms in sorted(searched.items(), key=lambda item: int(item[0])):
+        s = info.get(sid)
+        if s and s["kind"] in ("sweep", "tune"):
+            by_target[target_of(s)].append((s, ms))
+    for target, runs in sorted(by_target.items()):
+        fig, ax = plt.subplots(figsize=(9, 4), constrained_layout=True)
+        drawn = []
+        for s, ms in runs:
+            xs, ys = convergence_curve(ms)
+            if not xs:
+                continue
+            budget = f" {s['budget']}" if s["kind"] == "tune" else ""
+            name = f"{s['kind']} {s['strategy']}{budget} (#{s['session']})"
+            ax.step(xs, ys, where="post", linewidth=1.8, label=name)
+            drawn.append(s["session"])
+        if not drawn:
+            plt.close(fig)
+            continue
+        ax.set_xscale("symlog", linthresh=1)
+        ax.set_yscale("log")
+        plain_axis(ax.xaxis)
+        plain_log_axis(ax.yaxis)
+        ax.set_xlabel("cost so far (s, compilation included)")
+        ax.set_ylabel("best kernel ms so far")
+        ax.legend()
+        ax.set_title(wrapped(f"tuning convergence: {label(target)}", 90))
+        figures.add(fig, f"Convergence, {label(target)}", "convergence", target, drawn)
+
+
+# --- The page ----------------------------------------------------------------------------------------
+
+# A table column: its heading, the text of its cell for a row, and how the cell is set: "text", "num"
+# (right-aligned, never broken) or "long" (free text that wraps within a set width).
+Column = namedtuple("Column", "title cell kind")
+
+
+def field(name, title=None, kind="text", fmt=None):
+    """The column of CSV field `name`; `fmt` turns a number into its text."""
+    def cell(row):
+        text = row.get(name, "")
+        value = num(text)
+        return fmt(value) if fmt and value is not None else text
+    return Column(title or name, cell, kind)
+
+
+def number_field(name, title, fmt=None):
+    return field(name, title, "num", fmt)
+
+
+def ms4(v):
+    return significant(v, 4)
+
+
+def device_cell(row):
+    name = row.get("device_name") or row.get("name") or ""
+    return f"{row['device']}@{row['host']}" + (f"\n{name}" if name else "")
+
+
+def breakable(text):
+    """Lets a squeezed column break a heading like groups_per_cu after its underscores, and nowhere else."""
+    return text.replace("_", "_<wbr>")
+
+
+def table(rows, columns, css, attributes=""):
+    """An HTML table with the columns that have a value in at least one row: a column that is empty in
+    every row (another operator's tunable, say) only takes width."""
+    shown = [c for c in columns if any(c.cell(r) != "" for r in rows)]
+
+    def td(column, row):
+        text = html.escape(column.cell(row)).replace("\n", "<br>")
+        return f"<td class='{column.kind}'>{text}</td>"
+
+    head = "".join(f"<th>{breakable(html.escape(c.title))}</th>" for c in shown)
+    body = "".join("<tr>" + "".join(td(c, r) for c in shown) + "</tr>" for r in rows)
+    return f"<table class='{css}'{attributes}><tr>{head}</tr>{body}</table>"
+
+
+def best_tables(best):
+    """One table per operator, since each operator has its own tunables."""
+    common = [
+        Column("device", device_cell, "long"),
+        field("workload", kind="long"),
+        number_field("kernel_ms", "kernel ms", ms4),
+        number_field("gbps", "GB/s", lambda v: f"{v:.1f}"),
+        number_field("probe_fraction", "of probe", lambda v: f"{100 * v:.1f}%"),
+        number_field("h2d_ms", "h2d ms", ms4),
+        number_field("d2h_ms", "d2h ms", ms4),
+        field("method"),
+        number_field("session", "session"),
+    ]
+    by_op = defaultdict(list)
+    for b in best:
+        by_op[b["op"]].append(b)
+    parts = []
+    for op, rows in sorted(by_op.items()):
+        params = sorted(k for k in rows[0] if k.startswith("p_"))
+        columns = common + [field(p, p[2:]) for p in params]
+        parts.append(f"<h3>{html.escape(op)}</h3>")
+        parts.append(table(rows, columns, "best", f" data-op='{html.escape(op)}'"))
+    return parts
+
+
+def devices_table(devices):
+    return table(devices, [
+        Column("device", lambda d: f"{d['device']}@{d['host']}", "text"),
+        field("name"), field("backend"), field("vendor"), field("type"), field("arch"),
+        number_field("compute_units", "CUs"),
+        number_field("global_mem", "memory GiB", lambda v: f"{v / 2**30:.1f}"),
+        number_field("cache_bytes", "cache MiB", lambda v: f"{v / 2**20:.1f}"),
+        number_field("probe_gbps", "probe GB/s", lambda v: f"{v:.1f}"),
+    ], "devices")
+
+
+def sessions_table(sessions):
+    return table(sessions, [
+        number_field("session", "session"), field("kind"), field("strategy"), field("budget"),
+        Column("device", device_cell, "long"), field("op"), field("workload", kind="long"), field("status"),
+        number_field("evaluations", "evaluations"),
+        number_field("spent_s", "spent s", lambda v: f"{v:.1f}"),
+        number_field("best_kernel_ms", "best kernel ms", ms4),
+    ], "sessions")
+
+
+STYLE = """
+body{font-family:sans-serif;margin:1.5em auto;padding:0 16px;max-width:1320px;color:#222}
+table{border-collapse:collapse;font-size:13px;margin-bottom:1em}
+td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top}
+th{background:#f2f2f2;text-align:left}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.long{min-width:8em;max-width:15em}
+img{max-width:100%;height:auto}
+h2{margin-top:1.6em} h3{font-size:15px;margin:1.4em 0 0.4em}
+"""
+
+
+def page(devices, sessions, measurements, best, figures):
+    parts = [
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>varex report</title>",
+        f"<style>{STYLE}</style></head>",
+        "<body><h1>varex report</h1>",
+        f"<p>{len(devices)} devices, {len(sessions)} sessions, {len(measurements)} measurements.</p>",
+        "<h2>Devices</h2>", devices_table(devices),
+        "<h2>Best variants</h2>",
+        "<p>Per device, operator and workload class, the fastest variant after re-measurement; best.csv has "
+        "every column.</p>",
+    ]
+    parts += best_tables(best)
+    parts += ["<h2>Sessions</h2>", sessions_table(sessions), "<h2>Plots</h2>"]
+    for entry, data in figures.items:
+        title = html.escape(entry["title"])
+        parts.append(f"<h3>{title}</h3><img alt='{title}' src='data:image/png;base64,{data}'>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
 
 
 def main():
@@ -208,33 +557,17 @@ def main():
     best = read(directory, "best.csv")
     defaults = read(directory, "defaults.csv")
     groups = sweep_groups(measurements, sessions)
-    figures = []
+    figures = Figures()
     heatmaps(groups, figures)
     speedups(groups, defaults, figures)
     transfers(best, figures)
     convergence(measurements, sessions, figures)
     bandwidth(groups, devices, figures)
-    params = sorted(k for k in (best[0] if best else {}) if k.startswith("p_"))
-    parts = [
-        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>varex report</title><style>",
-        "body{font-family:sans-serif;margin:2em;max-width:1200px} table{border-collapse:collapse;font-size:12px}",
-        "td,th{border:1px solid #ccc;padding:2px 6px} img{max-width:100%} h2{margin-top:2em}</style></head><body>",
-        "<h1>varex report</h1>",
-        f"<p>{len(devices)} devices, {len(sessions)} sessions, {len(measurements)} measurements.</p>",
-        "<h2>Devices</h2>", table(devices, list(devices[0].keys()) if devices else []),
-        "<h2>Best variants</h2>",
-        table(best, ["device", "host", "device_name", "op", "rows", "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method"] + params),
-        "<h2>Sessions</h2>",
-        table(sessions, ["session", "kind", "strategy", "budget", "device", "host", "device_name", "op", "rows", "status", "evaluations",
-                         "spent_s", "best_kernel_ms"]),
-        "<h2>Plots</h2>",
-    ]
-    for title, data in figures:
-        parts.append(f"<h3>{html.escape(title)}</h3><img alt='{html.escape(title)}' src='data:image/png;base64,{data}'>")
-    parts.append("</body></html>")
+    with open(os.path.join(directory, "plots.json"), "w") as f:
+        json.dump([entry for entry, _ in figures.items], f, indent=1)
     with open(os.path.join(directory, "index.html"), "w") as f:
-        f.write("\n".join(parts))
-    print(f"{len(figures)} plots")
+        f.write(page(devices, sessions, measurements, best, figures))
+    print(f"{len(figures.items)} plots")
 
 
 if __name__ == "__main__":

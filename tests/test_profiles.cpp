@@ -1,6 +1,7 @@
 // Profiles for other builds (export, the header-only lookup and its fallback chain, the consumer example
 // built and run), merging databases, Kernel Tuner T4 export, reports, and the Google Benchmark binary.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include <filesystem>
 #include <fstream>
@@ -74,6 +75,71 @@ TEST(ProfileLookup, FallbackChain) {
   EXPECT_EQ(c.text("kernel"), "loop");
   EXPECT_EQ(c.entry, nullptr);
   EXPECT_TRUE(p.lookup("hashjoin", {"cuda", "NVIDIA", "H100", "sm_90", "gpu", ""}, 1).params.empty());
+}
+
+TEST(ProfileLookup, SameShapeFirstThenTheNearestScaleThenTheNextLevel) {
+  const profile::DeviceKey h200{"cuda", "NVIDIA", "H200", "sm_90", "gpu", "13.0"};
+  const profile::DeviceKey h100{"cuda", "NVIDIA", "H100", "sm_90", "gpu", "13.0"};
+  auto like = [](const profile::DeviceKey& d, std::string pattern, double rows, std::string params) {
+    profile::Entry e;
+    e.device = d;
+    e.op = "str_like";
+    e.workload.shape = {{"dataset", "titles"}, {"pattern", std::move(pattern)}};
+    e.workload.scale = {{"rows", rows}, {"selectivity", 0.01}};
+    e.params = {{"kernel", std::move(params)}};
+    e.kernel_ms = 1;
+    return e;
+  };
+  const profile::Profile p({like(h200, "%green%", 1 << 24, "refill"), like(h200, "%green%", 1 << 16, "small"),
+                            like(h200, "abc%", 1 << 24, "naive"), like(h100, "x%", 1 << 24, "h100")},
+                           {{"str_like", {{"kernel", "default"}}}});
+  profile::Workload w{{{"dataset", "titles"}, {"pattern", "%green%"}},
+                      {{"rows", 1 << 24}, {"selectivity", 0.01}}};
+  auto c = p.lookup("str_like", h200, w);
+  EXPECT_EQ(c.text("kernel"), "refill");
+  EXPECT_TRUE(c.exact_class);
+  // Another pattern of the same device: only that pattern's entries compete, whatever their size.
+  w.shape["pattern"] = "abc%";
+  w.scale["rows"] = 1 << 16;
+  c = p.lookup("str_like", h200, w);
+  EXPECT_EQ(c.text("kernel"), "naive");
+  EXPECT_FALSE(c.exact_class);
+  // The nearest size of the same shape.
+  w.shape["pattern"] = "%green%";
+  w.scale["rows"] = 1 << 17;
+  EXPECT_EQ(p.lookup("str_like", h200, w).text("kernel"), "small");
+  // A shape the exact device never measured: the next level of the chain has it.
+  w.shape["pattern"] = "x%";
+  c = p.lookup("str_like", h200, w);
+  EXPECT_EQ(c.level, profile::Level::SameArchitecture);
+  EXPECT_EQ(c.text("kernel"), "h100");
+  // Nothing of that shape anywhere: the operator's default.
+  w.shape["pattern"] = "nobody%";
+  EXPECT_EQ(p.lookup("str_like", h200, w).level, profile::Level::Default);
+  // A consumer that gives no pattern matches any.
+  EXPECT_EQ(p.lookup("str_like", h200, profile::Workload{{}, {{"rows", 1 << 24}}}).level,
+            profile::Level::ExactDevice);
+}
+
+TEST(ProfileLookup, VersionOneProfilesAreStillRead) {
+  const nlohmann::json v1 = {
+      {"format", "varex-profile"},
+      {"version", 1},
+      {"devices",
+       {{{"backend", "cuda"},
+         {"vendor", "NVIDIA"},
+         {"name", "H200"},
+         {"arch", "sm_90"},
+         {"type", "gpu"},
+         {"operators",
+          {{"selection",
+            {{{"workload", {{"rows", 1 << 20}, {"selectivity", 0.5}}}, {"params", {{"ept", 16}}}},
+             {{"workload", {{"rows", 1 << 20}, {"selectivity", 0.01}}}, {"params", {{"ept", 8}}}}}}}}}}},
+      {"defaults", nlohmann::json::object()}};
+  const profile::Profile p = profile::load_profile(v1);
+  const profile::DeviceKey h200{"cuda", "NVIDIA", "H200", "sm_90", "gpu", ""};
+  EXPECT_EQ(p.lookup("selection", h200, 1 << 20, 0.02).text("ept"), "8");
+  EXPECT_EQ(p.lookup("selection", h200, 1 << 20, 0.4).text("ept"), "16");
 }
 
 TEST(ProfileExport, JsonRoundTripReturnsTheStoredBest) {
@@ -240,6 +306,61 @@ TEST(Bench, GoogleBenchmarkSmokeRunOnTheCpuDevice) {
   const std::string prefix = "selection/" + test::cpu_device().id + "/";
   EXPECT_TRUE(names.count(prefix + "default"));
   EXPECT_TRUE(names.count(prefix + "runtime_copy"));
+}
+
+TEST(Bench, FlagsAreDeclaredAndCheckedAndTimesShowInCompare) {
+  const std::string dir = test::scratch_dir("bench-flags");
+  auto run = [&](const std::string& args, const std::string& out) {
+    return std::system(
+        (std::string(VAREX_BENCH) + " " + args + " > " + dir + "/" + out + " 2> " + dir + "/err").c_str());
+  };
+  ASSERT_EQ(run("--help", "help"), 0);
+  for (const char* flag : {"--varex-device", "--varex-op", "--varex-rows", "--varex-profile", "--varex-db"})
+    EXPECT_NE(slurp(dir + "/help").find(flag), std::string::npos) << flag;
+  // Typos are refused with exit status 2 and named.
+  EXPECT_EQ(WEXITSTATUS(run("--varex-op=selectoin", "out")), 2);
+  EXPECT_NE(slurp(dir + "/err").find("unknown operator 'selectoin'"), std::string::npos)
+      << slurp(dir + "/err");
+  EXPECT_EQ(WEXITSTATUS(run("--varex-colour=red", "out")), 2);
+  EXPECT_NE(slurp(dir + "/err").find("unknown flag '--varex-colour'"), std::string::npos);
+  EXPECT_EQ(WEXITSTATUS(run("--benchmark_min_tim=1", "out")), 2);
+
+  // A workload that fits the cache runs round copies of itself instead of untimed flushes, so the device
+  // time Google Benchmark counts is the time it spends: its min time is the budget.
+  const std::string common = "--varex-op=selection --varex-device=" + test::cpu_device().id +
+                             " --varex-rows=2^14 --benchmark_min_time=0.05 --benchmark_format=json";
+  ASSERT_EQ(run(common, "a.json"), 0) << slurp(dir + "/err");
+  ASSERT_EQ(run(common, "b.json"), 0) << slurp(dir + "/err");
+  const auto j = nlohmann::json::parse(slurp(dir + "/a.json"));
+  bool found = false;
+  for (const auto& b : j["benchmarks"]) {
+    if (b["name"].get<std::string>().find("/default/") == std::string::npos) continue;
+    found = true;
+    EXPECT_EQ(b["time_unit"], "ns");
+    EXPECT_GT(b["input copies"].get<double>(), 1);
+    EXPECT_GE(b["iterations"].get<double>() * b["real_time"].get<double>() * 1e-9, 0.05);
+  }
+  EXPECT_TRUE(found) << j.dump();
+  // compare.py (Debian's libbenchmark-tools) shows the times: non-zero Old/New columns.
+  ASSERT_EQ(std::system(("/usr/bin/python3 /usr/share/benchmark/compare.py --no-color benchmarks " + dir +
+                         "/a.json " + dir + "/b.json > " + dir + "/compare 2>&1")
+                            .c_str()),
+            0)
+      << slurp(dir + "/compare");
+  std::istringstream lines(slurp(dir + "/compare"));
+  std::string line;
+  bool shown = false;
+  while (std::getline(lines, line)) {
+    if (line.find("/default/manual_time") == std::string::npos) continue;
+    std::istringstream cells(line);
+    std::string name;
+    double change_time, change_cpu, old_time, new_time;
+    cells >> name >> change_time >> change_cpu >> old_time >> new_time;
+    EXPECT_GT(old_time, 0) << line;
+    EXPECT_GT(new_time, 0) << line;
+    shown = true;
+  }
+  EXPECT_TRUE(shown) << slurp(dir + "/compare");
 }
 
 }  // namespace

@@ -1,0 +1,332 @@
+// `varex report` as a reader sees it: the best-variant tables show only the columns that apply, with
+// rounded numbers; best.csv names each row's workload class; a tunable pinned in a sweep gets no panel;
+// every sweep of a workload is drawn; plots carry plain, legible tick labels. What was drawn is read from
+// plots.json, the manifest the report script writes next to index.html.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "harness/operators/groupby.hpp"
+#include "support.hpp"
+#include "synthetic_sweep.hpp"
+
+namespace varex {
+namespace {
+
+constexpr std::uint64_t kRows = 1 << 16;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Two identical GPUs, each a device of its own by its physical identity.
+DeviceInfo first_device() {
+  DeviceInfo d = test::synthetic_device();
+  d.physical = "index 0";
+  return d;
+}
+
+DeviceInfo second_device() {
+  DeviceInfo d = test::synthetic_device();
+  d.id = "ocl:0:1";
+  d.physical = "index 1";
+  return d;
+}
+
+datasets::WorkloadSpec selection_workload() {
+  datasets::WorkloadSpec w;
+  w.op = "selection";
+  w.generator = "uniform_int32";
+  w.params = {{"rows", kRows}, {"seed", 1}, {"selectivity", 0.5}};
+  return w;
+}
+
+datasets::WorkloadSpec groupby_workload() {
+  datasets::WorkloadSpec w;
+  w.op = "groupby";
+  w.generator = "group_keys";
+  w.params = {{"rows", kRows}, {"distinct", 1024}, {"seed", 1}, {"zipf", 0.0}};
+  return w;
+}
+
+// A sweep of the synthetic selection space restricted by `pins` (as `varex sweep --set` records one): the
+// search, then its three fastest verified variants measured again. Returns the session id.
+std::int64_t record_sweep(results::Store& store, const DeviceInfo& device,
+                          const std::map<std::string, std::string>& pins, std::uint32_t seed) {
+  harness::SelectionOperator op;
+  const std::int64_t row = store.device(device);
+  store.set_probe(row, {1000.0, "runtime_copy", {{"bytes", 1}}});
+  store.ensure_operator(op.name(), op.description());
+  const auto workload = selection_workload();
+  store.ensure_workload(workload, op.workload_class(workload));
+  const auto space = op.space({device, kRows}).restricted(pins);
+  const auto session = store.begin_session("sweep", "selection", row, workload.id(), "exhaustive", {});
+  std::vector<results::RecordedMeasurement> ok;
+  for (const auto& r : test::synthetic_recording(space, seed)) {
+    const std::string id = harness::variant_id(op, device.backend, r.params);
+    store.ensure_variant(id, "selection", device.backend, r.params, "hash", space.compile_part(r.params));
+    store.record(session, id, row, workload.id(), r.m);
+    if (r.m.ok()) ok.push_back(r);
+  }
+  std::sort(ok.begin(), ok.end(),
+            [](const auto& a, const auto& b) { return a.m.kernel.median < b.m.kernel.median; });
+  for (std::size_t i = 0; i < ok.size() && i < 3; ++i) {
+    store.record(session, harness::variant_id(op, device.backend, ok[i].params), row, workload.id(), ok[i].m,
+                 0, "remeasure");
+  }
+  store.end_session(session, "finished");
+  return session;
+}
+
+// A short group-by tuning session (two variants, both measured again), so that the best variants span two
+// operators with different tunables, as the user's database did.
+void record_groupby_tune(results::Store& store, const DeviceInfo& device) {
+  harness::GroupByOperator op;
+  const std::int64_t row = store.device(device);
+  store.ensure_operator(op.name(), op.description());
+  const auto workload = groupby_workload();
+  store.ensure_workload(workload, op.workload_class(workload));
+  const auto space = op.space({device, kRows});
+  const auto session =
+      store.begin_session("tune", "groupby", row, workload.id(), "random", {{"budget", "2"}}, 1, "2");
+  const std::vector<variants::Params> tried{space.defaults(), space.neighbours(space.defaults()).at(0)};
+  double ms = 3.0;
+  for (const auto& params : tried) {
+    harness::Measurement m;
+    m.verified = true;
+    m.samples_ms = {ms, ms * 1.01, ms * 0.99, ms, ms * 1.02};
+    m.kernel = summarize(m.samples_ms);
+    m.bytes_moved = 8u << 20;
+    m.gbps = static_cast<double>(m.bytes_moved) / (ms * 1e6);
+    m.probe_fraction = m.gbps / 1000.0;
+    m.h2d_ms = 0.123456789;
+    m.d2h_ms = 0.0123456789;
+    const std::string id = harness::variant_id(op, device.backend, params);
+    store.ensure_variant(id, "groupby", device.backend, params, "hash", space.compile_part(params));
+    store.record(session, id, row, workload.id(), m);
+    store.record(session, id, row, workload.id(), m, 0, "remeasure");
+    ms *= 0.8;
+  }
+  store.end_session(session, "finished");
+}
+
+// One best-variant table of index.html: its operator, headings and cell texts (tags removed).
+struct HtmlTable {
+  std::string op;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  std::size_t column(const std::string& title) const {
+    return static_cast<std::size_t>(std::find(header.begin(), header.end(), title) - header.begin());
+  }
+  bool has(const std::string& title) const { return column(title) < header.size(); }
+};
+
+std::string text_of(const std::string& cell) {
+  static const std::regex tag("<[^>]*>");
+  return std::regex_replace(cell, tag, "");
+}
+
+// The contents of every <th> or <td> of `row`, in order.
+std::vector<std::string> cells(const std::string& row) {
+  static const std::regex cell("<t[hd][^>]*>(.*?)</t[hd]>");
+  std::vector<std::string> out;
+  for (auto it = std::sregex_iterator(row.begin(), row.end(), cell); it != std::sregex_iterator(); ++it) {
+    out.push_back(text_of((*it)[1]));
+  }
+  return out;
+}
+
+// The best-variant tables, found by plain search: the page also holds megabytes of inlined images, which
+// std::regex should not scan.
+std::vector<HtmlTable> best_tables(const std::string& html) {
+  static const std::string start = "<table class='best' data-op='";
+  static const std::regex row("<tr>(.*?)</tr>");
+  std::vector<HtmlTable> out;
+  for (auto at = html.find(start); at != std::string::npos; at = html.find(start, at + 1)) {
+    const auto op_end = html.find('\'', at + start.size());
+    const auto end = html.find("</table>", op_end);
+    HtmlTable parsed{html.substr(at + start.size(), op_end - at - start.size()), {}, {}};
+    const std::string body = html.substr(op_end, end - op_end);
+    for (auto r = std::sregex_iterator(body.begin(), body.end(), row); r != std::sregex_iterator(); ++r) {
+      if (parsed.header.empty()) {
+        parsed.header = cells((*r)[1]);
+      } else {
+        parsed.rows.push_back(cells((*r)[1]));
+      }
+    }
+    out.push_back(std::move(parsed));
+  }
+  return out;
+}
+
+// Significant digits of a plain decimal number ("0.02603" has 4).
+int significant_digits(const std::string& number) {
+  const std::string digits = std::regex_replace(number, std::regex("[^0-9]"), "");
+  const auto first = digits.find_first_not_of('0');
+  return first == std::string::npos ? 0 : static_cast<int>(digits.size() - first);
+}
+
+// Two devices: the first swept twice with the same workload (kernel pinned), the second swept once with
+// kernel and vec pinned, and a group-by tuning session on the first. One report of it for every test.
+class ReportPage : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new std::string(test::scratch_dir("report_page"));
+    {
+      results::Store store(*dir_ + "/v.db");
+      first_sweeps_ = {record_sweep(store, first_device(), {{"kernel", "overflow"}, {"ept", "8,16"}}, 5),
+                       record_sweep(store, first_device(), {{"kernel", "overflow"}, {"ept", "8,16"}}, 6)};
+      second_sweep_ =
+          record_sweep(store, second_device(), {{"kernel", "overflow"}, {"ept", "8,16"}, {"vec", "1"}}, 7);
+      record_groupby_tune(store, first_device());
+    }
+    const auto r = test::run_varex({"report", "--db", *dir_ + "/v.db", "--out", out()});
+    ASSERT_EQ(r.status, 0) << r.err << slurp(out() + "/report.log");
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  static std::string out() { return *dir_ + "/report"; }
+  static nlohmann::json plots() { return nlohmann::json::parse(slurp(out() + "/plots.json")); }
+  // The plots of one kind about one device's selection sweeps.
+  static std::vector<nlohmann::json> plots_of(const std::string& kind, const std::string& device) {
+    std::vector<nlohmann::json> found;
+    for (const auto& p : plots()) {
+      if (p["kind"] == kind && p["target"]["device"] == device && p["target"]["op"] == "selection")
+        found.push_back(p);
+    }
+    return found;
+  }
+
+  static inline std::string* dir_ = nullptr;
+  static inline std::vector<std::int64_t> first_sweeps_;
+  static inline std::int64_t second_sweep_ = 0;
+};
+
+TEST_F(ReportPage, BestTablesShowOnlyTheColumnsThatApply) {
+  const auto tables = best_tables(slurp(out() + "/index.html"));
+  std::set<std::string> ops;
+  for (const HtmlTable& t : tables) {
+    ops.insert(t.op);
+    ASSERT_FALSE(t.rows.empty()) << t.op;
+    for (std::size_t c = 0; c < t.header.size(); ++c) {
+      bool filled = false;
+      for (const auto& row : t.rows) {
+        ASSERT_EQ(row.size(), t.header.size()) << t.op;
+        filled = filled || !row[c].empty();
+      }
+      EXPECT_TRUE(filled) << t.op << ": column '" << t.header[c] << "' is empty in every row";
+    }
+    EXPECT_TRUE(t.has("workload")) << t.op;
+  }
+  EXPECT_EQ(ops, (std::set<std::string>{"groupby", "selection"}));  // one table per operator
+  for (const HtmlTable& t : tables) {
+    // Each operator's own tunables, none of the other's.
+    EXPECT_EQ(t.has("ept"), t.op == "selection") << t.op;
+    EXPECT_EQ(t.has("groups_per_cu"), t.op == "selection") << t.op;
+    EXPECT_EQ(t.has("agg"), t.op == "groupby") << t.op;
+    EXPECT_EQ(t.has("sizing"), t.op == "groupby") << t.op;
+  }
+}
+
+TEST_F(ReportPage, BestTablesRoundTheirNumbers) {
+  const std::regex one_decimal("[0-9]+\\.[0-9]");
+  const std::regex percent("[0-9]+\\.[0-9]%");
+  const std::regex plain("[0-9]+(\\.[0-9]+)?");
+  const auto tables = best_tables(slurp(out() + "/index.html"));
+  ASSERT_FALSE(tables.empty());
+  for (const HtmlTable& t : tables) {
+    for (const char* title : {"kernel ms", "GB/s", "of probe", "h2d ms", "d2h ms"})
+      ASSERT_TRUE(t.has(title)) << title;
+    for (const auto& row : t.rows) {
+      for (const char* ms : {"kernel ms", "h2d ms", "d2h ms"}) {
+        const std::string& cell = row[t.column(ms)];
+        EXPECT_TRUE(std::regex_match(cell, plain)) << ms << ": " << cell;
+        EXPECT_LE(significant_digits(cell), 4) << ms << ": " << cell;
+      }
+      EXPECT_TRUE(std::regex_match(row[t.column("GB/s")], one_decimal)) << row[t.column("GB/s")];
+      EXPECT_TRUE(std::regex_match(row[t.column("of probe")], percent)) << row[t.column("of probe")];
+    }
+  }
+}
+
+TEST_F(ReportPage, BestCsvKeepsEveryColumnAndNamesTheWorkloadClass) {
+  std::istringstream best(slurp(out() + "/best.csv"));
+  std::string header, line;
+  std::getline(best, header);
+  for (const char* column :
+       {"workload", "variant", "method", "p_ept", "p_agg", "p_groups_per_cu", "p_sizing"}) {
+    EXPECT_NE(("," + header + ",").find(std::string(",") + column + ","), std::string::npos) << column;
+  }
+  std::vector<std::string> rows;
+  while (std::getline(best, line)) rows.push_back(line);
+  EXPECT_EQ(rows.size(), 3u);  // selection on both devices, group-by on the first
+  const auto selection = selection_workload();
+  const auto groupby = groupby_workload();
+  const std::string selection_class = harness::SelectionOperator().workload_class(selection).describe();
+  const std::string groupby_class = harness::GroupByOperator().workload_class(groupby).describe();
+  int with_selection_class = 0, with_groupby_class = 0;
+  for (const auto& row : rows) {
+    with_selection_class += row.find("," + selection_class + ",") != std::string::npos;
+    with_groupby_class += row.find("," + groupby_class + ",") != std::string::npos;
+  }
+  EXPECT_EQ(with_selection_class, 2) << selection_class;
+  EXPECT_EQ(with_groupby_class, 1) << groupby_class;
+}
+
+TEST_F(ReportPage, APinnedTunableGetsNoPanel) {
+  const auto first = plots_of("speedups", "ocl:0:0");
+  const auto second = plots_of("speedups", "ocl:0:1");
+  ASSERT_EQ(first.size(), 1u);
+  ASSERT_EQ(second.size(), 1u);
+  const auto panels = [](const nlohmann::json& plot) { return plot["panels"].get<std::set<std::string>>(); };
+  // kernel is pinned everywhere; vec only in the second device's sweep.
+  EXPECT_EQ(panels(first[0]), (std::set<std::string>{"ept", "vec", "padding", "local", "groups_per_cu"}));
+  EXPECT_EQ(panels(second[0]), (std::set<std::string>{"ept", "padding", "local", "groups_per_cu"}));
+}
+
+TEST_F(ReportPage, EverySweepOfAWorkloadIsShown) {
+  const std::set<std::string> first_panels{"session #" + std::to_string(first_sweeps_[0]),
+                                           "session #" + std::to_string(first_sweeps_[1])};
+  const auto heatmaps = plots_of("heatmap", "ocl:0:0");
+  ASSERT_EQ(heatmaps.size(), 1u);  // both sweeps in one figure, on one colour scale
+  EXPECT_EQ(heatmaps[0]["sessions"].get<std::vector<std::int64_t>>(), first_sweeps_);
+  EXPECT_EQ(heatmaps[0]["panels"].get<std::set<std::string>>(), first_panels);
+  for (const char* kind : {"speedups", "bandwidth", "convergence"}) {
+    const auto found = plots_of(kind, "ocl:0:0");
+    ASSERT_FALSE(found.empty()) << kind;
+    EXPECT_EQ(found[0]["sessions"].get<std::vector<std::int64_t>>(), first_sweeps_) << kind;
+  }
+  const auto second = plots_of("heatmap", "ocl:0:1");
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0]["sessions"].get<std::vector<std::int64_t>>(), std::vector<std::int64_t>{second_sweep_});
+}
+
+TEST_F(ReportPage, PlotsHavePlainLegibleTickLabels) {
+  std::set<std::string> kinds;
+  for (const auto& plot : plots()) {
+    const auto title = plot["title"].get<std::string>();
+    kinds.insert(plot["kind"].get<std::string>());
+    EXPECT_GE(plot["smallest_font_pt"].get<double>(), 9.0) << title;
+    EXPECT_LE(plot["width_px"].get<int>(), 1320) << title;  // shown unscaled on a 1400 px page
+    for (const auto& label : plot["tick_labels"].get<std::vector<std::string>>()) {
+      // matplotlib's log axes write 2×10^0 as mathtext; plain decimals have none of it, nor exponents.
+      EXPECT_EQ(label.find_first_of("$^\\"), std::string::npos) << title << ": " << label;
+      EXPECT_FALSE(std::regex_search(label, std::regex("[0-9]e[-+]?[0-9]"))) << title << ": " << label;
+    }
+  }
+  // The log axes (transfers, convergence) and the heat maps' log colour scale are among them.
+  EXPECT_EQ(kinds, (std::set<std::string>{"heatmap", "speedups", "transfers", "convergence", "bandwidth"}));
+}
+
+}  // namespace
+}  // namespace varex
