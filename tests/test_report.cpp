@@ -3,12 +3,12 @@
 // every sweep of a workload is drawn; plots carry plain, legible tick labels. What was drawn is read from
 // plots.json, the manifest the report script writes next to index.html.
 #include <gtest/gtest.h>
+#include <re2/re2.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <set>
 #include <sstream>
 
@@ -131,37 +131,40 @@ struct HtmlTable {
   bool has(const std::string& title) const { return column(title) < header.size(); }
 };
 
-std::string text_of(const std::string& cell) {
-  static const std::regex tag("<[^>]*>");
-  return std::regex_replace(cell, tag, "");
+std::string text_of(std::string cell) {
+  static const RE2 tag("<[^>]*>");
+  RE2::GlobalReplace(&cell, tag, "");
+  return cell;
 }
 
 // The contents of every <th> or <td> of `row`, in order.
 std::vector<std::string> cells(const std::string& row) {
-  static const std::regex cell("<t[hd][^>]*>(.*?)</t[hd]>");
+  static const RE2 cell("<t[hd][^>]*>(.*?)</t[hd]>");
   std::vector<std::string> out;
-  for (auto it = std::sregex_iterator(row.begin(), row.end(), cell); it != std::sregex_iterator(); ++it) {
-    out.push_back(text_of((*it)[1]));
-  }
+  re2::StringPiece rest(row);
+  std::string text;
+  while (RE2::FindAndConsume(&rest, cell, &text)) out.push_back(text_of(text));
   return out;
 }
 
 // The best-variant tables, found by plain search: the page also holds megabytes of inlined images, which
-// std::regex should not scan.
+// a regular expression should not scan.
 std::vector<HtmlTable> best_tables(const std::string& html) {
   static const std::string start = "<table class='best' data-op='";
-  static const std::regex row("<tr>(.*?)</tr>");
+  static const RE2 row("<tr>(.*?)</tr>");
   std::vector<HtmlTable> out;
   for (auto at = html.find(start); at != std::string::npos; at = html.find(start, at + 1)) {
     const auto op_end = html.find('\'', at + start.size());
     const auto end = html.find("</table>", op_end);
     HtmlTable parsed{html.substr(at + start.size(), op_end - at - start.size()), {}, {}};
     const std::string body = html.substr(op_end, end - op_end);
-    for (auto r = std::sregex_iterator(body.begin(), body.end(), row); r != std::sregex_iterator(); ++r) {
+    re2::StringPiece rest(body);
+    std::string text;
+    while (RE2::FindAndConsume(&rest, row, &text)) {
       if (parsed.header.empty()) {
-        parsed.header = cells((*r)[1]);
+        parsed.header = cells(text);
       } else {
-        parsed.rows.push_back(cells((*r)[1]));
+        parsed.rows.push_back(cells(text));
       }
     }
     out.push_back(std::move(parsed));
@@ -171,7 +174,8 @@ std::vector<HtmlTable> best_tables(const std::string& html) {
 
 // Significant digits of a plain decimal number ("0.02603" has 4).
 int significant_digits(const std::string& number) {
-  const std::string digits = std::regex_replace(number, std::regex("[^0-9]"), "");
+  std::string digits = number;
+  RE2::GlobalReplace(&digits, "[^0-9]", "");
   const auto first = digits.find_first_not_of('0');
   return first == std::string::npos ? 0 : static_cast<int>(digits.size() - first);
 }
@@ -239,9 +243,9 @@ TEST_F(ReportPage, BestTablesShowOnlyTheColumnsThatApply) {
 }
 
 TEST_F(ReportPage, BestTablesRoundTheirNumbers) {
-  const std::regex one_decimal("[0-9]+\\.[0-9]");
-  const std::regex percent("[0-9]+\\.[0-9]%");
-  const std::regex plain("[0-9]+(\\.[0-9]+)?");
+  const RE2 one_decimal("[0-9]+\\.[0-9]");
+  const RE2 percent("[0-9]+\\.[0-9]%");
+  const RE2 plain("[0-9]+(\\.[0-9]+)?");
   const auto tables = best_tables(slurp(out() + "/index.html"));
   ASSERT_FALSE(tables.empty());
   for (const HtmlTable& t : tables) {
@@ -250,11 +254,11 @@ TEST_F(ReportPage, BestTablesRoundTheirNumbers) {
     for (const auto& row : t.rows) {
       for (const char* ms : {"kernel ms", "h2d ms", "d2h ms"}) {
         const std::string& cell = row[t.column(ms)];
-        EXPECT_TRUE(std::regex_match(cell, plain)) << ms << ": " << cell;
+        EXPECT_TRUE(RE2::FullMatch(cell, plain)) << ms << ": " << cell;
         EXPECT_LE(significant_digits(cell), 4) << ms << ": " << cell;
       }
-      EXPECT_TRUE(std::regex_match(row[t.column("GB/s")], one_decimal)) << row[t.column("GB/s")];
-      EXPECT_TRUE(std::regex_match(row[t.column("of probe")], percent)) << row[t.column("of probe")];
+      EXPECT_TRUE(RE2::FullMatch(row[t.column("GB/s")], one_decimal)) << row[t.column("GB/s")];
+      EXPECT_TRUE(RE2::FullMatch(row[t.column("of probe")], percent)) << row[t.column("of probe")];
     }
   }
 }
@@ -321,7 +325,7 @@ TEST_F(ReportPage, PlotsHavePlainLegibleTickLabels) {
     for (const auto& label : plot["tick_labels"].get<std::vector<std::string>>()) {
       // matplotlib's log axes write 2×10^0 as mathtext; plain decimals have none of it, nor exponents.
       EXPECT_EQ(label.find_first_of("$^\\"), std::string::npos) << title << ": " << label;
-      EXPECT_FALSE(std::regex_search(label, std::regex("[0-9]e[-+]?[0-9]"))) << title << ": " << label;
+      EXPECT_FALSE(RE2::PartialMatch(label, "[0-9]e[-+]?[0-9]")) << title << ": " << label;
     }
   }
   // The log axes (transfers, convergence) and the heat maps' log colour scale are among them.
