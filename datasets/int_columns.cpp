@@ -9,6 +9,7 @@
 #include <string_view>
 #include <thread>
 
+#include "datasets/input_file.hpp"
 #include "harness/errors.hpp"
 #include "harness/hash.hpp"
 
@@ -44,15 +45,6 @@ std::vector<std::int32_t> uniform_int32(std::uint64_t rows, std::uint64_t seed) 
 }
 
 namespace {
-
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read input file '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw UsageError("error while reading input file '" + path + "'");
-  return std::move(buffer).str();
-}
 
 std::string_view trimmed(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
@@ -101,9 +93,12 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }  // namespace
 
 std::vector<std::int32_t> load_int32_column(const std::string& path) {
-  const std::string bytes = read_file(path);
+  return parse_int32_column(read_input_file(path), path, ends_with(path, ".bin"));
+}
+
+std::vector<std::int32_t> parse_int32_column(const std::string& bytes, const std::string& path, bool binary) {
   std::vector<std::int32_t> out;
-  if (ends_with(path, ".bin")) {
+  if (binary) {
     if (bytes.size() % 4 != 0) {
       throw UsageError("input file '" + path + "' has " + std::to_string(bytes.size()) +
                        " bytes, not a whole number of little-endian int32 values");
@@ -124,7 +119,11 @@ std::vector<std::int32_t> load_int32_column(const std::string& path) {
 }
 
 std::vector<std::pair<std::int32_t, std::int32_t>> load_key_value_rows(const std::string& path) {
-  const std::string bytes = read_file(path);
+  return parse_key_value_rows(read_input_file(path), path);
+}
+
+std::vector<std::pair<std::int32_t, std::int32_t>> parse_key_value_rows(const std::string& bytes,
+                                                                        const std::string& path) {
   std::vector<std::pair<std::int32_t, std::int32_t>> out;
   for_each_line(bytes, path, [&](std::size_t line_no, std::string_view line) {
     const std::size_t comma = line.find(',');
@@ -139,7 +138,7 @@ std::vector<std::pair<std::int32_t, std::int32_t>> load_key_value_rows(const std
 }
 
 std::string file_fingerprint(const std::string& path) {
-  return hex64(fnv1a(read_file(path)));
+  return hex64(fnv1a(read_input_file(path)));
 }
 
 }  // namespace varex::datasets

@@ -18,6 +18,10 @@ std::vector<std::int32_t> load_int32_column(const std::string& path);
 
 // Lines of the form "key,value" (two integers), for the group-by.
 std::vector<std::pair<std::int32_t, std::int32_t>> load_key_value_rows(const std::string& path);
+// The same from a file's bytes (`path` names it in errors; `binary`: little-endian int32, else text).
+std::vector<std::int32_t> parse_int32_column(const std::string& bytes, const std::string& path, bool binary);
+std::vector<std::pair<std::int32_t, std::int32_t>> parse_key_value_rows(const std::string& bytes,
+                                                                        const std::string& path);
 
 // Runs body(begin, end) over [0, rows) split across the host's cores.
 void parallel_rows(std::uint64_t rows, const std::function<void(std::uint64_t, std::uint64_t)>& body);

@@ -8,6 +8,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "datasets/input_file.hpp"
 #include "datasets/int_columns.hpp"
 #include "harness/errors.hpp"
 
@@ -162,13 +163,12 @@ StringColumn generate_strings(const StringWorkload& w) {
 }
 
 StringColumn load_string_column(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read input file '" + path + "'");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = std::move(buffer).str();
-  if (text.size() > kMaxBytes)
-    throw UsageError("input too large: '" + path + "' has more than 2^31 - 1 bytes");
+  // Offsets are int32: at most 2^31 - 1 bytes of strings.
+  return parse_string_column(read_input_file(path, kMaxBytes));
+}
+
+StringColumn parse_string_column(const std::string& text) {
+  if (text.size() > kMaxBytes) throw UsageError("input too large: more than 2^31 - 1 bytes of strings");
   StringColumn column;
   std::size_t pos = 0;
   while (pos < text.size()) {

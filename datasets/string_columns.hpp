@@ -22,6 +22,8 @@ struct StringColumn {
 // One string per line: the bytes between newlines, a carriage return before a newline dropped, no final
 // empty row after a last newline. More than 2^31 - 1 bytes is a UsageError.
 StringColumn load_string_column(const std::string& path);
+// The same from a file's bytes.
+StringColumn parse_string_column(const std::string& text);
 
 enum class Plant {
   Whole,   // planted rows are the plant (equality)

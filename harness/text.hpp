@@ -2,6 +2,7 @@
 // Strict parsing of user-supplied text: every function names the offending input in its UsageError.
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,5 +25,14 @@ std::map<std::string, std::string> parse_assignments(const std::vector<std::stri
 
 // Human-readable byte counts ("1.0 GiB").
 std::string format_bytes(std::uint64_t bytes);
+
+// Byte strings (patterns, planted strings) in JSON, whose strings must be UTF-8: a string of bytes that is
+// valid UTF-8 stays a JSON string; any other is stored as {"latin1": S}, S being its bytes read as Latin-1
+// (one code point per byte), which bytes_from_json turns back into the same bytes.
+bool is_utf8(std::string_view bytes);
+// Each byte as the code point of the same number, in UTF-8 (bytes >= 0x80 take two).
+std::string latin1_to_utf8(std::string_view bytes);
+nlohmann::json bytes_json(const std::string& bytes);
+std::string bytes_from_json(const nlohmann::json& j);
 
 }  // namespace varex

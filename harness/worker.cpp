@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -133,7 +134,12 @@ void save_startup_environment() {
   for (char** e = environ; *e; ++e) saved.emplace_back(*e);
 }
 
-int worker_main(int in_fd, int out_fd) {
+int worker_main(int in_fd, int out_fd, long parent) {
+  // A worker never outlives the process that started it, whatever killed that one (kill -9 included):
+  // the kernel sends SIGKILL when the parent's thread that spawned it ends. A parent gone before this
+  // line ran is caught by the pid check.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (parent > 0 && ::getppid() != parent) return 1;
   WorkerState state;
   std::string buffer;
   while (const auto line = read_line(in_fd, buffer)) {
@@ -193,8 +199,8 @@ void WorkerClient::start() {
   sigaddset(&defaults, SIGPIPE);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
-  std::string arg0 = executable_, arg1 = "__worker";
-  char* argv[] = {arg0.data(), arg1.data(), nullptr};
+  std::string arg0 = executable_, arg1 = "__worker", arg2 = std::to_string(::getpid());
+  char* argv[] = {arg0.data(), arg1.data(), arg2.data(), nullptr};
   std::vector<char*> env;
   for (std::string& e : startup_environment()) env.push_back(e.data());
   env.push_back(nullptr);

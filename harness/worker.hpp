@@ -18,8 +18,9 @@
 
 namespace varex::harness {
 
-// The worker's main loop: requests on `in_fd`, answers on `out_fd`, until end of input.
-int worker_main(int in_fd, int out_fd);
+// The worker's main loop: requests on `in_fd`, answers on `out_fd`, until end of input. `parent` is the
+// pid of the process that started it (the worker dies with it).
+int worker_main(int in_fd, int out_fd, long parent = 0);
 
 // Keeps the environment as the process received it, for the workers it starts: drivers loaded to list
 // devices may change the environment (PoCL sets HWLOC_PLUGINS_PATH, for one). Call first in main().

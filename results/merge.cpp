@@ -1,5 +1,6 @@
 #include "results/merge.hpp"
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -21,27 +22,76 @@ constexpr const char* kSameSession =
 
 }  // namespace
 
-MergeStats merge_into(Store& target, const std::string& source) {
-  if (!std::filesystem::exists(source)) throw UsageError("database '" + source + "' does not exist");
-  if (std::filesystem::equivalent(source, target.db().path()))
-    throw UsageError("cannot merge '" + source + "' into itself");
-  // Bring a private copy to the current schema, so the source stays as it was.
-  const auto copy =
-      std::filesystem::temp_directory_path() / ("varex-merge-" + std::to_string(getpid()) + ".db");
-  std::filesystem::remove(copy);
-  try {
-    Database original(source, Database::Mode::Existing);
-    original.exec("VACUUM INTO '" + copy.string() + "'");  // a consistent snapshot, write-ahead log included
-  } catch (const RuntimeError& e) {
-    throw UsageError("cannot read database '" + source + "': " + e.what());
-  }
-  try {
-    Store migrated(copy.string(), Database::Mode::Existing);  // checks it is a varex database, and migrates
-  } catch (...) {
-    std::filesystem::remove(copy);
-    throw;
-  }
+namespace {
 
+// A directory of private copies, removed with everything in it however the merge ends.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (std::filesystem::temp_directory_path() / "varex-merge-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw RuntimeError("cannot create a temporary directory for the merge");
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::filesystem::path file(const std::string& name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Checks a source and writes a copy of it, brought to the current schema, to `copy`; every failure is a
+// UsageError that names the user's file and says what is wrong with it.
+void checked_copy(const std::string& source, const std::filesystem::path& copy) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(source, ec);
+  if (!std::filesystem::exists(status)) throw UsageError("database '" + source + "' does not exist");
+  if (!std::filesystem::is_regular_file(status)) throw UsageError("'" + source + "' is not a file");
+  const auto what = [&](const std::string& problem) { return UsageError("'" + source + "' " + problem); };
+  try {
+    Database original(source, Database::Mode::ReadOnly);
+    {
+      Statement check(original, "PRAGMA quick_check(1)");
+      if (check.step() && check.text(0) != "ok") throw what("is corrupt (" + check.text(0) + ")");
+    }
+    {
+      Statement version(original, "PRAGMA user_version");
+      version.step();
+      const auto known = static_cast<std::int64_t>(Store::migrations().size());
+      if (version.integer(0) > known) {
+        throw what("was written by a newer varex (schema version " + std::to_string(version.integer(0)) +
+                   "; this varex reads up to " + std::to_string(known) + ")");
+      }
+    }
+    {
+      Statement tables(original,
+                       "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+                       "('sessions', 'measurements')");
+      tables.step();
+      if (tables.integer(0) != 2) throw what("is not a varex database");
+    }
+    original.exec("VACUUM INTO '" + copy.string() + "'");  // a consistent snapshot, write-ahead log included
+  } catch (const UsageError&) {
+    throw;
+  } catch (const RuntimeError& e) {
+    const std::string why = e.what();
+    if (why.find("not a database") != std::string::npos || why.find("malformed") != std::string::npos)
+      throw what("is corrupt or not an SQLite database");
+    throw what("cannot be read: " + why);
+  }
+  try {
+    Store migrated(copy.string(), Database::Mode::Existing);  // brings the copy to the current schema
+  } catch (const std::exception& e) {
+    throw what("cannot be brought to the current schema: " + std::string(e.what()));
+  }
+}
+
+// Adds what `target` lacks from the checked copy at `copy`, in one transaction.
+MergeStats merge_copy(Store& target, const std::filesystem::path& copy) {
   MergeStats stats;
   Database& db = target.db();
   db.exec("ATTACH DATABASE '" + copy.string() + "' AS src");
@@ -92,8 +142,9 @@ MergeStats merge_into(Store& target, const std::string& source) {
         m.kernel_mad, m.reps, m.kernels, m.cache_flushed, m.bytes_moved, m.gbps, m.probe_fraction, m.created_at,
         m.wall_ms, m.fidelity, m.purpose, m.baseline
       FROM src.measurements m JOIN session_map sm ON sm.src_id = m.session_id JOIN main.sessions t ON t.id = sm.dst_id
-      WHERE NOT EXISTS (SELECT 1 FROM main.measurements x WHERE x.session_id = sm.dst_id AND x.variant_id = m.variant_id
-                        AND x.created_at = m.created_at AND x.purpose = m.purpose AND x.fidelity = m.fidelity)
+      WHERE m.duplicate_of IS NULL
+        AND NOT EXISTS (SELECT 1 FROM main.measurements x WHERE x.session_id = sm.dst_id AND x.variant_id = m.variant_id
+                        AND x.purpose = m.purpose AND x.fidelity = m.fidelity AND x.duplicate_of IS NULL)
       ORDER BY m.id)sql");
     stats.measurements = changes(db);
     db.exec(R"sql(
@@ -102,18 +153,72 @@ MergeStats merge_into(Store& target, const std::string& source) {
       FROM src.samples s JOIN src.measurements m ON m.id = s.measurement_id
       JOIN session_map sm ON sm.src_id = m.session_id
       JOIN main.measurements x ON x.session_id = sm.dst_id AND x.variant_id = m.variant_id AND x.created_at = m.created_at
-                               AND x.purpose = m.purpose AND x.fidelity = m.fidelity)sql");
+                               AND x.purpose = m.purpose AND x.fidelity = m.fidelity AND x.duplicate_of IS NULL
+      WHERE m.duplicate_of IS NULL)sql");
     db.exec("DROP TABLE temp.session_map");
     t.commit();
   } catch (...) {
     sqlite3_exec(db.handle(), "DROP TABLE IF EXISTS temp.session_map", nullptr, nullptr, nullptr);
     sqlite3_exec(db.handle(), "DETACH DATABASE src", nullptr, nullptr, nullptr);
-    std::filesystem::remove(copy);
     throw;
   }
   db.exec("DETACH DATABASE src");
-  std::filesystem::remove(copy);
   return stats;
+}
+
+}  // namespace
+
+MergeStats merge_into(Store& target, const std::string& source) {
+  if (std::filesystem::exists(source) && std::filesystem::equivalent(source, target.db().path()))
+    throw UsageError("cannot merge '" + source + "' into itself");
+  ScratchDir scratch;
+  const auto copy = scratch.file("source.db");
+  checked_copy(source, copy);
+  return merge_copy(target, copy);
+}
+
+MergeReport merge_databases(const std::string& target, const std::vector<std::string>& sources) {
+  ScratchDir scratch;
+  MergeReport report;
+  // Every source is checked and copied before the target is touched; then all of them are gathered in one
+  // staging database, and that is merged into the target in a single transaction: all or nothing.
+  const bool target_exists = std::filesystem::exists(target);
+  const auto staged_path = scratch.file("staged.db");
+  {
+    Store staged(staged_path.string());
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      if (target_exists && std::filesystem::exists(sources[i]) &&
+          std::filesystem::equivalent(sources[i], target))
+        throw UsageError("cannot merge '" + sources[i] + "' into itself");
+      const auto copy = scratch.file("source-" + std::to_string(i) + ".db");
+      checked_copy(sources[i], copy);
+      report.sources.push_back(merge_copy(staged, copy));
+    }
+  }
+  if (target_exists) {
+    Store into(target);
+    report.added = merge_copy(into, staged_path);
+    return report;
+  }
+  // A new target appears whole or not at all: written beside it, then renamed into place.
+  const std::string partial = target + ".partial-" + std::to_string(::getpid());
+  try {
+    {
+      Database staged(staged_path.string(), Database::Mode::Existing);
+      staged.exec("VACUUM INTO '" + partial + "'");
+    }
+    std::filesystem::rename(partial, target);
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    std::filesystem::remove(partial, ec);
+    throw UsageError("cannot write '" + target + "': " + e.what());
+  }
+  for (const MergeStats& m : report.sources) {
+    report.added.devices += m.devices;
+    report.added.sessions += m.sessions;
+    report.added.measurements += m.measurements;
+  }
+  return report;
 }
 
 }  // namespace varex::results

@@ -7,11 +7,11 @@
 namespace varex::results {
 
 Database::Database(const std::string& path, Mode mode) : path_(path) {
-  if (mode == Mode::Existing && !std::filesystem::exists(path)) {
+  if (mode != Mode::Create && !std::filesystem::exists(path)) {
     throw UsageError("database '" + path + "' does not exist");
   }
-  const int flags =
-      SQLITE_OPEN_READWRITE | (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
+  const int flags = (mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
+                    (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
   const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);

@@ -10,7 +10,7 @@ namespace varex::results {
 
 class Database {
  public:
-  enum class Mode { Create, Existing };
+  enum class Mode { Create, Existing, ReadOnly };
   // Throws UsageError when the file cannot be opened (missing directory, no permission, not a database).
   Database(const std::string& path, Mode mode);
   ~Database();

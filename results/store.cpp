@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "harness/errors.hpp"
+#include "harness/process.hpp"
 
 namespace varex::results {
 
@@ -147,10 +148,30 @@ ALTER TABLE workloads ADD COLUMN class_id TEXT;
 CREATE INDEX workloads_by_class ON workloads(class_id);
 )sql";
 
+// Version 6: a running session has one owner (the process token of harness/process.hpp) with a heartbeat,
+// and one evaluation is recorded once: a unique index over (session, variant, purpose, fidelity). Rows
+// that two processes sharing a session recorded twice before this version are kept, marked as duplicates
+// of the first (`duplicate_of`), which the index and every query leave out.
+const char* kSchemaV6 = R"sql(
+ALTER TABLE sessions ADD COLUMN owner TEXT;
+ALTER TABLE sessions ADD COLUMN heartbeat_at TEXT;
+ALTER TABLE measurements ADD COLUMN duplicate_of INTEGER REFERENCES measurements(id);
+UPDATE measurements SET duplicate_of = (
+  SELECT MIN(f.id) FROM measurements f WHERE f.session_id = measurements.session_id
+    AND f.variant_id = measurements.variant_id AND f.purpose = measurements.purpose
+    AND f.fidelity = measurements.fidelity)
+WHERE id > (
+  SELECT MIN(f.id) FROM measurements f WHERE f.session_id = measurements.session_id
+    AND f.variant_id = measurements.variant_id AND f.purpose = measurements.purpose
+    AND f.fidelity = measurements.fidelity);
+CREATE UNIQUE INDEX measurements_once ON measurements(session_id, variant_id, purpose, fidelity)
+  WHERE duplicate_of IS NULL;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5, kSchemaV6};
   return all;
 }
 
@@ -319,10 +340,11 @@ std::int64_t Store::begin_session(const std::string& kind, const std::string& op
                                   const std::string& budget) {
   Statement s(db_,
               R"sql(INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, host,
-                                               varex_version, seed, budget)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10))sql");
+                                               varex_version, seed, budget, owner, heartbeat_at)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'running', ?7, ?8, ?9, ?10, ?11,
+                                 strftime('%Y-%m-%dT%H:%M:%fZ', 'now')))sql");
   s.bind(1, kind).bind(2, op).bind(3, device).bind(4, workload).bind(5, strategy).bind(6, settings.dump());
-  s.bind(7, host_name()).bind(8, VAREX_VERSION).bind(9, seed).bind(10, budget);
+  s.bind(7, host_name()).bind(8, VAREX_VERSION).bind(9, seed).bind(10, budget).bind(11, process_token());
   s.step();
   return db_.last_insert_rowid();
 }
@@ -334,8 +356,10 @@ std::int64_t Store::begin_session(const SessionKey& key, std::optional<std::int6
 
 void Store::end_session(std::int64_t session, const std::string& status,
                         const std::optional<SessionOutcome>& outcome) {
+  // Ending a session gives up its ownership.
   Statement s(db_, R"sql(UPDATE sessions SET status = ?2, finished_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now'),
-                           best_variant = ?3, best_kernel_ms = ?4, evaluations = ?5, spent_seconds = ?6 WHERE id = ?1)sql");
+                           best_variant = ?3, best_kernel_ms = ?4, evaluations = ?5, spent_seconds = ?6, owner = NULL
+                         WHERE id = ?1)sql");
   s.bind(1, session).bind(2, status);
   if (outcome && !outcome->best_variant.empty()) {
     s.bind(3, outcome->best_variant).bind(4, outcome->best_kernel_ms);
@@ -350,9 +374,77 @@ void Store::end_session(std::int64_t session, const std::string& status,
   s.step();
 }
 
-void Store::reopen_session(std::int64_t session) {
-  Statement s(db_, "UPDATE sessions SET status = 'running', finished_at = NULL WHERE id = ?1");
-  s.bind(1, session);
+SessionClaim Store::claim_session(const SessionKey& key, bool fresh, std::optional<std::int64_t> seed,
+                                  const std::string& budget) {
+  // One transaction: two identical commands started at the same instant find, create or take over the
+  // session one after the other, never both.
+  Transaction t(db_);
+  SessionClaim claim;
+  if (!fresh) {
+    Statement s(db_, R"sql(SELECT id, status, owner, (julianday('now') - julianday(heartbeat_at)) * 86400
+                           FROM sessions WHERE kind = ?1 AND op = ?2 AND device_id = ?3 AND workload_id = ?4
+                             AND strategy = ?5 AND settings = ?6 ORDER BY id DESC LIMIT 1)sql");
+    s.bind(1, key.kind).bind(2, key.op).bind(3, key.device).bind(4, key.workload).bind(5, key.strategy);
+    s.bind(6, key.settings.dump());
+    if (s.step()) {
+      claim.session = s.integer(0);
+      const std::string status = s.text(1);
+      if (status == "finished") {
+        claim.kind = SessionClaim::Kind::Finished;
+        t.commit();
+        return claim;
+      }
+      const std::string owner = s.text(2);
+      const double since_heartbeat = s.is_null(3) ? 1e18 : s.real(3);
+      if (status == "running" && !owner.empty() && owner != process_token() &&
+          token_alive(owner, since_heartbeat)) {
+        claim.kind = SessionClaim::Kind::Busy;
+        claim.owner = owner;
+        t.commit();
+        return claim;
+      }
+      // Interrupted, failed, or its owner died (kill -9, a lost machine): this process takes it over.
+      Statement take(db_, R"sql(UPDATE sessions SET status = 'running', finished_at = NULL, owner = ?2,
+                                  heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1)sql");
+      take.bind(1, claim.session).bind(2, process_token());
+      take.step();
+      claim.kind = SessionClaim::Kind::Resumed;
+      t.commit();
+      return claim;
+    }
+  }
+  claim.session = begin_session(key, seed, budget);
+  claim.kind = SessionClaim::Kind::Created;
+  t.commit();
+  return claim;
+}
+
+void Store::heartbeat(std::int64_t session) {
+  Statement s(db_, R"sql(UPDATE sessions SET heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+                         WHERE id = ?1 AND owner = ?2)sql");
+  s.bind(1, session).bind(2, process_token());
+  s.step();
+}
+
+void Store::discard_session(std::int64_t session) {
+  Transaction t(db_);
+  Statement used(db_, "SELECT COUNT(*) FROM measurements WHERE session_id = ?1");
+  used.bind(1, session);
+  used.step();
+  const bool empty = used.integer(0) == 0;
+  used.reset();
+  if (empty) {
+    Statement drop(db_, "DELETE FROM sessions WHERE id = ?1");
+    drop.bind(1, session);
+    drop.step();
+  }
+  t.commit();
+  if (!empty) end_session(session, "interrupted");
+}
+
+void Store::release_session(std::int64_t session) {
+  Statement s(db_, "UPDATE sessions SET owner = NULL WHERE id = ?1 AND owner = ?2");
+  s.bind(1, session).bind(2, process_token());
   s.step();
 }
 
@@ -461,7 +553,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
   Statement q(
       db_,
       R"sql(SELECT s.measurement_id, s.kernel_ms FROM samples s JOIN measurements m ON m.id = s.measurement_id
-                         WHERE m.session_id = ?1 ORDER BY s.measurement_id, s.rep)sql");
+                         WHERE m.session_id = ?1 AND m.duplicate_of IS NULL ORDER BY s.measurement_id, s.rep)sql");
   q.bind(1, session);
   while (q.step()) samples[q.integer(0)].push_back(q.real(1));
 
@@ -469,7 +561,8 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
               R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
       m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
       m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline
-      FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 ORDER BY m.id)sql");
+      FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 AND m.duplicate_of IS NULL
+      ORDER BY m.id)sql");
   s.bind(1, session);
   std::vector<RecordedMeasurement> out;
   while (s.step()) {
@@ -572,6 +665,7 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
       FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN workloads w ON w.id = m.workload_id
            JOIN sessions x ON x.id = m.session_id
       WHERE m.status = 'ok' AND m.verified = 1 AND m.fidelity = 0 AND m.kernel_ms IS NOT NULL
+        AND m.duplicate_of IS NULL AND w.rows > 0
         AND (m.purpose = 'remeasure' OR (?2 AND x.kind = 'run')) AND (?1 IS NULL OR v.op = ?1)
       ORDER BY m.id)sql");
     s.bind(1, query.op).bind(2, query.include_runs ? 1 : 0);

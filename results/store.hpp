@@ -70,6 +70,19 @@ struct RecordedMeasurement {
   harness::Measurement m;
 };
 
+// What claiming a session for this process found.
+struct SessionClaim {
+  enum class Kind {
+    Created,   // no session with the key: a new one, owned by this process
+    Resumed,   // an interrupted or failed one, or one whose owner died: now this process's
+    Finished,  // done before: nothing to run
+    Busy       // another live process runs it (`owner`)
+  };
+  Kind kind = Kind::Created;
+  std::int64_t session = 0;
+  std::string owner;  // Busy: the owner's process token
+};
+
 // What `best` considers.
 struct BestQuery {
   std::optional<std::string> op = std::nullopt;
@@ -143,8 +156,19 @@ class Store {
                    const std::optional<SessionOutcome>& outcome = std::nullopt);
   // The newest session with this key, if any.
   std::optional<RecordedSession> latest_session(const SessionKey& key);
-  // Marks an interrupted session as running again (it is being resumed).
-  void reopen_session(std::int64_t session);
+  // The session of `key` for this process, in one transaction: the newest one with the key is reported
+  // finished, reported busy while a live process owns it, or else taken over (status running, owner this
+  // process); without one (or with `fresh`) a new one is created and owned. A session has one owner at a
+  // time: no two processes record into it.
+  SessionClaim claim_session(const SessionKey& key, bool fresh, std::optional<std::int64_t> seed,
+                             const std::string& budget);
+  // The owner's sign of life, for owners on other hosts (same-host owners are checked by pid).
+  void heartbeat(std::int64_t session);
+  // Gives the session up without ending it (a claim made but not used).
+  void release_session(std::int64_t session);
+  // A session given up before it measured anything goes as if never begun; one with measurements is
+  // closed as interrupted, to be resumed.
+  void discard_session(std::int64_t session);
   // Sessions, oldest first, optionally of one kind and operator.
   std::vector<RecordedSession> sessions(const std::optional<std::string>& kind,
                                         const std::optional<std::string>& op);

@@ -25,6 +25,9 @@
 #              default workload) with one worker per GPU at the same time against the same tuning one
 #              device after the other (fresh databases and compile caches; twice, alternating; then once
 #              each at --budget 10%), and each GPU's best variant measured again on its twin
+#   sanitizer  compute-sanitizer over one verified run of every CUDA compile-time variant class of every
+#              operator at small, awkward sizes: memcheck everywhere, racecheck where kernels share memory
+#              (hash family, string refill); loop-count tunables (unroll, batch) at two values each
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -370,6 +373,40 @@ PY
       --json | python3 -c "import json,sys; m=json.load(sys.stdin); print(m['kernel_ms'], m['kernel_ci'], m['verified'])")"
   done < "$files/multigpu_cross.txt" | tee "$files/multigpu_cross_results.txt"
   varex best --db "$files/multigpu_parallel.db"
+}
+
+part_sanitizer() {
+  step sanitizer
+  local cs=/usr/local/cuda/bin/compute-sanitizer
+  [ -x "$cs" ] || cs=$(command -v compute-sanitizer)
+  "$cs" --version | head -2
+  local sdb=$files/sanitizer.db
+  # operator | workload | pins: every compile-time tunable free but the loop counts, launch shape fixed
+  local runs=(
+    "selection|--rows 30011|--set padding=guard --set local=128 --set groups_per_cu=cover"
+    "hashjoin|--rows 3001 --rows2 12007 --distinct 1500|--set local=128 --set processors=cover --set padding=guard --set load=50 --set batch=1,4"
+    "groupby|--rows 20011 --distinct 257|--set local=128 --set groups=cover --set padding=guard --set load=50 --set build=optimistic --set sizing=sketch"
+    "groupby|--rows 20011 --distinct 257 --zipf 1|--set local=128 --set groups=32 --set padding=guard --set load=50 --set build=pessimistic --set sizing=rows"
+    "str_equal|--rows 4099 --selectivity 0.1|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "str_prefix|--rows 4099 --selectivity 0.1|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "str_like|--rows 4099 --selectivity 0.1|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "regex|--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal)|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+  )
+  local tool line op workload pins
+  for tool in memcheck racecheck; do
+    for line in "${runs[@]}"; do
+      IFS='|' read -r op workload pins <<<"$line"
+      [ "$tool" = racecheck ] && [ "$op" = selection ] && continue  # CUDA selection shares no memory
+      echo "### $tool $op $workload $pins"
+      # shellcheck disable=SC2086
+      "$cs" --tool "$tool" --target-processes all --error-exitcode 99 --print-limit 10 \
+        "$carry/bin/varex" sweep --op "$op" --device cuda:0 $workload $pins --db "$sdb" --warmup 0 \
+        --min-reps 1 --max-reps 1 --remeasure 1 --timeout 600 --fresh --quiet --json \
+        > "$files/sanitizer_${tool}_$op.json" 2> "$files/sanitizer_${tool}_$op.err"
+      echo "exit $? variants $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r['evaluations'], 'ok', r['ok'], 'failed', r['failed'])" "$files/sanitizer_${tool}_$op.json" 2>/dev/null)"
+      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$files/sanitizer_${tool}_$op.err" | sort | uniq -c
+    done
+  done | tee "$files/sanitizer.txt"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }

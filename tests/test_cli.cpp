@@ -108,7 +108,7 @@ TEST(Cli, BadInputIsOneLineAndStatusTwo) {
   expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--input", odd},
                      "not a whole number");
   expect_usage_error({"run", "--op", "selection", "--device", cpu, "--db", db, "--input", dir + "/none.txt"},
-                     "cannot read input file");
+                     "does not exist");
 
   // None of these recorded anything.
   EXPECT_EQ(count_rows(db, "measurements"), 0);

@@ -142,9 +142,18 @@ struct OldDatabase {
                          "VALUES (?1, 'selection', 'uniform_int32', ?2, '{}', 1024)");
     w.bind(1, workload.id()).bind(2, workload.params.dump());
     w.step();
-    sweep = old.begin_session("sweep", "selection", device_row, workload.id(), "exhaustive", {});
-    tune =
-        old.begin_session("tune", "selection", device_row, workload.id(), "auc_bandit", {{"budget", "10"}});
+    // Sessions as a version-3 varex wrote them (no owner).
+    auto session = [&](const std::string& kind, const std::string& strategy, const nlohmann::json& settings) {
+      results::Statement x(old.db(),
+                           R"sql(INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings,
+                                              status, host, varex_version)
+                                            VALUES (?1, 'selection', ?2, ?3, ?4, ?5, 'running', 'node', '0.1.0'))sql");
+      x.bind(1, kind).bind(2, device_row).bind(3, workload.id()).bind(4, strategy).bind(5, settings.dump());
+      x.step();
+      return old.db().last_insert_rowid();
+    };
+    sweep = session("sweep", "exhaustive", nlohmann::json::object());
+    tune = session("tune", "auc_bandit", {{"budget", "10"}});
     for (int i = 0; i < 5; ++i) {
       const std::string variant = std::to_string(i) + "v";
       old.ensure_variant(variant, "selection", Backend::Cuda, {{"ept", std::int64_t{1} << i}}, "hash", {});
@@ -157,8 +166,8 @@ struct OldDatabase {
                  i == 0 ? "remeasure" : "search");
       ++measurements;
     }
-    old.end_session(sweep, "finished");
-    old.end_session(tune, "interrupted");
+    old.db().exec("UPDATE sessions SET status = 'finished' WHERE id = " + std::to_string(sweep));
+    old.db().exec("UPDATE sessions SET status = 'interrupted' WHERE id = " + std::to_string(tune));
   }
 };
 

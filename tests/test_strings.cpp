@@ -13,7 +13,7 @@
 #include "datasets/string_columns.hpp"
 #include "harness/errors.hpp"
 #include "harness/measure.hpp"
-#include "harness/operators/re2_options.hpp"
+#include "harness/operators/byte_regex.hpp"
 #include "harness/operators/string_baseline.hpp"
 #include "harness/operators/strings.hpp"
 #include "support.hpp"
@@ -37,7 +37,7 @@ datasets::WorkloadSpec file_workload(const StringOperator& op, const std::string
 }
 
 Digest brute(StringOp op, const std::string& operand, const std::vector<std::string>& lines) {
-  const RE2 re(op == StringOp::Regex ? operand : "x", re2_byte_options());
+  const ByteRegex re(op == StringOp::Regex ? operand : "x");
   Digest d;
   for (std::size_t r = 0; r < lines.size(); ++r) {
     const std::string& s = lines[r];
@@ -45,7 +45,7 @@ Digest brute(StringOp op, const std::string& operand, const std::vector<std::str
     if (op == StringOp::Equal) m = s == operand;
     if (op == StringOp::Prefix) m = s.rfind(operand, 0) == 0;
     if (op == StringOp::Like) m = like_matches(operand, s);
-    if (op == StringOp::Regex) m = RE2::PartialMatch(s, re);
+    if (op == StringOp::Regex) m = re.search(s);
     if (m) {
       ++d.rows;
       d.checksum += r;

@@ -45,6 +45,9 @@ Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fi
   Evaluation e;
   e.m = c_.remote->measure(c_.workload, params, settings, c_.probe_gbps, c_.timeout_seconds, prefetch_);
   e.cost_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // What the tuner waited is the row's cost, also for a variant that failed (a timeout waits its full
+  // limit): budgets and replays must count it.
+  e.m.wall_ms = e.cost_s * 1e3;
   prefetch_.clear();
   c_.store->record(c_.session, id, c_.device_row, c_.workload.id(), e.m, fidelity, purpose);
   return e;

@@ -2,13 +2,19 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
+#include "harness/device_lock.hpp"
 #include "harness/errors.hpp"
 #include "harness/interrupt.hpp"
+#include "harness/process.hpp"
 #include "tuner/device_evaluator.hpp"
 #include "tuner/progress.hpp"
 
@@ -29,83 +35,101 @@ struct LaneContext {
   const std::atomic<bool>* abandon = nullptr;
 };
 
-void run_device(const LaneContext& lane, const RunOptions& options, DeviceRun& run) {
+// What run_sessions settled for a device before its lane starts: its row, space and claimed session.
+struct DevicePlan {
+  std::int64_t device_row = 0;
+  std::optional<variants::Space> space;
+  results::SessionClaim claim;
+};
+
+// The owner's heartbeat while a session runs, from a thread of its own (a variant may take minutes), through
+// a connection of its own.
+class Heartbeat {
+ public:
+  Heartbeat(const std::string& db, std::int64_t session)
+      : thread_([this, db, session] {
+          results::Store store(db, results::Database::Mode::Existing);
+          std::unique_lock lock(mutex_);
+          while (!stop_) {
+            if (wake_.wait_for(lock, std::chrono::seconds(15), [this] { return stop_; })) break;
+            try {
+              store.heartbeat(session);
+            } catch (const std::exception&) {
+              // A busy database delays one beat; the lease outlasts several.
+            }
+          }
+        }) {}
+  ~Heartbeat() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+// A finished session reported as it was recorded: its outcome and its failures.
+void report_finished(results::Store& store, std::int64_t session, DeviceRun& run) {
+  run.session = session;
+  run.status = "finished before";
+  for (const auto& r : store.sessions(std::nullopt, std::nullopt)) {
+    if (r.id != session || !r.outcome) continue;
+    run.outcome.evaluations = r.outcome->evaluations;
+    run.outcome.spent_s = r.outcome->spent_seconds;
+    run.outcome.best_ms = r.outcome->best_kernel_ms;
+    run.best_variant = r.outcome->best_variant;
+  }
+  for (const auto& r : store.session_measurements(session)) {
+    if (r.purpose == "search") ++(r.m.ok() ? run.outcome.ok : run.outcome.failed);
+    if (r.purpose == "remeasure") ++run.outcome.remeasured;
+    if (r.variant_id == run.best_variant) run.outcome.best = r.params;
+  }
+}
+
+void run_device(const LaneContext& lane, const RunOptions& options, const DevicePlan& plan, DeviceRun& run) {
   results::Store& store = *lane.store;
   const harness::Operator& op = *options.op;
   const DeviceInfo& device = run.device;
-  const variants::Space space = op.space({device, options.workload.rows()}).restricted(options.pins);
-  run.valid_variants = space.count_valid();
-  const std::int64_t device_row = store.device(device);
-  const results::SessionKey key{options.kind,          op.name(),        device_row,
-                                options.workload.id(), options.strategy, session_settings(options)};
-
-  // The same command before: a finished session is reported, an interrupted one continued.
+  const variants::Space& space = *plan.space;
+  run.session = plan.claim.session;
+  // A resumed session: its recorded measurements answer the strategy first.
   std::vector<results::RecordedMeasurement> resumed;
-  if (!options.fresh) {
-    if (const auto previous = store.latest_session(key)) {
-      if (previous->status == "finished") {
-        run.session = previous->id;
-        run.status = "finished before";
-        if (previous->outcome) {
-          run.outcome.evaluations = previous->outcome->evaluations;
-          run.outcome.spent_s = previous->outcome->spent_seconds;
-          run.outcome.best_ms = previous->outcome->best_kernel_ms;
-          run.best_variant = previous->outcome->best_variant;
-          for (const auto& r : store.session_measurements(previous->id)) {
-            if (r.variant_id == run.best_variant) run.outcome.best = r.params;
-          }
-        }
-        return;
-      }
-      run.session = previous->id;
-      resumed = store.session_measurements(previous->id);
-    }
-  }
+  if (plan.claim.kind == results::SessionClaim::Kind::Resumed)
+    resumed = store.session_measurements(run.session);
+  const Heartbeat heartbeat(store.path(), run.session);
 
   harness::RemoteDevice remote(options.worker_executable, device);
-  if (options.reprobe || !store.probe_gbps(device_row))
+  if (options.reprobe || !store.probe_gbps(plan.device_row))
     lane.board->update(lane.line, "probing the copy bandwidth (first use of this device; a few seconds)",
                        true);
-  run.probe_gbps = ensure_probe(store, device_row, remote, options.reprobe);
+  run.probe_gbps = ensure_probe(store, plan.device_row, remote, options.reprobe);
   lane.board->update(lane.line, "preparing the workload and its reference", true);
   remote.prepare(options.workload);
-  if (run.session) {
-    store.reopen_session(run.session);
-  } else {
-    run.session = store.begin_session(
-        key, options.kind == "tune" ? std::optional<std::int64_t>(options.seed) : std::nullopt,
-        options.budget.to_string());
-  }
 
   DeviceEvaluatorContext context{&store,        &remote,          &op,
-                                 &space,        options.workload, device_row,
+                                 &space,        options.workload, plan.device_row,
                                  run.session,   options.settings, options.timeout_seconds,
                                  run.probe_gbps};
   DeviceEvaluator evaluator(context, std::move(resumed));
   SearchSpace search(space, options.seed);
   const auto strategy = make_strategy(options.strategy, search.space());
   const TuneSettings settings{options.budget, options.remeasure};
-  try {
-    run.outcome = run_tuning(
-        *strategy, search, evaluator, settings,
-        [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
-          const std::string best = o.history.empty() || !std::isfinite(o.history.back().best_ms)
-                                       ? ""
-                                       : variants::describe(space.at(o.history.back().best_index));
-          lane.board->update(lane.line, describe_progress(options.budget, o, run.valid_variants, best));
-          if (interrupted() || *lane.abandon) throw harness::Interrupted();
-          return true;
-        });
-  } catch (const harness::Interrupted&) {
-    store.end_session(run.session, "interrupted");
-    lane.board->update(lane.line, "interrupted", true);
-    throw;
-  } catch (const RuntimeError&) {
-    throw;  // the device failed: run_sessions closes the session as failed
-  } catch (...) {
-    store.end_session(run.session, "interrupted");  // another lane's usage error stopped this one
-    throw;
-  }
+  run.outcome = run_tuning(
+      *strategy, search, evaluator, settings, [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
+        const std::string best = o.history.empty() || !std::isfinite(o.history.back().best_ms)
+                                     ? ""
+                                     : variants::describe(space.at(o.history.back().best_index));
+        lane.board->update(lane.line, describe_progress(options.budget, o, run.valid_variants, best));
+        if (interrupted() || *lane.abandon) throw harness::Interrupted();
+        return true;
+      });
   run.resumed_measurements = evaluator.resumed_used();
   if (run.outcome.best) run.best_variant = harness::variant_id(op, device.backend, *run.outcome.best);
   store.end_session(run.session, "finished", outcome_of(run.outcome, run.best_variant));
@@ -126,31 +150,103 @@ nlohmann::json session_settings(const RunOptions& options) {
   return settings;
 }
 
+ProbeOutcome probe_device(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
+                          bool force) {
+  // Probes of one physical device never overlap, across processes: each would see the bandwidth shared.
+  const harness::DeviceLock lock(remote.device());
+  const std::optional<double> stored = store.probe_gbps(device_row);
+  if (stored && !force) return {*stored, false, "", std::nullopt};
+  harness::ProbeResult best = remote.probe();
+  // Far below what the device measured before: something else used it meanwhile (another program, a
+  // varex of an older version); measured again rather than stored.
+  for (int again = 0; stored && best.gbps < kProbeDrop * *stored && again < 2; ++again) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const harness::ProbeResult p = remote.probe();
+    if (p.gbps > best.gbps) best = p;
+  }
+  if (stored && best.gbps < kProbeDrop * *stored) {
+    char note[200];
+    std::snprintf(
+        note, sizeof note,
+        "three probes measured at most %.1f GB/s, under half the stored %.1f GB/s: kept the stored one "
+        "(is the device busy?)",
+        best.gbps, *stored);
+    return {*stored, false, note, best};
+  }
+  store.set_probe(device_row, best);
+  return {best.gbps, true, "", best};
+}
+
 double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
                     bool force) {
-  if (!force) {
-    if (const auto stored = store.probe_gbps(device_row)) return *stored;
-  }
-  const harness::ProbeResult probe = remote.probe();
-  store.set_probe(device_row, probe);
-  return probe.gbps;
+  return probe_device(store, device_row, remote, force).gbps;
 }
 
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
   const harness::Operator& op = *options.op;
-  store.ensure_operator(op.name(), op.description());
-  store.ensure_workload(options.workload, op.workload_class(options.workload));
   make_strategy(options.strategy,
                 op.space({options.devices.front(), options.workload.rows()}));  // a bad name fails now
+  store.ensure_operator(op.name(), op.description());
+  store.ensure_workload(options.workload, op.workload_class(options.workload));
   std::vector<DeviceRun> out(options.devices.size());
+  std::vector<DevicePlan> plans(options.devices.size());
   std::vector<std::string> labels;
-  for (std::size_t i = 0; i < options.devices.size(); ++i) {
-    out[i].device = options.devices[i];
-    labels.push_back(options.devices[i].id);
+
+  // Every device's session is claimed before anything runs: a second identical command refuses (or waits,
+  // with `wait`) before it measures anything, and two at once cannot both take one session.
+  auto give_back = [&] {
+    for (const DevicePlan& p : plans) {
+      if (p.claim.kind == results::SessionClaim::Kind::Created) store.discard_session(p.claim.session);
+      if (p.claim.kind == results::SessionClaim::Kind::Resumed)
+        store.end_session(p.claim.session, "interrupted");
+    }
+  };
+  try {
+    for (std::size_t i = 0; i < options.devices.size(); ++i) {
+      const DeviceInfo& device = options.devices[i];
+      DeviceRun& run = out[i];
+      DevicePlan& plan = plans[i];
+      run.device = device;
+      labels.push_back(device.id);
+      plan.space = op.space({device, options.workload.rows()}).restricted(options.pins);
+      run.valid_variants = plan.space->count_valid();
+      plan.device_row = store.device(device);
+      const results::SessionKey key{options.kind,          op.name(),        plan.device_row,
+                                    options.workload.id(), options.strategy, session_settings(options)};
+      const auto seed = options.kind == "tune" ? std::optional<std::int64_t>(options.seed) : std::nullopt;
+      while (true) {
+        plan.claim = store.claim_session(key, options.fresh, seed, options.budget.to_string());
+        if (plan.claim.kind != results::SessionClaim::Kind::Busy) break;
+        const std::string who = describe_token(plan.claim.owner);
+        if (!options.wait) {
+          const std::int64_t busy = plan.claim.session;
+          plan.claim = {};  // not ours: nothing to give back
+          throw UsageError("the same " + options.kind + " of " + op.name() + " on " + device.id +
+                           " (session " + std::to_string(busy) + ") is being run by " + who +
+                           "; wait for it with --wait");
+        }
+        if (interrupted()) throw harness::Interrupted();
+        std::this_thread::sleep_for(std::chrono::seconds(2));
+      }
+      if (plan.claim.kind == results::SessionClaim::Kind::Finished)
+        report_finished(store, plan.claim.session, run);
+    }
+  } catch (...) {
+    give_back();
+    throw;
   }
+
   ProgressBoard board(labels, options.progress);
   std::atomic<bool> abandon{false};
-  const auto phases = plan_schedule(options.devices, options.schedule);
+  std::vector<DeviceInfo> to_run;
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].status == "finished before") {
+      board.update(i, "finished before", true);
+    } else {
+      to_run.push_back(options.devices[i]);
+    }
+  }
+  const auto phases = plan_schedule(to_run, options.schedule);
   auto index_of = [&](const DeviceInfo& d) {
     for (std::size_t i = 0; i < options.devices.size(); ++i) {
       if (options.devices[i].id == d.id) return i;
@@ -160,34 +256,54 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
   // Lanes that run at the same time write through connections of their own; a lane alone uses `store`.
   const bool concurrent =
       std::any_of(phases.begin(), phases.end(), [](const Phase& p) { return p.lanes.size() > 1; });
-  run_schedule(phases, [&](const DeviceInfo& device) {
-    const std::size_t i = index_of(device);
-    DeviceRun& run = out[i];
-    std::optional<results::Store> own;
-    if (concurrent) own.emplace(store.path(), results::Database::Mode::Existing);
-    const LaneContext lane{own ? &*own : &store, &board, i, &abandon};
-    try {
-      run_device(lane, options, run);
-      std::string line = run.status;
-      if (run.outcome.best) {
-        char best[64];
-        std::snprintf(best, sizeof best, ": best %.4f ms ", run.outcome.best_ms);
-        line += best + variants::describe(*run.outcome.best);
+  std::vector<bool> started(out.size(), false);
+  try {
+    run_schedule(phases, [&](const DeviceInfo& device) {
+      const std::size_t i = index_of(device);
+      DeviceRun& run = out[i];
+      started[i] = true;
+      std::optional<results::Store> own;
+      if (concurrent) own.emplace(store.path(), results::Database::Mode::Existing);
+      const LaneContext lane{own ? &*own : &store, &board, i, &abandon};
+      try {
+        run_device(lane, options, plans[i], run);
+        std::string line = run.status;
+        if (run.outcome.best) {
+          char best[64];
+          std::snprintf(best, sizeof best, ": best %.4f ms ", run.outcome.best_ms);
+          line += best + variants::describe(*run.outcome.best);
+        }
+        board.update(i, line, true);
+      } catch (const RuntimeError& e) {
+        lane.store->end_session(plans[i].claim.session, "failed");
+        run.status = "failed";
+        run.error = e.what();
+        board.update(i, "failed", true);
+        board.message("varex: " + device.id + " failed: " + e.what());
+      } catch (const harness::Interrupted&) {
+        lane.store->end_session(plans[i].claim.session, "interrupted");
+        board.update(i, "interrupted", true);
+        throw;
+      } catch (...) {
+        abandon = true;  // a usage error: the other lanes stop too
+        // Nothing measured yet (bad input found while preparing): the session goes, as if never begun.
+        lane.store->discard_session(plans[i].claim.session);
+        throw;
       }
-      board.update(i, line, true);
-    } catch (const RuntimeError& e) {
-      if (run.session) lane.store->end_session(run.session, "failed");
-      run.status = "failed";
-      run.error = e.what();
-      board.update(i, "failed", true);
-      board.message("varex: " + device.id + " failed: " + e.what());
-    } catch (const harness::Interrupted&) {
-      throw;
-    } catch (...) {
-      abandon = true;  // a usage error: the other lanes stop too
-      throw;
+    });
+  } catch (...) {
+    // Sessions of devices that never started are given back as they were found.
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (!started[i] && out[i].status != "finished before") {
+        if (plans[i].claim.kind == results::SessionClaim::Kind::Created)
+          store.discard_session(plans[i].claim.session);
+        if (plans[i].claim.kind == results::SessionClaim::Kind::Resumed)
+          store.end_session(plans[i].claim.session, "interrupted");
+      }
     }
-  });
+    board.finish();
+    throw;
+  }
   board.finish();
   return out;
 }

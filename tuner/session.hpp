@@ -5,6 +5,7 @@
 // measurements, and reports a finished one instead of measuring again.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct RunOptions {
   SchedulePolicy schedule;                  // which devices run at the same time
   bool reprobe = false;
   bool fresh = false;  // a new session even if the same command ran before
+  bool wait = false;   // wait for a session another process runs, instead of refusing
   std::string worker_executable;
 };
 
@@ -59,5 +61,17 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
 // The device's stored probe bandwidth, measured first when missing or when `force` is set.
 double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
                     bool force);
+
+// A probe never overlaps another probe of the same physical device (harness::DeviceLock); one that comes
+// out under kProbeDrop of the stored figure is taken twice more, and stored only if one of them is not.
+inline constexpr double kProbeDrop = 0.5;
+struct ProbeOutcome {
+  double gbps = 0;      // the figure to use: the new one, or the stored one that was kept
+  bool stored = false;  // a new figure was stored
+  std::string note;     // why a new measurement was not stored
+  std::optional<harness::ProbeResult> measured;  // the best of this call's measurements, if it took any
+};
+ProbeOutcome probe_device(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
+                          bool force);
 
 }  // namespace varex::tuner

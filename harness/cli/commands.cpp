@@ -282,12 +282,14 @@ void add_run(CLI::App& app, int& exit_code) {
     const auto session = store.begin_session("run", op.name(), device_row, spec.id(), "single",
                                              {{"measure", f->measure.settings.to_json()}});
     harness::Measurement m;
+    const auto start = std::chrono::steady_clock::now();
     try {
       m = remote.measure(spec, params, f->measure.settings, probe, f->measure.timeout_seconds);
     } catch (const harness::Interrupted&) {
-      store.end_session(session, "interrupted");
+      store.discard_session(session);
       throw;
     }
+    m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     store.record(session, id, device_row, spec.id(), m);
     store.end_session(session, "finished");
 
@@ -321,7 +323,11 @@ void add_run(CLI::App& app, int& exit_code) {
         std::cout << "\n";
       }
     }
-    exit_code = m.ok() ? 0 : 1;
+    if (!m.ok()) {
+      std::cerr << "varex: variant " << id << " on " << device.id << ": " << harness::to_string(m.status)
+                << (m.error.empty() ? "" : ": " + m.error.substr(0, 300)) << "\n";
+      exit_code = 1;
+    }
   });
 }
 
@@ -340,6 +346,7 @@ struct SessionFlags {
   bool reprobe = false;
   bool fresh = false;
   bool sequential = false;
+  bool wait = false;
   bool quiet = false;
   bool json_out = false;
 };
@@ -383,6 +390,8 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
   cmd->add_flag("--reprobe", f->reprobe, "Measure the devices' copy bandwidth again");
   cmd->add_flag("--fresh", f->fresh,
                 "Start a new session even if the same command ran before (default: resume it)");
+  cmd->add_flag("--wait", f->wait,
+                "If another process runs the same command's session, wait for it (default: refuse)");
   cmd->add_flag("--sequential", f->sequential,
                 "One device after another (default: one worker per physical GPU at the same time; CPU "
                 "devices always run alone)");
@@ -394,7 +403,8 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
         ->capture_default_str();
     cmd->add_option("--strategy-seed", f->seed,
                     "Seed of the strategy's random choices (--seed seeds the data)")
-        ->capture_default_str();
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
   }
   cmd->add_option("--remeasure", f->remeasure,
                   "Best candidates measured again with the full protocol before one is declared best (the "
@@ -417,6 +427,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.reprobe = f->reprobe;
     options.fresh = f->fresh;
     options.schedule.parallel = !f->sequential;
+    options.wait = f->wait;
     options.progress = !f->quiet;
     options.worker_executable = self_executable();
     options.remeasure = f->remeasure;
@@ -427,7 +438,13 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     } else {
       options.strategy = "exhaustive";
     }
-    // Every device's space and memory are checked before anything is measured or recorded.
+    // Everything is checked before anything is measured or recorded: the strategy, the input, every
+    // device's space and memory.
+    tuner::make_strategy(options.strategy,
+                         options.op->space({options.devices.front(), options.workload.rows()}));
+    if (options.workload.rows() == 0)
+      throw UsageError("the input has no rows: there is nothing to " + kind +
+                       " (varex run measures it once)");
     for (const DeviceInfo& d : options.devices) {
       if (options.op->space({d, options.workload.rows()}).restricted(options.pins).count_valid() == 0) {
         throw UsageError(options.op->name() + ": no valid variant on " + d.id +
@@ -621,27 +638,32 @@ void add_probe(CLI::App& app, int& exit_code) {
     std::vector<std::vector<std::string>> rows;
     for (const DeviceInfo& d : devices) {
       harness::RemoteDevice remote(self_executable(), d);
-      harness::ProbeResult p;
       if (!*quiet) std::cerr << "varex: probing " << d.id << "'s copy bandwidth (a few seconds)\n";
+      tuner::ProbeOutcome p;
       try {
-        p = remote.probe();
+        p = tuner::probe_device(store, store.device(d), remote, true);
       } catch (const RuntimeError& e) {
         std::cerr << "varex: " << d.id << " failed: " << e.what() << "\n";
         exit_code = 1;
         continue;
       }
-      store.set_probe(store.device(d), p);
+      if (!p.note.empty()) {
+        std::cerr << "varex: " << d.id << ": " << p.note << "\n";
+        exit_code = 1;
+      }
       out.push_back({{"device", d.id},
                      {"name", d.name},
                      {"gbps", p.gbps},
-                     {"method", p.method},
-                     {"details", p.details}});
-      rows.push_back({d.id, d.name, fixed(p.gbps, 1), p.method});
+                     {"stored", p.stored},
+                     {"method", p.measured ? p.measured->method : ""},
+                     {"details", p.measured ? p.measured->details : json::object()}});
+      rows.push_back({d.id, d.name, fixed(p.gbps, 1), p.measured ? p.measured->method : "",
+                      p.stored ? "stored" : "kept the stored figure"});
     }
     if (*json_out)
       std::cout << out.dump(2) << "\n";
     else
-      print_table({"device", "name", "GB/s", "best method"}, rows);
+      print_table({"device", "name", "GB/s", "best method", "result"}, rows);
   });
 }
 
@@ -728,20 +750,31 @@ void add_merge(CLI::App& app, int&) {
   cmd->add_option("sources", *sources, "Databases to merge in")->required();
   cmd->add_flag("--json", *json_out, "Print JSON");
   cmd->callback([=] {
-    results::Store target(*into);
+    const results::MergeReport report = results::merge_databases(*into, *sources);
     json out = json::array();
-    for (const std::string& source : *sources) {
-      const auto stats = results::merge_into(target, source);
-      out.push_back({{"source", source},
+    for (std::size_t i = 0; i < sources->size(); ++i) {
+      const auto& stats = report.sources[i];
+      out.push_back({{"source", (*sources)[i]},
                      {"devices", stats.devices},
                      {"sessions", stats.sessions},
                      {"measurements", stats.measurements}});
       if (!*json_out) {
-        std::cout << source << ": " << stats.devices << " devices, " << stats.sessions << " sessions, "
-                  << stats.measurements << " measurements added\n";
+        std::cout << (*sources)[i] << ": " << stats.devices << " devices, " << stats.sessions << " sessions, "
+                  << stats.measurements << " measurements\n";
       }
     }
-    if (*json_out) std::cout << out.dump(2) << "\n";
+    if (*json_out) {
+      std::cout << json{{"sources", out},
+                        {"added",
+                         {{"devices", report.added.devices},
+                          {"sessions", report.added.sessions},
+                          {"measurements", report.added.measurements}}}}
+                       .dump(2)
+                << "\n";
+    } else {
+      std::cout << "added to " << *into << ": " << report.added.devices << " devices, "
+                << report.added.sessions << " sessions, " << report.added.measurements << " measurements\n";
+    }
   });
 }
 

@@ -2,6 +2,7 @@
 // 130 when interrupted.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -16,7 +17,8 @@
 int main(int argc, char** argv) {
   varex::harness::save_startup_environment();
   // The same binary serves as the worker process that owns a device (see harness/worker.hpp).
-  if (argc == 2 && std::strcmp(argv[1], "__worker") == 0) return varex::harness::worker_main(3, 4);
+  if ((argc == 2 || argc == 3) && std::strcmp(argv[1], "__worker") == 0)
+    return varex::harness::worker_main(3, 4, argc == 3 ? std::atol(argv[2]) : 0);
 
   CLI::App app{"varex: variant explorer and auto-tuner for database operators on OpenCL and CUDA devices",
                "varex"};

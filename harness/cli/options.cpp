@@ -33,7 +33,9 @@ void WorkloadFlags::add_to(CLI::App& app) {
       "(string operators: 0.01)");
   app.add_option("--strings", dataset, "Generated strings: ptype, pname or titles (string operators)");
   app.add_option("--plant", plant, "The planted string that sets a string workload's selectivity");
-  app.add_option("--seed", seed, "Seed of the generated data")->capture_default_str();
+  app.add_option("--seed", seed, "Seed of the generated data")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--query", query, "Query parameter key=value (repeatable); see the operator's keys");
 }
 
@@ -44,8 +46,10 @@ datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op,
   options.input2 = input2;
   if (input && !rows.empty()) throw UsageError("--rows and --input exclude each other");
   if (input2 && !rows2.empty()) throw UsageError("--rows2 and --input2 exclude each other");
-  if (!input)
+  if (!input) {
     options.rows = rows.empty() ? op.default_rows(default_rows(devices)) : parse_rows(rows, "--rows");
+    if (*options.rows == 0) throw UsageError("--rows 0: a generated workload needs at least one row");
+  }
   if (!rows2.empty()) options.rows2 = parse_rows(rows2, "--rows2");
   if (!distinct.empty()) options.distinct = parse_rows(distinct, "--distinct");
   options.match_ratio = match_ratio;
@@ -75,6 +79,17 @@ void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--timeout", timeout_seconds, "Seconds one variant may take before it counts as hung")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 86400.0));
+  // Checked once every option is parsed: the two bounds of the repetitions must agree. A --max-reps under
+  // the default --min-reps lowers it; both given the wrong way round is an error.
+  app.parse_complete_callback([this, &app] {
+    if (settings.min_reps <= settings.max_reps) return;
+    if (app.count("--min-reps") == 0) {
+      settings.min_reps = settings.max_reps;
+      return;
+    }
+    throw UsageError("--min-reps " + std::to_string(settings.min_reps) + " is more than --max-reps " +
+                     std::to_string(settings.max_reps));
+  });
 }
 
 std::vector<DeviceInfo> resolve_devices(const std::string& selector) {

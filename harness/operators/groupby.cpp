@@ -14,6 +14,7 @@
 #include "harness/errors.hpp"
 #include "harness/operators/hash_common.hpp"
 #include "harness/operators/key_index.hpp"
+#include "harness/text.hpp"
 #include "variants/hash_spaces.hpp"
 
 namespace varex::harness {
@@ -31,7 +32,7 @@ datasets::GroupColumns materialise(const datasets::WorkloadSpec& spec) {
                                    p.at("zipf").get<double>(), p.at("seed").get<std::uint64_t>());
   }
   if (spec.generator == "file") {
-    const auto rows = datasets::load_key_value_rows(p.at("path").get<std::string>());
+    const auto rows = datasets::load_key_value_rows(bytes_from_json(p.at("path")));
     if (rows.size() != spec.rows()) throw UsageError("input file changed while varex was running");
     datasets::GroupColumns c;
     c.keys.reserve(rows.size());
@@ -416,7 +417,7 @@ datasets::WorkloadSpec GroupByOperator::workload(const WorkloadOptions& options)
                   "--distinct or --zipf with an input file");
     const std::string path = std::filesystem::absolute(*options.input).string();
     spec.generator = "file";
-    spec.params = {{"path", path},
+    spec.params = {{"path", bytes_json(path)},
                    {"rows", datasets::load_key_value_rows(path).size()},
                    {"fingerprint", datasets::file_fingerprint(path)}};
   } else {

@@ -10,6 +10,7 @@
 #include "harness/errors.hpp"
 #include "harness/operators/hash_common.hpp"
 #include "harness/operators/key_index.hpp"
+#include "harness/text.hpp"
 #include "variants/hash_spaces.hpp"
 
 namespace varex::harness {
@@ -28,8 +29,8 @@ datasets::JoinColumns materialise(const datasets::WorkloadSpec& spec) {
                                   p.at("zipf").get<double>(), p.at("seed").get<std::uint64_t>());
   }
   if (spec.generator == "files") {
-    datasets::JoinColumns c{datasets::load_int32_column(p.at("path").get<std::string>()),
-                            datasets::load_int32_column(p.at("path2").get<std::string>())};
+    datasets::JoinColumns c{datasets::load_int32_column(bytes_from_json(p.at("path"))),
+                            datasets::load_int32_column(bytes_from_json(p.at("path2")))};
     if (c.build.size() != spec.rows() || c.probe.size() != p.at("rows2").get<std::uint64_t>())
       throw UsageError("input file changed while varex was running");
     return c;
@@ -319,8 +320,8 @@ datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options
     const std::string path = std::filesystem::absolute(*options.input).string();
     const std::string path2 = std::filesystem::absolute(*options.input2).string();
     spec.generator = "files";
-    spec.params = {{"path", path},
-                   {"path2", path2},
+    spec.params = {{"path", bytes_json(path)},
+                   {"path2", bytes_json(path2)},
                    {"rows", datasets::load_int32_column(path).size()},
                    {"rows2", datasets::load_int32_column(path2).size()},
                    {"fingerprint", datasets::file_fingerprint(path)},

@@ -41,7 +41,7 @@ std::vector<std::int32_t> materialise(const datasets::WorkloadSpec& spec) {
     return datasets::uniform_int32(spec.rows(), spec.params.at("seed").get<std::uint64_t>());
   }
   if (spec.generator == "file") {
-    auto column = datasets::load_int32_column(spec.params.at("path").get<std::string>());
+    auto column = datasets::load_int32_column(bytes_from_json(spec.params.at("path")));
     if (column.size() != spec.rows()) throw UsageError("input file changed while varex was running");
     return column;
   }
@@ -268,7 +268,7 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
     const std::string path = std::filesystem::absolute(*options.input).string();
     const auto column = datasets::load_int32_column(path);
     spec.generator = "file";
-    spec.params = {{"path", path},
+    spec.params = {{"path", bytes_json(path)},
                    {"rows", column.size()},
                    {"format", path.ends_with(".bin") ? "int32le" : "text"},
                    {"fingerprint", datasets::file_fingerprint(path)}};

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "harness/errors.hpp"
-#include "harness/operators/re2_options.hpp"
+#include "harness/operators/byte_regex.hpp"
 #include "harness/regex/pattern.hpp"
 
 namespace varex::harness {
@@ -59,7 +59,7 @@ CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const data
   b.threads = std::max(1u, std::thread::hardware_concurrency());
   std::function<std::function<bool(std::string_view)>()> make_matcher;
   HyperscanDatabase hs;
-  std::unique_ptr<RE2> re;
+  std::unique_ptr<ByteRegex> re;
   if (op == StringOp::Equal || op == StringOp::Prefix) {
     b.engine = "memcmp";
     make_matcher = [&] {
@@ -91,12 +91,11 @@ CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const data
       };
     } else {
       hs_free_compile_error(error);
-      re = std::make_unique<RE2>(pattern, re2_byte_options());
+      re = std::make_unique<ByteRegex>(pattern);
       if (!re->ok()) throw UsageError("the CPU baseline cannot compile '" + pattern + "': " + re->error());
       b.engine = "re2";
       make_matcher = [&] {
-        return std::function<bool(std::string_view)>(
-            [&](std::string_view s) { return RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *re); });
+        return std::function<bool(std::string_view)>([&](std::string_view s) { return re->search(s); });
       };
     }
   }

@@ -1,25 +1,44 @@
 #include "harness/operators/string_reference.hpp"
 
-#include "harness/operators/re2_options.hpp"
-
-#include <re2/re2.h>
+#include "harness/operators/byte_regex.hpp"
 
 #include <memory>
 
 #include "datasets/int_columns.hpp"
 #include "harness/errors.hpp"
+#include "harness/text.hpp"
 
 namespace varex::harness {
 
-RE2::Options re2_byte_options() {
+namespace {
+
+bool ascii(std::string_view bytes) {
+  for (const char c : bytes) {
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  }
+  return true;
+}
+
+RE2::Options utf8_options() {
   RE2::Options o;
   o.set_posix_syntax(true);
   o.set_perl_classes(true);
-  o.set_encoding(RE2::Options::EncodingLatin1);
+  o.set_encoding(RE2::Options::EncodingUTF8);
   o.set_one_line(true);
   o.set_dot_nl(true);
   o.set_log_errors(false);
   return o;
+}
+
+}  // namespace
+
+ByteRegex::ByteRegex(std::string_view pattern)
+    : re_(std::make_unique<RE2>(latin1_to_utf8(pattern), utf8_options())) {}
+
+bool ByteRegex::search(std::string_view bytes) const {
+  if (ascii(bytes)) return RE2::PartialMatch(re2::StringPiece(bytes.data(), bytes.size()), *re_);
+  const std::string text = latin1_to_utf8(bytes);
+  return RE2::PartialMatch(re2::StringPiece(text.data(), text.size()), *re_);
 }
 
 bool like_matches(std::string_view pattern, std::string_view text) {
@@ -52,9 +71,9 @@ std::vector<std::uint8_t> string_reference(StringOp op, const std::string& opera
                                            const datasets::StringColumn& column) {
   const std::uint64_t rows = column.rows();
   std::vector<std::uint8_t> bitmap((rows + 7) / 8, 0);
-  std::unique_ptr<RE2> re;
+  std::unique_ptr<ByteRegex> re;
   if (op == StringOp::Regex) {
-    re = std::make_unique<RE2>(operand, re2_byte_options());
+    re = std::make_unique<ByteRegex>(operand);
     if (!re->ok()) throw UsageError("regex: the reference (RE2) rejects '" + operand + "': " + re->error());
   }
   // Threads own whole bytes of the bitmap: ranges of rows start at multiples of 8.
@@ -73,7 +92,7 @@ std::vector<std::uint8_t> string_reference(StringOp op, const std::string& opera
           match = like_matches(operand, s);
           break;
         case StringOp::Regex:
-          match = RE2::PartialMatch(re2::StringPiece(s.data(), s.size()), *re);
+          match = re->search(s);
           break;
       }
       if (match) bitmap[r / 8] |= static_cast<std::uint8_t>(1u << (r % 8));

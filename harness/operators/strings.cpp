@@ -10,6 +10,7 @@
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/string_baseline.hpp"
 #include "harness/regex/automaton.hpp"
+#include "harness/text.hpp"
 #include "variants/string_space.hpp"
 
 namespace varex::harness {
@@ -47,7 +48,7 @@ std::string escape_regex(const std::string& text) {
 datasets::StringColumn materialise(const datasets::WorkloadSpec& spec) {
   const auto& p = spec.params;
   if (spec.generator == "file") {
-    auto column = datasets::load_string_column(p.at("path").get<std::string>());
+    auto column = datasets::load_string_column(bytes_from_json(p.at("path")));
     if (column.rows() != spec.rows()) throw UsageError("input file changed while varex was running");
     return column;
   }
@@ -55,7 +56,7 @@ datasets::StringColumn materialise(const datasets::WorkloadSpec& spec) {
   w.dataset = p.at("dataset").get<std::string>();
   w.rows = spec.rows();
   w.selectivity = p.at("selectivity").get<double>();
-  w.plant = p.at("plant").get<std::string>();
+  w.plant = bytes_from_json(p.at("plant"));
   w.mode =
       p.at("plant_mode").get<std::string>() == "whole" ? datasets::Plant::Whole : datasets::Plant::Prefix;
   w.seed = p.at("seed").get<std::uint64_t>();
@@ -67,7 +68,7 @@ class StringRun final : public PreparedRun {
   StringRun(Engine& engine, const datasets::WorkloadSpec& spec, const StringOperator& op)
       : engine_(engine), op_(op), column_(materialise(spec)) {
     rows_ = column_.rows();
-    operand_ = spec.query.at(op.operand_key()).get<std::string>();
+    operand_ = bytes_from_json(spec.query.at(op.operand_key()));
     reference_ = string_reference(op.op(), operand_, column_);
     reference_digest_ = bitmap_digest(reference_.data(), rows_);
     std::vector<std::int32_t> flat(regex::kImageHeader, 0), table(regex::kImageHeader, 0);
@@ -261,7 +262,7 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
     }
     const std::string path = std::filesystem::absolute(*options.input).string();
     spec.generator = "file";
-    spec.params = {{"path", path},
+    spec.params = {{"path", bytes_json(path)},
                    {"rows", datasets::load_string_column(path).rows()},
                    {"fingerprint", datasets::file_fingerprint(path)}};
   } else {
@@ -280,7 +281,7 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
     spec.params = {{"dataset", dataset},
                    {"rows", *options.rows},
                    {"selectivity", selectivity},
-                   {"plant", plant},
+                   {"plant", bytes_json(plant)},
                    {"plant_mode", op_ == StringOp::Equal ? "whole" : "prefix"},
                    {"seed", options.seed},
                    {"version", datasets::kStringGeneratorVersion}};
@@ -288,12 +289,12 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
     const std::string operand = op_ == StringOp::Like    ? escape_like(plant) + "%"
                                 : op_ == StringOp::Regex ? "^" + escape_regex(plant)
                                                          : plant;
-    spec.query = {{operand_key(), operand}};
+    spec.query = {{operand_key(), bytes_json(operand)}};
   }
-  if (!options.query.empty()) spec.query = {{operand_key(), options.query.at(operand_key())}};
+  if (!options.query.empty()) spec.query = {{operand_key(), bytes_json(options.query.at(operand_key()))}};
   if (spec.rows() > kMaxRows)
     throw UsageError("input too large: " + name() + " handles fewer than 2^31 rows");
-  if (is_automaton(op_)) compile_operand(op_, spec.query.at(operand_key()).get<std::string>());  // errors now
+  if (is_automaton(op_)) compile_operand(op_, bytes_from_json(spec.query.at(operand_key())));  // errors now
   return spec;
 }
 
@@ -305,7 +306,7 @@ DeviceFootprint StringOperator::footprint(const datasets::WorkloadSpec& spec, co
   const std::uint64_t rows = spec.rows();
   std::uint64_t bytes = 0;
   if (spec.generator == "file") {
-    bytes = std::filesystem::file_size(spec.params.at("path").get<std::string>());
+    bytes = std::filesystem::file_size(bytes_from_json(spec.params.at("path")));
   } else {
     const std::string dataset = spec.params.at("dataset").get<std::string>();
     bytes = rows * (dataset == "ptype" ? 21 : dataset == "pname" ? 36 : 80);
@@ -315,7 +316,7 @@ DeviceFootprint StringOperator::footprint(const datasets::WorkloadSpec& spec, co
 
 nlohmann::json StringOperator::query_plan(const datasets::WorkloadSpec& spec) const {
   if (!is_automaton(op_)) return nlohmann::json::object();
-  const regex::Automaton a = compile_operand(op_, spec.query.at(operand_key()).get<std::string>());
+  const regex::Automaton a = compile_operand(op_, bytes_from_json(spec.query.at(operand_key())));
   return {{"automaton",
            {{"states", a.states},
             {"byte_classes", a.classes},

@@ -128,6 +128,10 @@ class RegexParser {
 
   int bound() {
     if (done() || !std::isdigit(peek())) fail("a repetition count was expected");
+    // Engines read a count with a leading zero differently (RE2, the reference, takes "{01}" literally):
+    // refused.
+    if (peek() == '0' && pos_ + 1 < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_ + 1])))
+      fail("a repetition count with a leading zero");
     int v = 0;
     while (!done() && std::isdigit(peek())) {
       v = v * 10 + (peek() - '0');

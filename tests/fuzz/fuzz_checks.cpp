@@ -1,0 +1,99 @@
+#include "tests/fuzz/fuzz_checks.hpp"
+
+#include <re2/re2.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "datasets/int_columns.hpp"
+#include "datasets/string_columns.hpp"
+#include "harness/errors.hpp"
+#include "harness/operators/byte_regex.hpp"
+#include "harness/regex/automaton.hpp"
+#include "harness/regex/pattern.hpp"
+
+namespace varex::fuzz {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, std::string_view input) {
+  std::fprintf(stderr, "fuzz: %s\n  input (%zu bytes): ", what.c_str(), input.size());
+  for (unsigned char c : input) std::fprintf(stderr, "\\x%02x", c);
+  std::fprintf(stderr, "\n");
+  std::abort();
+}
+
+// Strings to run an automaton over: the empty one, the input itself and pieces of it.
+std::vector<std::string> probes(std::string_view input) {
+  std::vector<std::string> out{"", std::string(input), "abc", "\n"};
+  for (std::size_t i = 0; i < input.size() && out.size() < 8; i += 3) out.emplace_back(input.substr(i, 5));
+  return out;
+}
+
+void check_automaton(const regex::Automaton& a, std::string_view input) {
+  if (a.states == 0 || a.states > regex::kMaxStates)
+    fail("automaton of " + std::to_string(a.states) + " states", input);
+  if (a.byte_class.size() != 256 || a.next.size() != std::size_t{a.states} * a.classes ||
+      a.flags.size() != a.states)
+    fail("automaton tables of the wrong size", input);
+  for (std::uint32_t n : a.next) {
+    if (n >= a.states) fail("transition to a state that does not exist", input);
+  }
+  a.flat_image();
+  a.table_image();
+}
+
+}  // namespace
+
+void patterns(const std::uint8_t* data, std::size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  // As a regular expression, checked against RE2 (the reference of the regex operator) wherever both
+  // accept it: a disagreement would be a wrong result that verification blames on the device.
+  try {
+    const regex::Automaton a = regex::compile(regex::parse_regex(input));
+    check_automaton(a, input);
+    const harness::ByteRegex re(input);
+    if (re.ok()) {
+      for (const std::string& s : probes(input)) {
+        const bool ours = a.matches(s);
+        const bool theirs = re.search(s);
+        if (ours != theirs) fail("the automaton and RE2 disagree on \"" + s + "\"", input);
+      }
+    }
+  } catch (const UsageError&) {
+  }
+  // As a LIKE pattern; its translation to a regular expression must parse too.
+  try {
+    check_automaton(regex::compile(regex::parse_like(input)), input);
+    regex::parse_regex(regex::like_to_regex(input));
+  } catch (const UsageError&) {
+  }
+}
+
+void loaders(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  try {
+    datasets::parse_int32_column(bytes, "fuzz", false);
+  } catch (const UsageError&) {
+  }
+  try {
+    const auto column = datasets::parse_int32_column(bytes, "fuzz.bin", true);
+    if (column.size() * 4 != bytes.size()) fail("a binary column of the wrong length", bytes);
+  } catch (const UsageError&) {
+  }
+  try {
+    datasets::parse_key_value_rows(bytes, "fuzz");
+  } catch (const UsageError&) {
+  }
+  const datasets::StringColumn column = datasets::parse_string_column(bytes);
+  if (column.offsets.empty() || column.offsets.front() != 0) fail("string offsets do not start at 0", bytes);
+  for (std::size_t i = 1; i < column.offsets.size(); ++i) {
+    if (column.offsets[i] < column.offsets[i - 1]) fail("string offsets go backwards", bytes);
+  }
+  if (static_cast<std::size_t>(column.offsets.back()) != column.bytes.size())
+    fail("offsets past the bytes", bytes);
+}
+
+}  // namespace varex::fuzz

@@ -1,0 +1,79 @@
+// The fuzz checks (tests/fuzz/fuzz_checks.hpp) driven by a bounded random generator, so that every CI run
+// (under AddressSanitizer and UBSan in one of its two builds) fuzzes the pattern compiler and the input
+// loaders for a few seconds; scripts/fuzz.sh runs the same checks under libFuzzer for millions of inputs.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/fuzz/fuzz_checks.hpp"
+
+namespace varex {
+namespace {
+
+// Inputs built from the pieces patterns and files are made of, and mutations of them: random bytes alone
+// rarely get past a parser's first check.
+class Generator {
+ public:
+  explicit Generator(std::uint64_t seed) : random_(seed) {}
+
+  std::string pattern() {
+    static const std::vector<std::string> pieces{
+        "a",           "b",    "ab",  ".",   "*",   "+",     "?",     "|",     "(",    ")",
+        "[",           "]",    "^",   "$",   "{2}", "{1,3}", "{0,}",  "[a-z]", "[^x]", "[[:alpha:]]",
+        "[[:digit:]]", "\\d",  "\\w", "\\s", "\\.", "\\x41", "%",     "_",     "\\%",  "\\",
+        "\xff",        "\x80", "-",   ",",   "{",   "}",     "{300}", "\n"};
+    std::string out;
+    for (int n = pick(12); n > 0; --n) out += pieces[pick(pieces.size())];
+    return mutate(out);
+  }
+
+  std::string file() {
+    static const std::vector<std::string> pieces{
+        "1",  "-7", "2147483647", "-2147483648", "2147483648", "+3",  ",",        " ",
+        "\t", "\r", "\n",         "\n\n",        "x",          "1,2", "\xff\xfe", "0"};
+    std::string out;
+    for (int n = pick(24); n > 0; --n) out += pieces[pick(pieces.size())];
+    return mutate(out);
+  }
+
+ private:
+  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(random_); }
+  std::string mutate(std::string s) {
+    for (int n = static_cast<int>(pick(3)); n > 0 && !s.empty(); --n) {
+      const std::size_t at = pick(s.size());
+      switch (pick(3)) {
+        case 0:
+          s[at] = static_cast<char>(pick(256));
+          break;
+        case 1:
+          s.erase(at, 1);
+          break;
+        default:
+          s.insert(at, 1, static_cast<char>(pick(256)));
+      }
+    }
+    return s;
+  }
+  std::mt19937_64 random_;
+};
+
+TEST(Fuzz, ThePatternCompilerAcceptsOrRefusesEveryInput) {
+  Generator g(20261122);
+  for (int i = 0; i < 20000; ++i) {
+    const std::string p = g.pattern();
+    fuzz::patterns(reinterpret_cast<const std::uint8_t*>(p.data()), p.size());
+  }
+}
+
+TEST(Fuzz, TheInputLoadersAcceptOrRefuseEveryInput) {
+  Generator g(7);
+  for (int i = 0; i < 20000; ++i) {
+    const std::string f = g.file();
+    fuzz::loaders(reinterpret_cast<const std::uint8_t*>(f.data()), f.size());
+  }
+}
+
+}  // namespace
+}  // namespace varex
