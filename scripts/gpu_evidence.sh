@@ -380,33 +380,38 @@ part_sanitizer() {
   local cs=/usr/local/cuda/bin/compute-sanitizer
   [ -x "$cs" ] || cs=$(command -v compute-sanitizer)
   "$cs" --version | head -2
+  # The control: a planted out-of-bounds write in a child process of the traced one is found, so "0 errors"
+  # below speaks for varex's worker processes too.
+  printf '__global__ void k(int* p) { p[threadIdx.x + 64] = 1; }\nint main() { int* p; cudaMalloc(&p, 64 * 4); k<<<1, 32>>>(p); cudaDeviceSynchronize(); return 0; }\n' > /tmp/oob.cu
+  nvcc -o /tmp/oob /tmp/oob.cu 2>&1 | tail -2
+  "$cs" --tool memcheck --target-processes all --error-exitcode 99 bash -c /tmp/oob > "$files/sanitizer_control.txt" 2>&1
+  echo "control (planted out-of-bounds write in a child process): exit $? $(grep -c 'Invalid __global__ write' "$files/sanitizer_control.txt") invalid writes reported" | tee "$files/sanitizer.txt"
   local sdb=$files/sanitizer.db
-  # operator | workload | pins: every compile-time tunable free but the loop counts, launch shape fixed
+  # label ; operator ; workload ; pins: every compile-time tunable free but the loop counts, launch shape fixed
   local runs=(
-    "selection|--rows 30011|--set padding=guard --set local=128 --set groups_per_cu=cover"
-    "hashjoin|--rows 3001 --rows2 12007 --distinct 1500|--set local=128 --set processors=cover --set padding=guard --set load=50 --set batch=1,4"
-    "groupby|--rows 20011 --distinct 257|--set local=128 --set groups=cover --set padding=guard --set load=50 --set build=optimistic --set sizing=sketch"
-    "groupby|--rows 20011 --distinct 257 --zipf 1|--set local=128 --set groups=32 --set padding=guard --set load=50 --set build=pessimistic --set sizing=rows"
-    "str_equal|--rows 4099 --selectivity 0.1|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
-    "str_prefix|--rows 4099 --selectivity 0.1|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
-    "str_like|--rows 4099 --selectivity 0.1|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
-    "regex|--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal)|--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "selection;selection;--rows 30011;--set padding=guard --set local=128 --set groups_per_cu=cover"
+    "hashjoin;hashjoin;--rows 3001 --rows2 12007 --distinct 1500;--set local=128 --set processors=cover --set padding=guard --set load=50 --set batch=1,4"
+    "groupby-optimistic-sketch;groupby;--rows 20011 --distinct 257;--set local=128 --set groups=cover --set padding=guard --set load=50 --set build=optimistic --set sizing=sketch"
+    "groupby-pessimistic-zipf;groupby;--rows 20011 --distinct 257 --zipf 1;--set local=128 --set groups=32 --set padding=guard --set load=50 --set build=pessimistic --set sizing=rows"
+    "str_equal;str_equal;--rows 4099 --selectivity 0.1;--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "str_prefix;str_prefix;--rows 4099 --selectivity 0.1;--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "str_like;str_like;--rows 4099 --selectivity 0.1;--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "regex;regex;--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal);--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
   )
-  local tool line op workload pins
+  local tool line label op workload pins
   for tool in memcheck racecheck; do
     for line in "${runs[@]}"; do
-      IFS='|' read -r op workload pins <<<"$line"
+      IFS=';' read -r label op workload pins <<<"$line"
       [ "$tool" = racecheck ] && [ "$op" = selection ] && continue  # CUDA selection shares no memory
-      echo "### $tool $op $workload $pins"
+      local base=$files/sanitizer_${tool}_$label
       # shellcheck disable=SC2086
-      "$cs" --tool "$tool" --target-processes all --error-exitcode 99 --print-limit 10 \
+      "$cs" --tool "$tool" --target-processes all --error-exitcode 99 --print-limit 10 --log-file "$base.log" \
         "$carry/bin/varex" sweep --op "$op" --device cuda:0 $workload $pins --db "$sdb" --warmup 0 \
-        --min-reps 1 --max-reps 1 --remeasure 1 --timeout 600 --fresh --quiet --json \
-        > "$files/sanitizer_${tool}_$op.json" 2> "$files/sanitizer_${tool}_$op.err"
-      echo "exit $? variants $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r['evaluations'], 'ok', r['ok'], 'failed', r['failed'])" "$files/sanitizer_${tool}_$op.json" 2>/dev/null)"
-      grep -E "ERROR SUMMARY|RACECHECK SUMMARY|LEAK SUMMARY" "$files/sanitizer_${tool}_$op.err" | sort | uniq -c
+        --min-reps 1 --max-reps 1 --remeasure 1 --timeout 600 --fresh --quiet --json > "$base.json" 2> "$base.err"
+      local rc=$?
+      echo "$tool $label: exit $rc, $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r['evaluations'], 'of', r['valid_variants'], 'variants, ok', r['ok'], 'failed', r['failed'])" "$base.json"); $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$base.log" | tr '\n' ' ')"
     done
-  done | tee "$files/sanitizer.txt"
+  done | tee -a "$files/sanitizer.txt"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }

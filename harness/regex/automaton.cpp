@@ -83,30 +83,39 @@ Fragment build(Nfa& nfa, const Pattern& p, int index) {
       return {a, b};
     }
     case Node::Kind::Repeat: {
-      // min copies in sequence, then (max - min) optional copies, or one starred copy when unbounded.
       const int a = nfa.add();
       int tail = a;
+      if (n.max < 0) {
+        // Unbounded: min - 1 copies in sequence, then one copy that loops back to itself (the min-th; with
+        // min 0 it may be skipped). One copy for `+` and `*`, so nested ones (`((x+)+)+`) stay linear in size
+        // instead of doubling with every level.
+        for (int i = 0; i + 1 < n.min; ++i) {
+          const Fragment g = build(nfa, p, n.children[0]);
+          nfa.epsilon(tail, g.in);
+          tail = g.out;
+        }
+        const int b = nfa.add();
+        const Fragment g = build(nfa, p, n.children[0]);
+        nfa.epsilon(tail, g.in);
+        nfa.epsilon(g.out, g.in);
+        nfa.epsilon(g.out, b);
+        if (n.min == 0) nfa.epsilon(tail, b);
+        return {a, b};
+      }
+      // Bounded: min copies in sequence, then (max - min) optional ones.
       for (int i = 0; i < n.min; ++i) {
         const Fragment g = build(nfa, p, n.children[0]);
         nfa.epsilon(tail, g.in);
         tail = g.out;
       }
       const int b = nfa.add();
-      if (n.max < 0) {
+      for (int i = n.min; i < n.max; ++i) {
         const Fragment g = build(nfa, p, n.children[0]);
         nfa.epsilon(tail, g.in);
-        nfa.epsilon(g.out, g.in);
-        nfa.epsilon(g.out, b);
         nfa.epsilon(tail, b);
-      } else {
-        for (int i = n.min; i < n.max; ++i) {
-          const Fragment g = build(nfa, p, n.children[0]);
-          nfa.epsilon(tail, g.in);
-          nfa.epsilon(tail, b);
-          tail = g.out;
-        }
-        nfa.epsilon(tail, b);
+        tail = g.out;
       }
+      nfa.epsilon(tail, b);
       return {a, b};
     }
   }
