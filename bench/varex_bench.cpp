@@ -13,11 +13,11 @@
 #include <varex/profile_json.hpp>
 #include <vector>
 
-#include "harness/cli/options.hpp"
+#include "base/errors.hpp"
+#include "base/text.hpp"
+#include "cli/options.hpp"
 #include "harness/engine.hpp"
-#include "harness/errors.hpp"
 #include "harness/operators/operator.hpp"
-#include "harness/text.hpp"
 #include "results/export.hpp"
 #include "results/store.hpp"
 

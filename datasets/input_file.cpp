@@ -7,8 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
+#include "base/errors.hpp"
+#include "base/text.hpp"
 
 namespace varex::datasets {
 

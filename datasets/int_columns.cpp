@@ -9,9 +9,9 @@
 #include <string_view>
 #include <thread>
 
+#include "base/errors.hpp"
+#include "base/hash.hpp"
 #include "datasets/input_file.hpp"
-#include "harness/errors.hpp"
-#include "harness/hash.hpp"
 
 namespace varex::datasets {
 

@@ -8,9 +8,9 @@
 #include <numeric>
 #include <sstream>
 
+#include "base/errors.hpp"
 #include "datasets/input_file.hpp"
 #include "datasets/int_columns.hpp"
-#include "harness/errors.hpp"
 
 namespace varex::datasets {
 

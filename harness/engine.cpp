@@ -14,7 +14,7 @@
 #include <optional>
 #include <sstream>
 
-#include "harness/hash.hpp"
+#include "base/hash.hpp"
 
 namespace varex::harness {
 

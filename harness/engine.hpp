@@ -15,7 +15,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "harness/device.hpp"
+#include "base/device.hpp"
 #include "harness/kernel_source.hpp"
 
 namespace varex::harness {

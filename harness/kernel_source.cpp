@@ -4,7 +4,7 @@
 #include <mutex>
 #include <stdexcept>
 
-#include "harness/hash.hpp"
+#include "base/hash.hpp"
 
 namespace varex::harness {
 

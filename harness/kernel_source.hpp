@@ -4,8 +4,8 @@
 #include <string>
 #include <string_view>
 
-#include "harness/device.hpp"
-#include "harness/embedded.hpp"
+#include "base/device.hpp"
+#include "base/embedded.hpp"
 
 namespace varex::harness {
 

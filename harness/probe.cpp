@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "harness/errors.hpp"
-#include "harness/stats.hpp"
+#include "base/errors.hpp"
+#include "base/stats.hpp"
 
 namespace varex::harness {
 

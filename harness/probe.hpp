@@ -4,15 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/measurement.hpp"
 #include "harness/engine.hpp"
 
 namespace varex::harness {
-
-struct ProbeResult {
-  double gbps = 0;         // bytes read + bytes written per second, best method
-  std::string method;      // which method gave it
-  nlohmann::json details;  // every method's figure and the buffer size
-};
 
 ProbeResult probe_bandwidth(Engine& engine);
 

@@ -13,8 +13,8 @@
 #include <cstring>
 #include <vector>
 
-#include "harness/errors.hpp"
-#include "harness/interrupt.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
 
 extern char** environ;
 

@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "datasets/workload.hpp"
-#include "harness/device.hpp"
-#include "harness/errors.hpp"
+#include "base/device.hpp"
+#include "base/errors.hpp"
+#include "base/workload.hpp"
 #include "harness/measure.hpp"
 #include "harness/probe.hpp"
 

@@ -6,7 +6,7 @@
 #include <ctime>
 #include <set>
 
-#include "harness/text.hpp"
+#include "base/text.hpp"
 
 namespace varex::results {
 
@@ -56,17 +56,17 @@ std::string sanitize(const std::string& s) {
   return out;
 }
 
-const char* invalidity(harness::Status s) {
+const char* invalidity(varex::Status s) {
   switch (s) {
-    case harness::Status::Ok:
+    case varex::Status::Ok:
       return "correct";
-    case harness::Status::CompileError:
+    case varex::Status::CompileError:
       return "compile";
-    case harness::Status::LaunchError:
+    case varex::Status::LaunchError:
       return "runtime";
-    case harness::Status::Timeout:
+    case varex::Status::Timeout:
       return "timeout";
-    case harness::Status::WrongResult:
+    case varex::Status::WrongResult:
       return "correctness";
   }
   return "runtime";
@@ -220,7 +220,7 @@ std::vector<T4Document> kt_t4(Store& store, const ExportFilter& filter) {
     }
     for (const RecordedMeasurement& r : store.session_measurements(s.id)) {
       if (r.purpose != "search") continue;
-      const harness::Measurement& m = r.m;
+      const varex::Measurement& m = r.m;
       nlohmann::json runtimes = nlohmann::json::array();
       double run_s = 0;
       for (double ms : m.samples_ms) {

@@ -11,8 +11,8 @@
 #include <map>
 #include <set>
 
-#include "harness/embedded.hpp"
-#include "harness/errors.hpp"
+#include "base/embedded.hpp"
+#include "base/errors.hpp"
 #include "results/sqlite.hpp"
 
 extern char** environ;
@@ -129,7 +129,7 @@ std::string write_sessions(const ReportData& data, const std::string& out_dir) {
 
 std::vector<std::string> measurement_cells(const RecordedSession& s, const std::string& workload,
                                            std::size_t order, const RecordedMeasurement& r) {
-  const harness::Measurement& m = r.m;
+  const varex::Measurement& m = r.m;
   const bool timed = !m.samples_ms.empty();
   return {std::to_string(s.id),
           s.kind,
@@ -143,7 +143,7 @@ std::vector<std::string> measurement_cells(const RecordedSession& s, const std::
           r.variant_id,
           r.purpose,
           std::to_string(r.fidelity),
-          harness::to_string(m.status),
+          to_string(m.status),
           m.verified ? "1" : "0",
           timed ? number(m.kernel.median) : "",
           timed ? number(m.kernel.ci_low) : "",

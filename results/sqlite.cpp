@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 
 namespace varex::results {
 

@@ -4,8 +4,8 @@
 #include <map>
 #include <tuple>
 
-#include "harness/errors.hpp"
-#include "harness/process.hpp"
+#include "base/errors.hpp"
+#include "base/process.hpp"
 
 namespace varex::results {
 
@@ -148,7 +148,7 @@ ALTER TABLE workloads ADD COLUMN class_id TEXT;
 CREATE INDEX workloads_by_class ON workloads(class_id);
 )sql";
 
-// Version 6: a running session has one owner (the process token of harness/process.hpp) with a heartbeat,
+// Version 6: a running session has one owner (the process token of base/process.hpp) with a heartbeat,
 // and one evaluation is recorded once: a unique index over (session, variant, purpose, fidelity). Rows
 // that two processes sharing a session recorded twice before this version are kept, marked as duplicates
 // of the first (`duplicate_of`), which the index and every query leave out.
@@ -260,7 +260,7 @@ std::int64_t Store::device(const DeviceInfo& d) {
   return *row;
 }
 
-void Store::set_probe(std::int64_t device, const harness::ProbeResult& probe) {
+void Store::set_probe(std::int64_t device, const varex::ProbeResult& probe) {
   Statement s(db_, R"sql(UPDATE devices SET probe_gbps = ?2, probe_method = ?3, probe_details = ?4,
                          probed_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE id = ?1)sql");
   s.bind(1, device).bind(2, probe.gbps).bind(3, probe.method).bind(4, probe.details.dump());
@@ -572,8 +572,8 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     r.params = variants::params_from_json(nlohmann::json::parse(s.text(2)));
     r.fidelity = static_cast<int>(s.integer(3));
     r.purpose = s.text(4);
-    harness::Measurement& m = r.m;
-    m.status = harness::status_from_string(s.text(5));
+    varex::Measurement& m = r.m;
+    m.status = varex::status_from_string(s.text(5));
     m.error = s.text(6);
     m.verified = s.integer(7) != 0;
     m.result.rows = static_cast<std::uint64_t>(s.integer(8));
@@ -589,7 +589,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     m.probe_fraction = s.real(18);
     m.wall_ms = s.real(19);
     r.created_at = s.text(20);
-    if (!s.is_null(21)) m.baseline = harness::baseline_from_json(nlohmann::json::parse(s.text(21)));
+    if (!s.is_null(21)) m.baseline = varex::baseline_from_json(nlohmann::json::parse(s.text(21)));
     m.samples_ms = samples[r.id];
     m.kernel = summarize(m.samples_ms);
     out.push_back(std::move(r));
@@ -598,7 +598,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
 }
 
 std::int64_t Store::record(std::int64_t session, const std::string& variant, std::int64_t device,
-                           const std::string& workload, const harness::Measurement& m, int fidelity,
+                           const std::string& workload, const varex::Measurement& m, int fidelity,
                            const std::string& purpose) {
   Transaction t(db_);
   Statement s(db_, R"sql(
@@ -610,9 +610,9 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   const bool timed = !m.samples_ms.empty();
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : m.kernels) kernels.push_back({{"kernel", k.kernel}, {"ms", k.ms}});
-  s.bind(1, session).bind(2, variant).bind(3, device).bind(4, workload).bind(5, harness::to_string(m.status));
+  s.bind(1, session).bind(2, variant).bind(3, device).bind(4, workload).bind(5, to_string(m.status));
   s.bind(6, m.error).bind(7, m.verified ? 1 : 0);
-  const bool ran = m.status == harness::Status::Ok || m.status == harness::Status::WrongResult;
+  const bool ran = m.status == varex::Status::Ok || m.status == varex::Status::WrongResult;
   if (ran) {
     s.bind(8, m.result.rows).bind(9, std::to_string(m.result.checksum));
   } else {
@@ -635,7 +635,7 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   }
   s.bind(24, m.wall_ms).bind(25, fidelity).bind(26, purpose);
   if (m.baseline) {
-    s.bind(27, harness::baseline_json(m.baseline).dump());
+    s.bind(27, varex::baseline_json(m.baseline).dump());
   } else {
     s.bind_null(27);
   }

@@ -8,12 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "datasets/workload.hpp"
-#include "harness/device.hpp"
-#include "harness/measure.hpp"
-#include "harness/probe.hpp"
+#include "base/device.hpp"
+#include "base/measurement.hpp"
+#include "base/params.hpp"
+#include "base/workload.hpp"
 #include "results/sqlite.hpp"
-#include "variants/space.hpp"
 
 namespace varex::results {
 
@@ -67,7 +66,7 @@ struct RecordedMeasurement {
   int fidelity = 0;
   std::string purpose;
   std::string created_at;
-  harness::Measurement m;
+  varex::Measurement m;
 };
 
 // What claiming a session for this process found.
@@ -130,7 +129,7 @@ class Store {
   // Inserts or refreshes the device (matched by DeviceInfo::uid; a row recorded before schema version 4 is
   // adopted where it can only mean this device) and returns its row id.
   std::int64_t device(const DeviceInfo& device);
-  void set_probe(std::int64_t device, const harness::ProbeResult& probe);
+  void set_probe(std::int64_t device, const varex::ProbeResult& probe);
   std::optional<double> probe_gbps(std::int64_t device);
 
   void ensure_operator(const std::string& name, const std::string& description);
@@ -177,7 +176,7 @@ class Store {
 
   // One measurement with its samples, in one transaction.
   std::int64_t record(std::int64_t session, const std::string& variant, std::int64_t device,
-                      const std::string& workload, const harness::Measurement& m, int fidelity = 0,
+                      const std::string& workload, const varex::Measurement& m, int fidelity = 0,
                       const std::string& purpose = "search");
 
   // The best variant per device, operator and workload class: among the verified measurements taken with

@@ -33,7 +33,7 @@ harness::Engine& cpu_engine() {
 }
 
 void verify_variants(
-    const harness::Operator& op, const datasets::WorkloadSpec& spec, const harness::Digest& want,
+    const harness::Operator& op, const datasets::WorkloadSpec& spec, const varex::Digest& want,
     const std::map<std::string, std::string>& pins,
     const std::function<std::vector<variants::Params>(std::vector<variants::Params>)>& pick) {
   harness::Engine& engine = cpu_engine();

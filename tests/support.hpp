@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/device.hpp"
+#include "base/device.hpp"
 #include "harness/engine.hpp"
 #include "harness/operators/operator.hpp"
 
@@ -19,7 +19,7 @@ harness::Engine& cpu_engine();
 // the test), then runs every variant of the operator's space on the device that `pins` and `pick` leave
 // (pick: a subset of the enumerated points, all by default) and checks each output in full.
 void verify_variants(
-    const harness::Operator& op, const datasets::WorkloadSpec& spec, const harness::Digest& want,
+    const harness::Operator& op, const datasets::WorkloadSpec& spec, const varex::Digest& want,
     const std::map<std::string, std::string>& pins,
     const std::function<std::vector<variants::Params>(std::vector<variants::Params>)>& pick = {});
 

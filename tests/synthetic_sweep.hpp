@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "harness/hash.hpp"
+#include "base/hash.hpp"
 #include "results/store.hpp"
 #include "variants/selection_space.hpp"
 
@@ -57,14 +57,14 @@ inline std::vector<results::RecordedMeasurement> synthetic_recording(const varia
     r.params = p;
     r.variant_id = hex64(fnv1a(variants::canonical(p)));
     r.purpose = "search";
-    harness::Measurement& m = r.m;
+    varex::Measurement& m = r.m;
     const double t = model_ms(p);
     const auto h = fnv1a(variants::canonical(p)) % 97;
     if (h == 3) {
-      m.status = harness::Status::WrongResult;  // faster than anything, and wrong
+      m.status = varex::Status::WrongResult;  // faster than anything, and wrong
       m.samples_ms = {0.05 * t};
     } else if (h == 5) {
-      m.status = harness::Status::LaunchError;
+      m.status = varex::Status::LaunchError;
       m.error = "synthetic failure";
     } else {
       m.verified = true;

@@ -11,8 +11,8 @@
 #include <random>
 #include <set>
 
+#include "base/errors.hpp"
 #include "datasets/key_columns.hpp"
-#include "harness/errors.hpp"
 #include "harness/measure.hpp"
 #include "harness/operators/groupby.hpp"
 #include "harness/operators/hash_common.hpp"

@@ -157,8 +157,8 @@ struct OldDatabase {
     for (int i = 0; i < 5; ++i) {
       const std::string variant = std::to_string(i) + "v";
       old.ensure_variant(variant, "selection", Backend::Cuda, {{"ept", std::int64_t{1} << i}}, "hash", {});
-      harness::Measurement m;
-      m.status = harness::Status::Ok;
+      varex::Measurement m;
+      m.status = varex::Status::Ok;
       m.verified = true;
       m.samples_ms = {1.0 + i, 1.0 + i};
       m.kernel = summarize(m.samples_ms);
@@ -258,8 +258,8 @@ TEST(Identity, IdenticalGpusShareOneProfileEntryBuiltFromEither) {
         store.begin_session("sweep", "selection", row, workload.id(), "exhaustive", {});
     const std::string variant = std::to_string(i) + "v";
     store.ensure_variant(variant, "selection", Backend::Cuda, {{"ept", std::int64_t{8} << i}}, "hash", {});
-    harness::Measurement m;
-    m.status = harness::Status::Ok;
+    varex::Measurement m;
+    m.status = varex::Status::Ok;
     m.verified = true;
     m.samples_ms = {ms[i], ms[i]};
     m.kernel = summarize(m.samples_ms);

@@ -13,8 +13,8 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include "harness/errors.hpp"
-#include "harness/interrupt.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
 #include "harness/operators/operator.hpp"
 #include "harness/worker.hpp"
 #include "results/store.hpp"
@@ -117,9 +117,9 @@ TEST(Schedule, AFailingLaneStopsLaterPhasesAndTheErrorComesBack) {
   EXPECT_EQ(ran.load(), 3) << "the failed lane stops; the other lane (ocl:1:1, cuda:1) finishes";
 }
 
-harness::Measurement measurement(double ms) {
-  harness::Measurement m;
-  m.status = harness::Status::Ok;
+varex::Measurement measurement(double ms) {
+  varex::Measurement m;
+  m.status = varex::Status::Ok;
   m.verified = true;
   m.samples_ms = {ms, ms, ms};
   m.kernel = summarize(m.samples_ms);

@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 #include "harness/operators/byte_regex.hpp"
 #include "harness/regex/automaton.hpp"
 #include "harness/regex/pattern.hpp"

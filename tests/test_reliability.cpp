@@ -15,8 +15,8 @@
 #include <random>
 #include <thread>
 
-#include "harness/device_lock.hpp"
-#include "harness/errors.hpp"
+#include "base/device_lock.hpp"
+#include "base/errors.hpp"
 #include "results/store.hpp"
 #include "support.hpp"
 #include "synthetic_sweep.hpp"

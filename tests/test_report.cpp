@@ -101,7 +101,7 @@ void record_groupby_tune(results::Store& store, const DeviceInfo& device) {
   const std::vector<variants::Params> tried{space.defaults(), space.neighbours(space.defaults()).at(0)};
   double ms = 3.0;
   for (const auto& params : tried) {
-    harness::Measurement m;
+    varex::Measurement m;
     m.verified = true;
     m.samples_ms = {ms, ms * 1.01, ms * 0.99, ms, ms * 1.02};
     m.kernel = summarize(m.samples_ms);

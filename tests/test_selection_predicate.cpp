@@ -5,7 +5,7 @@
 #include <limits>
 #include <random>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 #include "harness/operators/selection.hpp"
 
 namespace varex::harness {

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 #include "variants/selection_space.hpp"
 
 namespace varex::variants {

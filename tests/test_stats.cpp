@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "harness/stats.hpp"
+#include "base/stats.hpp"
 
 namespace varex {
 namespace {

@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 #include "harness/operators/selection.hpp"
 #include "results/store.hpp"
 #include "support.hpp"
@@ -27,16 +27,16 @@ DeviceInfo fake_device(const std::string& id, const std::string& name) {
   return d;
 }
 
-harness::Measurement timed(double ms, harness::Status status = harness::Status::Ok) {
-  harness::Measurement m;
+varex::Measurement timed(double ms, varex::Status status = varex::Status::Ok) {
+  varex::Measurement m;
   m.status = status;
-  m.verified = status == harness::Status::Ok;
+  m.verified = status == varex::Status::Ok;
   m.samples_ms = {ms, ms * 1.01, ms * 0.99};
   m.kernel = summarize(m.samples_ms);
   m.bytes_moved = 1000;
   m.gbps = 1000 / (ms * 1e6);
   m.result = {5, 10};
-  if (status != harness::Status::Ok) m.error = "broken";
+  if (status != varex::Status::Ok) m.error = "broken";
   return m;
 }
 
@@ -59,8 +59,8 @@ struct Fixture {
   }
   // A measurement of the session; "remeasure" is the final comparison of the best candidates, which is
   // what "best" compares, "search" one of the search's many single measurements.
-  void add(const std::string& variant, const harness::Measurement& m,
-           const std::string& purpose = "remeasure", std::int64_t in_session = 0) {
+  void add(const std::string& variant, const varex::Measurement& m, const std::string& purpose = "remeasure",
+           std::int64_t in_session = 0) {
     store->ensure_variant(variant, "selection", Backend::Cuda, {{"ept", std::int64_t{8}}}, "hash", {});
     store->record(in_session ? in_session : session, variant, device, workload.id(), m, 0, purpose);
   }
@@ -100,9 +100,9 @@ TEST(Store, BestNeverPicksAFailedOrWrongVariant) {
   Fixture f("best");
   f.add("slow", timed(3.0));
   f.add("fast", timed(1.0));
-  f.add("wrong", timed(0.1, harness::Status::WrongResult));
-  harness::Measurement failed;
-  failed.status = harness::Status::LaunchError;
+  f.add("wrong", timed(0.1, varex::Status::WrongResult));
+  varex::Measurement failed;
+  failed.status = varex::Status::LaunchError;
   failed.error = "boom";
   f.add("failed", failed);
   const auto best = f.store->best();
@@ -174,7 +174,7 @@ TEST(Store, BestIsPerWorkloadClass) {
 
 TEST(Store, AnOkRowMustBeVerified) {
   Fixture f("check");
-  harness::Measurement m = timed(1.0);
+  varex::Measurement m = timed(1.0);
   m.verified = false;
   EXPECT_THROW(f.add("unverified", m), RuntimeError);
   Statement count(f.store->db(), "SELECT COUNT(*) FROM measurements");
@@ -188,7 +188,7 @@ TEST(Store, DevicesAreUpsertedByIdentity) {
   d.compute_units = 100;  // refreshed properties keep the row
   EXPECT_EQ(f.store->device(d), f.device);
   EXPECT_NE(f.store->device(fake_device("cuda:1", "Other GPU")), f.device);
-  harness::ProbeResult probe{2900.0, "runtime_copy", {{"bytes", 1}}};
+  varex::ProbeResult probe{2900.0, "runtime_copy", {{"bytes", 1}}};
   EXPECT_FALSE(f.store->probe_gbps(f.device));
   f.store->set_probe(f.device, probe);
   EXPECT_DOUBLE_EQ(*f.store->probe_gbps(f.device), 2900.0);

@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "base/errors.hpp"
 #include "datasets/string_columns.hpp"
-#include "harness/errors.hpp"
 #include "harness/measure.hpp"
 #include "harness/operators/byte_regex.hpp"
 #include "harness/operators/string_baseline.hpp"

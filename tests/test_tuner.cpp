@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 #include "synthetic_sweep.hpp"
 #include "tuner/bench.hpp"
 #include "tuner/replay.hpp"
@@ -114,7 +114,7 @@ TEST(Strategies, FailedAndWrongVariantsAreNeverBest) {
       ASSERT_TRUE(o.best) << name;
       const auto* r = rec.find(*o.best);
       ASSERT_NE(r, nullptr);
-      EXPECT_TRUE(r->m.ok()) << name << " chose a " << harness::to_string(r->m.status) << " variant";
+      EXPECT_TRUE(r->m.ok()) << name << " chose a " << varex::to_string(r->m.status) << " variant";
       EXPECT_GE(o.best_ms, rec.optimum_ms() * 0.9) << name;
     }
   }

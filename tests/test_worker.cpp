@@ -5,7 +5,7 @@
 #include <chrono>
 #include <fstream>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 #include "harness/worker.hpp"
 #include "support.hpp"
 

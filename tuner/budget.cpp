@@ -3,8 +3,8 @@
 #include <cctype>
 #include <cstdio>
 
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
+#include "base/errors.hpp"
+#include "base/text.hpp"
 
 namespace varex::tuner {
 

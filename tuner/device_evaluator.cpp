@@ -33,7 +33,7 @@ Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fi
     ++resumed_used_;
     return e;
   }
-  harness::MeasureSettings settings = c_.settings;
+  varex::MeasureSettings settings = c_.settings;
   if (fidelity > 0) {
     settings.max_reps = fidelity;
     settings.min_reps = std::min(settings.min_reps, fidelity);

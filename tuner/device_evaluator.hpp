@@ -21,7 +21,7 @@ struct DeviceEvaluatorContext {
   datasets::WorkloadSpec workload;
   std::int64_t device_row = 0;
   std::int64_t session = 0;
-  harness::MeasureSettings settings;
+  varex::MeasureSettings settings;
   double timeout_seconds = 120;
   double probe_gbps = 0;
 };

@@ -10,7 +10,7 @@
 namespace varex::tuner {
 
 struct Evaluation {
-  harness::Measurement m;
+  varex::Measurement m;
   double cost_s = 0;  // what it cost: compilation, runs, transfers, verification
 };
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 
 namespace varex::tuner {
 
@@ -14,7 +14,7 @@ std::string compile_key(const variants::Space& space, const variants::Params& pa
 }
 
 // Timed repetitions plus the verified run and one warm-up: what a full measurement executes.
-double runs_of(const harness::Measurement& m, std::size_t reps) {
+double runs_of(const varex::Measurement& m, std::size_t reps) {
   return static_cast<double>(reps + 2) * (m.kernel.median > 0 ? m.kernel.median : 0);
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/device.hpp"
+#include "base/device.hpp"
 
 namespace varex::tuner {
 

@@ -11,10 +11,10 @@
 #include <stdexcept>
 #include <thread>
 
-#include "harness/device_lock.hpp"
-#include "harness/errors.hpp"
-#include "harness/interrupt.hpp"
-#include "harness/process.hpp"
+#include "base/device_lock.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/process.hpp"
 #include "tuner/device_evaluator.hpp"
 #include "tuner/progress.hpp"
 
@@ -156,12 +156,12 @@ ProbeOutcome probe_device(results::Store& store, std::int64_t device_row, harnes
   const harness::DeviceLock lock(remote.device());
   const std::optional<double> stored = store.probe_gbps(device_row);
   if (stored && !force) return {*stored, false, "", std::nullopt};
-  harness::ProbeResult best = remote.probe();
+  varex::ProbeResult best = remote.probe();
   // Far below what the device measured before: something else used it meanwhile (another program, a
   // varex of an older version); measured again rather than stored.
   for (int again = 0; stored && best.gbps < kProbeDrop * *stored && again < 2; ++again) {
     std::this_thread::sleep_for(std::chrono::seconds(1));
-    const harness::ProbeResult p = remote.probe();
+    const varex::ProbeResult p = remote.probe();
     if (p.gbps > best.gbps) best = p;
   }
   if (stored && best.gbps < kProbeDrop * *stored) {

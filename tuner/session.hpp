@@ -26,7 +26,7 @@ struct RunOptions {
   Budget budget;
   std::uint64_t seed = 1;
   int remeasure = 3;
-  harness::MeasureSettings settings;
+  varex::MeasureSettings settings;
   double timeout_seconds = 300;
   std::map<std::string, std::string> pins;  // a sub-space
   bool progress = false;                    // a live line per device on stderr
@@ -69,7 +69,7 @@ struct ProbeOutcome {
   double gbps = 0;      // the figure to use: the new one, or the stored one that was kept
   bool stored = false;  // a new figure was stored
   std::string note;     // why a new measurement was not stored
-  std::optional<harness::ProbeResult> measured;  // the best of this call's measurements, if it took any
+  std::optional<varex::ProbeResult> measured;  // the best of this call's measurements, if it took any
 };
 ProbeOutcome probe_device(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
                           bool force);

@@ -26,7 +26,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   const variants::Space& s = space.space();
   // The best observed time per variant (any fidelity), for the final re-measurement.
   std::map<std::uint64_t, double> observed;
-  std::optional<harness::Measurement> best_seen;
+  std::optional<varex::Measurement> best_seen;
   auto exhausted = [&] {
     const double mean = out.evaluations ? out.spent_s / static_cast<double>(out.evaluations) : 0;
     return out.evaluations > 0 &&

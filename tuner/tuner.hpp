@@ -29,7 +29,7 @@ struct TunePoint {
 struct TuneOutcome {
   std::optional<variants::Params> best;  // declared best (after re-measurement)
   double best_ms = std::numeric_limits<double>::infinity();
-  std::optional<harness::Measurement> best_measurement;
+  std::optional<varex::Measurement> best_measurement;
   std::int64_t evaluations = 0;  // search evaluations (re-measurements not counted)
   std::int64_t remeasured = 0;
   double spent_s = 0;  // everything, re-measurements included

@@ -1,9 +1,9 @@
 // The list of backends built into this binary.
 #include <algorithm>
 
+#include "base/errors.hpp"
 #include "harness/backends/opencl_engine.hpp"
 #include "harness/engine.hpp"
-#include "harness/errors.hpp"
 #ifdef VAREX_HAVE_CUDA
 #include "harness/backends/cuda_engine.hpp"
 #endif

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <map>
 
+#include "base/errors.hpp"
+#include "base/text.hpp"
 #include "harness/backends/cuda_driver.hpp"
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
 
 namespace varex::harness {
 

@@ -8,8 +8,8 @@
 #include <cstring>
 #include <map>
 
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
+#include "base/errors.hpp"
+#include "base/text.hpp"
 
 namespace varex::harness {
 

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/errors.hpp"
+#include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/key_columns.hpp"
-#include "harness/errors.hpp"
 #include "harness/operators/hash_common.hpp"
 #include "harness/operators/key_index.hpp"
-#include "harness/text.hpp"
 #include "variants/hash_spaces.hpp"
 
 namespace varex::harness {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 
 namespace varex::harness {
 

@@ -3,13 +3,13 @@
 #include <array>
 #include <bit>
 
-#include "harness/errors.hpp"
-#include "harness/hash.hpp"
+#include "base/errors.hpp"
+#include "base/hash.hpp"
+#include "base/text.hpp"
 #include "harness/operators/groupby.hpp"
 #include "harness/operators/hashjoin.hpp"
 #include "harness/operators/selection.hpp"
 #include "harness/operators/strings.hpp"
-#include "harness/text.hpp"
 
 namespace varex::harness {
 

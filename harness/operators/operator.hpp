@@ -9,30 +9,18 @@
 #include <string>
 #include <vector>
 
-#include "datasets/workload.hpp"
+#include "base/measurement.hpp"
+#include "base/workload.hpp"
 #include "harness/engine.hpp"
 #include "variants/space.hpp"
 
 namespace varex::harness {
-
-// What the host reduces an operator's output to: the number of result rows and a checksum, both as each
-// operator documents them.
-struct Digest {
-  std::uint64_t rows = 0;
-  std::uint64_t checksum = 0;
-  bool operator==(const Digest&) const = default;
-};
 
 // For operators whose result is a bitmap (bit r%8 of byte r/8): rows = set bits among the first `rows`
 // bits; checksum = sum of their 0-based indices modulo 2^64.
 Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows);
 // The first row where two bitmaps of `rows` bits differ, or `rows` when they agree.
 std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t* b, std::uint64_t rows);
-
-struct KernelTiming {
-  std::string kernel;
-  double ms = 0;
-};
 
 // Device time of one execution of the operator's kernel sequence.
 struct ExecutionTimes {
@@ -45,14 +33,6 @@ struct Collected {
   Digest digest;
   bool verified = false;
   std::string mismatch;  // where the output first differs from the reference
-};
-
-// A CPU implementation a user would pick instead of the device, timed on the same data (host clock).
-struct BaselineTiming {
-  std::string engine;
-  unsigned threads = 0;
-  double ms = 0;
-  bool verified = false;  // its result equals the host reference
 };
 
 // A workload prepared on one device: inputs uploaded, the host reference computed, outputs allocated.

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <limits>
 
+#include "base/errors.hpp"
+#include "base/text.hpp"
 #include "datasets/int_columns.hpp"
-#include "harness/errors.hpp"
 #include "harness/operators/kernel_sequence.hpp"
-#include "harness/text.hpp"
 #include "variants/selection_space.hpp"
 
 namespace varex::harness {

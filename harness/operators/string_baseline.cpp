@@ -9,7 +9,7 @@
 #include <memory>
 #include <thread>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 #include "harness/operators/byte_regex.hpp"
 #include "harness/regex/pattern.hpp"
 

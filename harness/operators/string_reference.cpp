@@ -4,9 +4,9 @@
 
 #include <memory>
 
+#include "base/errors.hpp"
+#include "base/text.hpp"
 #include "datasets/int_columns.hpp"
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
 
 namespace varex::harness {
 

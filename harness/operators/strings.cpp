@@ -4,13 +4,13 @@
 #include <cstring>
 #include <filesystem>
 
+#include "base/errors.hpp"
+#include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/string_columns.hpp"
-#include "harness/errors.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/string_baseline.hpp"
 #include "harness/regex/automaton.hpp"
-#include "harness/text.hpp"
 #include "variants/string_space.hpp"
 
 namespace varex::harness {

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 
 namespace varex::regex {
 
@@ -34,9 +34,9 @@ struct Nfa {
     states[from].to = to;
   }
   void check_size() const {
-    if (states.size() > 64 * kMaxStates) {
+    if (states.size() > kMaxNfaStates) {
       throw UsageError("the pattern is too large: its automaton needs more than " +
-                       std::to_string(64 * kMaxStates) + " NFA states");
+                       std::to_string(kMaxNfaStates) + " NFA states");
     }
   }
 };

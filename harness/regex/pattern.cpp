@@ -3,7 +3,7 @@
 #include <cctype>
 #include <cstdio>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 
 namespace varex::regex {
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
+#include "base/errors.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/string_columns.hpp"
-#include "harness/errors.hpp"
 #include "harness/operators/byte_regex.hpp"
 #include "harness/regex/automaton.hpp"
 #include "harness/regex/pattern.hpp"

@@ -1,7 +1,7 @@
 #include <utility>
 
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
+#include "base/errors.hpp"
+#include "base/text.hpp"
 #include "tuner/strategies/strategies.hpp"
 
 namespace varex::tuner {

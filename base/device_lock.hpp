@@ -2,7 +2,7 @@
 // An exclusive lock on a physical device across the processes of this machine (flock on a file named after
 // the device), for work that two processes must not do on one device at the same time: measuring its copy
 // bandwidth, which two probes at once would each see shared.
-#include "harness/device.hpp"
+#include "base/device.hpp"
 
 namespace varex::harness {
 

@@ -1,4 +1,4 @@
-#include "harness/device.hpp"
+#include "base/device.hpp"
 
 #include <unistd.h>
 
@@ -7,8 +7,8 @@
 #include <iterator>
 #include <map>
 
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
+#include "base/errors.hpp"
+#include "base/text.hpp"
 
 namespace varex {
 

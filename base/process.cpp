@@ -1,4 +1,4 @@
-#include "harness/process.hpp"
+#include "base/process.hpp"
 
 #include <unistd.h>
 
@@ -6,8 +6,8 @@
 #include <sstream>
 #include <vector>
 
-#include "harness/device.hpp"
-#include "harness/text.hpp"
+#include "base/device.hpp"
+#include "base/text.hpp"
 
 namespace varex {
 

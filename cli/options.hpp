@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/device.hpp"
+#include "base/device.hpp"
 #include "harness/measure.hpp"
 #include "harness/operators/operator.hpp"
 
@@ -32,7 +32,7 @@ struct WorkloadFlags {
 };
 
 struct MeasureFlags {
-  harness::MeasureSettings settings;
+  varex::MeasureSettings settings;
   double timeout_seconds = 300;
 
   void add_to(CLI::App& app);

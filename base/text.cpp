@@ -1,4 +1,4 @@
-#include "harness/text.hpp"
+#include "base/text.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "harness/errors.hpp"
+#include "base/errors.hpp"
 
 namespace varex {
 

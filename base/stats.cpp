@@ -1,4 +1,4 @@
-#include "harness/stats.hpp"
+#include "base/stats.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "harness/cli/commands.hpp"
-#include "harness/errors.hpp"
-#include "harness/interrupt.hpp"
-#include "harness/text.hpp"
+#include "base/errors.hpp"
+#include "base/interrupt.hpp"
+#include "base/text.hpp"
+#include "cli/commands.hpp"
 #include "harness/worker.hpp"
 
 int main(int argc, char** argv) {

@@ -1,9 +1,9 @@
-#include "datasets/workload.hpp"
+#include "base/workload.hpp"
 
 #include <algorithm>
 #include <iterator>
 
-#include "harness/hash.hpp"
+#include "base/hash.hpp"
 
 namespace varex::datasets {
 

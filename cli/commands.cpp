@@ -1,4 +1,4 @@
-#include "harness/cli/commands.hpp"
+#include "cli/commands.hpp"
 
 #include <chrono>
 #include <filesystem>
@@ -6,9 +6,9 @@
 #include <iostream>
 #include <memory>
 
-#include "harness/cli/options.hpp"
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
+#include "base/errors.hpp"
+#include "base/text.hpp"
+#include "cli/options.hpp"
 #include "harness/worker.hpp"
 #include "results/export.hpp"
 #include "results/merge.hpp"
@@ -209,7 +209,7 @@ void add_variants(CLI::App& app, int&) {
 
 json measurement_json(const harness::Operator& op, const DeviceInfo& device, const std::string& variant,
                       const variants::Params& params, const datasets::WorkloadSpec& spec,
-                      const harness::Measurement& m, double probe_gbps) {
+                      const varex::Measurement& m, double probe_gbps) {
   json j = m.to_json();
   j.erase("samples_ms");
   j["op"] = op.name();
@@ -281,7 +281,7 @@ void add_run(CLI::App& app, int& exit_code) {
     remote.prepare(spec);
     const auto session = store.begin_session("run", op.name(), device_row, spec.id(), "single",
                                              {{"measure", f->measure.settings.to_json()}});
-    harness::Measurement m;
+    varex::Measurement m;
     const auto start = std::chrono::steady_clock::now();
     try {
       m = remote.measure(spec, params, f->measure.settings, probe, f->measure.timeout_seconds);
@@ -301,7 +301,7 @@ void add_run(CLI::App& app, int& exit_code) {
                 << "  params    " << variants::describe(params) << "\n"
                 << "  workload  " << spec.describe() << "\n";
       if (j.contains("query_plan")) std::cout << "  plan      " << j["query_plan"].dump() << "\n";
-      std::cout << "  status    " << harness::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
+      std::cout << "  status    " << varex::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
                 << "\n"
                 << "  rows      " << m.result.rows << "   checksum " << m.result.checksum << "   verified "
                 << (m.verified ? "yes" : "no") << "\n";
@@ -324,7 +324,7 @@ void add_run(CLI::App& app, int& exit_code) {
       }
     }
     if (!m.ok()) {
-      std::cerr << "varex: variant " << id << " on " << device.id << ": " << harness::to_string(m.status)
+      std::cerr << "varex: variant " << id << " on " << device.id << ": " << varex::to_string(m.status)
                 << (m.error.empty() ? "" : ": " + m.error.substr(0, 300)) << "\n";
       exit_code = 1;
     }

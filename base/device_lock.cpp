@@ -1,4 +1,4 @@
-#include "harness/device_lock.hpp"
+#include "base/device_lock.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "harness/hash.hpp"
+#include "base/hash.hpp"
 
 namespace varex::harness {
 

@@ -1,4 +1,4 @@
-#include "harness/hash.hpp"
+#include "base/hash.hpp"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "harness/cli/options.hpp"
+#include "cli/options.hpp"
 
 #include <unistd.h>
 
@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <iostream>
 
+#include "base/errors.hpp"
+#include "base/text.hpp"
 #include "harness/engine.hpp"
-#include "harness/errors.hpp"
-#include "harness/text.hpp"
 
 namespace varex::cli {
 

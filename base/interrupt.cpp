@@ -1,4 +1,4 @@
-#include "harness/interrupt.hpp"
+#include "base/interrupt.hpp"
 
 #include <csignal>
 

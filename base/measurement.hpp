@@ -1,0 +1,93 @@
+#pragma once
+// What one measurement of a variant is, as the harness produces it and the store keeps it. The base
+// layer's vocabulary, so that results/ and the tuner depend on no device code.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/stats.hpp"
+
+namespace varex {
+
+// What the host reduces an operator's output to: the number of result rows and a checksum, both as each
+// operator documents them.
+struct Digest {
+  std::uint64_t rows = 0;
+  std::uint64_t checksum = 0;
+  bool operator==(const Digest&) const = default;
+};
+
+struct KernelTiming {
+  std::string kernel;
+  double ms = 0;
+};
+
+// A CPU implementation a user would pick instead of the device, timed on the same data (host clock).
+struct BaselineTiming {
+  std::string engine;
+  unsigned threads = 0;
+  double ms = 0;
+  bool verified = false;  // its result equals the host reference
+};
+
+enum class Status { Ok, CompileError, LaunchError, Timeout, WrongResult };
+std::string to_string(Status status);
+Status status_from_string(std::string_view text);
+
+struct MeasureSettings {
+  int warmup = 1;
+  int min_reps = 5;
+  int max_reps = 50;
+  // Stop repeating once the median's confidence interval is within this fraction of the median…
+  double target_rel_ci = 0.02;
+  double confidence = 0.95;
+  // …or once the timed repetitions have taken this long.
+  double max_rep_seconds = 2.0;
+  // Also time the operator's CPU baseline once the variant is measured.
+  bool baseline = false;
+
+  nlohmann::json to_json() const;
+  static MeasureSettings from_json(const nlohmann::json& j);
+};
+
+struct Measurement {
+  Status status = Status::Ok;
+  std::string error;
+  double compile_ms = 0;
+  bool compile_cached = false;
+  double wall_ms = 0;  // everything the measurement took on the host, compile included: its cost
+  double h2d_ms = 0;
+  double d2h_ms = 0;
+  std::vector<double> samples_ms;     // kernel time of each timed repetition
+  SampleSummary kernel;               // summary of the samples (median, interval, spread)
+  std::vector<KernelTiming> kernels;  // median per kernel of the operator's sequence
+  bool cache_flushed = false;
+  std::uint64_t bytes_moved = 0;
+  double gbps = 0;
+  double probe_fraction = 0;
+  Digest result;
+  bool verified = false;
+  std::optional<BaselineTiming> baseline;
+
+  bool ok() const { return status == Status::Ok; }
+  // What the measurement cost: its wall time, or for rows recorded before wall times were kept an
+  // estimate from its parts (compilation, the verified run, a warm-up and the repetitions, the download).
+  double cost_s() const;
+  nlohmann::json to_json() const;
+  static Measurement from_json(const nlohmann::json& j);
+};
+
+nlohmann::json baseline_json(const std::optional<BaselineTiming>& baseline);  // null when absent
+std::optional<BaselineTiming> baseline_from_json(const nlohmann::json& j);
+
+// The copy-bandwidth probe's result (harness/probe.hpp).
+struct ProbeResult {
+  double gbps = 0;         // bytes read + bytes written per second, best method
+  std::string method;      // which method gave it
+  nlohmann::json details;  // every method's figure and the buffer size
+};
+
+}  // namespace varex
