@@ -2,26 +2,68 @@
 
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "base/hash.hpp"
 
 namespace varex::harness {
 
+namespace {
+
+std::optional<std::string_view> embedded_file(std::string_view name) {
+  for (std::size_t i = 0; i < embedded::kFileCount; ++i) {
+    if (name == embedded::kFiles[i].name) return embedded::kFiles[i].text;
+  }
+  return std::nullopt;
+}
+
+// Kernel compilers get one string and no include path: the embedder's files stand in for the disk.
+void append_resolved(std::string_view text, std::set<std::string>& seen, std::string& out) {
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end == std::string_view::npos ? text.size() : end + 1);
+    text.remove_prefix(line.size());
+    const std::size_t directive = line.find_first_not_of(" \t");
+    if (directive != std::string_view::npos && line.substr(directive).starts_with("#include \"")) {
+      const std::string_view rest = line.substr(directive + 10);
+      const std::string name(rest.substr(0, rest.find('"')));
+      const auto file = embedded_file(name);
+      if (!file) throw std::logic_error("kernel include \"" + name + "\" was not embedded");
+      if (seen.insert(name).second) append_resolved(*file, seen, out);
+      out += '\n';
+      continue;
+    }
+    out += line;
+  }
+}
+
+}  // namespace
+
+std::string resolve_includes(std::string_view text) {
+  std::set<std::string> seen;
+  std::string out;
+  append_resolved(text, seen, out);
+  return out;
+}
+
 const KernelSource& kernel_source(Backend backend, std::string_view family) {
   static std::mutex mutex;
   static std::map<std::string, KernelSource> sources;
-  const std::string name = backend == Backend::Cuda ? "cuda/" + std::string(family) + ".cu"
-                                                    : "opencl/" + std::string(family) + ".cl";
+  const std::string shared = std::string(family) + ".cl";
+  const std::string own = backend == Backend::Cuda ? "cuda/" + std::string(family) + ".cu"
+                                                   : "opencl/" + std::string(family) + ".cl";
   std::lock_guard lock(mutex);
-  if (const auto it = sources.find(name); it != sources.end()) return it->second;
-  for (std::size_t i = 0; i < embedded::kFileCount; ++i) {
-    if (name == embedded::kFiles[i].name) {
-      const std::string_view text = embedded::kFiles[i].text;
-      return sources.emplace(name, KernelSource{name, text, hex64(fnv1a(text))}).first->second;
+  for (const std::string& name : {shared, own}) {
+    if (const auto it = sources.find(name); it != sources.end()) return it->second;
+    if (const auto text = embedded_file(name)) {
+      std::string resolved = resolve_includes(*text);
+      std::string hash = hex64(fnv1a(resolved));
+      return sources.emplace(name, KernelSource{name, std::move(resolved), std::move(hash)}).first->second;
     }
   }
-  throw std::logic_error("no kernel source " + name + " was embedded");
+  throw std::logic_error("no kernel source " + shared + " or " + own + " was embedded");
 }
 
 }  // namespace varex::harness

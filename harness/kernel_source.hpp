@@ -1,5 +1,5 @@
 #pragma once
-// Kernel sources, embedded into the binary at build time (cmake/embed_kernels.cmake).
+// Kernel sources, embedded into the binary at build time (cmake/embed_files.cmake).
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -15,13 +15,18 @@ extern const std::size_t kFileCount;
 }  // namespace embedded
 
 struct KernelSource {
-  std::string name;  // "opencl/selection.cl"
-  std::string_view text;
+  std::string name;  // "selection.cl"
+  std::string text;  // with every `#include "…"` of an embedded file replaced by that file, once
   std::string hash;  // stable hash of the text: part of every variant id and compile key
 };
 
-// The source of one operator family for a backend: "selection" -> opencl/selection.cl or
-// cuda/selection.cu. Throws std::logic_error if the family has no source for that backend.
+// The source of one operator family for a backend: "selection" -> kernels/selection.cl, one source that
+// both backends compile through kernels/common/portable.h; a family not yet written that way falls back
+// to opencl/<family>.cl or cuda/<family>.cu. Throws std::logic_error if the family has no source.
 const KernelSource& kernel_source(Backend backend, std::string_view family);
+
+// `text` with its `#include "name"` lines replaced by the embedded files they name (each at most once,
+// as if every header had an include guard). Throws std::logic_error for an include that is not embedded.
+std::string resolve_includes(std::string_view text);
 
 }  // namespace varex::harness

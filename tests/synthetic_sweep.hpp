@@ -83,7 +83,7 @@ inline std::vector<results::RecordedMeasurement> synthetic_recording(const varia
 
 }  // namespace varex::test
 
-#include "harness/operators/selection.hpp"
+#include "operators/selection/selection.hpp"
 
 namespace varex::test {
 

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "datasets/int_columns.hpp"
-#include "harness/operators/selection.hpp"
+#include "operators/selection/selection.hpp"
 #include "results/store.hpp"
 #include "support.hpp"
 #include "synthetic_sweep.hpp"

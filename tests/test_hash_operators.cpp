@@ -14,9 +14,9 @@
 #include "base/errors.hpp"
 #include "datasets/key_columns.hpp"
 #include "harness/measure.hpp"
-#include "harness/operators/groupby.hpp"
 #include "harness/operators/hash_common.hpp"
-#include "harness/operators/hashjoin.hpp"
+#include "operators/groupby/groupby.hpp"
+#include "operators/hashjoin/hashjoin.hpp"
 #include "support.hpp"
 
 namespace varex::harness {

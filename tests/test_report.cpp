@@ -12,7 +12,7 @@
 #include <set>
 #include <sstream>
 
-#include "harness/operators/groupby.hpp"
+#include "operators/groupby/groupby.hpp"
 #include "support.hpp"
 #include "synthetic_sweep.hpp"
 

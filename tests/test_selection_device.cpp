@@ -12,7 +12,7 @@
 
 #include "datasets/int_columns.hpp"
 #include "harness/measure.hpp"
-#include "harness/operators/selection.hpp"
+#include "operators/selection/selection.hpp"
 #include "support.hpp"
 
 namespace varex::harness {

@@ -6,7 +6,7 @@
 #include <random>
 
 #include "base/errors.hpp"
-#include "harness/operators/selection.hpp"
+#include "operators/selection/selection.hpp"
 
 namespace varex::harness {
 namespace {

@@ -4,7 +4,7 @@
 #include <fstream>
 
 #include "base/errors.hpp"
-#include "harness/operators/selection.hpp"
+#include "operators/selection/selection.hpp"
 #include "results/store.hpp"
 #include "support.hpp"
 

@@ -14,8 +14,8 @@
 #include "datasets/string_columns.hpp"
 #include "harness/measure.hpp"
 #include "harness/operators/byte_regex.hpp"
-#include "harness/operators/string_baseline.hpp"
-#include "harness/operators/strings.hpp"
+#include "operators/strings/string_baseline.hpp"
+#include "operators/strings/strings.hpp"
 #include "support.hpp"
 
 namespace varex::harness {

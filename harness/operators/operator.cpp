@@ -6,10 +6,7 @@
 #include "base/errors.hpp"
 #include "base/hash.hpp"
 #include "base/text.hpp"
-#include "harness/operators/groupby.hpp"
-#include "harness/operators/hashjoin.hpp"
-#include "harness/operators/selection.hpp"
-#include "harness/operators/strings.hpp"
+#include "harness/operators/registry.hpp"
 
 namespace varex::harness {
 
@@ -50,13 +47,16 @@ std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t*
 }
 
 const std::vector<const Operator*>& operators() {
-  static const SelectionOperator selection;
-  static const HashJoinOperator hashjoin;
-  static const GroupByOperator groupby;
-  static const StringOperator str_equal(StringOp::Equal), str_prefix(StringOp::Prefix),
-      str_like(StringOp::Like), regex(StringOp::Regex);
-  static const std::vector<const Operator*> all{&selection,  &hashjoin, &groupby, &str_equal,
-                                                &str_prefix, &str_like, &regex};
+  static const OperatorRegistry registry = [] {
+    OperatorRegistry r;
+    register_all_operators(r);
+    return r;
+  }();
+  static const std::vector<const Operator*> all = [] {
+    std::vector<const Operator*> out;
+    for (const auto& op : registry.all()) out.push_back(op.get());
+    return out;
+  }();
   return all;
 }
 

@@ -1,4 +1,4 @@
-#include "harness/operators/groupby.hpp"
+#include "operators/groupby/groupby.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -15,6 +16,7 @@
 #include "datasets/key_columns.hpp"
 #include "harness/operators/hash_common.hpp"
 #include "harness/operators/key_index.hpp"
+#include "harness/operators/registry.hpp"
 #include "variants/hash_spaces.hpp"
 
 namespace varex::harness {
@@ -449,3 +451,11 @@ std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine,
 }
 
 }  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_groupby(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::GroupByOperator>());
+}
+
+}  // namespace varex::operators

@@ -1,9 +1,10 @@
-#include "harness/operators/hashjoin.hpp"
+#include "operators/hashjoin/hashjoin.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
@@ -11,6 +12,7 @@
 #include "datasets/key_columns.hpp"
 #include "harness/operators/hash_common.hpp"
 #include "harness/operators/key_index.hpp"
+#include "harness/operators/registry.hpp"
 #include "variants/hash_spaces.hpp"
 
 namespace varex::harness {
@@ -373,3 +375,11 @@ std::unique_ptr<PreparedRun> HashJoinOperator::prepare(Engine& engine,
 }
 
 }  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_hashjoin(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::HashJoinOperator>());
+}
+
+}  // namespace varex::operators

@@ -1,4 +1,4 @@
-#include "harness/operators/string_reference.hpp"
+#include "operators/strings/string_reference.hpp"
 
 #include "harness/operators/byte_regex.hpp"
 

@@ -1,16 +1,18 @@
-#include "harness/operators/strings.hpp"
+#include "operators/strings/strings.hpp"
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <memory>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/string_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
-#include "harness/operators/string_baseline.hpp"
+#include "harness/operators/registry.hpp"
 #include "harness/regex/automaton.hpp"
+#include "operators/strings/string_baseline.hpp"
 #include "variants/string_space.hpp"
 
 namespace varex::harness {
@@ -330,3 +332,13 @@ std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine,
 }
 
 }  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_strings(harness::OperatorRegistry& registry) {
+  for (const harness::StringOp op : {harness::StringOp::Equal, harness::StringOp::Prefix,
+                                     harness::StringOp::Like, harness::StringOp::Regex})
+    registry.add(std::make_unique<harness::StringOperator>(op));
+}
+
+}  // namespace varex::operators

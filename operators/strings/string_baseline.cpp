@@ -1,4 +1,4 @@
-#include "harness/operators/string_baseline.hpp"
+#include "operators/strings/string_baseline.hpp"
 
 #include <hs/hs.h>
 #include <re2/re2.h>

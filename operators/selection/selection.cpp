@@ -1,4 +1,4 @@
-#include "harness/operators/selection.hpp"
+#include "operators/selection/selection.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -6,11 +6,13 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <memory>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/registry.hpp"
 #include "variants/selection_space.hpp"
 
 namespace varex::harness {
@@ -313,3 +315,11 @@ std::unique_ptr<PreparedRun> SelectionOperator::prepare(Engine& engine,
 }
 
 }  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_selection(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::SelectionOperator>());
+}
+
+}  // namespace varex::operators

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "datasets/string_columns.hpp"
-#include "harness/operators/string_reference.hpp"
+#include "operators/strings/string_reference.hpp"
 
 namespace varex::harness {
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "harness/operators/operator.hpp"
-#include "harness/operators/string_reference.hpp"
+#include "operators/strings/string_reference.hpp"
 
 namespace varex::harness {
 
