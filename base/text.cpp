@@ -171,4 +171,19 @@ std::string bytes_from_json(const nlohmann::json& j) {
   return bytes;
 }
 
+std::uint64_t parse_count(std::string_view text, std::string_view what) {
+  const std::string t(trim(text));
+  std::int64_t value;
+  if (t.rfind("2^", 0) == 0) {
+    const std::int64_t exponent = parse_int(t.substr(2), what);
+    if (exponent < 0 || exponent > 40)
+      throw UsageError(std::string(what) + ": exponent " + std::to_string(exponent) + " is out of range");
+    value = std::int64_t{1} << exponent;
+  } else {
+    value = parse_int(t, what);
+  }
+  if (value < 0) throw UsageError(std::string(what) + ": " + t + " is negative");
+  return static_cast<std::uint64_t>(value);
+}
+
 }  // namespace varex

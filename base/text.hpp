@@ -16,6 +16,8 @@ std::string join(const std::vector<std::string>& parts, std::string_view separat
 // Whole-string integer parse; `what` names the value in the error message.
 std::int64_t parse_int(std::string_view text, std::string_view what);
 double parse_double(std::string_view text, std::string_view what);
+// A non-negative integer or 2^N (N <= 40).
+std::uint64_t parse_count(std::string_view text, std::string_view what);
 // true/false, 1/0, yes/no, on/off.
 bool parse_bool(std::string_view text, std::string_view what);
 

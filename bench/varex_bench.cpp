@@ -222,8 +222,8 @@ int main(int argc, char** argv) {
       if (!o.op.empty() && o.op != op->name()) continue;
       for (const DeviceInfo& d : devices) {
         harness::WorkloadOptions w;
-        w.rows = o.rows.empty() ? op->default_rows(cli::default_rows({d}))
-                                : cli::parse_rows(o.rows, "--varex-rows");
+        w.flags["rows"] = std::to_string(o.rows.empty() ? op->default_rows(cli::default_rows({d}))
+                                                        : cli::parse_rows(o.rows, "--varex-rows"));
         const auto spec = op->workload(w);
         harness::check_fits(*op, spec, d);
         auto t = std::make_unique<Target>();

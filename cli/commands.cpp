@@ -107,16 +107,21 @@ void add_devices(CLI::App& app, int&) {
 }
 
 void add_ops(CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand("ops", "List the operators and their tunables");
+  auto* cmd =
+      app.add_subcommand("ops", "List the operators: their workloads (flags, query keys) and tunables");
   auto json_out = std::make_shared<bool>(false);
+  auto only = std::make_shared<std::string>();
+  cmd->add_option("op", *only, "Show this operator only");
   cmd->add_flag("--json", *json_out, "Print JSON");
   cmd->callback([=] {
+    if (!only->empty()) harness::find_operator(*only);  // names the operators when unknown
     // Values that depend on the device are shown for a generic OpenCL GPU with 1024-wide work-groups.
     DeviceInfo generic;
     generic.max_work_group = 1024;
     generic.compute_units = 1;
     json out = json::array();
     for (const harness::Operator* op : harness::operators()) {
+      if (!only->empty() && op->name() != *only) continue;
       const auto space = op->space({generic, 1 << 20});
       json tunables = json::array();
       for (const auto& t : space.tunables()) {
@@ -132,6 +137,7 @@ void add_ops(CLI::App& app, int&) {
       for (const auto& c : space.constraints()) constraints.push_back(c.description);
       out.push_back({{"name", op->name()},
                      {"description", op->description()},
+                     {"workload", workload_json(*op)},
                      {"tunables", tunables},
                      {"constraints", constraints}});
     }
@@ -140,14 +146,14 @@ void add_ops(CLI::App& app, int&) {
       return;
     }
     for (const auto& o : out) {
-      std::cout << o["name"].get<std::string>() << ": " << o["description"].get<std::string>() << "\n";
+      std::cout << workload_help(harness::find_operator(o["name"].get<std::string>())) << "  tunables:\n";
       for (const auto& t : o["tunables"]) {
         std::vector<std::string> values;
         for (const auto& v : t["values"]) values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
-        std::cout << "  " << t["name"].get<std::string>() << " (" << t["kind"].get<std::string>()
+        std::cout << "    " << t["name"].get<std::string>() << " (" << t["kind"].get<std::string>()
                   << ", default "
                   << (t["default"].is_string() ? t["default"].get<std::string>() : t["default"].dump())
-                  << "): " << join(values, ", ") << "\n      " << t["help"].get<std::string>() << "\n";
+                  << "): " << join(values, ", ") << "\n        " << t["help"].get<std::string>() << "\n";
       }
       std::cout << "  constraints:\n";
       for (const auto& c : o["constraints"]) std::cout << "    - " << c.get<std::string>() << "\n";

@@ -12,6 +12,7 @@
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
+#include "cli/options.hpp"
 #include "harness/worker.hpp"
 
 int main(int argc, char** argv) {
@@ -56,6 +57,24 @@ int main(int argc, char** argv) {
   } else if (argc < 2) {
     std::cerr << "varex: a command is needed (commands: " << list << "; varex help)\n";
     return 2;
+  }
+  // `run|sweep|tune --op X --help`: the command's flags, then the operator's own workload.
+  const auto op = varex::cli::op_argument(argc, argv);
+  const bool help = std::any_of(argv + 1, argv + argc, [](const char* a) {
+    return std::strcmp(a, "--help") == 0 || std::strcmp(a, "-h") == 0;
+  });
+  if (op && help && argc >= 2) {
+    try {
+      const varex::harness::Operator& o = varex::harness::find_operator(*op);
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        if (sub->get_name() == argv[1]) std::cout << sub->help() << "\n";
+      }
+      std::cout << varex::cli::workload_help(o);
+      return 0;
+    } catch (const varex::UsageError& e) {
+      std::cerr << "varex: " << e.what() << "\n";
+      return 2;
+    }
   }
   try {
     app.parse(argc, argv);

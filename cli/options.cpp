@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
@@ -14,52 +15,87 @@
 namespace varex::cli {
 
 void WorkloadFlags::add_to(CLI::App& app) {
-  app.add_option(
-      "--input", input,
-      "Input file: one integer per line, or little-endian int32 if it ends in .bin (join: the build "
-      "side; group-by: key,value lines)");
-  app.add_option("--input2", input2, "Second input file (join: the probe side)");
-  app.add_option(
-      "--rows", rows,
-      "Generated rows (an integer or 2^N; default: 4x the largest device cache); join: build side");
-  app.add_option("--rows2", rows2, "Generated rows of the join's probe side (default: 4 x --rows)");
-  app.add_option("--distinct", distinct, "Distinct keys: the join's build side, the group-by's groups");
-  app.add_option("--match-ratio", match_ratio,
-                 "Share of the join's probe rows that have a partner (default 1)");
-  app.add_option("--zipf", zipf, "Zipf exponent of the generated key choice (default: 0, uniform)");
-  app.add_option(
-      "--selectivity", selectivity,
-      "Fraction of rows the generated query selects (selection: 0.5) or that carry the planted string "
-      "(string operators: 0.01)");
-  app.add_option("--strings", dataset, "Generated strings: ptype, pname or titles (string operators)");
-  app.add_option("--plant", plant, "The planted string that sets a string workload's selectivity");
-  app.add_option("--seed", seed, "Seed of the generated data")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--query", query, "Query parameter key=value (repeatable); see the operator's keys");
+  // The union of every operator's declared flags; the help names the operators that take a flag when
+  // not all of them do. resolve() refuses, per operator, the flags it does not declare.
+  std::vector<std::string> order;
+  std::map<std::string, std::pair<harness::FlagDecl, std::vector<std::string>>> declared;
+  for (const harness::Operator* op : harness::operators()) {
+    for (const harness::FlagDecl& f : op->declaration().flags) {
+      auto [it, added] = declared.try_emplace(f.name, f, std::vector<std::string>{});
+      if (added) order.push_back(f.name);
+      it->second.second.push_back(op->name());
+    }
+  }
+  for (const std::string& name : order) {
+    const auto& [decl, ops] = declared.at(name);
+    std::string help = decl.help;
+    if (ops.size() < harness::operators().size()) help += " [" + join(ops, ", ") + "]";
+    options_[name] = app.add_option("--" + name, values_[name], help)->option_text(decl.value_name);
+  }
+  app.add_option("--query", query,
+                 "Query parameter key=value (repeatable); `varex ops` lists each operator's keys");
 }
 
 datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op,
                                               const std::vector<DeviceInfo>& devices) const {
   harness::WorkloadOptions options;
-  options.input = input;
-  options.input2 = input2;
-  if (input && !rows.empty()) throw UsageError("--rows and --input exclude each other");
-  if (input2 && !rows2.empty()) throw UsageError("--rows2 and --input2 exclude each other");
-  if (!input) {
-    options.rows = rows.empty() ? op.default_rows(default_rows(devices)) : parse_rows(rows, "--rows");
-    if (*options.rows == 0) throw UsageError("--rows 0: a generated workload needs at least one row");
+  for (const auto& [name, option] : options_) {
+    if (option->count() > 0) options.flags[name] = values_.at(name);
   }
-  if (!rows2.empty()) options.rows2 = parse_rows(rows2, "--rows2");
-  if (!distinct.empty()) options.distinct = parse_rows(distinct, "--distinct");
-  options.match_ratio = match_ratio;
-  options.zipf = zipf;
-  options.selectivity = selectivity;
-  options.dataset = dataset;
-  options.plant = plant;
-  options.seed = seed;
   options.query = parse_assignments(query, "--query");
+  harness::check_declared(op, options);
+  if (options.flags.count("input") && options.flags.count("rows"))
+    throw UsageError("--rows and --input exclude each other");
+  if (options.flags.count("input2") && options.flags.count("rows2"))
+    throw UsageError("--rows2 and --input2 exclude each other");
+  const auto& flags = op.declaration().flags;
+  const bool takes_rows =
+      std::any_of(flags.begin(), flags.end(), [](const harness::FlagDecl& f) { return f.name == "rows"; });
+  if (takes_rows && !options.flags.count("input")) {
+    if (!options.flags.count("rows"))
+      options.flags["rows"] = std::to_string(op.default_rows(default_rows(devices)));
+    if (*options.count("rows") == 0)
+      throw UsageError("--rows 0: a generated workload needs at least one row");
+  }
   return op.workload(options);
+}
+
+std::string workload_help(const harness::Operator& op) {
+  const harness::WorkloadDecl d = op.declaration();
+  std::string out = op.name() + ": " + op.description() + "\n  inputs:\n";
+  for (const auto& i : d.inputs) {
+    out += "    " + i.name + ": " + i.columns + "\n      generated: " + i.generator +
+           "\n      file: " + i.file_format + "\n";
+  }
+  out += "  workload flags:\n";
+  for (const auto& f : d.flags) out += "    --" + f.name + " " + f.value_name + "\n      " + f.help + "\n";
+  out += "  query keys (--query key=value):" + std::string(d.query.empty() ? " none\n" : "\n");
+  for (const auto& q : d.query) out += "    " + q.key + ": " + q.help + "\n";
+  out += "  output: " + to_string(d.output) + "\n";
+  return out;
+}
+
+nlohmann::json workload_json(const harness::Operator& op) {
+  const harness::WorkloadDecl d = op.declaration();
+  nlohmann::json inputs = nlohmann::json::array(), flags = nlohmann::json::array(),
+                 query = nlohmann::json::array();
+  for (const auto& i : d.inputs) {
+    inputs.push_back(
+        {{"name", i.name}, {"columns", i.columns}, {"generator", i.generator}, {"file", i.file_format}});
+  }
+  for (const auto& f : d.flags)
+    flags.push_back({{"flag", "--" + f.name}, {"value", f.value_name}, {"help", f.help}});
+  for (const auto& q : d.query) query.push_back({{"key", q.key}, {"help", q.help}});
+  return {{"inputs", inputs}, {"flags", flags}, {"query", query}, {"output", to_string(d.output)}};
+}
+
+std::optional<std::string> op_argument(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--op" && i + 1 < argc) return std::string(argv[i + 1]);
+    if (a.rfind("--op=", 0) == 0) return a.substr(5);
+  }
+  return std::nullopt;
 }
 
 void MeasureFlags::add_to(CLI::App& app) {
@@ -103,18 +139,7 @@ std::uint64_t default_rows(const std::vector<DeviceInfo>& devices) {
 }
 
 std::uint64_t parse_rows(const std::string& text, const std::string& flag) {
-  const std::string t(trim(text));
-  std::int64_t value;
-  if (t.rfind("2^", 0) == 0) {
-    const std::int64_t exponent = parse_int(t.substr(2), flag);
-    if (exponent < 0 || exponent > 40)
-      throw UsageError(flag + ": exponent " + std::to_string(exponent) + " is out of range");
-    value = std::int64_t{1} << exponent;
-  } else {
-    value = parse_int(t, flag);
-  }
-  if (value < 0) throw UsageError(flag + ": " + t + " is negative");
-  return static_cast<std::uint64_t>(value);
+  return parse_count(text, flag);
 }
 
 std::string self_executable() {

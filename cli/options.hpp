@@ -2,6 +2,7 @@
 // Option groups shared by several commands, and their resolution into harness types.
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,23 +13,18 @@
 
 namespace varex::cli {
 
+// The workload flags of every operator (their declarations), parsed once; resolve() takes those one
+// operator declares and refuses the others.
 struct WorkloadFlags {
-  std::optional<std::string> input;
-  std::optional<std::string> input2;
-  std::string rows;  // "" = default; an integer or 2^N
-  std::string rows2;
-  std::string distinct;
-  std::optional<double> match_ratio;
-  std::optional<double> zipf;
-  std::optional<double> selectivity;
-  std::optional<std::string> dataset;
-  std::optional<std::string> plant;
-  std::uint64_t seed = 42;
   std::vector<std::string> query;
 
   void add_to(CLI::App& app);
   // The workload for `op`; generated row counts default to four times the largest device cache.
   datasets::WorkloadSpec resolve(const harness::Operator& op, const std::vector<DeviceInfo>& devices) const;
+
+ private:
+  std::map<std::string, std::string> values_;
+  std::map<std::string, CLI::Option*> options_;
 };
 
 struct MeasureFlags {
@@ -37,6 +33,12 @@ struct MeasureFlags {
 
   void add_to(CLI::App& app);
 };
+
+// An operator's own workload: inputs, the flags and query keys it takes, its output kind (as text).
+std::string workload_help(const harness::Operator& op);
+nlohmann::json workload_json(const harness::Operator& op);
+// `--op X` (or `--op=X`) among the arguments, for `run|sweep|tune --op X --help`.
+std::optional<std::string> op_argument(int argc, char** argv);
 
 std::vector<DeviceInfo> resolve_devices(const std::string& selector);
 // At least 2^24 rows, and enough 4-byte rows to fill four times the largest last-level cache.

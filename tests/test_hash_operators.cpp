@@ -71,8 +71,8 @@ datasets::WorkloadSpec join_files(const std::string& name, const std::vector<std
                                   const std::vector<std::int32_t>& probe) {
   const std::string dir = test::scratch_dir("join-" + name);
   WorkloadOptions options;
-  options.input = write_column(dir, "build.txt", build);
-  options.input2 = write_column(dir, "probe.txt", probe);
+  options.flags["input"] = write_column(dir, "build.txt", build);
+  options.flags["input2"] = write_column(dir, "probe.txt", probe);
   return HashJoinOperator().workload(options);
 }
 
@@ -84,7 +84,7 @@ datasets::WorkloadSpec group_file(const std::string& name, const std::vector<std
   for (std::size_t i = 0; i < keys.size(); ++i) out << keys[i] << "," << values[i] << "\n";
   out.close();
   WorkloadOptions options;
-  options.input = path;
+  options.flags["input"] = path;
   return GroupByOperator().workload(options);
 }
 
@@ -258,13 +258,13 @@ TEST(HashJoinDevice, AwkwardInputs) {
 TEST(HashJoinDevice, GeneratedSkewedWorkloadAndMeasurement) {
   HashJoinOperator op;
   WorkloadOptions options;
-  options.rows = 20000;
-  options.rows2 = 60013;
-  options.distinct = 5000;
-  options.match_ratio = 0.5;
-  options.zipf = 1.1;
+  options.flags["rows"] = std::to_string(20000);
+  options.flags["rows2"] = std::to_string(60013);
+  options.flags["distinct"] = std::to_string(5000);
+  options.flags["match-ratio"] = std::to_string(0.5);
+  options.flags["zipf"] = std::to_string(1.1);
   const auto spec = op.workload(options);
-  const auto c = datasets::join_columns(20000, 60013, 5000, 0.5, 1.1, options.seed);
+  const auto c = datasets::join_columns(20000, 60013, 5000, 0.5, 1.1, options.seed());
   Engine& engine = test::cpu_engine();
   auto run = op.prepare(engine, spec);
   EXPECT_EQ(run->reference(), brute_join(c.build, c.probe));
@@ -353,11 +353,11 @@ TEST(GroupByDevice, CollidingKeysFallBackToThePessimisticBuild) {
 TEST(GroupByDevice, ManyGroupsGeneratedWithSkew) {
   GroupByOperator op;
   WorkloadOptions options;
-  options.rows = 200003;
-  options.distinct = 50000;
-  options.zipf = 0.9;
+  options.flags["rows"] = std::to_string(200003);
+  options.flags["distinct"] = std::to_string(50000);
+  options.flags["zipf"] = std::to_string(0.9);
   const auto spec = op.workload(options);
-  const auto c = datasets::group_columns(200003, 50000, 0.9, options.seed);
+  const auto c = datasets::group_columns(200003, 50000, 0.9, options.seed());
   verify_variants(op, spec, brute_groups(c.keys, c.values),
                   {{"local", "128"},
                    {"groups", "cover,512"},
@@ -371,20 +371,20 @@ TEST(GroupByDevice, ManyGroupsGeneratedWithSkew) {
 
 TEST(HashOperators, BadWorkloadOptionsAreUsageErrors) {
   WorkloadOptions o;
-  o.rows = 100;
-  o.distinct = 101;
+  o.flags["rows"] = std::to_string(100);
+  o.flags["distinct"] = std::to_string(101);
   EXPECT_THROW(HashJoinOperator().workload(o), varex::UsageError);
   EXPECT_THROW(GroupByOperator().workload(o), varex::UsageError);
-  o.distinct = 10;
-  o.match_ratio = 1.5;
+  o.flags["distinct"] = std::to_string(10);
+  o.flags["match-ratio"] = std::to_string(1.5);
   EXPECT_THROW(HashJoinOperator().workload(o), varex::UsageError);
-  EXPECT_THROW(GroupByOperator().workload(o), varex::UsageError);  // the group-by takes no match ratio
-  o.match_ratio.reset();
-  o.input2 = "x";
+  EXPECT_THROW(check_declared(GroupByOperator(), o), varex::UsageError);  // the group-by takes no match ratio
+  o.flags.erase("match-ratio");
+  o.flags["input2"] = "x";
   EXPECT_THROW(HashJoinOperator().workload(o), varex::UsageError);  // --input2 without --input
-  o.input2.reset();
+  o.flags.erase("input2");
   o.query["lo"] = "1";
-  EXPECT_THROW(HashJoinOperator().workload(o), varex::UsageError);
+  EXPECT_THROW(check_declared(HashJoinOperator(), o), varex::UsageError);
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ datasets::WorkloadSpec file_workload(const std::vector<std::int32_t>& column, co
   out.close();
   SelectionOperator op;
   WorkloadOptions options;
-  options.input = path;
+  options.flags["input"] = path;
   auto spec = op.workload(options);
   spec.query = query.to_json();
   return spec;
@@ -100,10 +100,10 @@ TEST(SelectionDevice, WholeSpaceOnGeneratedData) {
   // Every valid variant of the space (all local sizes and grids) on a size that is no multiple of 8.
   SelectionOperator op;
   WorkloadOptions options;
-  options.rows = 20011;
-  options.selectivity = 0.3;
+  options.flags["rows"] = std::to_string(20011);
+  options.flags["selectivity"] = std::to_string(0.3);
   const auto spec = op.workload(options);
-  const auto column = datasets::uniform_int32(20011, options.seed);
+  const auto column = datasets::uniform_int32(20011, options.seed());
   verify_variants(spec, expected(column, SelectionQuery::from_json(spec.query)), {});
 }
 
@@ -111,7 +111,7 @@ TEST(SelectionDevice, MeasurementReportsTimesAndBandwidth) {
   SelectionOperator op;
   Engine& engine = test::cpu_engine();
   WorkloadOptions options;
-  options.rows = 1 << 20;
+  options.flags["rows"] = std::to_string(1 << 20);
   const auto spec = op.workload(options);
   auto run = op.prepare(engine, spec);
   const auto space = op.space({engine.device(), spec.rows()});
@@ -138,7 +138,7 @@ TEST(SelectionDevice, ABrokenKernelIsRecordedNotThrown) {
   SelectionOperator op;
   Engine& engine = test::cpu_engine();
   WorkloadOptions options;
-  options.rows = 4096;
+  options.flags["rows"] = std::to_string(4096);
   const auto spec = op.workload(options);
   auto run = op.prepare(engine, spec);
   variants::Params params = op.space({engine.device(), spec.rows()}).defaults();
@@ -161,7 +161,7 @@ TEST(CompileCache, ProgramsAreKeptOnDiskAcrossEngines) {
   setenv("VAREX_CACHE_DIR", dir.c_str(), 1);
   SelectionOperator op;
   WorkloadOptions options;
-  options.rows = 10007;
+  options.flags["rows"] = std::to_string(10007);
   const auto spec = op.workload(options);
   variants::Params params = op.space({test::cpu_device(), spec.rows()}).defaults();
   params["kernel"] = std::string("overflow");
@@ -229,7 +229,7 @@ TEST(CompileCache, BackgroundCompilationServesTheNextCompile) {
   engine->prefetch(source, op.defines(params, test::cpu_device()));
   // Meanwhile the engine keeps working on another program.
   WorkloadOptions options;
-  options.rows = 4096;
+  options.flags["rows"] = std::to_string(4096);
   auto run = op.prepare(*engine, op.workload(options));
   const variants::Params other = op.space({test::cpu_device(), 4096}).defaults();
   run->poison();

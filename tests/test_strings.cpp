@@ -31,7 +31,7 @@ std::string write_lines(const std::string& name, const std::vector<std::string>&
 datasets::WorkloadSpec file_workload(const StringOperator& op, const std::string& name,
                                      const std::vector<std::string>& lines, const std::string& operand) {
   WorkloadOptions o;
-  o.input = write_lines(name, lines);
+  o.flags["input"] = write_lines(name, lines);
   o.query[op.operand_key()] = operand;
   return op.workload(o);
 }
@@ -155,9 +155,9 @@ TEST(StringsDevice, GeneratedRegularExpressionsAgreeWithRe2) {
   // Patterns over the bytes of generated p_name rows; each through both kernels and layouts.
   const StringOperator op(StringOp::Regex);
   WorkloadOptions o;
-  o.rows = 3001;
-  o.dataset = "pname";
-  o.selectivity = 0.1;
+  o.flags["rows"] = std::to_string(3001);
+  o.flags["strings"] = "pname";
+  o.flags["selectivity"] = std::to_string(0.1);
   const auto base = op.workload(o);
   const auto column =
       datasets::generate_strings({"pname", 3001, 0.1, "cerulean vermilion", datasets::Plant::Prefix, 42});
@@ -180,9 +180,9 @@ TEST(StringsDevice, GeneratedRegularExpressionsAgreeWithRe2) {
 TEST(StringsDevice, MeasurementCarriesTheCpuBaseline) {
   const StringOperator op(StringOp::Like);
   WorkloadOptions o;
-  o.rows = 20000;
-  o.dataset = "titles";
-  o.selectivity = 0.05;
+  o.flags["rows"] = std::to_string(20000);
+  o.flags["strings"] = "titles";
+  o.flags["selectivity"] = std::to_string(0.05);
   const auto spec = op.workload(o);
   Engine& engine = test::cpu_engine();
   auto run = op.prepare(engine, spec);
@@ -260,27 +260,27 @@ TEST(StringColumns, TheLoaderKeepsBytesAndEmptyLines) {
 
 TEST(StringOperators, BadQueriesAreUsageErrors) {
   WorkloadOptions o;
-  o.rows = 100;
+  o.flags["rows"] = std::to_string(100);
   o.query["pattern"] = "a(b";
   EXPECT_THROW(StringOperator(StringOp::Regex).workload(o), UsageError);
   o.query["pattern"] = "ab\\";
   EXPECT_THROW(StringOperator(StringOp::Like).workload(o), UsageError);
   o.query = {{"value", "x"}};
-  EXPECT_THROW(StringOperator(StringOp::Regex).workload(o), UsageError);  // wrong key
+  EXPECT_THROW(check_declared(StringOperator(StringOp::Regex), o), UsageError);  // wrong key
   o.query.clear();
-  o.dataset = "novels";
+  o.flags["strings"] = "novels";
   EXPECT_THROW(StringOperator(StringOp::Equal).workload(o), UsageError);
-  o.dataset.reset();
-  o.zipf = 1.0;
-  EXPECT_THROW(StringOperator(StringOp::Prefix).workload(o), UsageError);
+  o.flags.erase("strings");
+  o.flags["zipf"] = std::to_string(1.0);
+  EXPECT_THROW(check_declared(StringOperator(StringOp::Prefix), o), UsageError);
   WorkloadOptions f;
-  f.input = write_lines("no-query", {"a"});
+  f.flags["input"] = write_lines("no-query", {"a"});
   EXPECT_THROW(StringOperator(StringOp::Equal).workload(f), UsageError);  // a file needs the operand
 }
 
 TEST(StringOperators, TheQueryPlanCountsTheMinimalAutomaton) {
   WorkloadOptions o;
-  o.rows = 100;
+  o.flags["rows"] = std::to_string(100);
   const auto states = [&](const std::string& pattern) {
     o.query["pattern"] = pattern;
     const StringOperator regex(StringOp::Regex);

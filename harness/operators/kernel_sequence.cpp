@@ -66,8 +66,4 @@ ExecutionTimes KernelSequence::times() const {
   return t;
 }
 
-void reject_option(bool given, const std::string& op, const std::string& option) {
-  if (given) throw UsageError(op + " takes no " + option);
-}
-
 }  // namespace varex::harness

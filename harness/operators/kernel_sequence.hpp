@@ -58,7 +58,4 @@ class KernelSequence {
   std::vector<KernelTiming> kernels_;
 };
 
-// Throws UsageError naming an option the operator does not take.
-void reject_option(bool given, const std::string& op, const std::string& option);
-
 }  // namespace varex::harness

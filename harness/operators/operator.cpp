@@ -1,5 +1,6 @@
 #include "harness/operators/operator.hpp"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 
@@ -44,6 +45,69 @@ std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t*
     if (diff) return i * 8 + static_cast<std::uint64_t>(std::countr_zero(diff));
   }
   return rows;
+}
+
+std::string to_string(OutputKind kind) {
+  switch (kind) {
+    case OutputKind::Bitmap:
+      return "bitmap";
+    case OutputKind::Rows:
+      return "rows";
+    case OutputKind::RowsMultiset:
+      return "rows (as a multiset)";
+    case OutputKind::Pairs:
+      return "pairs of row ids";
+    case OutputKind::Groups:
+      return "groups";
+    case OutputKind::Scalar:
+      return "scalar";
+  }
+  return "?";
+}
+
+std::optional<std::string> WorkloadOptions::text(std::string_view flag) const {
+  const auto it = flags.find(std::string(flag));
+  if (it == flags.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<std::uint64_t> WorkloadOptions::count(std::string_view flag) const {
+  const auto t = text(flag);
+  if (!t) return std::nullopt;
+  return parse_count(*t, "--" + std::string(flag));
+}
+
+std::optional<double> WorkloadOptions::number(std::string_view flag) const {
+  const auto t = text(flag);
+  if (!t) return std::nullopt;
+  return parse_double(*t, "--" + std::string(flag));
+}
+
+std::uint64_t WorkloadOptions::seed() const {
+  const auto t = text("seed");
+  if (!t) return 42;
+  const std::int64_t v = parse_int(*t, "--seed");
+  if (v < 0) throw UsageError("--seed " + *t + " is negative");
+  return static_cast<std::uint64_t>(v);
+}
+
+void check_declared(const Operator& op, const WorkloadOptions& options) {
+  const WorkloadDecl decl = op.declaration();
+  std::vector<std::string> flags, keys;
+  for (const FlagDecl& f : decl.flags) flags.push_back("--" + f.name);
+  for (const QueryKeyDecl& q : decl.query) keys.push_back(q.key);
+  for (const auto& [name, value] : options.flags) {
+    if (std::find(flags.begin(), flags.end(), "--" + name) == flags.end()) {
+      throw UsageError("--" + name + " is not a flag of " + op.name() + " (it takes " +
+                       (flags.empty() ? std::string("none") : join(flags, ", ")) + ")");
+    }
+  }
+  for (const auto& [key, value] : options.query) {
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      throw UsageError("unknown query key '" + key + "' for " + op.name() +
+                       " (keys: " + (keys.empty() ? std::string("none") : join(keys, ", ")) + ")");
+    }
+  }
 }
 
 const std::vector<const Operator*>& operators() {

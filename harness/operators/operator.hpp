@@ -62,21 +62,50 @@ struct DeviceFootprint {
   std::uint64_t largest = 0;  // the largest single buffer
 };
 
-// Options from which an operator builds its workload description (command line or test).
-// Each operator takes the options it needs and rejects the others by name.
+// What an operator declares about its workloads; the command line, `varex ops`, `run --op X --help` and
+// the shared checks (a flag or query key the operator does not take is refused, naming those it takes)
+// are built from it, so adding an operator or a flag edits no other operator.
+struct FlagDecl {
+  std::string name;        // without dashes: "rows"
+  std::string value_name;  // "N", "FILE", "X", …: how --help shows the value
+  std::string help;
+};
+
+struct QueryKeyDecl {
+  std::string key;
+  std::string help;
+};
+
+// One input relation or column: what it holds, how it is generated, what a user file looks like.
+struct InputDecl {
+  std::string name;         // "column", "build", "relation"
+  std::string columns;      // "int32", "uint32 key + 1..3 uint32 values"
+  std::string generator;    // "uniform int32, seeded"
+  std::string file_format;  // "one decimal per line, or .bin little-endian int32"
+};
+
+// How an operator's result is checked and digested (harness/outputs/).
+enum class OutputKind { Bitmap, Rows, RowsMultiset, Pairs, Groups, Scalar };
+std::string to_string(OutputKind kind);
+
+struct WorkloadDecl {
+  std::vector<InputDecl> inputs;
+  std::vector<FlagDecl> flags;
+  std::vector<QueryKeyDecl> query;
+  OutputKind output = OutputKind::Bitmap;
+};
+
+// The workload flags and query of one command, as typed; typed readers throw UsageError naming the flag.
+// The shared parser (check_declared) has already refused anything the operator does not declare.
 struct WorkloadOptions {
-  std::optional<std::string> input;       // user file
-  std::optional<std::string> input2;      // second user file (the join's probe side)
-  std::optional<std::uint64_t> rows;      // generated rows; default chosen from the devices' caches
-  std::optional<std::uint64_t> rows2;     // generated rows of a second input (the join's probe side)
-  std::optional<std::uint64_t> distinct;  // distinct keys (join build side, group-by groups)
-  std::optional<double> match_ratio;      // share of probe rows with a partner
-  std::optional<double> zipf;             // Zipf exponent of the key choice; 0 or absent: uniform
-  std::optional<double> selectivity;
-  std::optional<std::string> dataset;  // generated strings: ptype, pname, titles
-  std::optional<std::string> plant;    // the planted string that sets a string workload's selectivity
-  std::uint64_t seed = 42;
+  std::map<std::string, std::string> flags;  // flag name without dashes -> value
   std::map<std::string, std::string> query;  // --query key=value
+
+  std::optional<std::string> text(std::string_view flag) const;
+  // An integer or 2^N.
+  std::optional<std::uint64_t> count(std::string_view flag) const;
+  std::optional<double> number(std::string_view flag) const;
+  std::uint64_t seed() const;  // --seed, default 42
 };
 
 class Operator {
@@ -85,6 +114,7 @@ class Operator {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual std::string kernel_family() const = 0;
+  virtual WorkloadDecl declaration() const = 0;
   virtual variants::Space space(const variants::SpaceContext& context) const = 0;
   // The preprocessor defines that specialise the kernels for a variant on a device.
   virtual Defines defines(const variants::Params& params, const DeviceInfo& device) const = 0;
@@ -112,6 +142,9 @@ const Operator& find_operator(std::string_view name);
 
 // The class of a recorded workload through its operator; nullopt for an operator this varex does not know.
 std::optional<datasets::WorkloadClass> workload_class_of(const datasets::WorkloadSpec& spec);
+
+// Throws UsageError for a flag or query key that `op` does not declare, naming those it does.
+void check_declared(const Operator& op, const WorkloadOptions& options);
 
 // Throws UsageError when the workload cannot fit the device.
 void check_fits(const Operator& op, const datasets::WorkloadSpec& spec, const DeviceInfo& device);

@@ -17,6 +17,7 @@
 #include "harness/operators/hash_common.hpp"
 #include "harness/operators/key_index.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/workload_flags.hpp"
 #include "variants/hash_spaces.hpp"
 
 namespace varex::harness {
@@ -404,34 +405,42 @@ Defines GroupByOperator::defines(const variants::Params& params, const DeviceInf
   return d;
 }
 
+WorkloadDecl GroupByOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {{"rows", "int32 key, int32 value", "keys of `distinct` groups, uniform or Zipf; values seeded",
+               "one `key,value` pair of int32 decimals per line"}};
+  d.flags = {flags::input("Read key,value rows from FILE"), flags::rows(),
+             flags::distinct("Groups, 1 to the rows (default: min(rows, 2^16))"), flags::zipf(),
+             flags::seed()};
+  d.output = OutputKind::Groups;
+  return d;
+}
+
 datasets::WorkloadSpec GroupByOperator::workload(const WorkloadOptions& options) const {
-  reject_option(!options.query.empty(), name(), "--query");
-  reject_option(options.input2.has_value(), name(), "--input2");
-  reject_option(options.rows2.has_value(), name(), "--rows2");
-  reject_option(options.match_ratio.has_value(), name(), "--match-ratio");
-  reject_option(options.selectivity.has_value(), name(), "--selectivity");
-  reject_option(options.dataset.has_value(), name(), "--strings");
-  reject_option(options.plant.has_value(), name(), "--plant");
   datasets::WorkloadSpec spec;
   spec.op = name();
-  if (options.input) {
-    reject_option(options.distinct.has_value() || options.zipf.has_value(), name(),
-                  "--distinct or --zipf with an input file");
-    const std::string path = std::filesystem::absolute(*options.input).string();
+  if (const auto input = options.text("input")) {
+    for (const char* generated : {"distinct", "zipf"}) {
+      if (options.text(generated))
+        throw UsageError(std::string("--") + generated +
+                         " describes generated keys; groupby reads a file here");
+    }
+    const std::string path = std::filesystem::absolute(*input).string();
     spec.generator = "file";
     spec.params = {{"path", bytes_json(path)},
                    {"rows", datasets::load_key_value_rows(path).size()},
                    {"fingerprint", datasets::file_fingerprint(path)}};
   } else {
-    if (!options.rows) throw std::logic_error("groupby: generated workloads need a row count");
-    const std::uint64_t rows = *options.rows;
-    const std::uint64_t distinct = options.distinct.value_or(std::min<std::uint64_t>(rows, 1ULL << 16));
-    const double zipf = options.zipf.value_or(0.0);
+    if (!options.count("rows")) throw std::logic_error("groupby: generated workloads need a row count");
+    const std::uint64_t rows = *options.count("rows");
+    const std::uint64_t distinct =
+        options.count("distinct").value_or(std::min<std::uint64_t>(rows, 1ULL << 16));
+    const double zipf = options.number("zipf").value_or(0.0);
     if (rows > 0 && (distinct < 1 || distinct > rows))
       throw UsageError("--distinct must lie between 1 and the rows (" + std::to_string(rows) + ")");
     if (!(zipf >= 0.0 && zipf <= 10.0)) throw UsageError("--zipf must lie between 0 and 10");
     spec.generator = "group_keys";
-    spec.params = {{"rows", rows}, {"distinct", distinct}, {"zipf", zipf}, {"seed", options.seed}};
+    spec.params = {{"rows", rows}, {"distinct", distinct}, {"zipf", zipf}, {"seed", options.seed()}};
   }
   if (spec.rows() >= kMaxRows) throw UsageError("input too large: groupby handles fewer than 2^31 rows");
   return spec;

@@ -13,6 +13,7 @@
 #include "harness/operators/hash_common.hpp"
 #include "harness/operators/key_index.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/workload_flags.hpp"
 #include "variants/hash_spaces.hpp"
 
 namespace varex::harness {
@@ -306,21 +307,40 @@ Defines HashJoinOperator::defines(const variants::Params& params, const DeviceIn
   return d;
 }
 
+WorkloadDecl HashJoinOperator::declaration() const {
+  WorkloadDecl d;
+  const std::string keys = "one int32 key per line, or little-endian int32 in a file named *.bin";
+  d.inputs = {
+      {"build", "int32 keys", "distinct keys, each repeated rows/distinct times, seeded", keys},
+      {"probe", "int32 keys", "keys of the build side (match ratio) or absent ones; uniform or Zipf", keys}};
+  d.flags = {flags::input("Read the build side's keys from FILE (with --input2)"),
+             {"input2", "FILE", "Read the probe side's keys from FILE (with --input)"},
+             flags::rows("Generated build rows (an integer or 2^N; default: four times the largest device "
+                         "cache)"),
+             {"rows2", "N", "Generated probe rows (default: 4 x the build rows)"},
+             flags::distinct("Distinct build keys, 1 to the build rows (default: all unique)"),
+             {"match-ratio", "X", "Share of probe rows that find a partner, 0 to 1 (default 1)"},
+             flags::zipf(),
+             flags::seed()};
+  d.output = OutputKind::Pairs;
+  return d;
+}
+
 datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options) const {
-  reject_option(!options.query.empty(), name(), "--query");
-  reject_option(options.selectivity.has_value(), name(), "--selectivity (see --match-ratio)");
-  reject_option(options.dataset.has_value(), name(), "--strings");
-  reject_option(options.plant.has_value(), name(), "--plant");
   datasets::WorkloadSpec spec;
   spec.op = name();
-  if (options.input || options.input2) {
-    if (!options.input || !options.input2)
+  const auto input = options.text("input"), input2 = options.text("input2");
+  if (input || input2) {
+    if (!input || !input2)
       throw UsageError(
           "hashjoin reads its build side from --input and its probe side from --input2: give both");
-    reject_option(options.distinct.has_value() || options.match_ratio.has_value() || options.zipf.has_value(),
-                  name(), "--distinct, --match-ratio or --zipf with input files");
-    const std::string path = std::filesystem::absolute(*options.input).string();
-    const std::string path2 = std::filesystem::absolute(*options.input2).string();
+    for (const char* generated : {"distinct", "match-ratio", "zipf", "rows2"}) {
+      if (options.text(generated))
+        throw UsageError(std::string("--") + generated +
+                         " describes generated keys; hashjoin reads files here");
+    }
+    const std::string path = std::filesystem::absolute(*input).string();
+    const std::string path2 = std::filesystem::absolute(*input2).string();
     spec.generator = "files";
     spec.params = {{"path", bytes_json(path)},
                    {"path2", bytes_json(path2)},
@@ -329,20 +349,20 @@ datasets::WorkloadSpec HashJoinOperator::workload(const WorkloadOptions& options
                    {"fingerprint", datasets::file_fingerprint(path)},
                    {"fingerprint2", datasets::file_fingerprint(path2)}};
   } else {
-    if (!options.rows) throw std::logic_error("hashjoin: generated workloads need a row count");
-    const std::uint64_t rows = *options.rows;
-    const std::uint64_t distinct = options.distinct.value_or(rows);
-    const double match = options.match_ratio.value_or(1.0);
-    const double zipf = options.zipf.value_or(0.0);
+    if (!options.count("rows")) throw std::logic_error("hashjoin: generated workloads need a row count");
+    const std::uint64_t rows = *options.count("rows");
+    const std::uint64_t distinct = options.count("distinct").value_or(rows);
+    const double match = options.number("match-ratio").value_or(1.0);
+    const double zipf = options.number("zipf").value_or(0.0);
     if (rows > 0 && (distinct < 1 || distinct > rows))
       throw UsageError("--distinct must lie between 1 and the build side's rows (" + std::to_string(rows) +
                        ")");
     if (!(match >= 0.0 && match <= 1.0)) throw UsageError("--match-ratio must lie between 0 and 1");
     if (!(zipf >= 0.0 && zipf <= 10.0)) throw UsageError("--zipf must lie between 0 and 10");
     spec.generator = "join_keys";
-    spec.params = {{"rows", rows},         {"rows2", options.rows2.value_or(4 * rows)},
+    spec.params = {{"rows", rows},         {"rows2", options.count("rows2").value_or(4 * rows)},
                    {"distinct", distinct}, {"match_ratio", match},
-                   {"zipf", zipf},         {"seed", options.seed}};
+                   {"zipf", zipf},         {"seed", options.seed()}};
   }
   for (const char* side : {"rows", "rows2"}) {
     if (spec.params.at(side).get<std::uint64_t>() >= kMaxPairs) {

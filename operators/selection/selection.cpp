@@ -13,6 +13,7 @@
 #include "datasets/int_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/workload_flags.hpp"
 #include "variants/selection_space.hpp"
 
 namespace varex::harness {
@@ -256,18 +257,26 @@ Defines SelectionOperator::defines(const variants::Params& params, const DeviceI
           {"MAX_LOCAL", std::to_string(max_local(device))}};
 }
 
+WorkloadDecl SelectionOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {{"column", "int32", "uniform over the whole int32 range, seeded",
+               "one decimal per line, or little-endian int32 in a file named *.bin"}};
+  d.flags = {flags::input(), flags::rows(), flags::seed(),
+             flags::selectivity("Share of rows the generated range query keeps, 0 to 1 (default 0.5)")};
+  d.query = {{"lo", "lower bound of the range (int32; absent: none)"},
+             {"hi", "upper bound of the range (int32; absent: none)"},
+             {"lo_inclusive", "whether lo itself passes (default true)"},
+             {"hi_inclusive", "whether hi itself passes (default true)"},
+             {"negate", "keep the rows outside the range instead (default false)"}};
+  d.output = OutputKind::Bitmap;
+  return d;
+}
+
 datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& options) const {
-  reject_option(options.input2.has_value(), name(), "--input2");
-  reject_option(options.rows2.has_value(), name(), "--rows2");
-  reject_option(options.distinct.has_value(), name(), "--distinct");
-  reject_option(options.match_ratio.has_value(), name(), "--match-ratio");
-  reject_option(options.zipf.has_value(), name(), "--zipf");
-  reject_option(options.dataset.has_value(), name(), "--strings");
-  reject_option(options.plant.has_value(), name(), "--plant");
   datasets::WorkloadSpec spec;
   spec.op = name();
-  if (options.input) {
-    const std::string path = std::filesystem::absolute(*options.input).string();
+  if (const auto input = options.text("input")) {
+    const std::string path = std::filesystem::absolute(*input).string();
     const auto column = datasets::load_int32_column(path);
     spec.generator = "file";
     spec.params = {{"path", bytes_json(path)},
@@ -276,10 +285,11 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
                    {"fingerprint", datasets::file_fingerprint(path)}};
     spec.query = SelectionQuery::parse(options.query).to_json();
   } else {
-    if (!options.rows) throw std::logic_error("selection: generated workloads need a row count");
+    const auto rows = options.count("rows");
+    if (!rows) throw std::logic_error("selection: generated workloads need a row count");
     spec.generator = "uniform_int32";
-    const double selectivity = options.selectivity.value_or(0.5);
-    spec.params = {{"rows", *options.rows}, {"seed", options.seed}, {"selectivity", selectivity}};
+    const double selectivity = options.number("selectivity").value_or(0.5);
+    spec.params = {{"rows", *rows}, {"seed", options.seed()}, {"selectivity", selectivity}};
     spec.query = options.query.empty() ? SelectionQuery::for_selectivity(selectivity).to_json()
                                        : SelectionQuery::parse(options.query).to_json();
   }

@@ -53,6 +53,7 @@ class SelectionOperator final : public Operator {
   std::string kernel_family() const override { return "selection"; }
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  WorkloadDecl declaration() const override;
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   // Shape: generated or file, and negation; scale: rows and, for generated (uniform) data, the share of
   // values the query selects, whichever way the query was given.

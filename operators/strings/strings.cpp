@@ -11,6 +11,7 @@
 #include "datasets/string_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/workload_flags.hpp"
 #include "harness/regex/automaton.hpp"
 #include "operators/strings/string_baseline.hpp"
 #include "variants/string_space.hpp"
@@ -238,42 +239,51 @@ Defines StringOperator::defines(const variants::Params& params, const DeviceInfo
           {"MAX_LOCAL", std::to_string(max_local(device))}};
 }
 
+WorkloadDecl StringOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {{"strings", "byte strings (Arrow layout: offsets + bytes)",
+               "ptype, pname (TPC-H) or titles, a planted string setting the selectivity",
+               "one string per line (bytes kept as they are; \\n ends a row)"}};
+  d.flags = {flags::input("Read one string per line from FILE"),
+             flags::rows(),
+             flags::seed(),
+             {"strings", "NAME", "Generated strings: ptype, pname or titles"},
+             {"plant", "S", "The planted string that sets the selectivity"},
+             flags::selectivity("Share of rows holding the planted string, 0 to 1 (default 0.01)")};
+  const std::string what = op_ == StringOp::Equal    ? "the string rows must equal"
+                           : op_ == StringOp::Prefix ? "the prefix rows must start with"
+                           : op_ == StringOp::Like   ? "the SQL LIKE pattern (% and _, \\ escapes)"
+                                                     : "the POSIX extended regular expression (searched)";
+  d.query = {{operand_key(), what + " (default: the planted string)"}};
+  d.output = OutputKind::Bitmap;
+  return d;
+}
+
 datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) const {
-  for (const auto& [flag, given] : {std::pair{"--input2", options.input2.has_value()},
-                                    {"--rows2", options.rows2.has_value()},
-                                    {"--distinct", options.distinct.has_value()},
-                                    {"--match-ratio", options.match_ratio.has_value()},
-                                    {"--zipf", options.zipf.has_value()}}) {
-    reject_option(given, name(), flag);
-  }
-  for (const auto& [key, value] : options.query) {
-    if (key != operand_key()) {
-      throw UsageError(name() + ": unknown query key '" + key + "' (its key: " + operand_key() + ")");
-    }
-  }
   datasets::WorkloadSpec spec;
   spec.op = name();
-  if (options.input) {
-    for (const auto& [flag, given] : {std::pair{"--strings", options.dataset.has_value()},
-                                      {"--plant", options.plant.has_value()},
-                                      {"--selectivity", options.selectivity.has_value()}}) {
-      reject_option(given, name(), std::string(flag) + " with an input file");
+  if (const auto input = options.text("input")) {
+    for (const char* generated : {"strings", "plant", "selectivity"}) {
+      if (options.text(generated))
+        throw UsageError(std::string("--") + generated + " describes generated strings; " + name() +
+                         " reads a file here");
     }
     if (!options.query.count(operand_key())) {
       throw UsageError(name() + " needs --query " + operand_key() + "=... with an input file");
     }
-    const std::string path = std::filesystem::absolute(*options.input).string();
+    const std::string path = std::filesystem::absolute(*input).string();
     spec.generator = "file";
     spec.params = {{"path", bytes_json(path)},
                    {"rows", datasets::load_string_column(path).rows()},
                    {"fingerprint", datasets::file_fingerprint(path)}};
   } else {
-    if (!options.rows) throw std::logic_error(name() + ": generated workloads need a row count");
-    const std::string dataset = options.dataset.value_or(op_ == StringOp::Equal  ? "ptype"
-                                                         : op_ == StringOp::Like ? "pname"
-                                                                                 : "titles");
-    const std::string plant = options.plant.value_or(datasets::default_plant(dataset));
-    const double selectivity = options.selectivity.value_or(0.01);
+    const auto rows = options.count("rows");
+    if (!rows) throw std::logic_error(name() + ": generated workloads need a row count");
+    const std::string dataset = options.text("strings").value_or(op_ == StringOp::Equal  ? "ptype"
+                                                                 : op_ == StringOp::Like ? "pname"
+                                                                                         : "titles");
+    const std::string plant = options.text("plant").value_or(datasets::default_plant(dataset));
+    const double selectivity = options.number("selectivity").value_or(0.01);
     if (!(selectivity >= 0.0 && selectivity <= 1.0))
       throw UsageError("--selectivity must lie between 0 and 1");
     if (plant.empty() || plant.find('\n') != std::string::npos) {
@@ -281,11 +291,11 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
     }
     spec.generator = "strings";
     spec.params = {{"dataset", dataset},
-                   {"rows", *options.rows},
+                   {"rows", *rows},
                    {"selectivity", selectivity},
                    {"plant", bytes_json(plant)},
                    {"plant_mode", op_ == StringOp::Equal ? "whole" : "prefix"},
-                   {"seed", options.seed},
+                   {"seed", options.seed()},
                    {"version", datasets::kStringGeneratorVersion}};
     // Without a query the operator looks for the plant: equal to it, starting with it.
     const std::string operand = op_ == StringOp::Like    ? escape_like(plant) + "%"

@@ -19,6 +19,7 @@ class StringOperator final : public Operator {
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
   // Query keys: value (str_equal), prefix (str_prefix), pattern (str_like, regex). Generated columns
   // (--strings ptype|pname|titles, --rows, --selectivity, --plant) default the query to the plant.
+  WorkloadDecl declaration() const override;
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   std::uint64_t default_rows(std::uint64_t cache_rows) const override;  // an eighth: rows are wider
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
