@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <iostream>
 #include <random>
 #include <string>
@@ -161,6 +162,59 @@ TEST(Regex, MinimisationMakesEquivalentPatternsEqual) {
   // A search for a literal: one state per proper prefix of it, plus the sure state.
   EXPECT_EQ(compile(parse_regex("abc")).states, 4u);
   EXPECT_EQ(compile(parse_regex("^abc$")).states, 5u);  // a prefix per state, plus the dead one
+}
+
+TEST(Regex, MinimisationGivesTheKnownMinimalCounts) {
+  const auto states = [](const std::string& pattern) { return compile(parse_regex(pattern)).states; };
+  const auto count = [](const Automaton& a, Automaton::Flag flag) {
+    return std::count_if(a.flags.begin(), a.flags.end(), [&](std::uint8_t f) { return (f & flag) != 0; });
+  };
+  // A search for (a|b)*abb is a search for "abb": nothing yet, "a", "ab", and the sure state. It never dies.
+  const Automaton search = compile(parse_regex("(a|b)*abb"));
+  EXPECT_EQ(search.states, 4u);
+  EXPECT_EQ(count(search, Automaton::kDead), 0);
+  EXPECT_EQ(count(search, Automaton::kSure), 1);
+  // Anchored, it is the textbook automaton (no suffix of abb, a, ab, abb), plus the dead state for other
+  // bytes; reading "b" at the start leads back to the start's class.
+  const Automaton anchored = compile(parse_regex("^(a|b)*abb$"));
+  EXPECT_EQ(anchored.states, 5u);
+  EXPECT_EQ(count(anchored, Automaton::kDead), 1);
+  EXPECT_EQ(count(anchored, Automaton::kSure), 0);
+  EXPECT_EQ(count(anchored, Automaton::kAcceptAtEnd), 1);
+  EXPECT_EQ(states("^(ab)*$"), 3u);  // even, odd, dead
+  EXPECT_EQ(states("^a{3}$"), 5u);   // 0, 1, 2, 3 a's, dead
+  // The third byte from the end an `a`: the last three bytes matter, 2^3 states, plus the dead one. As a
+  // search only the distance from the first pending `a` does: none, 0, 1, sure.
+  EXPECT_EQ(states("^(a|b)*a(a|b){2}$"), 9u);
+  EXPECT_EQ(states("(a|b)*a(a|b){2}"), 4u);
+}
+
+TEST(Regex, LongChainsCompileOrAreRefusedQuickly) {
+  // Moore refinement needed a round per state of a chain (found by tests/fuzz: the first pattern took 21 s).
+  // These check outcomes only; the suite's own time limit is what catches a slow compiler.
+  using namespace std::string_literals;
+  const auto refused = [](const std::string& pattern) {
+    try {
+      compile(parse_regex(pattern));
+    } catch (const UsageError&) {
+      return true;
+    }
+    return false;
+  };
+  // A literal of 5,135 bytes: a search needs a state per proper prefix plus the sure one, 5,136 > 4,096.
+  EXPECT_TRUE(refused("\x12>\x00\x00\x00\x00{223}{23}\x00"s));
+  EXPECT_TRUE(refused("\x00{224}{223}"s));  // over the NFA bound
+  EXPECT_TRUE(refused("a{100}{100}"));      // over the NFA bound
+  EXPECT_TRUE(refused("(a|b){2000}"));      // counts above 255
+  EXPECT_TRUE(refused("[^a]{4000}"));
+  // Chains just as long within the counts: a search for n bytes of a set has n + 1 states (how many of
+  // them it has seen in a row, then sure).
+  EXPECT_EQ(compile(parse_regex(".{15}{15}")).states, 226u);
+  EXPECT_EQ(compile(parse_regex("(a|b){250}{4}")).states, 1001u);
+  const Automaton longest = compile(parse_regex("[^a]{255}{16}"));
+  EXPECT_EQ(longest.states, 4081u);
+  EXPECT_TRUE(longest.matches("a" + std::string(4080, 'b')));
+  EXPECT_FALSE(longest.matches(std::string(2000, 'b') + "a" + std::string(2079, 'b')));
 }
 
 bool like_reference(std::string_view pattern, std::string_view text) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <unordered_map>
 
 #include "base/errors.hpp"
 
@@ -138,24 +138,53 @@ Nfa make_nfa(const Pattern& p) {
   return nfa;
 }
 
-// The states reachable over epsilon edges; `^` edges only at the start of the string, `$` only at its end.
-std::vector<int> closure(const Nfa& nfa, std::vector<int> set, bool at_begin, bool at_end) {
-  std::vector<bool> seen(nfa.states.size(), false);
-  std::vector<int> stack = set;
-  for (int s : set) seen[s] = true;
-  while (!stack.empty()) {
-    const int s = stack.back();
-    stack.pop_back();
-    for (const auto& [t, kind] : nfa.states[s].epsilon) {
-      if (seen[t] || (kind == Nfa::Edge::Begin && !at_begin) || (kind == Nfa::Edge::End && !at_end)) continue;
-      seen[t] = true;
-      set.push_back(t);
-      stack.push_back(t);
+// Epsilon closures, with the marks kept between calls (a stamp per call instead of clearing them).
+class Closure {
+ public:
+  explicit Closure(const Nfa& nfa) : nfa_(nfa), mark_(nfa.states.size(), 0) {}
+
+  // The states reachable from `set` over epsilon edges, sorted; `^` edges only at the start of the string,
+  // `$` only at its end.
+  std::vector<int> operator()(std::vector<int> set, bool at_begin, bool at_end) {
+    if (++stamp_ == 0) {
+      std::fill(mark_.begin(), mark_.end(), 0);
+      stamp_ = 1;
     }
+    std::size_t kept = 0;
+    for (const int s : set) {
+      if (mark_[s] != stamp_) {
+        mark_[s] = stamp_;
+        set[kept++] = s;
+      }
+    }
+    set.resize(kept);
+    for (std::size_t i = 0; i < set.size(); ++i) {
+      for (const auto& [t, kind] : nfa_.states[set[i]].epsilon) {
+        if (mark_[t] == stamp_ || (kind == Nfa::Edge::Begin && !at_begin) ||
+            (kind == Nfa::Edge::End && !at_end))
+          continue;
+        mark_[t] = stamp_;
+        set.push_back(t);
+      }
+    }
+    // Sorting costs m log m; reading the marks back in order costs the NFA's size. Long chains of
+    // repetitions make closures of thousands of states, where the second is cheaper.
+    if (set.size() * 16 < mark_.size()) {
+      std::sort(set.begin(), set.end());
+    } else {
+      set.clear();
+      for (std::size_t s = 0; s < mark_.size(); ++s) {
+        if (mark_[s] == stamp_) set.push_back(static_cast<int>(s));
+      }
+    }
+    return set;
   }
-  std::sort(set.begin(), set.end());
-  return set;
-}
+
+ private:
+  const Nfa& nfa_;
+  std::vector<std::uint32_t> mark_;
+  std::uint32_t stamp_ = 0;
+};
 
 bool contains(const std::vector<int>& set, int state) {
   return std::binary_search(set.begin(), set.end(), state);
@@ -179,6 +208,112 @@ std::vector<int> byte_classes(const Nfa& nfa, int* count) {
                    " states; simplify it (bounded repetitions of alternatives grow fastest)");
 }
 
+// Hopcroft's partition refinement: start from {accepts at the end, does not}, and split blocks by the
+// predecessors of a splitter (a block and a byte class) until no splitter is left. A block that is split
+// while its splitter waits is replaced there by both halves; otherwise only the smaller half is queued,
+// which bounds the work by O(n k log n) for n states and k classes. The result names each state's block,
+// numbered in the order of the blocks' first states, so the numbering does not depend on the order of the
+// work.
+std::vector<std::uint32_t> minimise(const std::vector<std::uint32_t>& next, int nclasses,
+                                    const std::vector<bool>& accept_at_end) {
+  const std::size_t n = accept_at_end.size(), k = static_cast<std::size_t>(nclasses);
+  // Predecessors per (target, class), in one array: from[at[t * k + c] .. at[t * k + c + 1]).
+  std::vector<std::uint32_t> at(n * k + 1, 0), from(n * k);
+  for (std::size_t e = 0; e < n * k; ++e) ++at[next[e] * k + e % k + 1];
+  for (std::size_t i = 0; i < n * k; ++i) at[i + 1] += at[i];
+  {
+    std::vector<std::uint32_t> fill(at.begin(), at.end() - 1);
+    for (std::size_t e = 0; e < n * k; ++e)
+      from[fill[next[e] * k + e % k]++] = static_cast<std::uint32_t>(e / k);
+  }
+
+  // The partition: `order` lists the states block by block, a block being a range [begin, end) of it.
+  // While a splitter is applied, the states it marks move to the front of their block, up to `marked`.
+  struct Block {
+    std::uint32_t begin, end, marked;
+  };
+  std::vector<Block> blocks;
+  std::vector<std::uint32_t> order(n), where(n), block_of(n);
+  {
+    std::uint32_t i = 0;
+    for (const bool accepting : {false, true}) {
+      const std::uint32_t begin = i;
+      for (std::size_t s = 0; s < n; ++s) {
+        if (accept_at_end[s] != accepting) continue;
+        order[i] = static_cast<std::uint32_t>(s);
+        where[s] = i++;
+        block_of[s] = static_cast<std::uint32_t>(blocks.size());
+      }
+      if (i > begin) blocks.push_back({begin, i, begin});
+    }
+  }
+  const auto size = [&](std::uint32_t b) { return blocks[b].end - blocks[b].begin; };
+
+  // Splitters waiting, and whether a (block, class) pair waits. Either initial block splits the same way
+  // as the other (they are complements), so the smaller one suffices.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> work;
+  std::vector<bool> waiting(n * k, false);
+  const auto enqueue = [&](std::uint32_t b, std::uint32_t c) {
+    waiting[b * k + c] = true;
+    work.push_back({b, c});
+  };
+  if (blocks.size() == 2) {
+    const std::uint32_t smaller = size(0) <= size(1) ? 0 : 1;
+    for (std::uint32_t c = 0; c < k; ++c) enqueue(smaller, c);
+  }
+
+  std::vector<std::uint32_t> splitter, touched;
+  while (!work.empty()) {
+    const auto [a, c] = work.back();
+    work.pop_back();
+    waiting[a * k + c] = false;
+    // A copy: marking reorders the states of the blocks it touches, the splitter's own among them.
+    splitter.assign(order.begin() + blocks[a].begin, order.begin() + blocks[a].end);
+    for (const std::uint32_t t : splitter) {
+      for (std::uint32_t i = at[t * k + c]; i < at[t * k + c + 1]; ++i) {
+        const std::uint32_t s = from[i];
+        Block& b = blocks[block_of[s]];
+        if (where[s] < b.marked) continue;  // marked already
+        if (b.marked == b.begin) touched.push_back(block_of[s]);
+        const std::uint32_t other = order[b.marked];  // swap s to the end of the marked part
+        std::swap(order[where[s]], order[b.marked]);
+        where[other] = where[s];
+        where[s] = b.marked++;
+      }
+    }
+    for (const std::uint32_t b : touched) {
+      if (blocks[b].marked == blocks[b].end) {  // every state moves: no split
+        blocks[b].marked = blocks[b].begin;
+        continue;
+      }
+      // The marked states become a block of their own; b keeps the rest.
+      const auto fresh = static_cast<std::uint32_t>(blocks.size());
+      blocks.push_back({blocks[b].begin, blocks[b].marked, blocks[b].begin});
+      blocks[b].begin = blocks[b].marked;
+      for (std::uint32_t i = blocks[fresh].begin; i < blocks[fresh].end; ++i) block_of[order[i]] = fresh;
+      for (std::uint32_t d = 0; d < k; ++d) {
+        if (waiting[b * k + d]) {
+          enqueue(fresh, d);
+        } else {
+          enqueue(size(fresh) <= size(b) ? fresh : b, d);
+        }
+      }
+    }
+    touched.clear();
+  }
+
+  // Number the blocks by their first states.
+  constexpr std::uint32_t kUnnamed = ~std::uint32_t{0};
+  std::vector<std::uint32_t> name(blocks.size(), kUnnamed), result(n);
+  std::uint32_t names = 0;
+  for (std::size_t s = 0; s < n; ++s) {
+    std::uint32_t& id = name[block_of[s]];
+    if (id == kUnnamed) id = names++;
+    result[s] = id;
+  }
+  return result;
+}
+
 }  // namespace
 
 Automaton compile(const Pattern& pattern) {
@@ -192,51 +327,61 @@ Automaton compile(const Pattern& pattern) {
 
   // Subset construction over the reachable sets only. The start state is the closure at the start of the
   // string; every later one follows a byte, where `^` no longer holds. The empty set is the dead state.
-  std::map<std::vector<int>, std::uint32_t> ids;
+  // Each set is kept once, in `sets`; `ids` finds it by a hash of its states.
+  Closure closure(nfa);
   std::vector<std::vector<int>> sets;
+  std::unordered_multimap<std::uint64_t, std::uint32_t> ids;
   std::vector<std::uint32_t> next;  // sets x classes
   const auto id_of = [&](std::vector<int> set) {
-    const auto [it, added] = ids.emplace(std::move(set), static_cast<std::uint32_t>(sets.size()));
-    if (added) {
-      if (sets.size() >= 4 * kMaxStates) too_many_states();
-      sets.push_back(it->first);
+    std::uint64_t hash = 0x9e3779b97f4a7c15ULL;
+    for (const int s : set) hash = (hash ^ static_cast<std::uint32_t>(s)) * 0x100000001b3ULL;
+    for (auto [it, end] = ids.equal_range(hash); it != end; ++it) {
+      if (sets[it->second] == set) return it->second;
     }
-    return it->second;
+    if (sets.size() >= 4 * kMaxStates) too_many_states();
+    const auto id = static_cast<std::uint32_t>(sets.size());
+    ids.emplace(hash, id);
+    sets.push_back(std::move(set));
+    return id;
   };
-  const std::uint32_t initial = id_of(closure(nfa, {nfa.start}, true, false));
+  const std::uint32_t initial = id_of(closure({nfa.start}, true, false));
+  std::vector<int> moved;
   for (std::size_t d = 0; d < sets.size(); ++d) {
     for (int c = 0; c < nclasses; ++c) {
-      std::vector<int> moved;
+      moved.clear();
       for (int s : sets[d]) {
         const Nfa::State& st = nfa.states[s];
         if (st.bytes >= 0 && nfa.sets[st.bytes].test(representative[c])) moved.push_back(st.to);
       }
-      next.push_back(id_of(moved.empty() ? std::vector<int>{} : closure(nfa, moved, false, false)));
+      next.push_back(id_of(moved.empty() ? std::vector<int>{} : closure(moved, false, false)));
     }
   }
-  // A string may end in a state when `$` edges from there reach the accepting state.
+  // A string may end in a state when `$` edges from there reach the accepting state: when it holds an NFA
+  // state from which plain and `$` edges lead there (found once, backwards from the accepting state).
+  std::vector<std::vector<int>> into(nfa.states.size());
+  for (std::size_t s = 0; s < nfa.states.size(); ++s) {
+    for (const auto& [t, kind] : nfa.states[s].epsilon) {
+      if (kind != Nfa::Edge::Begin) into[t].push_back(static_cast<int>(s));
+    }
+  }
+  std::vector<bool> ends(nfa.states.size(), false);
+  ends[nfa.accept] = true;
+  for (std::vector<int> stack{nfa.accept}; !stack.empty();) {
+    const int t = stack.back();
+    stack.pop_back();
+    for (const int s : into[t]) {
+      if (!ends[s]) {
+        ends[s] = true;
+        stack.push_back(s);
+      }
+    }
+  }
   const std::size_t n = sets.size();
   std::vector<bool> accept_at_end(n);
   for (std::size_t d = 0; d < n; ++d)
-    accept_at_end[d] = contains(closure(nfa, sets[d], false, true), nfa.accept);
+    accept_at_end[d] = std::any_of(sets[d].begin(), sets[d].end(), [&](int s) { return ends[s]; });
 
-  // Moore minimisation: split blocks by acceptance at the end, then by the blocks their transitions reach.
-  std::vector<std::uint32_t> block(n);
-  for (std::size_t d = 0; d < n; ++d) block[d] = accept_at_end[d] ? 1 : 0;
-  for (std::size_t blocks = 0;;) {
-    std::map<std::vector<std::uint32_t>, std::uint32_t> signature_ids;
-    std::vector<std::uint32_t> refined(n);
-    for (std::size_t d = 0; d < n; ++d) {
-      std::vector<std::uint32_t> signature{block[d]};
-      for (int c = 0; c < nclasses; ++c) signature.push_back(block[next[d * nclasses + c]]);
-      refined[d] =
-          signature_ids.emplace(std::move(signature), static_cast<std::uint32_t>(signature_ids.size()))
-              .first->second;
-    }
-    block = std::move(refined);
-    if (signature_ids.size() == blocks) break;
-    blocks = signature_ids.size();
-  }
+  const std::vector<std::uint32_t> block = minimise(next, nclasses, accept_at_end);
   const std::uint32_t minimal = *std::max_element(block.begin(), block.end()) + 1;
   if (minimal > kMaxStates) too_many_states();
 
@@ -245,7 +390,7 @@ Automaton compile(const Pattern& pattern) {
   a.classes = static_cast<std::uint32_t>(nclasses);
   a.start = block[initial];
   // The empty string is at the start and at the end at once: both kinds of assertion hold.
-  a.empty_matches = contains(closure(nfa, {nfa.start}, true, true), nfa.accept);
+  a.empty_matches = contains(closure({nfa.start}, true, true), nfa.accept);
   a.byte_class.resize(256);
   for (int b = 0; b < 256; ++b) a.byte_class[b] = static_cast<std::uint8_t>(byte_class[b]);
   a.next.assign(static_cast<std::size_t>(minimal) * nclasses, 0);

@@ -4,8 +4,8 @@
 // that lead to each next state, searched by binary search; Ragel's two layouts in document 003, ch. 7).
 //
 // Construction: Thompson NFA over bytes, with `^` and `$` as zero-width edges → byte classes → subset
-// construction → Moore minimisation. `^` holds only in the start state's closure; whether `$` would let the
-// string end in a state is a per-state flag; the empty string, where both hold, has a flag of its own.
+// construction → minimisation (Hopcroft). `^` holds only in the start state's closure; whether `$` would let
+// the string end in a state is a per-state flag; the empty string, where both hold, has a flag of its own.
 #include <cstdint>
 #include <string_view>
 #include <vector>
