@@ -6,6 +6,7 @@
 #include <random>
 
 #include "base/errors.hpp"
+#include "harness/outputs/bitmap.hpp"
 #include "operators/selection/selection.hpp"
 
 namespace varex::harness {

@@ -11,42 +11,6 @@
 
 namespace varex::harness {
 
-Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows) {
-  // Per byte value: how many bits are set and the sum of their positions.
-  static const auto table = [] {
-    std::array<std::pair<std::uint8_t, std::uint8_t>, 256> t{};
-    for (unsigned b = 0; b < 256; ++b) {
-      unsigned count = 0, positions = 0;
-      for (unsigned i = 0; i < 8; ++i) {
-        if (b >> i & 1) {
-          ++count;
-          positions += i;
-        }
-      }
-      t[b] = {static_cast<std::uint8_t>(count), static_cast<std::uint8_t>(positions)};
-    }
-    return t;
-  }();
-  Digest d;
-  const std::uint64_t bytes = (rows + 7) / 8;
-  for (std::uint64_t i = 0; i < bytes; ++i) {
-    std::uint8_t b = bitmap[i];
-    if (i == bytes - 1 && rows % 8) b &= static_cast<std::uint8_t>((1u << (rows % 8)) - 1);
-    d.rows += table[b].first;
-    d.checksum += table[b].first * (i * 8) + table[b].second;
-  }
-  return d;
-}
-
-std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t* b, std::uint64_t rows) {
-  for (std::uint64_t i = 0; i < (rows + 7) / 8; ++i) {
-    unsigned diff = static_cast<unsigned>(a[i] ^ b[i]);
-    if (i == rows / 8) diff &= (1u << (rows % 8)) - 1;  // bits past the last row do not count
-    if (diff) return i * 8 + static_cast<std::uint64_t>(std::countr_zero(diff));
-  }
-  return rows;
-}
-
 std::string to_string(OutputKind kind) {
   switch (kind) {
     case OutputKind::Bitmap:

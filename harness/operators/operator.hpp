@@ -16,12 +16,6 @@
 
 namespace varex::harness {
 
-// For operators whose result is a bitmap (bit r%8 of byte r/8): rows = set bits among the first `rows`
-// bits; checksum = sum of their 0-based indices modulo 2^64.
-Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows);
-// The first row where two bitmaps of `rows` bits differ, or `rows` when they agree.
-std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t* b, std::uint64_t rows);
-
 // Device time of one execution of the operator's kernel sequence.
 struct ExecutionTimes {
   double total_ms = 0;

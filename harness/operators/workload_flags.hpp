@@ -10,13 +10,20 @@ namespace varex::harness::flags {
 inline FlagDecl input(std::string help = "Read the input from FILE instead of generating it") {
   return {"input", "FILE", std::move(help)};
 }
-inline FlagDecl rows(std::string help = "Generated rows (an integer or 2^N; default: four times the largest "
-                                        "device cache)") {
+inline FlagDecl rows(std::string help =
+                         "Generated rows (an integer or 2^N; default: four times the largest "
+                         "device cache)") {
   return {"rows", "N", std::move(help)};
 }
-inline FlagDecl seed() { return {"seed", "S", "Seed of the generator (default 42)"}; }
-inline FlagDecl selectivity(std::string help) { return {"selectivity", "X", std::move(help)}; }
-inline FlagDecl distinct(std::string help) { return {"distinct", "N", std::move(help)}; }
+inline FlagDecl seed() {
+  return {"seed", "S", "Seed of the generator (default 42)"};
+}
+inline FlagDecl selectivity(std::string help) {
+  return {"selectivity", "X", std::move(help)};
+}
+inline FlagDecl distinct(std::string help) {
+  return {"distinct", "N", std::move(help)};
+}
 inline FlagDecl zipf() {
   return {"zipf", "S", "Zipf exponent of the key choice, 0 to 10 (default 0: uniform)"};
 }

@@ -14,6 +14,7 @@
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
+#include "harness/outputs/bitmap.hpp"
 #include "variants/selection_space.hpp"
 
 namespace varex::harness {
@@ -24,7 +25,6 @@ constexpr std::int32_t kIntMin = std::numeric_limits<std::int32_t>::min();
 constexpr std::int32_t kIntMax = std::numeric_limits<std::int32_t>::max();
 // Rows are indexed with 32-bit integers in the kernels; keep head room for padding.
 constexpr std::uint64_t kMaxRows = (1ULL << 31) - (1ULL << 22);
-constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
 
 std::int32_t parse_int32(const std::string& text, const std::string& what) {
   const std::int64_t v = parse_int(text, what);
@@ -60,18 +60,14 @@ class SelectionRun final : public PreparedRun {
       throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows");
     const SelectionQuery query = SelectionQuery::from_json(spec.query);
     range_ = kernel_range(query);
-    reference_ = selection_reference(column, query);
-    reference_digest_ = bitmap_digest(reference_.data(), rows_);
 
     const DeviceInfo& device = engine.device();
     const std::uint64_t capacity = capacity_rows(rows_, device);
     host_in_ = engine.allocate_host(rows_ * 4);
     if (rows_) std::memcpy(host_in_->data(), column.data(), rows_ * 4);
+    out_ = std::make_unique<BitmapOutput>(engine, rows_, selection_reference(column, query), capacity);
     column = {};
     in_ = engine.allocate(capacity * 4);
-    out_bytes_ = round_up(capacity, 32) / 8;
-    out_ = engine.allocate(out_bytes_);
-    host_out_ = engine.allocate_host((rows_ + 7) / 8);
     restore_inputs();
   }
 
@@ -89,9 +85,7 @@ class SelectionRun final : public PreparedRun {
     return info;
   }
 
-  void poison() override {
-    if (out_bytes_) engine_.fill(*out_, kPoison, 0, out_bytes_)->elapsed_ms();
-  }
+  void poison() override { out_->poison(); }
 
   ExecutionTimes execute(const variants::Params& params) override {
     if (rows_ == 0) return {};
@@ -112,34 +106,19 @@ class SelectionRun final : public PreparedRun {
     }
     const Program& program =
         engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params));
-    const std::vector<KernelArg> args{
-        KernelArg::of(*in_),      KernelArg::of(*out_),     KernelArg::of(static_cast<std::uint32_t>(rows)),
-        KernelArg::of(range_.lo), KernelArg::of(range_.hi), KernelArg::of(range_.neg)};
+    const std::vector<KernelArg> args{KernelArg::of(*in_),
+                                      KernelArg::of(out_->buffer()),
+                                      KernelArg::of(static_cast<std::uint32_t>(rows)),
+                                      KernelArg::of(range_.lo),
+                                      KernelArg::of(range_.hi),
+                                      KernelArg::of(range_.neg)};
     const double ms = engine_.launch(program, "selection", shape, args)->elapsed_ms();
     return {ms, {{"selection", ms}}};
   }
 
-  Collected collect() override {
-    Collected c;
-    if (rows_ == 0) {
-      c.verified = true;
-      return c;
-    }
-    const std::uint64_t bytes = (rows_ + 7) / 8;
-    c.d2h_ms = engine_.download(*host_out_, *out_, bytes)->elapsed_ms();
-    const auto* got = host_out_->as<std::uint8_t>();  // bits past the last row are ignored
-    c.digest = bitmap_digest(got, rows_);
-    const std::uint64_t row = first_bitmap_difference(got, reference_.data(), rows_);
-    c.verified = row == rows_;
-    if (!c.verified) {
-      const int want = reference_[row / 8] >> (row % 8) & 1;
-      c.mismatch = "row " + std::to_string(row) + ": expected " + std::to_string(want) + ", got " +
-                   std::to_string(1 - want);
-    }
-    return c;
-  }
+  Collected collect() override { return out_->collect(); }
 
-  Digest reference() const override { return reference_digest_; }
+  Digest reference() const override { return out_->reference(); }
   std::uint64_t bytes_moved() const override { return rows_ * 4 + (rows_ + 7) / 8; }
   std::uint64_t working_set_bytes() const override { return bytes_moved(); }
 
@@ -151,13 +130,9 @@ class SelectionRun final : public PreparedRun {
   Engine& engine_;
   std::uint64_t rows_ = 0;
   KernelRange range_{};
-  std::vector<std::uint8_t> reference_;
-  Digest reference_digest_;
   std::unique_ptr<HostBuffer> host_in_;
-  std::unique_ptr<HostBuffer> host_out_;
   std::unique_ptr<DeviceBuffer> in_;
-  std::unique_ptr<DeviceBuffer> out_;
-  std::uint64_t out_bytes_ = 0;
+  std::unique_ptr<BitmapOutput> out_;
   double h2d_ms_ = 0;
 };
 

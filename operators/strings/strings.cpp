@@ -12,6 +12,7 @@
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
+#include "harness/outputs/bitmap.hpp"
 #include "harness/regex/automaton.hpp"
 #include "operators/strings/string_baseline.hpp"
 #include "variants/string_space.hpp"
@@ -72,8 +73,7 @@ class StringRun final : public PreparedRun {
       : engine_(engine), op_(op), column_(materialise(spec)) {
     rows_ = column_.rows();
     operand_ = bytes_from_json(spec.query.at(op.operand_key()));
-    reference_ = string_reference(op.op(), operand_, column_);
-    reference_digest_ = bitmap_digest(reference_.data(), rows_);
+    out_ = std::make_unique<BitmapOutput>(engine, rows_, string_reference(op.op(), operand_, column_));
     std::vector<std::int32_t> flat(regex::kImageHeader, 0), table(regex::kImageHeader, 0);
     if (is_automaton(op.op())) {
       const regex::Automaton a = compile_operand(op.op(), operand_);
@@ -90,8 +90,6 @@ class StringRun final : public PreparedRun {
     needle_ = upload_constant(operand_.data(), operand_.size());
     flat_ = upload_constant(flat.data(), flat.size() * 4);
     table_ = upload_constant(table.data(), table.size() * 4);
-    out_ = engine.allocate(std::max<std::uint64_t>(words_, 1) * 4);
-    host_out_ = engine.allocate_host(std::max<std::uint64_t>(words_, 1) * 4);
     restore_inputs();
   }
 
@@ -109,11 +107,11 @@ class StringRun final : public PreparedRun {
     return info;
   }
 
-  void poison() override { engine_.fill(*out_, 0xA5A5A5A5u, 0, out_->bytes())->elapsed_ms(); }
+  void poison() override { out_->poison(); }
 
   ExecutionTimes execute(const variants::Params& params) override {
     KernelSequence seq(engine_, engine_.compile(source(), op_.defines(params, engine_.device())));
-    seq.fill("clear", *out_, 0, words_ * 4);
+    seq.fill("clear", out_->buffer(), 0, words_ * 4);
     const auto local = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
     LaunchShape shape{rows_, local};
     if (const auto* k = std::get_if<std::int64_t>(&params.at("groups_per_cu"))) {
@@ -126,29 +124,13 @@ class StringRun final : public PreparedRun {
         "strings_select", "strings_select", shape,
         {KernelArg::of(*bytes_), KernelArg::of(*offsets_), KernelArg::of(static_cast<std::uint32_t>(rows_)),
          KernelArg::of(*needle_), KernelArg::of(static_cast<std::uint32_t>(operand_.size())),
-         KernelArg::of(table ? *table_ : *flat_), KernelArg::of(*out_)});
+         KernelArg::of(table ? *table_ : *flat_), KernelArg::of(out_->buffer())});
     return seq.times();
   }
 
-  Collected collect() override {
-    Collected c;
-    if (rows_ == 0) {
-      c.verified = true;
-      return c;
-    }
-    c.d2h_ms = engine_.download(*host_out_, *out_, words_ * 4)->elapsed_ms();
-    const auto* got = host_out_->as<std::uint8_t>();  // little-endian words: bit r%8 of byte r/8
-    c.digest = bitmap_digest(got, rows_);
-    const std::uint64_t row = first_bitmap_difference(got, reference_.data(), rows_);
-    c.verified = row == rows_;
-    if (!c.verified) {
-      const bool want = reference_[row / 8] >> (row % 8) & 1;
-      c.mismatch = "row " + std::to_string(row) + ": expected " + (want ? "a match" : "no match");
-    }
-    return c;
-  }
+  Collected collect() override { return out_->collect(); }
 
-  Digest reference() const override { return reference_digest_; }
+  Digest reference() const override { return out_->reference(); }
   std::uint64_t bytes_moved() const override {
     return column_.bytes.size() + column_.offsets.size() * 4 + words_ * 4;
   }
@@ -156,7 +138,7 @@ class StringRun final : public PreparedRun {
 
   std::optional<BaselineTiming> time_baseline() override {
     const CpuBaseline b = run_cpu_baseline(op_.op(), operand_, column_);
-    return BaselineTiming{b.engine, b.threads, b.ms, b.bitmap == reference_};
+    return BaselineTiming{b.engine, b.threads, b.ms, b.bitmap == out_->reference_bits()};
   }
 
  private:
@@ -180,10 +162,9 @@ class StringRun final : public PreparedRun {
   datasets::StringColumn column_;
   std::uint64_t rows_ = 0, words_ = 0;
   std::string operand_;
-  std::vector<std::uint8_t> reference_;
-  Digest reference_digest_;
-  std::unique_ptr<HostBuffer> host_bytes_, host_offsets_, host_out_;
-  std::unique_ptr<DeviceBuffer> bytes_, offsets_, needle_, flat_, table_, out_;
+  std::unique_ptr<HostBuffer> host_bytes_, host_offsets_;
+  std::unique_ptr<DeviceBuffer> bytes_, offsets_, needle_, flat_, table_;
+  std::unique_ptr<BitmapOutput> out_;
   double h2d_ms_ = 0;
 };
 

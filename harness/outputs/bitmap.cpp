@@ -1,0 +1,77 @@
+#include "harness/outputs/bitmap.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <string>
+
+namespace varex::harness {
+
+Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows) {
+  // Per byte value: how many bits are set and the sum of their positions.
+  static const auto table = [] {
+    std::array<std::pair<std::uint8_t, std::uint8_t>, 256> t{};
+    for (unsigned b = 0; b < 256; ++b) {
+      unsigned count = 0, positions = 0;
+      for (unsigned i = 0; i < 8; ++i) {
+        if (b >> i & 1) {
+          ++count;
+          positions += i;
+        }
+      }
+      t[b] = {static_cast<std::uint8_t>(count), static_cast<std::uint8_t>(positions)};
+    }
+    return t;
+  }();
+  Digest d;
+  const std::uint64_t bytes = (rows + 7) / 8;
+  for (std::uint64_t i = 0; i < bytes; ++i) {
+    std::uint8_t b = bitmap[i];
+    if (i == bytes - 1 && rows % 8) b &= static_cast<std::uint8_t>((1u << (rows % 8)) - 1);
+    d.rows += table[b].first;
+    d.checksum += table[b].first * (i * 8) + table[b].second;
+  }
+  return d;
+}
+
+std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t* b, std::uint64_t rows) {
+  for (std::uint64_t i = 0; i < (rows + 7) / 8; ++i) {
+    unsigned diff = static_cast<unsigned>(a[i] ^ b[i]);
+    if (i == rows / 8) diff &= (1u << (rows % 8)) - 1;  // bits past the last row do not count
+    if (diff) return i * 8 + static_cast<std::uint64_t>(std::countr_zero(diff));
+  }
+  return rows;
+}
+
+BitmapOutput::BitmapOutput(Engine& engine, std::uint64_t rows, std::vector<std::uint8_t> reference,
+                           std::uint64_t capacity_bits)
+    : engine_(engine), rows_(rows), reference_(std::move(reference)) {
+  digest_ = bitmap_digest(reference_.data(), rows_);
+  // Whole words, and never zero bytes: an empty output still gets a real buffer.
+  const std::uint64_t bytes = std::max<std::uint64_t>((std::max(rows_, capacity_bits) + 31) / 32, 1) * 4;
+  device_ = engine.allocate(bytes);
+  host_ = engine.allocate_host(std::max<std::uint64_t>(words(), 1) * 4);
+}
+
+void BitmapOutput::poison() { engine_.fill(*device_, kPoisonWord, 0, device_->bytes())->elapsed_ms(); }
+
+Collected BitmapOutput::collect() {
+  Collected c;
+  if (rows_ == 0) {
+    c.verified = true;
+    return c;
+  }
+  c.d2h_ms = engine_.download(*host_, *device_, (rows_ + 7) / 8)->elapsed_ms();
+  const auto* got = host_->as<std::uint8_t>();
+  c.digest = bitmap_digest(got, rows_);
+  const std::uint64_t row = first_bitmap_difference(got, reference_.data(), rows_);
+  c.verified = row == rows_;
+  if (!c.verified) {
+    const int want = reference_[row / 8] >> (row % 8) & 1;
+    c.mismatch = "row " + std::to_string(row) + ": expected bit " + std::to_string(want) + ", got " +
+                 std::to_string(1 - want);
+  }
+  return c;
+}
+
+}  // namespace varex::harness

@@ -1,0 +1,42 @@
+#pragma once
+// The bitmap output kind: one bit per input row (bit r%8 of byte r/8), written by the kernels in whole
+// 32-bit words. Digest: rows = set bits among the first `rows`, checksum = the sum of their 0-based indices
+// modulo 2^64. Bits past the last row are ignored.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "harness/outputs/output.hpp"
+
+namespace varex::harness {
+
+Digest bitmap_digest(const std::uint8_t* bitmap, std::uint64_t rows);
+// The first row where two bitmaps of `rows` bits differ, or `rows` when they agree.
+std::uint64_t first_bitmap_difference(const std::uint8_t* a, const std::uint8_t* b, std::uint64_t rows);
+
+class BitmapOutput final : public Output {
+ public:
+  // `reference` holds the host's bits; the device buffer has room for `capacity_bits` (at least `rows`,
+  // rounded up to whole words), for kernels that write past the last row into the slack.
+  BitmapOutput(Engine& engine, std::uint64_t rows, std::vector<std::uint8_t> reference,
+               std::uint64_t capacity_bits = 0);
+
+  DeviceBuffer& buffer() { return *device_; }
+  std::uint64_t words() const { return (rows_ + 31) / 32; }
+  const std::vector<std::uint8_t>& reference_bits() const { return reference_; }
+
+  void poison() override;
+  Collected collect() override;
+  Digest reference() const override { return digest_; }
+  std::uint64_t bytes_written() const override { return (rows_ + 7) / 8; }
+
+ private:
+  Engine& engine_;
+  std::uint64_t rows_;
+  std::vector<std::uint8_t> reference_;
+  Digest digest_;
+  std::unique_ptr<DeviceBuffer> device_;
+  std::unique_ptr<HostBuffer> host_;
+};
+
+}  // namespace varex::harness
