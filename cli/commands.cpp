@@ -268,37 +268,34 @@ void add_run(CLI::App& app, int& exit_code) {
     const DeviceInfo& device = devices.front();
     const auto spec = f->workload.resolve(op, devices);
     const auto space = op.space({device, spec.rows()});
-    const auto params = space.with_settings(space.defaults(), parse_assignments(f->set, "--set"));
+    const auto pins = parse_assignments(f->set, "--set");
+    const auto params = space.with_settings(space.defaults(), pins);
     harness::check_fits(op, spec, device);
 
+    // A session of its own, through the code of sweep and tune: the "single" strategy over the one point
+    // the settings pick, measured once.
+    tuner::RunOptions options;
+    options.kind = "run";
+    options.strategy = "single";
+    options.remeasure = 0;
+    options.fresh = true;
+    options.op = &op;
+    options.devices = devices;
+    options.workload = spec;
+    options.settings = f->measure.settings;
+    options.timeout_seconds = f->measure.timeout_seconds;
+    options.pins = pins;
+    options.progress = !f->quiet;
+    options.worker_executable = self_executable();
     results::Store store(f->db);
-    const std::int64_t device_row = store.device(device);
-    store.ensure_operator(op.name(), op.description());
-    store.ensure_workload(spec, op.workload_class(spec));
-    const std::string id = harness::variant_id(op, device.backend, params);
-    store.ensure_variant(id, op.name(), device.backend, params,
-                         harness::kernel_source(device.backend, op.kernel_family()).hash,
-                         space.compile_part(params));
-    harness::RemoteDevice remote(self_executable(), device);
-    if (!f->quiet && !store.probe_gbps(device_row))
-      std::cerr << "varex: probing " << device.id
-                << "'s copy bandwidth (first use of this device here; a few seconds)\n";
-    const double probe = tuner::ensure_probe(store, device_row, remote, false);
-    remote.prepare(spec);
-    const auto session = store.begin_session("run", op.name(), device_row, spec.id(), "single",
-                                             {{"measure", f->measure.settings.to_json()}});
-    varex::Measurement m;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-      m = remote.measure(spec, params, f->measure.settings, probe, f->measure.timeout_seconds);
-    } catch (const harness::Interrupted&) {
-      store.discard_session(session);
-      throw;
+    const tuner::DeviceRun run = tuner::run_sessions(store, options).front();
+    if (!run.last) {  // failed before it measured: said on stderr
+      exit_code = 1;
+      return;
     }
-    m.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    store.record(session, id, device_row, spec.id(), m);
-    store.end_session(session, "finished");
-
+    const varex::Measurement& m = *run.last;
+    const double probe = run.probe_gbps;
+    const std::string id = harness::variant_id(op, device.backend, params);
     const json j = measurement_json(op, device, id, params, spec, m, probe);
     if (f->json_out) {
       std::cout << j.dump(2) << "\n";

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -24,6 +25,29 @@ namespace {
 
 results::SessionOutcome outcome_of(const TuneOutcome& o, const std::string& best_variant) {
   return {best_variant, o.best_ms, o.evaluations, o.spent_s};
+}
+
+// A run's session ("single") is the exhaustive search of its one-point space.
+std::unique_ptr<Strategy> strategy_of(const RunOptions& options, const variants::Space& space) {
+  return make_strategy(options.kind == "run" ? "exhaustive" : options.strategy, space);
+}
+
+// The space a device's session searches: the pinned sub-space, or for a run the one point its settings
+// pick (UsageError for a point that is not valid).
+variants::Space space_of(const RunOptions& options, const DeviceInfo& device) {
+  const variants::Space space = options.op->space({device, options.workload.rows()});
+  if (options.kind != "run") return space.restricted(options.pins);
+  const variants::Params point = space.with_settings(space.defaults(), options.pins);
+  std::vector<variants::Tunable> tunables = space.tunables();
+  for (auto& t : tunables) t.values = {t.default_value = point.at(t.name)};
+  return {space.op(), std::move(tunables), space.constraints()};
+}
+
+// A claimed session given up unused: a new one goes as if never begun, a taken-over one is closed as
+// interrupted (discard_session keeps one that was measured in, to be resumed).
+void give_back(results::Store& store, const results::SessionClaim& claim) {
+  if (claim.kind == results::SessionClaim::Kind::Created) store.discard_session(claim.session);
+  if (claim.kind == results::SessionClaim::Kind::Resumed) store.end_session(claim.session, "interrupted");
 }
 
 // Everything one device's session needs besides its own run: its connection to the store, the shared
@@ -106,9 +130,13 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   const Heartbeat heartbeat(store.path(), run.session);
 
   harness::RemoteDevice remote(options.worker_executable, device);
-  if (options.reprobe || !store.probe_gbps(plan.device_row))
+  if (options.reprobe || !store.probe_gbps(plan.device_row)) {
     lane.board->update(lane.line, "probing the copy bandwidth (first use of this device; a few seconds)",
                        true);
+    if (options.kind == "run" && options.progress)
+      lane.board->message("varex: probing " + device.id +
+                          "'s copy bandwidth (first use of this device here; a few seconds)");
+  }
   run.probe_gbps = ensure_probe(store, plan.device_row, remote, options.reprobe);
   lane.board->update(lane.line, "preparing the workload and its reference", true);
   remote.prepare(options.workload);
@@ -119,10 +147,12 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
                                  run.probe_gbps};
   DeviceEvaluator evaluator(context, std::move(resumed));
   SearchSpace search(space, options.seed);
-  const auto strategy = make_strategy(options.strategy, search.space());
+  const auto strategy = strategy_of(options, search.space());
   const TuneSettings settings{options.budget, options.remeasure};
   run.outcome = run_tuning(
-      *strategy, search, evaluator, settings, [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
+      *strategy, search, evaluator, settings,
+      [&](const TuneOutcome& o, const Proposal&, const Evaluation& e) {
+        run.last = e.m;
         const std::string best = o.history.empty() || !std::isfinite(o.history.back().best_ms)
                                      ? ""
                                      : variants::describe(space.at(o.history.back().best_index));
@@ -132,17 +162,21 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
       });
   run.resumed_measurements = evaluator.resumed_used();
   if (run.outcome.best) run.best_variant = harness::variant_id(op, device.backend, *run.outcome.best);
-  store.end_session(run.session, "finished", outcome_of(run.outcome, run.best_variant));
+  // A run's session keeps its one measurement, and no outcome.
+  store.end_session(
+      run.session, "finished",
+      options.kind == "run" ? std::nullopt : std::optional(outcome_of(run.outcome, run.best_variant)));
   run.status = "finished";
 }
 
 }  // namespace
 
 nlohmann::json session_settings(const RunOptions& options) {
-  nlohmann::json settings{{"measure", options.settings.to_json()},
-                          {"timeout_seconds", options.timeout_seconds},
-                          {"pins", options.pins},
-                          {"remeasure", options.remeasure}};
+  nlohmann::json settings{{"measure", options.settings.to_json()}};
+  if (options.kind == "run") return settings;  // never resumed: every run is a session of its own
+  settings["timeout_seconds"] = options.timeout_seconds;
+  settings["pins"] = options.pins;
+  settings["remeasure"] = options.remeasure;
   if (options.kind == "tune") {
     settings["budget"] = options.budget.to_string();
     settings["seed"] = options.seed;
@@ -184,8 +218,7 @@ double ensure_probe(results::Store& store, std::int64_t device_row, harness::Rem
 
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
   const harness::Operator& op = *options.op;
-  make_strategy(options.strategy,
-                op.space({options.devices.front(), options.workload.rows()}));  // a bad name fails now
+  strategy_of(options, op.space({options.devices.front(), options.workload.rows()}));  // a bad name fails now
   store.ensure_operator(op.name(), op.description());
   store.ensure_workload(options.workload, op.workload_class(options.workload));
   std::vector<DeviceRun> out(options.devices.size());
@@ -194,13 +227,6 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
 
   // Every device's session is claimed before anything runs: a second identical command refuses (or waits,
   // with `wait`) before it measures anything, and two at once cannot both take one session.
-  auto give_back = [&] {
-    for (const DevicePlan& p : plans) {
-      if (p.claim.kind == results::SessionClaim::Kind::Created) store.discard_session(p.claim.session);
-      if (p.claim.kind == results::SessionClaim::Kind::Resumed)
-        store.end_session(p.claim.session, "interrupted");
-    }
-  };
   try {
     for (std::size_t i = 0; i < options.devices.size(); ++i) {
       const DeviceInfo& device = options.devices[i];
@@ -208,14 +234,15 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
       DevicePlan& plan = plans[i];
       run.device = device;
       labels.push_back(device.id);
-      plan.space = op.space({device, options.workload.rows()}).restricted(options.pins);
+      plan.space = space_of(options, device);
       run.valid_variants = plan.space->count_valid();
       plan.device_row = store.device(device);
       const results::SessionKey key{options.kind,          op.name(),        plan.device_row,
                                     options.workload.id(), options.strategy, session_settings(options)};
       const auto seed = options.kind == "tune" ? std::optional<std::int64_t>(options.seed) : std::nullopt;
+      const std::string budget = options.kind == "run" ? "" : options.budget.to_string();
       while (true) {
-        plan.claim = store.claim_session(key, options.fresh, seed, options.budget.to_string());
+        plan.claim = store.claim_session(key, options.fresh, seed, budget);
         if (plan.claim.kind != results::SessionClaim::Kind::Busy) break;
         const std::string who = describe_token(plan.claim.owner);
         if (!options.wait) {
@@ -232,11 +259,11 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         report_finished(store, plan.claim.session, run);
     }
   } catch (...) {
-    give_back();
+    for (const DevicePlan& p : plans) give_back(store, p.claim);
     throw;
   }
 
-  ProgressBoard board(labels, options.progress);
+  ProgressBoard board(labels, options.progress && options.kind != "run");
   std::atomic<bool> abandon{false};
   std::vector<DeviceInfo> to_run;
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -281,7 +308,7 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         board.update(i, "failed", true);
         board.message("varex: " + device.id + " failed: " + e.what());
       } catch (const harness::Interrupted&) {
-        lane.store->end_session(plans[i].claim.session, "interrupted");
+        give_back(*lane.store, plans[i].claim);
         board.update(i, "interrupted", true);
         throw;
       } catch (...) {
@@ -294,12 +321,7 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
   } catch (...) {
     // Sessions of devices that never started are given back as they were found.
     for (std::size_t i = 0; i < out.size(); ++i) {
-      if (!started[i] && out[i].status != "finished before") {
-        if (plans[i].claim.kind == results::SessionClaim::Kind::Created)
-          store.discard_session(plans[i].claim.session);
-        if (plans[i].claim.kind == results::SessionClaim::Kind::Resumed)
-          store.end_session(plans[i].claim.session, "interrupted");
-      }
+      if (!started[i]) give_back(store, plans[i].claim);
     }
     board.finish();
     throw;

@@ -1,8 +1,9 @@
 #pragma once
-// Tuning sessions on devices: `varex sweep` (the exhaustive strategy, no budget) and `varex tune` (any
-// strategy and budget). One session per device, the devices of different physical devices at the same time
-// (tuner/schedule.hpp). Running the same command again resumes every interrupted session from its recorded
-// measurements, and reports a finished one instead of measuring again.
+// Sessions on devices: `varex sweep` (the exhaustive strategy, no budget), `varex tune` (any strategy and
+// budget) and `varex run` (one variant, measured once: the "single" strategy). One session per device, the
+// devices of different physical devices at the same time (tuner/schedule.hpp). Running the same command again
+// resumes every interrupted session from its recorded measurements, and reports a finished one instead of
+// measuring again.
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -18,7 +19,7 @@
 namespace varex::tuner {
 
 struct RunOptions {
-  std::string kind = "tune";  // "sweep" or "tune"
+  std::string kind = "tune";  // "sweep", "tune" or "run"
   const harness::Operator* op = nullptr;
   std::vector<DeviceInfo> devices;
   datasets::WorkloadSpec workload;
@@ -28,11 +29,12 @@ struct RunOptions {
   int remeasure = 3;
   varex::MeasureSettings settings;
   double timeout_seconds = 300;
-  std::map<std::string, std::string> pins;  // a sub-space
-  bool progress = false;                    // a live line per device on stderr
-  SchedulePolicy schedule;                  // which devices run at the same time
+  // A sub-space; for a run, the settings that pick its one variant (defaults otherwise).
+  std::map<std::string, std::string> pins;
+  bool progress = false;    // a live line per device on stderr (a run: only the note that it probes)
+  SchedulePolicy schedule;  // which devices run at the same time
   bool reprobe = false;
-  bool fresh = false;  // a new session even if the same command ran before
+  bool fresh = false;  // a new session even if the same command ran before (every run is one)
   bool wait = false;   // wait for a session another process runs, instead of refusing
   std::string worker_executable;
 };
@@ -47,15 +49,17 @@ struct DeviceRun {
   std::uint64_t valid_variants = 0;
   TuneOutcome outcome;
   std::string best_variant;
+  std::optional<varex::Measurement> last;  // the last search evaluation's (a run's one measurement)
 };
 
 // The settings that, with operator, device, workload and strategy, identify a session for resuming.
 nlohmann::json session_settings(const RunOptions& options);
 
-// Throws harness::Interrupted (after closing every running session as interrupted) and UsageError (before
-// anything is recorded). A device that fails at run time is reported in its DeviceRun; the others still
-// run. Devices that run at the same time write through connections of their own to `store`'s file.
-// The runs come back in the order of `options.devices`.
+// Throws harness::Interrupted (after giving back every session: one with measurements closed as
+// interrupted, a new one without any deleted) and UsageError (before anything is recorded). A device that
+// fails at run time is reported in its DeviceRun; the others still run. Devices that run at the same time
+// write through connections of their own to `store`'s file. The runs come back in the order of
+// `options.devices`.
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options);
 
 // The device's stored probe bandwidth, measured first when missing or when `force` is set.
