@@ -389,32 +389,3 @@ TEST(HashOperators, BadWorkloadOptionsAreUsageErrors) {
 
 }  // namespace
 }  // namespace varex::harness
-
-namespace varex::harness {
-namespace {
-
-// An output the kernels did not write (still poisoned) must never pass as verified.
-TEST(HashOperators, APoisonedOutputIsAWrongResult) {
-  const auto build = awkward_keys(500, 100, 21);
-  const auto probe = awkward_keys(900, 150, 22);
-  const auto keys = awkward_keys(700, 60, 23);
-  const auto values = awkward_keys(700, 700, 24);
-  const HashJoinOperator join;
-  const GroupByOperator groupby;
-  const std::vector<std::pair<const Operator*, datasets::WorkloadSpec>> cases{
-      {&join, join_files("poisoned", build, probe)}, {&groupby, group_file("poisoned", keys, values)}};
-  for (const auto& [op, spec] : cases) {
-    auto run = op->prepare(test::cpu_engine(), spec);
-    const auto params = op->space({test::cpu_device(), spec.rows()}).defaults();
-    run->poison();
-    run->execute(params);
-    ASSERT_TRUE(run->collect().verified) << op->name();
-    run->poison();  // as if the kernels had written nothing
-    const Collected c = run->collect();
-    EXPECT_FALSE(c.verified) << op->name();
-    EXPECT_FALSE(c.mismatch.empty()) << op->name();
-  }
-}
-
-}  // namespace
-}  // namespace varex::harness

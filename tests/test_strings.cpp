@@ -298,25 +298,3 @@ TEST(StringOperators, TheQueryPlanCountsTheMinimalAutomaton) {
 
 }  // namespace
 }  // namespace varex::harness
-
-namespace varex::harness {
-namespace {
-
-TEST(StringsDevice, APoisonedOutputIsAWrongResult) {
-  for (const Case& c : kCases) {
-    const StringOperator op(c.op);
-    const auto lines = awkward_rows("MEDIUM LASERED TIN", 300, 9);
-    auto run = op.prepare(test::cpu_engine(), file_workload(op, "poisoned-" + op.name(), lines, c.operand));
-    const auto params = op.space({test::cpu_device(), lines.size()}).defaults();
-    run->poison();
-    run->execute(params);
-    ASSERT_TRUE(run->collect().verified) << op.name();
-    run->poison();
-    const Collected got = run->collect();
-    EXPECT_FALSE(got.verified) << op.name();
-    EXPECT_NE(got.mismatch.find("row"), std::string::npos) << got.mismatch;
-  }
-}
-
-}  // namespace
-}  // namespace varex::harness

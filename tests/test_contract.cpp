@@ -1,0 +1,117 @@
+// The contract every operator keeps, checked once for all of them (the registry's list): a foreign flag or
+// query key is refused naming what the operator takes; a poisoned output never verifies; a generated
+// workload of one row, of sizes that are not multiples of 8, 32 or a local size, verifies with the default
+// variant; an empty workload is refused as a usage error or runs and verifies. Every compile-time variant
+// building with NVRTC is Cuda.EveryCompileVariantOfEveryOperatorBuildsWithNvrtc (test_cuda.cpp).
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "base/errors.hpp"
+#include "harness/operators/operator.hpp"
+#include "tests/support.hpp"
+
+namespace varex::harness {
+namespace {
+
+std::vector<std::string> operator_names() {
+  std::vector<std::string> names;
+  for (const Operator* op : operators()) names.push_back(op->name());
+  return names;
+}
+
+class Contract : public testing::TestWithParam<std::string> {
+ protected:
+  const Operator& op() const { return find_operator(GetParam()); }
+
+  datasets::WorkloadSpec generated(std::uint64_t rows) const {
+    WorkloadOptions options;
+    options.flags["rows"] = std::to_string(rows);
+    return op().workload(options);
+  }
+
+  Collected run_default(const datasets::WorkloadSpec& spec) const {
+    auto run = op().prepare(test::cpu_engine(), spec);
+    const auto params = op().space({test::cpu_device(), spec.rows()}).defaults();
+    run->poison();
+    run->execute(params);
+    return run->collect();
+  }
+};
+
+TEST_P(Contract, DeclaresItsWorkload) {
+  const WorkloadDecl d = op().declaration();
+  EXPECT_FALSE(d.inputs.empty());
+  std::set<std::string> names;
+  for (const FlagDecl& f : d.flags) {
+    EXPECT_FALSE(f.help.empty()) << f.name;
+    EXPECT_TRUE(names.insert(f.name).second) << "--" << f.name << " declared twice";
+  }
+  EXPECT_TRUE(names.count("rows")) << "every operator generates workloads of a chosen size";
+  for (const QueryKeyDecl& q : d.query) EXPECT_FALSE(q.help.empty()) << q.key;
+}
+
+TEST_P(Contract, AForeignFlagOrQueryKeyIsRefusedNamingWhatItTakes) {
+  std::set<std::string> own;
+  for (const FlagDecl& f : op().declaration().flags) own.insert(f.name);
+  int foreign = 0;
+  for (const Operator* other : operators()) {
+    for (const FlagDecl& f : other->declaration().flags) {
+      if (own.count(f.name)) continue;
+      WorkloadOptions options;
+      options.flags[f.name] = "1";
+      ++foreign;
+      try {
+        check_declared(op(), options);
+        ADD_FAILURE() << "--" << f.name << " was accepted by " << op().name();
+      } catch (const UsageError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("--" + f.name + " is not a flag of " + op().name()), std::string::npos) << what;
+        for (const std::string& name : own) EXPECT_NE(what.find("--" + name), std::string::npos) << what;
+      }
+    }
+  }
+  EXPECT_GT(foreign, 0) << "no other operator has a flag this one lacks";
+  WorkloadOptions options;
+  options.query["no_such_key"] = "1";
+  EXPECT_THROW(check_declared(op(), options), UsageError);
+}
+
+TEST_P(Contract, APoisonedOutputNeverVerifies) {
+  const auto spec = generated(1000);
+  auto run = op().prepare(test::cpu_engine(), spec);
+  const auto params = op().space({test::cpu_device(), spec.rows()}).defaults();
+  run->poison();
+  run->execute(params);
+  ASSERT_TRUE(run->collect().verified);
+  run->poison();  // as if the kernels had written nothing
+  const Collected c = run->collect();
+  EXPECT_FALSE(c.verified);
+  EXPECT_FALSE(c.mismatch.empty());
+}
+
+TEST_P(Contract, OneRowAndAwkwardSizesVerify) {
+  for (const std::uint64_t rows : {1, 7, 33, 1000, 4099}) {
+    const auto spec = generated(rows);
+    const Collected c = run_default(spec);
+    EXPECT_TRUE(c.verified) << rows << " rows: " << c.mismatch;
+    EXPECT_EQ(c.digest, op().prepare(test::cpu_engine(), spec)->reference()) << rows << " rows";
+  }
+}
+
+TEST_P(Contract, AnEmptyWorkloadIsRefusedOrVerifies) {
+  datasets::WorkloadSpec spec;
+  try {
+    spec = generated(0);
+  } catch (const UsageError&) {
+    return;  // refused before anything runs: fine
+  }
+  EXPECT_TRUE(run_default(spec).verified);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryOperator, Contract, testing::ValuesIn(operator_names()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+}  // namespace
+}  // namespace varex::harness
