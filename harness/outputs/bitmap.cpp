@@ -53,7 +53,9 @@ BitmapOutput::BitmapOutput(Engine& engine, std::uint64_t rows, std::vector<std::
   host_ = engine.allocate_host(std::max<std::uint64_t>(words(), 1) * 4);
 }
 
-void BitmapOutput::poison() { engine_.fill(*device_, kPoisonWord, 0, device_->bytes())->elapsed_ms(); }
+void BitmapOutput::poison() {
+  engine_.fill(*device_, kPoisonWord, 0, device_->bytes())->elapsed_ms();
+}
 
 Collected BitmapOutput::collect() {
   Collected c;
