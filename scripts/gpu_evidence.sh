@@ -31,6 +31,12 @@
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
+#   toolkit_ab  issue 13's regression check: the build before the toolkit (.carry/bin/varex-old, carried by
+#              hand) against this one, alternating, on the H200 figures of docs/RESULTS.md: selection 2^28
+#              (each device's best variant), join 2^24 x 2^28 and group-by 2^28 at 16 and 2^20 groups (the
+#              tuned variants described there), regex search on 2^24 titles; GPU devices only
+#   toolkit_new  the Red Fox primitives on every device (ra_select 2^27 tuples at 1/50/99%, ra_reduce,
+#              ra_project) and CUB's DeviceSelect::If / DeviceReduce::Sum (.carry/bin/cub_baseline)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=$PWD/.carry
@@ -412,6 +418,68 @@ part_sanitizer() {
       echo "$tool $label: exit $rc, $(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; print(r['evaluations'], 'of', r['valid_variants'], 'variants, ok', r['ok'], 'failed', r['failed'])" "$base.json"); $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY' "$base.log" | tr '\n' ' ')"
     done
   done | tee -a "$files/sanitizer.txt"
+}
+
+# One A/B pair: the old and the new build on one device and variant, twice each, alternating; prints the
+# device time and share of the copy probe of each run.
+ab() {
+  local label=$1 device=$2; shift 2
+  local round build
+  for round in 1 2; do
+    for build in varex-old varex; do
+      "$carry/bin/$build" run --device "$device" --db "$files/toolkit_$build.db" --min-reps 5 --max-reps 20 --quiet \
+        --json "$@" 2>/dev/null | python3 -c "import json,sys; m=json.load(sys.stdin); print('$label', '$device', '$build', round(m['kernel_ms'],4), 'ms', round(100*m['probe_fraction'],1), '% of probe', 'verified' if m['verified'] else 'WRONG')" \
+        || echo "$label $device $build failed"
+    done
+  done
+}
+
+part_toolkit_ab() {
+  step toolkit A/B
+  local gpus; gpus=$(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin) if d['type']=='gpu'))")
+  local d
+  for d in $gpus; do
+    if [[ $d == cuda:* ]]; then
+      ab selection "$d" --op selection --rows 2^28 --set kernel=overflow --set ept=8 --set vec=2 --set local=256 --set padding=none
+    else
+      ab selection "$d" --op selection --rows 2^28 --set kernel=overflow --set ept=8 --set vec=8 --set local=128 --set groups_per_cu=32 --set padding=guard
+    fi
+    ab join "$d" --op hashjoin --rows 2^24 --rows2 2^28 --set processors=cover --set local=256 --set padding=guard \
+      --set preprocess=on --set probing=linear --set hash=murmur --set load=75 --set batch=1
+    ab regex "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 --query 'pattern=quasi(periodic|crystal)' \
+      --set kernel=refill --set local=256
+  done | tee -a "$files/toolkit_ab.txt"
+}
+
+part_toolkit_ab2() {
+  step toolkit A/B group-by
+  local gpus; gpus=$(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin) if d['type']=='gpu'))")
+  local d
+  for d in $gpus; do
+    ab groupby16 "$d" --op groupby --rows 2^28 --distinct 16 --set agg=local --set fuse=on --set groups=8192 \
+      --set sizing=sketch --set build=pessimistic --set local=512
+    ab groupby2^20 "$d" --op groupby --rows 2^28 --distinct 2^20 --set agg=global --set fuse=off --set sizing=sketch \
+      --set build=pessimistic --set local=256
+  done | tee -a "$files/toolkit_ab.txt"
+}
+
+part_toolkit_new() {
+  step Red Fox primitives
+  local d sel
+  for d in $(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin)))"); do
+    local rows=2^27; [[ $d == ocl:0:* ]] && rows=2^24
+    for sel in 0.01 0.5 0.99; do
+      varex tune --op ra_select --device "$d" --rows "$rows" --values 1 --selectivity "$sel" --budget 30s \
+        --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_select_${d//:/_}_$sel.json" 2>&1
+    done
+    varex tune --op ra_reduce --device "$d" --rows "$rows" --values 1 --budget 30s --min-reps 3 --max-reps 10 \
+      --db "$db" --quiet --json > "$files/ra_reduce_${d//:/_}.json" 2>&1
+    varex tune --op ra_project --device "$d" --rows "$rows" --values 2 --query keep=key,v1 --budget 20s \
+      --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_project_${d//:/_}.json" 2>&1
+  done
+  varex best --db "$db" --json > "$files/ra_best.json"
+  varex best --db "$db"
+  [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
