@@ -18,19 +18,17 @@ TableGeometry table_for(std::uint64_t keys, std::int64_t load_percent) {
   return g;
 }
 
-DeviceScan::DeviceScan(Engine& engine, std::uint64_t max_n)
-    : tile_sums_(engine.allocate((max_n / (kLocal * kItems) + 2) * 4)) {}
-
 void DeviceScan::run(KernelSequence& seq, const std::string& label, const DeviceBuffer& in, DeviceBuffer& out,
                      std::uint64_t n) {
-  const std::uint64_t tiles = (n + kLocal * kItems - 1) / (kLocal * kItems);
-  const auto n32 = static_cast<std::uint32_t>(n);
-  const auto tiles32 = static_cast<std::uint32_t>(tiles);
-  seq.run(label, "scan_tiles", {tiles * kLocal, kLocal},
-          {KernelArg::of(in), KernelArg::of(out), KernelArg::of(*tile_sums_), KernelArg::of(n32)});
-  seq.run(label, "scan_sums", {kLocal, kLocal}, {KernelArg::of(*tile_sums_), KernelArg::of(tiles32)});
-  seq.run(label, "scan_add", {round_up(std::max<std::uint64_t>(n, 1), kLocal), kLocal},
-          {KernelArg::of(out), KernelArg::of(*tile_sums_), KernelArg::of(n32), KernelArg::of(tiles32)});
+  primitives::Launcher launcher;
+  launcher.launch = [&seq, &label](const std::string& kernel, const LaunchShape& shape,
+                                   const std::vector<KernelArg>& args) {
+    seq.run(label, kernel, shape, args);
+  };
+  launcher.fill = [&seq, &label](DeviceBuffer& buffer, std::uint32_t pattern, std::size_t bytes) {
+    seq.fill(label, buffer, pattern, bytes);
+  };
+  scan_.enqueue(launcher, in, out, n);
 }
 
 Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device) {
@@ -40,7 +38,7 @@ Defines hash_family_defines(const variants::Params& params, const DeviceInfo& de
                                       : "3"},
           {"DOUBLE_HASH", variants::get_string(params, "probing") == "double" ? "1" : "0"},
           {"MAX_LOCAL", std::to_string(max_local(device))},
-          {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},
+          {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // primitives::ScanShape::defines()
           {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)},
           {"SKETCH_BITS", std::to_string(kSketchBits)}};
 }

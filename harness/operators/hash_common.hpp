@@ -1,12 +1,14 @@
 #pragma once
-// What the hash join and the group-by runners share: the table's geometry, the device prefix sum, the
-// defines of the "hash" kernel family (kernels/opencl/hash.cl, kernels/cuda/hash.cu) and digest arithmetic.
+// What the hash join and the group-by runners share: the table's geometry, the device prefix sum (the
+// shared one of harness/primitives/scan.hpp), the defines of the "hash" kernel family (kernels/hash.cl)
+// and digest arithmetic.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/operators/kernel_sequence.hpp"
+#include "harness/primitives/scan.hpp"
 
 namespace varex::harness {
 
@@ -19,18 +21,20 @@ struct TableGeometry {
 // The smallest power of two (at least 1024) that keeps `keys` keys at or below `load_percent` percent.
 TableGeometry table_for(std::uint64_t keys, std::int64_t load_percent);
 
-// Exclusive prefix sum of n uint32 values on the device: out[0..n), then the total at out[n].
+// Exclusive prefix sum of n uint32 values on the device: out[0..n), then the total at out[n]. The
+// kernels (scan_tiles, scan_sums, scan_add) are kernels/common/scan_kernels.h's, in the hash program;
+// each launch is timed under the runner's label.
 class DeviceScan {
  public:
-  // Matches kernels/*/hash.* (SCAN_LOCAL, SCAN_ITEMS).
+  // The scan's shape in the hash family (SCAN_LOCAL, SCAN_ITEMS).
   static constexpr std::uint64_t kLocal = 128;
   static constexpr std::uint64_t kItems = 8;
-  DeviceScan(Engine& engine, std::uint64_t max_n);
+  DeviceScan(Engine& engine, std::uint64_t max_n) : scan_(engine, max_n, {kLocal, kItems}) {}
   void run(KernelSequence& seq, const std::string& label, const DeviceBuffer& in, DeviceBuffer& out,
            std::uint64_t n);
 
  private:
-  std::unique_ptr<DeviceBuffer> tile_sums_;
+  primitives::DeviceScan scan_;
 };
 
 // log2 of the HyperLogLog registers the group-by sizes its table with (SKETCH_BITS).

@@ -121,91 +121,10 @@ extern "C" __global__ void build_pessimistic(int* keys, const int* __restrict__ 
   }
 }
 
-#define SCAN_TILE (SCAN_LOCAL * SCAN_ITEMS)
-
-__device__ __forceinline__ unsigned scan_local_exclusive(unsigned* part, unsigned value) {
-  const unsigned lid = threadIdx.x;
-  part[lid] = value;
-  __syncthreads();
-  for (unsigned offset = 1; offset < SCAN_LOCAL; offset <<= 1) {
-    const unsigned add = lid >= offset ? part[lid - offset] : 0u;
-    __syncthreads();
-    part[lid] += add;
-    __syncthreads();
-  }
-  const unsigned inclusive = part[lid];
-  __syncthreads();
-  return inclusive - value;
-}
-
-// Coalesced through shared memory (skewed against bank conflicts), SCAN_ITEMS consecutive elements per
-// thread. `in` and `out` may be the same buffer.
-#define TILE_AT(i) ((i) + (i) / 32)
-extern "C" __global__ void scan_tiles(const unsigned* in, unsigned* out, unsigned* __restrict__ tile_sums,
-                                      unsigned n) {
-  __shared__ unsigned tile[SCAN_TILE + SCAN_TILE / 32];
-  __shared__ unsigned part[SCAN_LOCAL];
-  const unsigned lid = threadIdx.x;
-  const unsigned base = blockIdx.x * SCAN_TILE;
-#pragma unroll
-  for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-    const unsigned i = k * SCAN_LOCAL + lid;
-    tile[TILE_AT(i)] = base + i < n ? in[base + i] : 0u;
-  }
-  __syncthreads();
-  unsigned items[SCAN_ITEMS];
-  unsigned sum = 0;
-#pragma unroll
-  for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-    items[k] = tile[TILE_AT(lid * SCAN_ITEMS + k)];
-    sum += items[k];
-  }
-  unsigned running = scan_local_exclusive(part, sum);
-#pragma unroll
-  for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-    tile[TILE_AT(lid * SCAN_ITEMS + k)] = running;
-    running += items[k];
-  }
-  if (lid == SCAN_LOCAL - 1) tile_sums[blockIdx.x] = running;
-  __syncthreads();
-#pragma unroll
-  for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-    const unsigned i = k * SCAN_LOCAL + lid;
-    if (base + i < n) out[base + i] = tile[TILE_AT(i)];
-  }
-}
-
-extern "C" __global__ void scan_sums(unsigned* tile_sums, unsigned ntiles) {
-  __shared__ unsigned part[SCAN_LOCAL];
-  unsigned carry = 0;
-  for (unsigned first = 0; first < ntiles; first += SCAN_TILE) {
-    const unsigned base = first + threadIdx.x * SCAN_ITEMS;
-    unsigned items[SCAN_ITEMS];
-    unsigned sum = 0;
-#pragma unroll
-    for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-      items[k] = base + k < ntiles ? tile_sums[base + k] : 0u;
-      sum += items[k];
-    }
-    unsigned running = carry + scan_local_exclusive(part, sum);
-#pragma unroll
-    for (unsigned k = 0; k < SCAN_ITEMS; ++k) {
-      if (base + k < ntiles) tile_sums[base + k] = running;
-      running += items[k];
-    }
-    if (threadIdx.x == SCAN_LOCAL - 1) part[0] = running;
-    __syncthreads();
-    carry = part[0];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) tile_sums[ntiles] = carry;
-}
-
-extern "C" __global__ void scan_add(unsigned* out, const unsigned* __restrict__ tile_sums, unsigned n,
-                                    unsigned ntiles) {
-  FOR_EACH(i, n) out[i] += tile_sums[i / SCAN_TILE];
-  if (GLOBAL_ID == 0) out[n] = tile_sums[ntiles];
-}
+// Prefix sum in three kernels (the source's prefixsum_seq/par/inc): exclusive sums of `in` into `out`,
+// which has n + 1 entries, the last one the total (kernels/common/scan.h; launched by
+// harness/primitives/scan.hpp).
+#include "common/scan_kernels.h"
 
 #if HASH_JOIN
 // ---- hash join ----

@@ -150,86 +150,9 @@ __kernel void build_pessimistic(__global int* keys, __global const int* in, __gl
 }
 
 // Prefix sum in three kernels (the source's prefixsum_seq/par/inc): exclusive sums of `in` into `out`,
-// which has n + 1 entries, the last one the total.
-#define SCAN_TILE (SCAN_LOCAL * SCAN_ITEMS)
-
-inline uint scan_local_exclusive(__local uint* part, uint value) {
-  const uint lid = get_local_id(0);
-  part[lid] = value;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint offset = 1; offset < SCAN_LOCAL; offset <<= 1) {
-    const uint add = lid >= offset ? part[lid - offset] : 0u;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    part[lid] += add;
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const uint inclusive = part[lid];
-  barrier(CLK_LOCAL_MEM_FENCE);
-  return inclusive - value;
-}
-
-// A tile is loaded and stored coalesced through local memory (skewed against bank conflicts); each work-item
-// scans SCAN_ITEMS consecutive elements of it. `in` and `out` may be the same buffer.
-#define TILE_AT(i) ((i) + (i) / 32)
-__kernel void scan_tiles(__global const uint* in, __global uint* out, __global uint* tile_sums,
-                         const uint n) {
-  __local uint tile[SCAN_TILE + SCAN_TILE / 32];
-  __local uint part[SCAN_LOCAL];
-  const uint lid = get_local_id(0);
-  const uint base = get_group_id(0) * SCAN_TILE;
-  for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    const uint i = k * SCAN_LOCAL + lid;
-    tile[TILE_AT(i)] = base + i < n ? in[base + i] : 0u;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  uint items[SCAN_ITEMS];
-  uint sum = 0;
-  for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    items[k] = tile[TILE_AT(lid * SCAN_ITEMS + k)];
-    sum += items[k];
-  }
-  uint running = scan_local_exclusive(part, sum);
-  for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    tile[TILE_AT(lid * SCAN_ITEMS + k)] = running;
-    running += items[k];
-  }
-  if (lid == SCAN_LOCAL - 1) tile_sums[get_group_id(0)] = running;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    const uint i = k * SCAN_LOCAL + lid;
-    if (base + i < n) out[base + i] = tile[TILE_AT(i)];
-  }
-}
-
-// One work-group: exclusive scan of the tile sums in place, the total behind them.
-__kernel void scan_sums(__global uint* tile_sums, const uint ntiles) {
-  __local uint part[SCAN_LOCAL];
-  uint carry = 0;
-  for (uint first = 0; first < ntiles; first += SCAN_TILE) {
-    const uint base = first + get_local_id(0) * SCAN_ITEMS;
-    uint items[SCAN_ITEMS];
-    uint sum = 0;
-    for (uint k = 0; k < SCAN_ITEMS; ++k) {
-      items[k] = base + k < ntiles ? tile_sums[base + k] : 0u;
-      sum += items[k];
-    }
-    uint running = carry + scan_local_exclusive(part, sum);
-    for (uint k = 0; k < SCAN_ITEMS; ++k) {
-      if (base + k < ntiles) tile_sums[base + k] = running;
-      running += items[k];
-    }
-    if (get_local_id(0) == SCAN_LOCAL - 1) part[0] = running;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    carry = part[0];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (get_local_id(0) == 0) tile_sums[ntiles] = carry;
-}
-
-__kernel void scan_add(__global uint* out, __global const uint* tile_sums, const uint n, const uint ntiles) {
-  FOR_EACH(i, n) out[i] += tile_sums[i / SCAN_TILE];
-  if (get_global_id(0) == 0) out[n] = tile_sums[ntiles];
-}
+// which has n + 1 entries, the last one the total (kernels/common/scan.h; launched by
+// harness/primitives/scan.hpp).
+#include "common/scan_kernels.h"
 
 #if HASH_JOIN
 // ---- hash join ----
