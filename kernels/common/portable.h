@@ -15,6 +15,8 @@
 //   lid(), gid(), lsize(), gsize(), group_id(), num_groups(): dimension 0 of the launch
 //   atomic_add_u32/_inc_u32/_max_u32/_min_i32/_max_i32/_cas_u32 on GLOBAL or LOCAL memory
 //   atomic_add_u64 (GLOBAL)
+//   atomic_or_u32, atomic_cas_i32 on GLOBAL or LOCAL memory
+//   slong           a signed 64-bit integer (long / long long)
 //   PRAGMA_UNROLL   asks the compiler to unroll the loop that follows (#pragma unroll on both)
 //   popcount_u32(x), clz_u32(x): set bits and leading zeros of a uint
 #ifndef VAREX_PORTABLE_H
@@ -29,6 +31,7 @@ typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long long ulong;
+typedef long long slong;
 
 #define KERNEL extern "C" __global__
 #define GLOBAL
@@ -55,12 +58,15 @@ FUNC int atomic_min_i32(int* p, int v) { return atomicMin(p, v); }
 FUNC int atomic_max_i32(int* p, int v) { return atomicMax(p, v); }
 FUNC uint atomic_cas_u32(uint* p, uint expected, uint desired) { return atomicCAS(p, expected, desired); }
 FUNC ulong atomic_add_u64(ulong* p, ulong v) { return atomicAdd(p, v); }
+FUNC uint atomic_or_u32(uint* p, uint v) { return atomicOr(p, v); }
+FUNC int atomic_cas_i32(int* p, int expected, int desired) { return atomicCAS(p, expected, desired); }
 FUNC uint popcount_u32(uint x) { return __popc(x); }
 FUNC uint clz_u32(uint x) { return __clz(x); }
 
 #else
 #define VAREX_CUDA 0
 #define VAREX_OPENCL 1
+typedef long slong;
 
 #define KERNEL __kernel
 #define GLOBAL __global
@@ -87,6 +93,8 @@ FUNC uint clz_u32(uint x) { return __clz(x); }
 #define atomic_min_i32(p, v) atomic_min((p), (v))
 #define atomic_max_i32(p, v) atomic_max((p), (v))
 #define atomic_cas_u32(p, e, d) atomic_cmpxchg((p), (e), (d))
+#define atomic_or_u32(p, v) atomic_or((p), (v))
+#define atomic_cas_i32(p, e, d) atomic_cmpxchg((p), (e), (d))
 #define popcount_u32(x) popcount((uint)(x))
 #define clz_u32(x) clz((uint)(x))
 #if defined(cl_khr_int64_base_atomics)
