@@ -1,0 +1,151 @@
+#include "harness/operators/relation_workload.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "base/errors.hpp"
+#include "base/text.hpp"
+#include "datasets/input_file.hpp"
+#include "datasets/int_columns.hpp"
+#include "harness/operators/workload_flags.hpp"
+
+namespace varex::harness {
+
+InputDecl relation_input() {
+  return {"relation", "uint32 key + 1..3 uint32 values",
+          "keys uniform, sorted or 256 distinct (--keys), values uniform, seeded",
+          "one tuple per line: key,value[,value[,value]] (unsigned 32-bit decimals)"};
+}
+
+std::vector<FlagDecl> relation_flags() {
+  return {flags::input("Read the relation from FILE (one tuple per line, key,value[,value...]) instead of "
+                       "generating it"),
+          flags::rows("Generated tuples (an integer or 2^N; default: twice the largest device cache in "
+                      "8-byte tuples)"),
+          {"values", "N", "Value attributes per generated tuple, 1 to 3 (default 1)"},
+          {"keys", "DIST",
+           "Generated keys: uniform (default), sorted (ascending) or dup (256 distinct keys k*2^24+2^23)"},
+          flags::seed()};
+}
+
+datasets::WorkloadSpec relation_workload(const std::string& op, const WorkloadOptions& options) {
+  datasets::WorkloadSpec spec;
+  spec.op = op;
+  if (const auto input = options.text("input")) {
+    const std::string path = std::filesystem::absolute(*input).string();
+    const datasets::Relation relation = datasets::load_relation(path);
+    if (relation.rows() == 0) {
+      throw UsageError("input file '" + path + "' holds no tuples; " + op + " needs at least one");
+    }
+    spec.generator = "file";
+    spec.params = {{"path", bytes_json(path)},
+                   {"rows", relation.rows()},
+                   {"values", relation.values()},
+                   {"format", "csv"},
+                   {"fingerprint", datasets::file_fingerprint(path)}};
+  } else {
+    const auto rows = options.count("rows");
+    if (!rows) throw std::logic_error(op + ": generated workloads need a row count");
+    if (*rows == 0) throw UsageError("--rows 0: a generated workload needs at least one row");
+    const std::uint64_t values = options.count("values").value_or(1);
+    if (values < 1 || values > 3) {
+      throw UsageError("--values " + std::to_string(values) + ": a relation has 1 to 3 values per tuple");
+    }
+    const auto keys = datasets::key_distribution_from_string(options.text("keys").value_or("uniform"));
+    spec.generator = "relation";
+    spec.params = {
+        {"rows", *rows}, {"values", values}, {"keys", datasets::to_string(keys)}, {"seed", options.seed()}};
+  }
+  if (spec.rows() > kMaxRelationRows) {
+    throw UsageError("input too large: " + op + " handles at most " + std::to_string(kMaxRelationRows) +
+                     " tuples, got " + std::to_string(spec.rows()));
+  }
+  return spec;
+}
+
+std::uint32_t relation_values(const datasets::WorkloadSpec& spec) {
+  return spec.params.at("values").get<std::uint32_t>();
+}
+
+datasets::Relation materialise_relation(const datasets::WorkloadSpec& spec) {
+  if (spec.generator == "relation") {
+    return datasets::generate_relation(
+        spec.rows(), relation_values(spec),
+        datasets::key_distribution_from_string(spec.params.at("keys").get<std::string>()),
+        spec.params.at("seed").get<std::uint64_t>());
+  }
+  if (spec.generator == "file") {
+    const std::string path = bytes_from_json(spec.params.at("path"));
+    datasets::Relation relation = datasets::load_relation(path);
+    if (relation.rows() != spec.rows() || relation.values() != relation_values(spec)) {
+      throw UsageError("input file '" + path + "' changed while varex was running");
+    }
+    return relation;
+  }
+  throw UsageError(spec.op + " cannot use workload generator '" + spec.generator + "'");
+}
+
+std::vector<std::uint32_t> relation_image(const datasets::Relation& relation, TupleLayout layout,
+                                          std::uint64_t capacity) {
+  const std::uint64_t rows = relation.rows();
+  const std::uint32_t width = relation.attributes();
+  std::vector<std::uint32_t> image(std::max(capacity, rows) * width, 0);
+  for (std::uint32_t c = 0; c < width; ++c) {
+    const auto& column = relation.columns[c];
+    for (std::uint64_t i = 0; i < rows; ++i) {
+      image[layout == TupleLayout::Aos ? i * width + c : c * std::max(capacity, rows) + i] = column[i];
+    }
+  }
+  return image;
+}
+
+RelationInputs::RelationInputs(Engine& engine, const datasets::Relation& relation, std::uint64_t capacity)
+    : engine_(engine), capacity_(std::max(capacity, relation.rows())) {
+  bytes_ = std::max<std::uint64_t>(capacity_ * relation.attributes() * 4, 4);
+  for (TupleLayout layout : {TupleLayout::Aos, TupleLayout::Soa}) {
+    const std::vector<std::uint32_t> image = relation_image(relation, layout, capacity_);
+    auto host = engine.allocate_host(bytes_);
+    if (!image.empty()) std::memcpy(host->data(), image.data(), image.size() * 4);
+    (layout == TupleLayout::Aos ? host_aos_ : host_soa_) = std::move(host);
+    (layout == TupleLayout::Aos ? aos_ : soa_) = engine.allocate(bytes_);
+  }
+  restore();
+}
+
+void RelationInputs::restore() {
+  h2d_ms_ = engine_.upload(*aos_, 0, *host_aos_, bytes_)->elapsed_ms();
+  engine_.upload(*soa_, 0, *host_soa_, bytes_)->elapsed_ms();
+}
+
+TupleLayout layout_of(const variants::Params& params) {
+  return variants::get_string(params, "layout") == "soa" ? TupleLayout::Soa : TupleLayout::Aos;
+}
+
+std::vector<variants::Value> relation_local_sizes(const DeviceInfo& device) {
+  std::vector<variants::Value> sizes;
+  const std::uint64_t largest = std::min<std::uint64_t>(max_local(device), 1024);
+  for (std::uint64_t l = 32; l <= largest; l *= 2) sizes.emplace_back(static_cast<std::int64_t>(l));
+  return sizes;
+}
+
+std::vector<variants::Value> grid_values() {
+  return {variants::Value{"cover"}, 1, 2, 4, 8};
+}
+
+const char* const kGridHelp =
+    "cover: enough work-groups to cover the input once (one tile of local x ept tuples each); k: k "
+    "work-groups per compute unit, striding over the tiles";
+const char* const kLayoutHelp =
+    "aos: packed array of tuples, as in the source; soa: one array per attribute (input and output)";
+
+LaunchPlan relation_plan(const variants::Params& params, const DeviceInfo& device) {
+  variants::Params p = params;
+  p["padding"] = std::string("guard");
+  if (const auto* k = std::get_if<std::int64_t>(&params.at("grid"))) {
+    p["grid"] = *k * static_cast<std::int64_t>(std::max<std::uint32_t>(device.compute_units, 1));
+  }
+  return LaunchPlan(p, "grid");
+}
+
+}  // namespace varex::harness

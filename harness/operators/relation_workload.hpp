@@ -1,0 +1,69 @@
+#pragma once
+// What the Red Fox operators (ra_project, ra_select, ra_reduce; document 002) share: the workload flags of
+// a relation (--input FILE, or --rows/--values/--keys/--seed), the relation a workload names, its image on
+// the device in either layout, and the launch vocabulary (local, ept, grid).
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "datasets/relations.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/operator.hpp"
+#include "harness/outputs/rows.hpp"
+
+namespace varex::harness {
+
+// Kernels index tuples with 32-bit integers; keep head room for rounding up to whole tiles.
+constexpr std::uint64_t kMaxRelationRows = (1ULL << 31) - (1ULL << 22);
+
+InputDecl relation_input();
+// --input, --rows, --values, --keys, --seed.
+std::vector<FlagDecl> relation_flags();
+// The generator and its parameters, or the file (read once here: an empty file, a malformed one or one of
+// more than kMaxRelationRows tuples is a UsageError naming the file). The query is left to the operator.
+datasets::WorkloadSpec relation_workload(const std::string& op, const WorkloadOptions& options);
+// The relation a workload names (the file read again; UsageError when it has changed since).
+datasets::Relation materialise_relation(const datasets::WorkloadSpec& spec);
+std::uint32_t relation_values(const datasets::WorkloadSpec& spec);
+
+// The words of a relation on the device: AoS, tuple i at words [i * A, (i + 1) * A); SoA, attribute c of
+// tuple i at word c * capacity + i (capacity >= rows; the slack is zero).
+std::vector<std::uint32_t> relation_image(const datasets::Relation& relation, TupleLayout layout,
+                                          std::uint64_t capacity);
+TupleLayout layout_of(const variants::Params& params);  // the `layout` tunable
+
+// A relation on one device in both layouts (a variant picks one through `layout`): uploaded once, restored
+// on demand. h2d_ms() is the upload of one layout (both move the same bytes).
+class RelationInputs {
+ public:
+  // `capacity`: the tuples each image holds (>= rows; the slack is zero, so kernels may read it).
+  RelationInputs(Engine& engine, const datasets::Relation& relation, std::uint64_t capacity);
+  const DeviceBuffer& buffer(TupleLayout layout) const { return layout == TupleLayout::Aos ? *aos_ : *soa_; }
+  std::uint64_t capacity() const { return capacity_; }
+  double h2d_ms() const { return h2d_ms_; }
+  void restore();
+  std::uint64_t device_bytes() const { return 2 * bytes_; }
+
+ private:
+  Engine& engine_;
+  std::uint64_t capacity_;
+  std::uint64_t bytes_;
+  std::unique_ptr<HostBuffer> host_aos_, host_soa_;
+  std::unique_ptr<DeviceBuffer> aos_, soa_;
+  double h2d_ms_ = 0;
+};
+
+// The launch vocabulary of the Red Fox spaces:
+//   local  work-group size (compile-time: the kernels size their work-group arrays by it), 32 .. the
+//          device's largest work-group, at most 1024;
+//   grid   cover: enough work-groups to cover the input once (one tile of local x ept tuples each);
+//          k: k work-groups per compute unit, which stride over the tiles.
+std::vector<variants::Value> relation_local_sizes(const DeviceInfo& device);
+std::vector<variants::Value> grid_values();
+extern const char* const kGridHelp;
+extern const char* const kLayoutHelp;
+// The shared LaunchPlan for one variant: kernels guard their own bounds, so grids are whole work-groups.
+LaunchPlan relation_plan(const variants::Params& params, const DeviceInfo& device);
+
+}  // namespace varex::harness

@@ -1,0 +1,39 @@
+#pragma once
+// Red Fox PROJECT (document 002, sec. 3.2.1): the chosen attributes of every tuple of a relation.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "datasets/relations.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+// The attributes to keep, as indices (0: key, 1..3: v0..v2) in output order, from `keep=key,v1,...`
+// (default: key). UsageError for an unknown or repeated name, or one the relation (of `values` values)
+// lacks.
+std::vector<std::uint32_t> parse_projection(const std::map<std::string, std::string>& query,
+                                            std::uint32_t values);
+
+// Host reference: the kept attributes of every tuple, dense, as packed tuples.
+std::vector<std::uint32_t> project_reference(const datasets::Relation& relation,
+                                             const std::vector<std::uint32_t>& keep);
+
+class RaProjectOperator final : public Operator {
+ public:
+  std::string name() const override { return "ra_project"; }
+  std::string description() const override {
+    return "Red Fox PROJECT: the chosen attributes (key, v0..v2) of every tuple of a key-value relation";
+  }
+  std::string kernel_family() const override { return "ra_project"; }
+  WorkloadDecl declaration() const override;
+  variants::Space space(const variants::SpaceContext& context) const override;
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 2; }
+  DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+};
+
+}  // namespace varex::harness

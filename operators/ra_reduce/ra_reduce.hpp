@@ -1,0 +1,36 @@
+#pragma once
+// Red Fox REDUCE (document 002, sec. 3.2.8): the sum of one attribute of a relation, into 64 bits.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "datasets/relations.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+// The attribute to sum (0: key, 1..3: v0..v2) from `attr=` (default v0). UsageError for an unknown name or
+// one the relation (of `values` values) lacks.
+std::uint32_t parse_reduce_attribute(const std::map<std::string, std::string>& query, std::uint32_t values);
+// Host reference: the attribute's sum modulo 2^64.
+std::uint64_t reduce_reference(const datasets::Relation& relation, std::uint32_t attribute);
+
+class RaReduceOperator final : public Operator {
+ public:
+  std::string name() const override { return "ra_reduce"; }
+  std::string description() const override {
+    return "Red Fox REDUCE: the sum of one attribute of a key-value relation into 64 bits (work-group tree "
+           "or "
+           "sub-group reduction, finished on the host or the device)";
+  }
+  std::string kernel_family() const override { return "ra_reduce"; }
+  WorkloadDecl declaration() const override;
+  variants::Space space(const variants::SpaceContext& context) const override;
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 2; }
+  DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+};
+
+}  // namespace varex::harness

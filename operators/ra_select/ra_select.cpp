@@ -1,0 +1,307 @@
+#include "operators/ra_select/ra_select.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "base/errors.hpp"
+#include "base/text.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/registry.hpp"
+#include "harness/operators/relation_workload.hpp"
+#include "harness/operators/workload_flags.hpp"
+#include "harness/outputs/rows.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+// The largest tile (local x ept) the space allows: the partition buffer is rounded up to it.
+constexpr std::uint64_t kMaxTile = 2048;
+constexpr std::uint64_t kMinLocal = 32;
+
+std::uint32_t parse_uint32(const std::string& text, const std::string& what) {
+  const std::int64_t v = parse_int(text, what);
+  if (v < 0 || v > 0xFFFFFFFFll) throw UsageError(what + ": " + text + " is no unsigned 32-bit integer");
+  return static_cast<std::uint32_t>(v);
+}
+
+class SelectRun final : public PreparedRun {
+ public:
+  SelectRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+    const datasets::Relation relation = materialise_relation(spec);
+    const KeyRangeQuery query = KeyRangeQuery::from_json(spec.query);
+    range_ = key_range(query);
+    rows_ = relation.rows();
+    width_ = relation.attributes();
+    output_ = std::make_unique<RowsOutput>(engine, width_, rows_, select_reference(relation, query),
+                                           /*counted=*/true);
+    inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
+    mid_capacity_ = round_up(std::max<std::uint64_t>(rows_, 1), kMaxTile);
+    mid_ = engine.allocate(mid_capacity_ * width_ * 4);
+    const std::uint64_t max_tiles = (rows_ + kMinLocal - 1) / kMinLocal + 1;
+    counts_ = engine.allocate(max_tiles * 4);
+    offsets_ = engine.allocate(max_tiles * 4);
+    blocks_ = engine.allocate((max_tiles / kMinLocal + 2) * 4);
+    state_ = engine.allocate(max_tiles * 4);
+    ticket_ = engine.allocate(4);
+  }
+
+  double h2d_ms() const override { return inputs_->h2d_ms(); }
+  void restore_inputs() override { inputs_->restore(); }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(kernel_source(engine_.device().backend, "ra_select"),
+                    RaSelectOperator().defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override {
+    output_->poison();
+    engine_.fill(*mid_, kPoisonWord, 0, mid_->bytes())->elapsed_ms();
+  }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const TupleLayout layout = layout_of(params);
+    output_->set_layout(layout);
+    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_select"),
+                                             RaSelectOperator().defines(params, engine_.device()));
+    KernelSequence seq(engine_, program);
+    const LaunchPlan plan = relation_plan(params, engine_.device());
+    const std::uint64_t local = variants::get_int(params, "local");
+    const std::uint64_t tile = local * variants::get_int(params, "ept");
+    const auto tiles = static_cast<std::uint32_t>((rows_ + tile - 1) / tile);
+    const auto n = static_cast<std::uint32_t>(rows_);
+    const auto in_capacity = static_cast<std::uint32_t>(inputs_->capacity());
+    const auto out_capacity = static_cast<std::uint32_t>(output_->capacity());
+    const LaunchShape over_tiles =
+        plan.rows(std::uint64_t{tiles} * local);  // a work-group per tile, or the grid
+    if (variants::get_string(params, "algorithm") == "single_pass") {
+      seq.fill("clear", *state_, 0, std::uint64_t{tiles} * 4);  // the tiles' published prefixes
+      seq.fill("clear", *ticket_, 0, 4);
+      seq.run("single_pass", "ra_select_single", over_tiles,
+              {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->tuple_buffer()),
+               KernelArg::of(output_->count_buffer()), KernelArg::of(*state_), KernelArg::of(*ticket_),
+               KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity),
+               KernelArg::of(out_capacity), KernelArg::of(tiles), KernelArg::of(range_.lo),
+               KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
+      return seq.times();
+    }
+    const auto mid_capacity = static_cast<std::uint32_t>(mid_capacity_);
+    const auto nblocks = static_cast<std::uint32_t>((tiles + local - 1) / local);
+    seq.run("partition", "ra_select_partition", over_tiles,
+            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(*mid_), KernelArg::of(*counts_),
+             KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity), KernelArg::of(mid_capacity),
+             KernelArg::of(tiles), KernelArg::of(range_.lo), KernelArg::of(range_.hi),
+             KernelArg::of(range_.neg)});
+    seq.run(
+        "scan", "ra_select_scan", plan.rows(std::uint64_t{nblocks} * local),
+        {KernelArg::of(*counts_), KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles)});
+    seq.run("combine", "ra_select_combine", LaunchShape{local, local},
+            {KernelArg::of(*blocks_), KernelArg::of(output_->count_buffer()), KernelArg::of(nblocks)});
+    seq.run("gather", "ra_select_gather", over_tiles,
+            {KernelArg::of(*mid_), KernelArg::of(output_->tuple_buffer()), KernelArg::of(*counts_),
+             KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles), KernelArg::of(width_),
+             KernelArg::of(mid_capacity), KernelArg::of(out_capacity)});
+    return seq.times();
+  }
+
+  Collected collect() override { return output_->collect(); }
+  Digest reference() const override { return output_->reference(); }
+  // At least: every key read, the survivors' other attributes read, the survivors and their count written.
+  std::uint64_t bytes_moved() const override {
+    const std::uint64_t survivors = (output_->bytes_written() - 4) / 4 / width_;
+    return rows_ * 4 + survivors * (width_ - 1) * 4 + output_->bytes_written();
+  }
+  std::uint64_t working_set_bytes() const override {
+    return rows_ * width_ * 4 + 2 * output_->bytes_written() + mid_capacity_ * width_ * 4;
+  }
+
+ private:
+  Engine& engine_;
+  KeyRange range_{};
+  std::uint64_t rows_ = 0;
+  std::uint32_t width_ = 0;
+  std::uint64_t mid_capacity_ = 0;
+  std::unique_ptr<RowsOutput> output_;
+  std::unique_ptr<RelationInputs> inputs_;
+  std::unique_ptr<DeviceBuffer> mid_, counts_, offsets_, blocks_, state_, ticket_;
+};
+
+}  // namespace
+
+bool KeyRangeQuery::matches(std::uint32_t key) const {
+  bool pass = true;
+  if (lo) pass = pass && (lo_inclusive ? key >= *lo : key > *lo);
+  if (hi) pass = pass && (hi_inclusive ? key <= *hi : key < *hi);
+  return pass != negate;
+}
+
+nlohmann::json KeyRangeQuery::to_json() const {
+  nlohmann::json j{{"lo_inclusive", lo_inclusive}, {"hi_inclusive", hi_inclusive}, {"negate", negate}};
+  if (lo) j["lo"] = *lo;
+  if (hi) j["hi"] = *hi;
+  return j;
+}
+
+KeyRangeQuery KeyRangeQuery::from_json(const nlohmann::json& j) {
+  KeyRangeQuery q;
+  if (j.contains("lo")) q.lo = j.at("lo").get<std::uint32_t>();
+  if (j.contains("hi")) q.hi = j.at("hi").get<std::uint32_t>();
+  q.lo_inclusive = j.value("lo_inclusive", true);
+  q.hi_inclusive = j.value("hi_inclusive", true);
+  q.negate = j.value("negate", false);
+  return q;
+}
+
+KeyRangeQuery KeyRangeQuery::parse(const std::map<std::string, std::string>& items) {
+  KeyRangeQuery q;
+  for (const auto& [key, value] : items) {
+    if (key == "lo")
+      q.lo = parse_uint32(value, "query lo");
+    else if (key == "hi")
+      q.hi = parse_uint32(value, "query hi");
+    else if (key == "lo_inclusive")
+      q.lo_inclusive = parse_bool(value, "query lo_inclusive");
+    else if (key == "hi_inclusive")
+      q.hi_inclusive = parse_bool(value, "query hi_inclusive");
+    else if (key == "negate")
+      q.negate = parse_bool(value, "query negate");
+    else
+      throw UsageError("ra_select: unknown query key '" + key +
+                       "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
+  }
+  return q;
+}
+
+KeyRangeQuery KeyRangeQuery::for_selectivity(double selectivity) {
+  if (!(selectivity >= 0.0 && selectivity <= 1.0)) {
+    throw UsageError("selectivity must lie between 0 and 1, got " + std::to_string(selectivity));
+  }
+  KeyRangeQuery q;
+  const double cut = std::round(selectivity * 4294967296.0);
+  if (cut >= 4294967296.0) return q;  // everything
+  q.hi = static_cast<std::uint32_t>(cut);
+  q.hi_inclusive = false;
+  return q;
+}
+
+KeyRange key_range(const KeyRangeQuery& q) {
+  std::int64_t lo = 0;
+  std::int64_t hi = 0xFFFFFFFFll;
+  if (q.lo) lo = q.lo_inclusive ? std::int64_t{*q.lo} : std::int64_t{*q.lo} + 1;
+  if (q.hi) hi = q.hi_inclusive ? std::int64_t{*q.hi} : std::int64_t{*q.hi} - 1;
+  if (lo > hi) return {1, 0, q.negate ? 1u : 0u};  // empty range
+  return {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi), q.negate ? 1u : 0u};
+}
+
+double uniform_share(const KeyRangeQuery& query) {
+  const KeyRange r = key_range(query);
+  const double inside = r.lo > r.hi ? 0.0 : (static_cast<double>(r.hi) - r.lo + 1.0) / 4294967296.0;
+  return r.neg ? 1.0 - inside : inside;
+}
+
+std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, const KeyRangeQuery& query) {
+  std::vector<std::uint32_t> out;
+  for (std::uint64_t r = 0; r < relation.rows(); ++r) {
+    if (!query.matches(relation.columns[0][r])) continue;
+    for (const auto& column : relation.columns) out.push_back(column[r]);
+  }
+  return out;
+}
+
+WorkloadDecl RaSelectOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {relation_input()};
+  d.flags = relation_flags();
+  d.flags.push_back(flags::selectivity(
+      "Share of uniform keys the generated query keeps (key < X * 2^32), 0 to 1 (default 0.5); used when no "
+      "--query is given"));
+  d.query = {{"lo", "lower bound of the key range (uint32; absent: none)"},
+             {"hi", "upper bound of the key range (uint32; absent: none)"},
+             {"lo_inclusive", "whether lo itself passes (default true)"},
+             {"hi_inclusive", "whether hi itself passes (default true)"},
+             {"negate", "keep the tuples outside the range instead (default false)"}};
+  d.output = OutputKind::Rows;
+  return d;
+}
+
+variants::Space RaSelectOperator::space(const variants::SpaceContext& context) const {
+  using variants::Value;
+  std::vector<variants::Tunable> tunables{
+      {"algorithm",
+       variants::TunableKind::Compile,
+       {Value{"source"}, Value{"single_pass"}},
+       Value{"source"},
+       "source: the source's four kernels (partition with local prefix sum and staging, two scans of the "
+       "partition counts, gather); single_pass: one kernel, tiles taken in order by an atomic ticket, each "
+       "waiting for its predecessor's prefix (chained scan) and writing its survivors directly"},
+      {"layout", variants::TunableKind::Compile, {Value{"aos"}, Value{"soa"}}, Value{"aos"}, kLayoutHelp},
+      {"local", variants::TunableKind::Compile, relation_local_sizes(context.device), 128,
+       "work-group size = partition size in work-items (compile-time: sizes the local arrays)"},
+      {"ept",
+       variants::TunableKind::Compile,
+       {1, 2, 4, 8},
+       1,
+       "tuples per work-item (consecutive); a tile (partition) holds local x ept tuples; the source: 1"},
+      {"grid", variants::TunableKind::Launch, grid_values(), Value{"cover"}, kGridHelp},
+  };
+  const std::uint64_t local_mem = context.device.local_mem;
+  std::vector<variants::Constraint> constraints{
+      {"a tile (local x ept tuples) stages at most 2048 tuples in local memory",
+       [](const variants::Params& p) {
+         return variants::get_int(p, "local") * variants::get_int(p, "ept") <= 2048;
+       }},
+      {"a tile's staging area (16 bytes per tuple) and scan must fit the device's local memory",
+       [local_mem](const variants::Params& p) {
+         const auto local = static_cast<std::uint64_t>(variants::get_int(p, "local"));
+         return local_mem == 0 || local * variants::get_int(p, "ept") * 16 + local * 8 + 64 <= local_mem;
+       }},
+  };
+  return variants::Space("ra_select", std::move(tunables), std::move(constraints));
+}
+
+Defines RaSelectOperator::defines(const variants::Params& params, const DeviceInfo&) const {
+  return {{"ALGO_SINGLE", variants::get_string(params, "algorithm") == "single_pass" ? "1" : "0"},
+          {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
+          {"EPT", std::to_string(variants::get_int(params, "ept"))},
+          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
+}
+
+datasets::WorkloadSpec RaSelectOperator::workload(const WorkloadOptions& options) const {
+  datasets::WorkloadSpec spec = relation_workload(name(), options);
+  KeyRangeQuery query;
+  if (!options.query.empty()) {
+    query = KeyRangeQuery::parse(options.query);
+  } else {
+    query = KeyRangeQuery::for_selectivity(options.number("selectivity").value_or(0.5));
+  }
+  spec.query = query.to_json();
+  // The share of uniform keys the query keeps, however it was given (a scale of the workload class).
+  if (spec.generator != "file") spec.params["selectivity"] = std::round(uniform_share(query) * 1e6) / 1e6;
+  return spec;
+}
+
+DeviceFootprint RaSelectOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t width = 1 + relation_values(spec);
+  const std::uint64_t image = spec.rows() * width * 4;
+  const std::uint64_t mid = round_up(std::max<std::uint64_t>(spec.rows(), 1), kMaxTile) * width * 4;
+  const std::uint64_t tiles = (spec.rows() + kMinLocal - 1) / kMinLocal + 2;
+  return {2 * image + image + mid + 4 * tiles * 4, std::max(image, mid)};
+}
+
+std::unique_ptr<PreparedRun> RaSelectOperator::prepare(Engine& engine,
+                                                       const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<SelectRun>(engine, spec);
+}
+
+}  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_ra_select(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::RaSelectOperator>());
+}
+
+}  // namespace varex::operators

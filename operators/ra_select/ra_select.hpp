@@ -1,0 +1,62 @@
+#pragma once
+// Red Fox SELECT (document 002, sec. 3.2.2): the whole tuple of a relation where a range predicate on the
+// key holds, output dense and in input order.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "datasets/relations.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+// The selection operator's range predicate (see operators/selection/selection.hpp), on unsigned 32-bit keys.
+struct KeyRangeQuery {
+  std::optional<std::uint32_t> lo;
+  std::optional<std::uint32_t> hi;
+  bool lo_inclusive = true;
+  bool hi_inclusive = true;
+  bool negate = false;
+
+  // The predicate as stated, flag by flag: the host reference.
+  bool matches(std::uint32_t key) const;
+  nlohmann::json to_json() const;
+  static KeyRangeQuery from_json(const nlohmann::json& j);
+  // From --query keys lo, hi, lo_inclusive, hi_inclusive, negate. Throws UsageError.
+  static KeyRangeQuery parse(const std::map<std::string, std::string>& items);
+  // key < s * 2^32: the fraction s of uniformly distributed keys.
+  static KeyRangeQuery for_selectivity(double selectivity);
+};
+
+// What the kernels evaluate: lo <= key <= hi (empty when lo > hi), XOR neg.
+struct KeyRange {
+  std::uint32_t lo;
+  std::uint32_t hi;
+  std::uint32_t neg;
+};
+KeyRange key_range(const KeyRangeQuery& query);
+double uniform_share(const KeyRangeQuery& query);
+
+// Host reference: the tuples whose key matches, packed, in input order.
+std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, const KeyRangeQuery& query);
+
+class RaSelectOperator final : public Operator {
+ public:
+  std::string name() const override { return "ra_select"; }
+  std::string description() const override {
+    return "Red Fox SELECT: the tuples of a key-value relation whose key lies in a range, dense and in input "
+           "order (the source's four kernels, or one pass over ordered tiles)";
+  }
+  std::string kernel_family() const override { return "ra_select"; }
+  WorkloadDecl declaration() const override;
+  variants::Space space(const variants::SpaceContext& context) const override;
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 2; }
+  DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+};
+
+}  // namespace varex::harness

@@ -1,0 +1,164 @@
+// ra_select (Red Fox SELECT) on the OpenCL CPU device: both algorithms, both layouts, a spread of local
+// sizes, items per work-item and grids, on sizes that are no multiple of 8, 32 or the local size, with 1
+// to 3 values, against an expectation computed here.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+#include "base/errors.hpp"
+#include "datasets/relations.hpp"
+#include "operators/ra_select/ra_select.hpp"
+#include "support.hpp"
+
+namespace varex::harness {
+namespace {
+
+datasets::Relation edge_relation(std::uint64_t rows, std::uint32_t values, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  const std::uint32_t edges[] = {0, 1, 99, 100, 101, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFEu, 0xFFFFFFFFu};
+  datasets::Relation r;
+  r.columns.assign(1 + values, std::vector<std::uint32_t>(rows));
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    r.columns[0][i] = rng() % 3 == 0 ? edges[rng() % 9] : static_cast<std::uint32_t>(rng());
+    for (std::uint32_t c = 1; c <= values; ++c) r.columns[c][i] = static_cast<std::uint32_t>(rng());
+  }
+  return r;
+}
+
+std::string write_file(const datasets::Relation& r, const std::string& name) {
+  const std::string path = test::scratch_dir("ra-select-" + name) + "/relation.csv";
+  std::ofstream out(path);
+  for (std::uint64_t i = 0; i < r.rows(); ++i) {
+    for (std::uint32_t c = 0; c < r.attributes(); ++c) out << (c ? "," : "") << r.columns[c][i];
+    out << "\n";
+  }
+  return path;
+}
+
+datasets::WorkloadSpec file_workload(const datasets::Relation& r,
+                                     const std::map<std::string, std::string>& query) {
+  WorkloadOptions options;
+  options.flags["input"] = write_file(r, std::to_string(r.rows()) + "-" + std::to_string(r.values()));
+  options.query = query;
+  return RaSelectOperator().workload(options);
+}
+
+// The digest of the tuples whose key passes `keep`, in input order, computed without the operator's code.
+template <typename Keep>
+Digest expected(const datasets::Relation& r, Keep keep) {
+  Digest d;
+  for (std::uint64_t i = 0; i < r.rows(); ++i) {
+    if (!keep(r.columns[0][i])) continue;
+    const std::uint64_t a = r.columns[0][i];
+    const std::uint64_t b = r.columns[1][i];
+    ++d.rows;
+    d.checksum += d.rows * (a * 1000003u + b);
+  }
+  return d;
+}
+
+const std::map<std::string, std::string> kSample{{"local", "32,128"}, {"ept", "1,8"}, {"grid", "cover,2"}};
+
+TEST(RaSelect, EveryAlgorithmAndLayoutOnAwkwardSizes) {
+  std::uint32_t values = 0;
+  for (std::uint64_t rows : {1, 7, 33, 1000, 4099}) {
+    values = values % 3 + 1;
+    const auto r = edge_relation(rows, values, static_cast<std::uint32_t>(rows));
+    // 100 < key <= 0x80000000, negated
+    const auto spec = file_workload(
+        r, {{"lo", "100"}, {"lo_inclusive", "false"}, {"hi", "2147483648"}, {"negate", "true"}});
+    test::verify_variants(RaSelectOperator(), spec,
+                          expected(r, [](std::uint32_t k) { return !(k > 100 && k <= 0x80000000u); }),
+                          kSample);
+  }
+}
+
+TEST(RaSelect, QueryShapesOnAPrimeSize) {
+  const auto r = edge_relation(100003, 3, 5);
+  struct Case {
+    std::map<std::string, std::string> query;
+    std::function<bool(std::uint32_t)> keep;
+  };
+  const std::vector<Case> cases{
+      {{{"lo", "0"}, {"hi", "4294967295"}}, [](std::uint32_t) { return true; }},
+      {{{"lo", "101"}, {"hi", "100"}}, [](std::uint32_t) { return false; }},
+      {{{"hi", "0"}, {"hi_inclusive", "false"}}, [](std::uint32_t) { return false; }},
+      {{{"lo", "4294967295"}}, [](std::uint32_t k) { return k == 0xFFFFFFFFu; }},
+      {{{"hi", "99"}, {"negate", "true"}}, [](std::uint32_t k) { return k > 99; }},
+  };
+  for (const Case& c : cases) {
+    test::verify_variants(RaSelectOperator(), file_workload(r, c.query), expected(r, c.keep),
+                          {{"local", "128"}, {"ept", "4"}, {"grid", "cover,1"}});
+  }
+}
+
+TEST(RaSelect, GeneratedRelationsWithEveryKeyDistribution) {
+  for (const char* keys : {"uniform", "sorted", "dup"}) {
+    WorkloadOptions options;
+    options.flags = {{"rows", "4099"}, {"values", "2"}, {"keys", keys}, {"selectivity", "0.3"}};
+    const auto spec = RaSelectOperator().workload(options);
+    const auto r =
+        datasets::generate_relation(4099, 2, datasets::key_distribution_from_string(keys), options.seed());
+    const std::uint32_t cut = static_cast<std::uint32_t>(0.3 * 4294967296.0 + 0.5);
+    test::verify_variants(RaSelectOperator(), spec, expected(r, [cut](std::uint32_t k) { return k < cut; }),
+                          {{"local", "64"}, {"ept", "2"}, {"grid", "cover,4"}});
+  }
+}
+
+TEST(RaSelect, PoisonedOutputDoesNotVerify) {
+  const auto r = edge_relation(1000, 1, 3);
+  RaSelectOperator op;
+  auto run = op.prepare(test::cpu_engine(), file_workload(r, {}));
+  run->poison();
+  EXPECT_FALSE(run->collect().verified);
+  const auto space = op.space({test::cpu_device(), 1000});
+  run->execute(space.defaults());
+  EXPECT_TRUE(run->collect().verified);
+  run->poison();
+  const auto c = run->collect();
+  EXPECT_FALSE(c.verified);
+  EXPECT_FALSE(c.mismatch.empty());
+}
+
+TEST(RaSelect, RefusesWhatItDoesNotTake) {
+  RaSelectOperator op;
+  WorkloadOptions foreign;
+  foreign.flags["plant"] = "x";
+  EXPECT_THROW(check_declared(op, foreign), UsageError);
+  WorkloadOptions key;
+  key.query["attr"] = "v0";
+  EXPECT_THROW(check_declared(op, key), UsageError);
+
+  WorkloadOptions zero;
+  zero.flags["rows"] = "0";
+  EXPECT_THROW(op.workload(zero), UsageError);
+  WorkloadOptions bounds;
+  bounds.flags["rows"] = "10";
+  bounds.query["lo"] = "-1";
+  EXPECT_THROW(op.workload(bounds), UsageError);
+  bounds.query["lo"] = "4294967296";
+  EXPECT_THROW(op.workload(bounds), UsageError);
+
+  const std::string dir = test::scratch_dir("ra-select-bad");
+  std::ofstream(dir + "/empty.csv").close();
+  std::ofstream(dir + "/ragged.csv") << "1,2\n3,4,5\n";
+  WorkloadOptions file;
+  file.flags["input"] = dir + "/empty.csv";
+  try {
+    op.workload(file);
+    ADD_FAILURE() << "an empty file was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds no tuples"), std::string::npos) << e.what();
+  }
+  file.flags["input"] = dir + "/ragged.csv";
+  try {
+    op.workload(file);
+    ADD_FAILURE() << "a ragged file was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("ragged.csv:2:"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace varex::harness

@@ -1,0 +1,189 @@
+// The Red Fox relations (generator and file loader) and the Rows and Scalar output kinds, checked with
+// tuples uploaded by hand to the OpenCL CPU device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/errors.hpp"
+#include "datasets/relations.hpp"
+#include "harness/outputs/rows.hpp"
+#include "harness/outputs/scalar.hpp"
+#include "support.hpp"
+
+namespace varex {
+namespace {
+
+using datasets::KeyDistribution;
+
+std::string usage_error(const std::string& text) {
+  try {
+    datasets::parse_relation(text, "r.csv");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Relations, GeneratedRelationsAreSeededAndShaped) {
+  const auto a = datasets::generate_relation(1001, 3, KeyDistribution::Uniform, 7);
+  const auto b = datasets::generate_relation(1001, 1, KeyDistribution::Uniform, 7);
+  const auto c = datasets::generate_relation(1001, 3, KeyDistribution::Uniform, 8);
+  EXPECT_EQ(a.rows(), 1001u);
+  EXPECT_EQ(a.values(), 3u);
+  EXPECT_EQ(b.values(), 1u);
+  EXPECT_EQ(a.columns[0], b.columns[0]);  // keys do not depend on the number of values
+  EXPECT_EQ(a.columns[1], b.columns[1]);
+  EXPECT_NE(a.columns[0], c.columns[0]);
+  EXPECT_NE(a.columns[1], a.columns[2]);
+  EXPECT_EQ(a.columns, datasets::generate_relation(1001, 3, KeyDistribution::Uniform, 7).columns);
+
+  const auto sorted = datasets::generate_relation(1001, 2, KeyDistribution::Sorted, 7);
+  EXPECT_TRUE(std::is_sorted(sorted.columns[0].begin(), sorted.columns[0].end()));
+  auto keys = a.columns[0];
+  std::sort(keys.begin(), keys.end());
+  EXPECT_EQ(sorted.columns[0], keys);
+
+  const auto dup = datasets::generate_relation(5000, 1, KeyDistribution::Dup, 7);
+  auto distinct = dup.columns[0];
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  EXPECT_LE(distinct.size(), 256u);
+  EXPECT_GT(distinct.size(), 200u);
+  for (std::uint32_t k : distinct) EXPECT_EQ(k % (1u << 24), 1u << 23);
+
+  EXPECT_THROW(datasets::generate_relation(10, 0, KeyDistribution::Uniform, 1), UsageError);
+  EXPECT_THROW(datasets::generate_relation(10, 4, KeyDistribution::Uniform, 1), UsageError);
+  EXPECT_THROW(datasets::key_distribution_from_string("zipf"), UsageError);
+  EXPECT_EQ(datasets::key_distribution_from_string("dup"), KeyDistribution::Dup);
+}
+
+TEST(Relations, FilesAreReadStrictly) {
+  const auto r = datasets::parse_relation("4,1,2\n 1 , 4294967295 ,0\r\n0,0,7", "r.csv");
+  ASSERT_EQ(r.rows(), 3u);
+  EXPECT_EQ(r.values(), 2u);
+  EXPECT_EQ(r.columns[0], (std::vector<std::uint32_t>{4, 1, 0}));
+  EXPECT_EQ(r.columns[1], (std::vector<std::uint32_t>{1, 4294967295u, 0}));
+  EXPECT_EQ(r.columns[2], (std::vector<std::uint32_t>{2, 0, 7}));
+  EXPECT_EQ(datasets::parse_relation("1,2\n", "r.csv").rows(), 1u);
+  EXPECT_EQ(datasets::parse_relation("", "r.csv").rows(), 0u);
+
+  EXPECT_NE(usage_error("1,2\n3,4\n5,6,7\n").find("r.csv:3: 3 fields where line 1 has 2"), std::string::npos)
+      << usage_error("1,2\n3,4\n5,6,7\n");
+  EXPECT_NE(usage_error("1,2,3\n3,4\n").find("r.csv:2:"), std::string::npos);
+  EXPECT_NE(usage_error("1\n").find("r.csv:1:"), std::string::npos);
+  EXPECT_NE(usage_error("1,2,3,4,5\n").find("2 to 4 fields"), std::string::npos);
+  EXPECT_NE(usage_error("1,2\n3,x\n").find("r.csv:2: 'x' is not an unsigned decimal"), std::string::npos);
+  EXPECT_NE(usage_error("1,-2\n").find("not an unsigned decimal"), std::string::npos);
+  EXPECT_NE(usage_error("1,2\n4294967296,1\n").find("r.csv:2: 4294967296 does not fit"), std::string::npos);
+  EXPECT_NE(usage_error("1,2\n\n3,4\n").find("r.csv:2: empty line"), std::string::npos);
+  EXPECT_NE(usage_error("1,,2\n").find("r.csv:1:"), std::string::npos);
+  EXPECT_NE(usage_error("1,2 3\n").find("r.csv:1:"), std::string::npos);
+  EXPECT_THROW(datasets::load_relation(test::scratch_dir("relations-missing") + "/none.csv"), UsageError);
+}
+
+TEST(Relations, TupleDigestFollowsTheSpecification) {
+  const std::vector<std::uint32_t> pairs{4, 9, 1, 2};
+  // (0+1) * (4 * 1000003 + 9) + (1+1) * (1 * 1000003 + 2)
+  EXPECT_EQ(harness::tuple_digest(pairs.data(), 2, 2), (Digest{2, 4000021 + 2000010}));
+  const std::vector<std::uint32_t> keys{4, 1};
+  EXPECT_EQ(harness::tuple_digest(keys.data(), 2, 1), (Digest{2, 4000012 + 2000006}));
+  const std::vector<std::uint32_t> big{0xFFFFFFFFu, 0xFFFFFFFFu};
+  EXPECT_EQ(harness::tuple_digest(big.data(), 1, 2).checksum, 0xFFFFFFFFull * 1000003u + 0xFFFFFFFFull);
+}
+
+void upload(harness::Engine& engine, harness::DeviceBuffer& buffer, const std::vector<std::uint32_t>& words,
+            std::size_t offset_words = 0) {
+  auto host = engine.allocate_host(words.size() * 4);
+  std::memcpy(host->data(), words.data(), words.size() * 4);
+  engine.upload(buffer, offset_words * 4, *host, words.size() * 4)->elapsed_ms();
+}
+
+TEST(RowsOutput, VerifiesAoSAndSoAResultsAndNamesTheFirstMismatch) {
+  harness::Engine& engine = test::cpu_engine();
+  const std::vector<std::uint32_t> want{4, 9, 7, 1, 2, 8, 5, 5, 5};  // three tuples of three attributes
+  harness::RowsOutput out(engine, 3, 5, want, /*counted=*/true);
+  EXPECT_EQ(out.reference(), harness::tuple_digest(want.data(), 3, 3));
+  EXPECT_EQ(out.bytes_written(), 9u * 4 + 4);
+
+  out.poison();
+  auto c = out.collect();
+  EXPECT_FALSE(c.verified);
+  EXPECT_NE(c.mismatch.find("more than the 5"), std::string::npos) << c.mismatch;
+
+  upload(engine, out.tuple_buffer(), want);
+  upload(engine, out.count_buffer(), {3});
+  c = out.collect();
+  EXPECT_TRUE(c.verified) << c.mismatch;
+  EXPECT_EQ(c.digest, out.reference());
+
+  upload(engine, out.tuple_buffer(), {9}, 5);  // tuple 1, attribute 2
+  c = out.collect();
+  EXPECT_FALSE(c.verified);
+  EXPECT_EQ(c.mismatch, "tuple 1: expected (1,2,8), got (1,2,9)");
+
+  upload(engine, out.tuple_buffer(), want);
+  upload(engine, out.count_buffer(), {2});
+  c = out.collect();
+  EXPECT_FALSE(c.verified);
+  EXPECT_EQ(c.digest.rows, 2u);
+  EXPECT_NE(c.mismatch.find("2 tuples, expected 3"), std::string::npos) << c.mismatch;
+
+  // SoA: attribute a of tuple i at word a * capacity + i.
+  out.poison();
+  out.set_layout(harness::TupleLayout::Soa);
+  upload(engine, out.tuple_buffer(), {4, 1, 5}, 0);
+  upload(engine, out.tuple_buffer(), {9, 2, 5}, 5);
+  upload(engine, out.tuple_buffer(), {7, 8, 5}, 10);
+  upload(engine, out.count_buffer(), {3});
+  c = out.collect();
+  EXPECT_TRUE(c.verified) << c.mismatch;
+  EXPECT_EQ(c.digest, out.reference());
+}
+
+TEST(RowsOutput, KnownCountsAndMultisets) {
+  harness::Engine& engine = test::cpu_engine();
+  const std::vector<std::uint32_t> want{3, 1, 2};
+  harness::RowsOutput known(engine, 1, 3, want, /*counted=*/false);
+  known.poison();
+  EXPECT_FALSE(known.collect().verified);
+  upload(engine, known.tuple_buffer(), want);
+  EXPECT_TRUE(known.collect().verified);
+  upload(engine, known.tuple_buffer(), {1, 2, 3});
+  EXPECT_FALSE(known.collect().verified);
+
+  harness::RowsOutput multiset(engine, 1, 3, want, /*counted=*/false, /*multiset=*/true);
+  upload(engine, multiset.tuple_buffer(), {1, 3, 2});
+  const auto c = multiset.collect();
+  EXPECT_TRUE(c.verified) << c.mismatch;
+  const std::vector<std::uint32_t> sorted{1, 2, 3};
+  EXPECT_EQ(c.digest, harness::tuple_digest(sorted.data(), 3, 1));
+  upload(engine, multiset.tuple_buffer(), {1, 3, 3});
+  EXPECT_FALSE(multiset.collect().verified);
+}
+
+TEST(ScalarOutput, ValueOrPartialSumsFinishedOnTheHost) {
+  harness::Engine& engine = test::cpu_engine();
+  const std::uint64_t want = 0xFFFFFFFFFFFFFFFFull;  // sums wrap modulo 2^64
+  harness::ScalarOutput out(engine, want, 4);
+  EXPECT_EQ(out.reference(), (Digest{1, want}));
+  out.poison();
+  EXPECT_FALSE(out.collect().verified);
+  upload(engine, out.buffer(), {0xFFFFFFFFu, 0xFFFFFFFFu});
+  auto c = out.collect();
+  EXPECT_TRUE(c.verified) << c.mismatch;
+  EXPECT_EQ(c.digest, (Digest{1, want}));
+  // 3 + 0xFFFFFFFFFFFFFFFC + 0 = 2^64 - 1
+  upload(engine, out.buffer(), {3, 0, 0xFFFFFFFCu, 0xFFFFFFFFu, 0, 0});
+  out.set_parts(3);
+  c = out.collect();
+  EXPECT_TRUE(c.verified) << c.mismatch;
+  out.poison();
+  c = out.collect();
+  EXPECT_FALSE(c.verified);
+  EXPECT_NE(c.mismatch.find("partial sums"), std::string::npos);
+  EXPECT_THROW(out.set_parts(5), std::logic_error);
+}
+
+}  // namespace
+}  // namespace varex
