@@ -3,9 +3,9 @@
 // attribute summed into 64 bits (as ra_reduce), timed with CUDA events on the same sizes varex runs.
 // Built by scripts/cub_baseline.sh with nvcc; prints one JSON object per line.
 //   cub_baseline [log2_rows=27] [reps=20]
-#include <cub/cub.cuh>
-#include <thrust/iterator/transform_iterator.h>
 #include <cuda_runtime.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <cub/cub.cuh>
 
 #include <algorithm>
 #include <cstdint>
@@ -87,10 +87,10 @@ int main(int argc, char** argv) {
     check(cudaMemcpy(&kept, count, 4, cudaMemcpyDeviceToHost), "download");
     std::size_t want = 0;
     for (std::size_t i = 0; i < n; ++i) want += pred(host[i]);
-    std::printf("{\"op\": \"cub_select_if\", \"rows\": %zu, \"selectivity\": %.2f, \"kept\": %u, \"verified\": %s, "
-                "\"ms\": %.4f, \"gbps\": %.1f}\n",
-                n, selectivity, kept, kept == want ? "true" : "false", ms,
-                (n * 8.0 + kept * 8.0) / ms / 1e6);
+    std::printf(
+        "{\"op\": \"cub_select_if\", \"rows\": %zu, \"selectivity\": %.2f, \"kept\": %u, \"verified\": %s, "
+        "\"ms\": %.4f, \"gbps\": %.1f}\n",
+        n, selectivity, kept, kept == want ? "true" : "false", ms, (n * 8.0 + kept * 8.0) / ms / 1e6);
     check(cudaFree(temp), "free");
   }
   {
@@ -99,14 +99,16 @@ int main(int argc, char** argv) {
     check(cub::DeviceReduce::Sum(nullptr, temp_bytes, wide, sum, static_cast<int>(n)), "size");
     void* temp = nullptr;
     check(cudaMalloc(&temp, temp_bytes), "malloc");
-    const double ms =
-        median_ms(reps, [&] { check(cub::DeviceReduce::Sum(temp, temp_bytes, wide, sum, static_cast<int>(n)), "sum"); });
+    const double ms = median_ms(reps, [&] {
+      check(cub::DeviceReduce::Sum(temp, temp_bytes, wide, sum, static_cast<int>(n)), "sum");
+    });
     unsigned long long got = 0;
     check(cudaMemcpy(&got, sum, 8, cudaMemcpyDeviceToHost), "download");
     unsigned long long want = 0;
     for (unsigned v : column) want += v;
-    std::printf("{\"op\": \"cub_reduce_sum\", \"rows\": %zu, \"verified\": %s, \"ms\": %.4f, \"gbps\": %.1f}\n", n,
-                got == want ? "true" : "false", ms, n * 4.0 / ms / 1e6);
+    std::printf(
+        "{\"op\": \"cub_reduce_sum\", \"rows\": %zu, \"verified\": %s, \"ms\": %.4f, \"gbps\": %.1f}\n", n,
+        got == want ? "true" : "false", ms, n * 4.0 / ms / 1e6);
     check(cudaFree(temp), "free");
   }
   return 0;
