@@ -469,12 +469,12 @@ part_toolkit_new() {
   for d in $(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin)))"); do
     local rows=2^27; [[ $d == ocl:0:* ]] && rows=2^24
     for sel in 0.01 0.5 0.99; do
-      varex tune --op ra_select --device "$d" --rows "$rows" --values 1 --selectivity "$sel" --budget 30s \
+      varex tune --op ra_select --device "$d" --rows "$rows" --values 1 --selectivity "$sel" --budget 15s \
         --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_select_${d//:/_}_$sel.json" 2>&1
     done
-    varex tune --op ra_reduce --device "$d" --rows "$rows" --values 1 --budget 30s --min-reps 3 --max-reps 10 \
+    varex tune --op ra_reduce --device "$d" --rows "$rows" --values 1 --budget 15s --min-reps 3 --max-reps 10 \
       --db "$db" --quiet --json > "$files/ra_reduce_${d//:/_}.json" 2>&1
-    varex tune --op ra_project --device "$d" --rows "$rows" --values 2 --query keep=key,v1 --budget 20s \
+    varex tune --op ra_project --device "$d" --rows "$rows" --values 2 --query keep=key,v1 --budget 10s \
       --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_project_${d//:/_}.json" 2>&1
   done
   varex best --db "$db" --json > "$files/ra_best.json"
