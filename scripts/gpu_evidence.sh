@@ -446,13 +446,15 @@ part_toolkit_ab() {
     fi
     ab join "$d" --op hashjoin --rows 2^24 --rows2 2^28 --set processors=cover --set local=256 --set padding=guard \
       --set preprocess=on --set probing=linear --set hash=murmur --set load=75 --set batch=1
-    ab regex "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 --query 'pattern=quasi(periodic|crystal)' \
-      --set kernel=refill --set local=256
+    ab regex_naive "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
+      --query 'pattern=quasi(periodic|crystal)' --set kernel=naive --set local=256
+    ab regex_refill "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
+      --query 'pattern=quasi(periodic|crystal)' --set kernel=refill --set groups_per_cu=16 --set local=256
   done | tee -a "$files/toolkit_ab.txt"
 }
 
 part_toolkit_ab2() {
-  step toolkit A/B group-by
+  step toolkit A/B group-by and regex
   local gpus; gpus=$(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin) if d['type']=='gpu'))")
   local d
   for d in $gpus; do
@@ -460,6 +462,10 @@ part_toolkit_ab2() {
       --set sizing=sketch --set build=pessimistic --set local=512
     ab groupby2^20 "$d" --op groupby --rows 2^28 --distinct 2^20 --set agg=global --set fuse=off --set sizing=sketch \
       --set build=pessimistic --set local=256
+    ab regex_naive "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
+      --query 'pattern=quasi(periodic|crystal)' --set kernel=naive --set local=256
+    ab regex_refill "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
+      --query 'pattern=quasi(periodic|crystal)' --set kernel=refill --set groups_per_cu=16 --set local=256
   done | tee -a "$files/toolkit_ab.txt"
 }
 
