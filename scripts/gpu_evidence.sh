@@ -461,7 +461,7 @@ part_toolkit_ab2() {
     ab groupby16 "$d" --op groupby --rows 2^28 --distinct 16 --set agg=local --set fuse=on --set groups=8192 \
       --set sizing=sketch --set build=pessimistic --set local=512
     ab groupby2^20 "$d" --op groupby --rows 2^28 --distinct 2^20 --set agg=global --set fuse=off --set sizing=sketch \
-      --set build=pessimistic --set local=256
+      --set build=pessimistic --set local=256 --set padding=guard
     ab regex_naive "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
       --query 'pattern=quasi(periodic|crystal)' --set kernel=naive --set local=256
     ab regex_refill "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
