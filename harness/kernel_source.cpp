@@ -48,22 +48,19 @@ std::string resolve_includes(std::string_view text) {
   return out;
 }
 
-const KernelSource& kernel_source(Backend backend, std::string_view family) {
+// One source serves both backends (kernels/common/portable.h); the backend stays in the signature for
+// callers.
+const KernelSource& kernel_source(Backend, std::string_view family) {
   static std::mutex mutex;
   static std::map<std::string, KernelSource> sources;
-  const std::string shared = std::string(family) + ".cl";
-  const std::string own = backend == Backend::Cuda ? "cuda/" + std::string(family) + ".cu"
-                                                   : "opencl/" + std::string(family) + ".cl";
+  const std::string name = std::string(family) + ".cl";
   std::lock_guard lock(mutex);
-  for (const std::string& name : {shared, own}) {
-    if (const auto it = sources.find(name); it != sources.end()) return it->second;
-    if (const auto text = embedded_file(name)) {
-      std::string resolved = resolve_includes(*text);
-      std::string hash = hex64(fnv1a(resolved));
-      return sources.emplace(name, KernelSource{name, std::move(resolved), std::move(hash)}).first->second;
-    }
-  }
-  throw std::logic_error("no kernel source " + shared + " or " + own + " was embedded");
+  if (const auto it = sources.find(name); it != sources.end()) return it->second;
+  const auto text = embedded_file(name);
+  if (!text) throw std::logic_error("no kernel source " + name + " was embedded");
+  std::string resolved = resolve_includes(*text);
+  std::string hash = hex64(fnv1a(resolved));
+  return sources.emplace(name, KernelSource{name, std::move(resolved), std::move(hash)}).first->second;
 }
 
 }  // namespace varex::harness

@@ -20,9 +20,8 @@ struct KernelSource {
   std::string hash;  // stable hash of the text: part of every variant id and compile key
 };
 
-// The source of one operator family for a backend: "selection" -> kernels/selection.cl, one source that
-// both backends compile through kernels/common/portable.h; a family not yet written that way falls back
-// to opencl/<family>.cl or cuda/<family>.cu. Throws std::logic_error if the family has no source.
+// The source of one operator family: "selection" -> kernels/selection.cl, one source that both backends
+// compile through kernels/common/portable.h. Throws std::logic_error if the family has no source.
 const KernelSource& kernel_source(Backend backend, std::string_view family);
 
 // `text` with its `#include "name"` lines replaced by the embedded files they name (each at most once,

@@ -44,7 +44,7 @@ TEST(SelectionPredicate, KernelRangeAgreesWithTheFlagsOnEdgeValues) {
   const std::vector<std::int32_t> probes{kMin, kMin + 1, kMin + 2, -2, -1,       0,        1,
                                          2,    6,        7,        8,  kMax - 2, kMax - 1, kMax};
   for (const SelectionQuery& q : all_queries(bounds)) {
-    const KernelRange r = kernel_range(q);
+    const KernelRange r = q.inclusive();
     for (std::int32_t x : probes) {
       ASSERT_EQ(kernel_matches(r, x), q.matches(x)) << q.to_json().dump() << " x=" << x;
     }

@@ -20,18 +20,12 @@ namespace {
 constexpr std::uint64_t kMaxTile = 2048;
 constexpr std::uint64_t kMinLocal = 32;
 
-std::uint32_t parse_uint32(const std::string& text, const std::string& what) {
-  const std::int64_t v = parse_int(text, what);
-  if (v < 0 || v > 0xFFFFFFFFll) throw UsageError(what + ": " + text + " is no unsigned 32-bit integer");
-  return static_cast<std::uint32_t>(v);
-}
-
 class SelectRun final : public PreparedRun {
  public:
   SelectRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
     const datasets::Relation relation = materialise_relation(spec);
     const KeyRangeQuery query = KeyRangeQuery::from_json(spec.query);
-    range_ = key_range(query);
+    range_ = query.inclusive();
     rows_ = relation.rows();
     width_ = relation.attributes();
     output_ = std::make_unique<RowsOutput>(engine, width_, rows_, select_reference(relation, query),
@@ -131,77 +125,6 @@ class SelectRun final : public PreparedRun {
 
 }  // namespace
 
-bool KeyRangeQuery::matches(std::uint32_t key) const {
-  bool pass = true;
-  if (lo) pass = pass && (lo_inclusive ? key >= *lo : key > *lo);
-  if (hi) pass = pass && (hi_inclusive ? key <= *hi : key < *hi);
-  return pass != negate;
-}
-
-nlohmann::json KeyRangeQuery::to_json() const {
-  nlohmann::json j{{"lo_inclusive", lo_inclusive}, {"hi_inclusive", hi_inclusive}, {"negate", negate}};
-  if (lo) j["lo"] = *lo;
-  if (hi) j["hi"] = *hi;
-  return j;
-}
-
-KeyRangeQuery KeyRangeQuery::from_json(const nlohmann::json& j) {
-  KeyRangeQuery q;
-  if (j.contains("lo")) q.lo = j.at("lo").get<std::uint32_t>();
-  if (j.contains("hi")) q.hi = j.at("hi").get<std::uint32_t>();
-  q.lo_inclusive = j.value("lo_inclusive", true);
-  q.hi_inclusive = j.value("hi_inclusive", true);
-  q.negate = j.value("negate", false);
-  return q;
-}
-
-KeyRangeQuery KeyRangeQuery::parse(const std::map<std::string, std::string>& items) {
-  KeyRangeQuery q;
-  for (const auto& [key, value] : items) {
-    if (key == "lo")
-      q.lo = parse_uint32(value, "query lo");
-    else if (key == "hi")
-      q.hi = parse_uint32(value, "query hi");
-    else if (key == "lo_inclusive")
-      q.lo_inclusive = parse_bool(value, "query lo_inclusive");
-    else if (key == "hi_inclusive")
-      q.hi_inclusive = parse_bool(value, "query hi_inclusive");
-    else if (key == "negate")
-      q.negate = parse_bool(value, "query negate");
-    else
-      throw UsageError("ra_select: unknown query key '" + key +
-                       "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
-  }
-  return q;
-}
-
-KeyRangeQuery KeyRangeQuery::for_selectivity(double selectivity) {
-  if (!(selectivity >= 0.0 && selectivity <= 1.0)) {
-    throw UsageError("selectivity must lie between 0 and 1, got " + std::to_string(selectivity));
-  }
-  KeyRangeQuery q;
-  const double cut = std::round(selectivity * 4294967296.0);
-  if (cut >= 4294967296.0) return q;  // everything
-  q.hi = static_cast<std::uint32_t>(cut);
-  q.hi_inclusive = false;
-  return q;
-}
-
-KeyRange key_range(const KeyRangeQuery& q) {
-  std::int64_t lo = 0;
-  std::int64_t hi = 0xFFFFFFFFll;
-  if (q.lo) lo = q.lo_inclusive ? std::int64_t{*q.lo} : std::int64_t{*q.lo} + 1;
-  if (q.hi) hi = q.hi_inclusive ? std::int64_t{*q.hi} : std::int64_t{*q.hi} - 1;
-  if (lo > hi) return {1, 0, q.negate ? 1u : 0u};  // empty range
-  return {static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(hi), q.negate ? 1u : 0u};
-}
-
-double uniform_share(const KeyRangeQuery& query) {
-  const KeyRange r = key_range(query);
-  const double inside = r.lo > r.hi ? 0.0 : (static_cast<double>(r.hi) - r.lo + 1.0) / 4294967296.0;
-  return r.neg ? 1.0 - inside : inside;
-}
-
 std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, const KeyRangeQuery& query) {
   std::vector<std::uint32_t> out;
   for (std::uint64_t r = 0; r < relation.rows(); ++r) {
@@ -279,7 +202,7 @@ datasets::WorkloadSpec RaSelectOperator::workload(const WorkloadOptions& options
   }
   spec.query = query.to_json();
   // The share of uniform keys the query keeps, however it was given (a scale of the workload class).
-  if (spec.generator != "file") spec.params["selectivity"] = std::round(uniform_share(query) * 1e6) / 1e6;
+  if (spec.generator != "file") spec.params["selectivity"] = std::round(query.uniform_share() * 1e6) / 1e6;
   return spec;
 }
 

@@ -9,35 +9,13 @@
 
 #include "datasets/relations.hpp"
 #include "harness/operators/operator.hpp"
+#include "harness/operators/range_query.hpp"
 
 namespace varex::harness {
 
-// The selection operator's range predicate (see operators/selection/selection.hpp), on unsigned 32-bit keys.
-struct KeyRangeQuery {
-  std::optional<std::uint32_t> lo;
-  std::optional<std::uint32_t> hi;
-  bool lo_inclusive = true;
-  bool hi_inclusive = true;
-  bool negate = false;
-
-  // The predicate as stated, flag by flag: the host reference.
-  bool matches(std::uint32_t key) const;
-  nlohmann::json to_json() const;
-  static KeyRangeQuery from_json(const nlohmann::json& j);
-  // From --query keys lo, hi, lo_inclusive, hi_inclusive, negate. Throws UsageError.
-  static KeyRangeQuery parse(const std::map<std::string, std::string>& items);
-  // key < s * 2^32: the fraction s of uniformly distributed keys.
-  static KeyRangeQuery for_selectivity(double selectivity);
-};
-
-// What the kernels evaluate: lo <= key <= hi (empty when lo > hi), XOR neg.
-struct KeyRange {
-  std::uint32_t lo;
-  std::uint32_t hi;
-  std::uint32_t neg;
-};
-KeyRange key_range(const KeyRangeQuery& query);
-double uniform_share(const KeyRangeQuery& query);
+// The selection operator's range predicate (harness/operators/range_query.hpp) on unsigned 32-bit keys.
+using KeyRangeQuery = RangeQuery<std::uint32_t>;
+using KeyRange = InclusiveRange<std::uint32_t>;
 
 // Host reference: the tuples whose key matches, packed, in input order.
 std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, const KeyRangeQuery& query);

@@ -21,16 +21,8 @@ namespace varex::harness {
 
 namespace {
 
-constexpr std::int32_t kIntMin = std::numeric_limits<std::int32_t>::min();
-constexpr std::int32_t kIntMax = std::numeric_limits<std::int32_t>::max();
 // Rows are indexed with 32-bit integers in the kernels; keep head room for padding.
 constexpr std::uint64_t kMaxRows = (1ULL << 31) - (1ULL << 22);
-
-std::int32_t parse_int32(const std::string& text, const std::string& what) {
-  const std::int64_t v = parse_int(text, what);
-  if (v < kIntMin || v > kIntMax) throw UsageError(what + ": " + text + " does not fit in a 32-bit integer");
-  return static_cast<std::int32_t>(v);
-}
 
 // Host padding rounds the rows up to a multiple of local x ept, both powers of two, so rounding up to the
 // largest such product covers every variant; a row count that is already a multiple needs no slack.
@@ -59,7 +51,7 @@ class SelectionRun final : public PreparedRun {
     if (rows_ > kMaxRows)
       throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows");
     const SelectionQuery query = SelectionQuery::from_json(spec.query);
-    range_ = kernel_range(query);
+    range_ = query.inclusive();
 
     const DeviceInfo& device = engine.device();
     const std::uint64_t capacity = capacity_rows(rows_, device);
@@ -138,80 +130,6 @@ class SelectionRun final : public PreparedRun {
 
 }  // namespace
 
-bool SelectionQuery::matches(std::int32_t x) const {
-  bool pass = true;
-  if (lo) pass = pass && (lo_inclusive ? x >= *lo : x > *lo);
-  if (hi) pass = pass && (hi_inclusive ? x <= *hi : x < *hi);
-  return pass != negate;
-}
-
-nlohmann::json SelectionQuery::to_json() const {
-  nlohmann::json j{{"lo_inclusive", lo_inclusive}, {"hi_inclusive", hi_inclusive}, {"negate", negate}};
-  if (lo) j["lo"] = *lo;
-  if (hi) j["hi"] = *hi;
-  return j;
-}
-
-SelectionQuery SelectionQuery::from_json(const nlohmann::json& j) {
-  SelectionQuery q;
-  if (j.contains("lo")) q.lo = j.at("lo").get<std::int32_t>();
-  if (j.contains("hi")) q.hi = j.at("hi").get<std::int32_t>();
-  q.lo_inclusive = j.value("lo_inclusive", true);
-  q.hi_inclusive = j.value("hi_inclusive", true);
-  q.negate = j.value("negate", false);
-  return q;
-}
-
-SelectionQuery SelectionQuery::parse(const std::map<std::string, std::string>& items) {
-  SelectionQuery q;
-  for (const auto& [key, value] : items) {
-    if (key == "lo")
-      q.lo = parse_int32(value, "query lo");
-    else if (key == "hi")
-      q.hi = parse_int32(value, "query hi");
-    else if (key == "lo_inclusive")
-      q.lo_inclusive = parse_bool(value, "query lo_inclusive");
-    else if (key == "hi_inclusive")
-      q.hi_inclusive = parse_bool(value, "query hi_inclusive");
-    else if (key == "negate")
-      q.negate = parse_bool(value, "query negate");
-    else {
-      throw UsageError("selection: unknown query key '" + key +
-                       "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
-    }
-  }
-  return q;
-}
-
-SelectionQuery SelectionQuery::for_selectivity(double selectivity) {
-  if (!(selectivity >= 0.0 && selectivity <= 1.0)) {
-    throw UsageError("selectivity must lie between 0 and 1, got " + std::to_string(selectivity));
-  }
-  SelectionQuery q;
-  // Values are uniform over the 2^32 int32 values: x < INT_MIN + s * 2^32 selects the fraction s.
-  const double cut = std::round(selectivity * 4294967296.0);
-  if (cut >= 4294967296.0) return q;  // everything
-  q.hi = static_cast<std::int32_t>(static_cast<std::int64_t>(kIntMin) + static_cast<std::int64_t>(cut));
-  q.hi_inclusive = false;
-  return q;
-}
-
-KernelRange kernel_range(const SelectionQuery& q) {
-  std::int64_t lo = kIntMin;
-  std::int64_t hi = kIntMax;
-  if (q.lo) lo = q.lo_inclusive ? *q.lo : std::int64_t{*q.lo} + 1;
-  if (q.hi) hi = q.hi_inclusive ? *q.hi : std::int64_t{*q.hi} - 1;
-  if (lo > hi || lo > kIntMax || hi < kIntMin) return {1, 0, q.negate ? 1u : 0u};  // empty range
-  return {static_cast<std::int32_t>(lo), static_cast<std::int32_t>(hi), q.negate ? 1u : 0u};
-}
-
-double uniform_selectivity(const SelectionQuery& query) {
-  const KernelRange r = kernel_range(query);
-  const double inside =
-      r.lo > r.hi ? 0.0 : (static_cast<double>(r.hi) - static_cast<double>(r.lo) + 1.0) / 4294967296.0;
-  return r.neg ? 1.0 - inside : inside;
-}
-
 std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column,
                                               const SelectionQuery& query) {
   std::vector<std::uint8_t> bitmap((column.size() + 7) / 8, 0);
@@ -283,7 +201,7 @@ datasets::WorkloadClass SelectionOperator::workload_class(const datasets::Worklo
   c.scale["rows"] = spec.rows();
   if (spec.generator != "file") {
     // Rounded, so that equal shares computed from different bounds compare equal.
-    c.scale["selectivity"] = std::round(uniform_selectivity(query) * 1e6) / 1e6;
+    c.scale["selectivity"] = std::round(query.uniform_share() * 1e6) / 1e6;
   }
   return c;
 }

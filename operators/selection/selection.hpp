@@ -7,37 +7,13 @@
 #include <vector>
 
 #include "harness/operators/operator.hpp"
+#include "harness/operators/range_query.hpp"
 
 namespace varex::harness {
 
-// The source's predicate: lower and upper bound, each optional and inclusive or exclusive, and negation.
-struct SelectionQuery {
-  std::optional<std::int32_t> lo;
-  std::optional<std::int32_t> hi;
-  bool lo_inclusive = true;
-  bool hi_inclusive = true;
-  bool negate = false;
-
-  // The predicate as the source states it, flag by flag: this is the host reference.
-  bool matches(std::int32_t x) const;
-
-  nlohmann::json to_json() const;
-  static SelectionQuery from_json(const nlohmann::json& j);
-  // From --query keys lo, hi, lo_inclusive, hi_inclusive, negate. Throws UsageError.
-  static SelectionQuery parse(const std::map<std::string, std::string>& items);
-  // A predicate that selects the fraction `selectivity` of uniformly distributed int32 values.
-  static SelectionQuery for_selectivity(double selectivity);
-};
-
-// What the kernels evaluate: the inclusive range [lo, hi] (empty when lo > hi), then XOR neg.
-struct KernelRange {
-  std::int32_t lo;
-  std::int32_t hi;
-  std::uint32_t neg;
-};
-KernelRange kernel_range(const SelectionQuery& query);
-// The share of uniformly distributed int32 values the query selects.
-double uniform_selectivity(const SelectionQuery& query);
+// The source's predicate on int32 values (harness/operators/range_query.hpp).
+using SelectionQuery = RangeQuery<std::int32_t>;
+using KernelRange = InclusiveRange<std::int32_t>;
 
 // Host reference: bit r%8 of byte r/8 is set when row r matches; bits past the last row are zero.
 std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& column,
