@@ -55,8 +55,9 @@ struct RangeQuery {
   // The share of values uniform over all of T that the query selects.
   double uniform_share() const {
     const InclusiveRange<T> r = inclusive();
-    const double inside = r.lo > r.hi ? 0.0 : (static_cast<double>(r.hi) - static_cast<double>(r.lo) + 1.0) /
-                                                  (static_cast<double>(kMax) - static_cast<double>(kMin) + 1.0);
+    const double inside = r.lo > r.hi ? 0.0
+                                      : (static_cast<double>(r.hi) - static_cast<double>(r.lo) + 1.0) /
+                                            (static_cast<double>(kMax) - static_cast<double>(kMin) + 1.0);
     return r.neg ? 1.0 - inside : inside;
   }
 
@@ -95,7 +96,8 @@ struct RangeQuery {
       } else if (key == "negate") {
         q.negate = parse_bool(value, "query negate");
       } else {
-        throw UsageError("unknown query key '" + key + "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
+        throw UsageError("unknown query key '" + key +
+                         "' (keys: lo, hi, lo_inclusive, hi_inclusive, negate)");
       }
     }
     return q;
