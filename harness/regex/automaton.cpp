@@ -33,10 +33,11 @@ struct Nfa {
     states[from].bytes = static_cast<int>(sets.size() - 1);
     states[from].to = to;
   }
+  std::size_t max_states = kMaxNfaStates;
   void check_size() const {
-    if (states.size() > kMaxNfaStates) {
+    if (states.size() > max_states) {
       throw UsageError("the pattern is too large: its automaton needs more than " +
-                       std::to_string(kMaxNfaStates) + " NFA states");
+                       std::to_string(max_states) + " NFA states");
     }
   }
 };
@@ -123,8 +124,9 @@ Fragment build(Nfa& nfa, const Pattern& p, int index) {
 }
 
 // Search semantics: any bytes before the pattern and after it.
-Nfa make_nfa(const Pattern& p) {
+Nfa make_nfa(const Pattern& p, std::size_t max_states) {
   Nfa nfa;
+  nfa.max_states = max_states;
   const Fragment body = build(nfa, p, p.root);
   ByteSet any;
   any.set();
@@ -203,8 +205,8 @@ std::vector<int> byte_classes(const Nfa& nfa, int* count) {
   return classes;
 }
 
-[[noreturn]] void too_many_states() {
-  throw UsageError("the pattern's automaton needs more than " + std::to_string(kMaxStates) +
+[[noreturn]] void too_many_states(std::size_t limit) {
+  throw UsageError("the pattern's automaton needs more than " + std::to_string(limit) +
                    " states; simplify it (bounded repetitions of alternatives grow fastest)");
 }
 
@@ -316,8 +318,8 @@ std::vector<std::uint32_t> minimise(const std::vector<std::uint32_t>& next, int 
 
 }  // namespace
 
-Automaton compile(const Pattern& pattern) {
-  const Nfa nfa = make_nfa(pattern);
+Automaton compile(const Pattern& pattern, const Limits& limits) {
+  const Nfa nfa = make_nfa(pattern, limits.nfa_states);
   int nclasses = 0;
   const std::vector<int> byte_class = byte_classes(nfa, &nclasses);
   std::vector<int> representative(nclasses, -1);
@@ -338,7 +340,7 @@ Automaton compile(const Pattern& pattern) {
     for (auto [it, end] = ids.equal_range(hash); it != end; ++it) {
       if (sets[it->second] == set) return it->second;
     }
-    if (sets.size() >= 4 * kMaxStates) too_many_states();
+    if (sets.size() >= 4 * limits.states) too_many_states(limits.states);
     const auto id = static_cast<std::uint32_t>(sets.size());
     ids.emplace(hash, id);
     sets.push_back(std::move(set));
@@ -383,7 +385,7 @@ Automaton compile(const Pattern& pattern) {
 
   const std::vector<std::uint32_t> block = minimise(next, nclasses, accept_at_end);
   const std::uint32_t minimal = *std::max_element(block.begin(), block.end()) + 1;
-  if (minimal > kMaxStates) too_many_states();
+  if (minimal > limits.states) too_many_states(limits.states);
 
   Automaton a;
   a.states = minimal;

@@ -20,6 +20,14 @@ constexpr std::size_t kMaxStates = 4096;
 // bound keeps a refused pattern (`a{200}{200}`, found by the fuzzer: 2.7 GB and two minutes) quick.
 constexpr std::size_t kMaxNfaStates = 4 * kMaxStates;
 
+// The bounds a compilation runs under. The operators use the defaults; the fuzz target lowers them, as
+// RE2's fuzzer lowers its memory budget: the same code paths (refusal included) at a cost per input that
+// does not grow with the square of the NFA (subset construction of `x{4000}` alone takes 0.1–0.8 s).
+struct Limits {
+  std::size_t states = kMaxStates;         // states of the minimal automaton
+  std::size_t nfa_states = kMaxNfaStates;  // states of the Thompson NFA
+};
+
 struct Automaton {
   enum Flag : std::uint8_t {
     kAcceptAtEnd = 1,  // the string may end here and match
@@ -47,8 +55,9 @@ struct Automaton {
   std::vector<std::int32_t> table_image() const;
 };
 
-// Throws UsageError when the automaton needs more than kMaxStates states.
-Automaton compile(const Pattern& pattern);
+// Throws UsageError when the automaton needs more than `limits.states` states (or its NFA more than
+// `limits.nfa_states`).
+Automaton compile(const Pattern& pattern, const Limits& limits = {});
 
 // Offsets into a machine image: [0] states, [1] classes, [2] start, [3] byte classes or range starts,
 // [4] transitions or ranges, [5] flags, [6] whether the empty string matches. The kernels use the same
