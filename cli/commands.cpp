@@ -16,6 +16,7 @@
 #include "results/store.hpp"
 #include "tuner/bench.hpp"
 #include "tuner/session.hpp"
+#include "variants/launch.hpp"
 
 namespace varex::cli {
 
@@ -181,7 +182,7 @@ void add_variants(CLI::App& app, int&) {
     const harness::Operator& op = harness::find_operator(f->op);
     const auto devices = resolve_devices(f->device);
     const auto spec = f->workload.resolve(op, devices);
-    const auto pins = parse_assignments(f->set, "--set");
+    const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     json out = json::array();
     for (const DeviceInfo& d : devices) {
       const auto space = op.space({d, spec.rows()});
@@ -268,7 +269,7 @@ void add_run(CLI::App& app, int& exit_code) {
     const DeviceInfo& device = devices.front();
     const auto spec = f->workload.resolve(op, devices);
     const auto space = op.space({device, spec.rows()});
-    const auto pins = parse_assignments(f->set, "--set");
+    const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     const auto params = space.with_settings(space.defaults(), pins);
     harness::check_fits(op, spec, device);
 
@@ -426,7 +427,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.workload = f->workload.resolve(*options.op, options.devices);
     options.settings = f->measure.settings;
     options.timeout_seconds = f->measure.timeout_seconds;
-    options.pins = parse_assignments(f->set, "--set");
+    options.pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     options.reprobe = f->reprobe;
     options.fresh = f->fresh;
     options.schedule.parallel = !f->sequential;

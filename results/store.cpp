@@ -168,10 +168,29 @@ CREATE UNIQUE INDEX measurements_once ON measurements(session_id, variant_id, pu
   WHERE duplicate_of IS NULL;
 )sql";
 
+// Version 7: one launch vocabulary (variants/launch.hpp). The grid tunable had three names: selection's and
+// the string operators' `groups_per_cu` (cover or k work-groups per compute unit: the same values under
+// `grid`), the hash join's `processors` and the group-by's `groups` (cover or N work-groups in all: `Nwg`
+// under `grid`). Variant ids stay as they were recorded.
+const char* kSchemaV7 = R"sql(
+UPDATE variants SET params = json_remove(json_set(params, '$.grid', json_extract(params, '$.groups_per_cu')),
+                                         '$.groups_per_cu')
+WHERE json_type(params, '$.groups_per_cu') IS NOT NULL;
+UPDATE variants SET params = json_remove(json_set(params, '$.grid',
+    CASE json_type(params, '$.processors') WHEN 'integer' THEN json_extract(params, '$.processors') || 'wg'
+    ELSE json_extract(params, '$.processors') END), '$.processors')
+WHERE op = 'hashjoin' AND json_type(params, '$.processors') IS NOT NULL;
+UPDATE variants SET params = json_remove(json_set(params, '$.grid',
+    CASE json_type(params, '$.groups') WHEN 'integer' THEN json_extract(params, '$.groups') || 'wg'
+    ELSE json_extract(params, '$.groups') END), '$.groups')
+WHERE op = 'groupby' AND json_type(params, '$.groups') IS NOT NULL;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5, kSchemaV6};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4,
+                                            kSchemaV5, kSchemaV6, kSchemaV7};
   return all;
 }
 

@@ -10,7 +10,7 @@
 #   hashcheck  every compile-time variant of the hash join and the group-by verified on the GPU devices
 #              under a few launch shapes, at odd sizes with duplicates and skew ($files/hashcheck.db)
 #   hashjoin   the join at 2^24 x 2^28 rows: source default and AUC-bandit tuning on the GPU devices, the
-#              source's findings (processors x local size, PreprocessHT, local lookup array) at 2^22 x 2^26
+#              source's findings (grid (processors) x local size, PreprocessHT, local lookup array) at 2^22 x 2^26
 #              on CUDA, default and tuning on the CPU at 2^20 x 2^24
 #   strings_check  every compile-time variant of the string operators verified on the GPU devices on
 #              awkward rows (empty, long, bytes >= 128) under a few launch shapes ($files/stringcheck.db)
@@ -134,10 +134,10 @@ part_hashcheck() {
   step hash correctness
   local check=$files/hashcheck.db
   varex sweep --op hashjoin --device gpu --rows 100003 --rows2 400009 --distinct 30011 --match-ratio 0.7 \
-    --zipf 0.8 --set local=auto,256 --set processors=cover,128 --set load=50 --warmup 0 --min-reps 1 \
+    --zipf 0.8 --set local=auto,256 --set grid=cover,128wg --set load=50 --warmup 0 --min-reps 1 \
     --max-reps 1 --db "$check" --json > "$files/hashcheck_join.json"
   varex sweep --op groupby --device gpu --rows 1000003 --distinct 5003 --zipf 0.5 --set local=auto,128 \
-    --set groups=cover,512 --set load=50 --warmup 0 --min-reps 1 --max-reps 1 --db "$check" \
+    --set grid=cover,512wg --set load=50 --warmup 0 --min-reps 1 --max-reps 1 --db "$check" \
     --json > "$files/hashcheck_groupby.json"
   python3 - "$files"/hashcheck_*.json <<'PY'
 import json, sys
@@ -153,17 +153,17 @@ part_hashjoin() {
   # 16 and 32 work-groups (the source's values for small GPUs) leave an H200 idle: the findings below
   # measure them; the tuner skips them at this size.
   varex tune --op hashjoin --device gpu "${goal[@]}" --db "$db" --strategy auc_bandit --budget 45s "${reps[@]}" \
-    --set processors=cover,512,2048,8192 \
+    --set grid=cover,512wg,2048wg,8192wg \
     --json > "$files/join_tune_gpu.json"
   step hashjoin source default at the goal size
   for d in cuda:0 ocl:1:0; do varex run --op hashjoin --device "$d" "${goal[@]}" --db "$db" --json; done \
     > "$files/join_default_gpu.json"
-  step "hashjoin findings on cuda:0: processors x local size, then PreprocessHT and the local lookup array"
+  step "hashjoin findings on cuda:0: grid (processors) x local size, then PreprocessHT and the local lookup array"
   local fixed=(--set hash=mult --set probing=double --set load=50 --set padding=guard)
-  varex sweep --op hashjoin --device cuda:0 "${small[@]}" --db "$db" "${fixed[@]}" --set processors=16,32,cover \
+  varex sweep --op hashjoin --device cuda:0 "${small[@]}" --db "$db" "${fixed[@]}" --set grid=16wg,32wg,cover \
     --set local=32,64,128,256 --set preprocess=off --set batch=1 --set lookup=private "${reps[@]}" \
     --json > "$files/join_findings_grid.json"
-  varex sweep --op hashjoin --device cuda:0 "${small[@]}" --db "$db" "${fixed[@]}" --set processors=cover \
+  varex sweep --op hashjoin --device cuda:0 "${small[@]}" --db "$db" "${fixed[@]}" --set grid=cover \
     --set local=256 --set preprocess=off,on --set batch=8 --set lookup=private,local "${reps[@]}" \
     --json > "$files/join_findings_caching.json"
   step hashjoin on the CPU
@@ -179,7 +179,7 @@ part_groupby() {
   for groups in 16 2^20; do
     step "groupby tuning, $groups groups"
     varex tune --op groupby --device gpu --rows 2^28 --distinct "$groups" --db "$db" --strategy auc_bandit \
-      --budget 40s "${reps[@]}" --set groups=cover,512,2048,8192 --json > "$files/groupby_tune_gpu_$groups.json"
+      --budget 40s "${reps[@]}" --set grid=cover,512wg,2048wg,8192wg --json > "$files/groupby_tune_gpu_$groups.json"
     for d in cuda:0 ocl:1:0; do varex run --op groupby --device "$d" --rows 2^28 --distinct "$groups" --db "$db" --json; done \
       > "$files/groupby_default_gpu_$groups.json"
   done
@@ -204,7 +204,7 @@ part_groupby() {
 string_sweep() {
   # shellcheck disable=SC2086
   varex sweep --device "${STRING_DEVICES:-gpu}" --rows "${STRING_ROWS:-2^24}" --db "$db" \
-    ${STRING_SHAPES:---set groups_per_cu=cover,16 --set local=auto,256} --set threshold=50 --set unroll=2 \
+    ${STRING_SHAPES:---set grid=cover,16 --set local=auto,256} --set threshold=50 --set unroll=2 \
     --set buffer=shared --min-reps 3 --max-reps 10 --json "$@"
 }
 
@@ -225,7 +225,7 @@ for i in range(30011):
     else: rows.append(bytes(random.choice(b"abcdefghijklmnopqrstuvwxyz ") for _ in range(random.randint(1, 90))))
 open(sys.argv[1], "wb").write(b"\n".join(rows) + b"\n")
 PY
-  local shapes=(--set local=64,1024 --set groups_per_cu=cover,4 --warmup 0 --min-reps 1 --max-reps 1 --db "$check")
+  local shapes=(--set local=64,1024 --set grid=cover,4 --warmup 0 --min-reps 1 --max-reps 1 --db "$check")
   {
     varex sweep --op str_equal --device "${STRING_DEVICES:-gpu}" --input "$awkward" --query "value=a quasiperiodic tiling" "${shapes[@]}" --json
     varex sweep --op str_prefix --device "${STRING_DEVICES:-gpu}" --input "$awkward" --query "prefix=semiperiodic" "${shapes[@]}" --json
@@ -299,7 +299,7 @@ part_strings_refill() {
     for sel in 0.01 0.08; do
       varex sweep --op regex --device "${STRING_DEVICES:-gpu}" --rows "${STRING_ROWS:-2^24}" --selectivity "$sel" \
         --query "pattern=$pattern" --db "$db" --set layout=flat --set kernel=naive,refill \
-        --set threshold=25,50,75,90 --set unroll=1,2,4,8 --set groups_per_cu=cover,4,16 --set local=auto,256,1024 \
+        --set threshold=25,50,75,90 --set unroll=1,2,4,8 --set grid=cover,4,16 --set local=auto,256,1024 \
         --min-reps 3 --max-reps 10 --json
     done
   done > "$files/strings_refill_${STRING_DEVICES:-gpu}.json"
@@ -319,9 +319,9 @@ part_strings_profile() {
   metrics+=,smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio
   metrics+=,smsp__average_warps_issue_stalled_lg_throttle_per_issue_active.ratio
   metrics+=,smsp__average_warps_issue_stalled_wait_per_issue_active.ratio
-  local naive="--set kernel=naive --set groups_per_cu=cover --set local=128 --set unroll=2"
-  local tuned="--set kernel=refill --set groups_per_cu=4 --set local=1024 --set threshold=90 --set unroll=8"
-  local pinned="--set kernel=refill --set groups_per_cu=16 --set local=256 --set threshold=50 --set unroll=2"
+  local naive="--set kernel=naive --set grid=cover --set local=128 --set unroll=2"
+  local tuned="--set kernel=refill --set grid=4 --set local=1024 --set threshold=90 --set unroll=8"
+  local pinned="--set kernel=refill --set grid=16 --set local=256 --set threshold=50 --set unroll=2"
   for pattern in 'quasiperiodic tiling' '^a quasiperiodic tiling'; do
     for sets in "$naive" "$tuned" "$pinned"; do
       echo "### $pattern | $sets"
@@ -395,14 +395,14 @@ part_sanitizer() {
   local sdb=$files/sanitizer.db
   # label ; operator ; workload ; pins: every compile-time tunable free but the loop counts, launch shape fixed
   local runs=(
-    "selection;selection;--rows 30011;--set padding=guard --set local=128 --set groups_per_cu=cover"
-    "hashjoin;hashjoin;--rows 3001 --rows2 12007 --distinct 1500;--set local=128 --set processors=cover --set padding=guard --set load=50 --set batch=1,4"
-    "groupby-optimistic-sketch;groupby;--rows 20011 --distinct 257;--set local=128 --set groups=cover --set padding=guard --set load=50 --set build=optimistic --set sizing=sketch"
-    "groupby-pessimistic-zipf;groupby;--rows 20011 --distinct 257 --zipf 1;--set local=128 --set groups=32 --set padding=guard --set load=50 --set build=pessimistic --set sizing=rows"
-    "str_equal;str_equal;--rows 4099 --selectivity 0.1;--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
-    "str_prefix;str_prefix;--rows 4099 --selectivity 0.1;--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
-    "str_like;str_like;--rows 4099 --selectivity 0.1;--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
-    "regex;regex;--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal);--set local=128 --set groups_per_cu=4 --set unroll=1,3 --set threshold=50"
+    "selection;selection;--rows 30011;--set padding=guard --set local=128 --set grid=cover"
+    "hashjoin;hashjoin;--rows 3001 --rows2 12007 --distinct 1500;--set local=128 --set grid=cover --set padding=guard --set load=50 --set batch=1,4"
+    "groupby-optimistic-sketch;groupby;--rows 20011 --distinct 257;--set local=128 --set grid=cover --set padding=guard --set load=50 --set build=optimistic --set sizing=sketch"
+    "groupby-pessimistic-zipf;groupby;--rows 20011 --distinct 257 --zipf 1;--set local=128 --set grid=32wg --set padding=guard --set load=50 --set build=pessimistic --set sizing=rows"
+    "str_equal;str_equal;--rows 4099 --selectivity 0.1;--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
+    "str_prefix;str_prefix;--rows 4099 --selectivity 0.1;--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
+    "str_like;str_like;--rows 4099 --selectivity 0.1;--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
+    "regex;regex;--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal);--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
   )
   local tool line label op workload pins
   for tool in memcheck racecheck; do
@@ -421,7 +421,8 @@ part_sanitizer() {
 }
 
 # One A/B pair: the old and the new build on one device and variant, twice each, alternating; prints the
-# device time and share of the copy probe of each run.
+# device time and share of the copy probe of each run. The pairs name the grid by its old names
+# (groups_per_cu, processors, groups), which the old build knows and this one reads as `grid`.
 ab() {
   local label=$1 device=$2; shift 2
   local round build
@@ -491,7 +492,7 @@ part_toolkit_new() {
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
 
 part_strings_cpu() {
-  STRING_DEVICES=cpu STRING_ROWS=2^22 STRING_SHAPES="--set groups_per_cu=cover,16 --set local=auto,64" \
+  STRING_DEVICES=cpu STRING_ROWS=2^22 STRING_SHAPES="--set grid=cover,16 --set local=auto,64" \
     STRING_BUDGET=60s part_strings
 }
 

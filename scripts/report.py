@@ -40,8 +40,9 @@ plt.rcParams.update({
     "figure.titlesize": 12,
 })
 
-# The tunables that set the number of work-groups; the heat maps put them against the local size.
-GRID_TUNABLES = ["groups_per_cu", "groups", "work_groups", "processors", "grid"]
+# The tunable that sets the number of work-groups (variants/launch.hpp); the heat maps put it against the
+# local size. Databases with its old names are migrated when varex opens them.
+GRID_TUNABLES = ["grid"]
 
 
 # --- Reading -----------------------------------------------------------------------------------------
@@ -78,8 +79,11 @@ def wrapped(text, width=110):
 
 
 def value_order(value):
-    """Words (auto, cover, names) first, then numbers ascending."""
+    """Words (auto, cover, names) first, then numbers ascending, then counts of work-groups in all
+    (grid=512wg) ascending."""
     n = num(value)
+    if n is None and value.endswith("wg") and num(value[:-2]) is not None:
+        return (2, num(value[:-2]), value)
     return (0, 0.0, value) if n is None else (1, n, value)
 
 
@@ -453,7 +457,7 @@ def device_cell(row):
 
 
 def breakable(text):
-    """Lets a squeezed column break a heading like groups_per_cu after its underscores, and nowhere else."""
+    """Lets a squeezed column break a heading like match_ratio after its underscores, and nowhere else."""
     return text.replace("_", "_<wbr>")
 
 

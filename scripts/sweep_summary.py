@@ -14,7 +14,7 @@ def main():
     parser.add_argument("db")
     parser.add_argument("--op", default="selection")
     parser.add_argument("--rows", type=int, default=None, help="only workloads of this many rows")
-    parser.add_argument("--default", default='{"ept":8,"groups_per_cu":"cover","kernel":"loop","local":"auto","padding":"none","vec":1}',
+    parser.add_argument("--default", default='{"ept":8,"grid":"cover","kernel":"loop","local":"auto","padding":"none","vec":1}',
                         help="the source's default variant, as canonical JSON")
     args = parser.parse_args()
     db = sqlite3.connect(args.db)

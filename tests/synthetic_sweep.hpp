@@ -38,7 +38,7 @@ inline double model_ms(const variants::Params& p) {
   t *= 1.0 + 0.04 * std::log2(static_cast<double>(variants::get_int(p, "vec")));
   const auto local = variants::get_int_or(p, "local", 0);
   t *= local == 128 ? 1.0 : local == 0 ? 1.2 : 1.1;
-  t *= p.at("groups_per_cu") == Value{"cover"} ? 1.0 : 1.25;
+  t *= p.at("grid") == Value{"cover"} ? 1.0 : 1.25;
   // Deterministic per-variant jitter of +-2%.
   const auto h = fnv1a(variants::canonical(p));
   return t * (0.98 + 0.04 * static_cast<double>(h % 1000) / 1000.0);

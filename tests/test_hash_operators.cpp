@@ -216,7 +216,7 @@ TEST(HashJoinDevice, EveryPairOfCompileTimeValuesOnAPrimeSizeWithDuplicatesAndEx
   const auto build = awkward_keys(1009, 300, 4);
   const auto probe = awkward_keys(4099, 600, 5);
   verify_variants(HashJoinOperator(), join_files("compile", build, probe), brute_join(build, probe),
-                  {{"local", "auto"}, {"processors", "cover"}, {"padding", "none"}, {"load", "50"}},
+                  {{"local", "auto"}, {"grid", "cover"}, {"padding", "none"}, {"load", "50"}},
                   {"hash", "probing", "batch", "preprocess", "lookup"});
 }
 
@@ -246,7 +246,7 @@ TEST(HashJoinDevice, AwkwardInputs) {
     SCOPED_TRACE(c.name);
     verify_variants(HashJoinOperator(), join_files(c.name, c.build, c.probe), brute_join(c.build, c.probe),
                     {{"local", "auto,64"},
-                     {"processors", "cover,16"},
+                     {"grid", "cover,16wg"},
                      {"batch", "1,8"},
                      {"hash", "identity,mult"},
                      {"load", "75"},
@@ -290,7 +290,7 @@ TEST(GroupByDevice, EveryPairOfCompileTimeValuesAndBuildPaths) {
   const auto keys = awkward_keys(10007, 700, 12);
   const auto values = awkward_keys(10007, 100000, 13);
   verify_variants(GroupByOperator(), group_file("compile", keys, values), brute_groups(keys, values),
-                  {{"local", "64"}, {"groups", "128"}, {"padding", "guard"}, {"load", "50"}},
+                  {{"local", "64"}, {"grid", "128wg"}, {"padding", "guard"}, {"load", "50"}},
                   {"hash", "probing", "agg", "fuse", "build", "sizing"});
 }
 
@@ -321,7 +321,7 @@ TEST(GroupByDevice, AwkwardInputs) {
     SCOPED_TRACE(c.name);
     verify_variants(GroupByOperator(), group_file(c.name, c.keys, c.values), brute_groups(c.keys, c.values),
                     {{"local", "auto,32"},
-                     {"groups", "cover,16"},
+                     {"grid", "cover,16wg"},
                      {"padding", "none,host"},
                      {"agg", "global,local"},
                      {"build", "optimistic,pessimistic"},
@@ -344,7 +344,7 @@ TEST(GroupByDevice, CollidingKeysFallBackToThePessimisticBuild) {
                   {{"hash", "identity"},
                    {"build", "optimistic"},
                    {"local", "auto"},
-                   {"groups", "cover"},
+                   {"grid", "cover"},
                    {"padding", "none"},
                    {"fuse", "off,on"},
                    {"probing", "linear,double"}});
@@ -360,7 +360,7 @@ TEST(GroupByDevice, ManyGroupsGeneratedWithSkew) {
   const auto c = datasets::group_columns(200003, 50000, 0.9, options.seed());
   verify_variants(op, spec, brute_groups(c.keys, c.values),
                   {{"local", "128"},
-                   {"groups", "cover,512"},
+                   {"grid", "cover,512wg"},
                    {"padding", "guard"},
                    {"sizing", "rows,sketch"},
                    {"agg", "global"},

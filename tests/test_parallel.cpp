@@ -291,7 +291,7 @@ TEST_F(TwoPoclDevices, SweepThroughTheCommandLineCoversBothDevices) {
   const auto r = test::run_varex(
       {"sweep",      "--op",  "selection",     "--device",        "cpu",      "--db",   db,
        "--rows",     "2^12",  "--set",         "kernel=overflow", "--set",    "ept=32", "--set",
-       "vec=4,8",    "--set", "padding=guard", "--set",           "local=64", "--set",  "groups_per_cu=cover",
+       "vec=4,8",    "--set", "padding=guard", "--set",           "local=64", "--set",  "grid=cover",
        "--max-reps", "3",     "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);

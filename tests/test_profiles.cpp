@@ -142,6 +142,37 @@ TEST(ProfileLookup, VersionOneProfilesAreStillRead) {
   EXPECT_EQ(p.lookup("selection", h200, 1 << 20, 0.4).text("ept"), "16");
 }
 
+// Profiles from before the one launch vocabulary: groups_per_cu, processors and groups are read as grid.
+TEST(ProfileLookup, OldGridNamesAreReadAsGrid) {
+  const auto entry = [](const char* op, nlohmann::json params) {
+    return nlohmann::json{{op, {{{"workload", {{"rows", 1 << 20}}}, {"params", params}}}}};
+  };
+  nlohmann::json operators = entry("selection", {{"groups_per_cu", 4}, {"ept", 16}});
+  operators.update(entry("hashjoin", {{"processors", 512}}));
+  operators.update(entry("groupby", {{"groups", "cover"}}));
+  const nlohmann::json v1 = {{"format", "varex-profile"},
+                             {"version", 1},
+                             {"devices",
+                              {{{"backend", "cuda"},
+                                {"vendor", "NVIDIA"},
+                                {"name", "H200"},
+                                {"arch", "sm_90"},
+                                {"type", "gpu"},
+                                {"operators", operators}}}},
+                             {"defaults", {{"hashjoin", {{"processors", "32"}, {"local", "256"}}}}}};
+  const profile::Profile p = profile::load_profile(v1);
+  const profile::DeviceKey h200{"cuda", "NVIDIA", "H200", "sm_90", "gpu", ""};
+  const profile::DeviceKey other{"opencl", "Someone", "CPU", "x86", "cpu", ""};
+  const auto selection = p.lookup("selection", h200, 1 << 20, 0.5);
+  EXPECT_EQ(selection.text("grid"), "4");
+  EXPECT_EQ(selection.text("groups_per_cu"), "");
+  EXPECT_EQ(selection.work_groups(132), 528u);
+  EXPECT_EQ(p.lookup("hashjoin", h200, profile::Workload{{}, {{"rows", 1 << 20}}}).text("grid"), "512wg");
+  EXPECT_EQ(p.lookup("hashjoin", h200, profile::Workload{{}, {{"rows", 1 << 20}}}).work_groups(132), 512u);
+  EXPECT_EQ(p.lookup("groupby", h200, profile::Workload{{}, {{"rows", 1 << 20}}}).work_groups(132), 0u);
+  EXPECT_EQ(p.lookup("hashjoin", other, profile::Workload{{}, {{"rows", 1 << 20}}}).text("grid"), "32wg");
+}
+
 TEST(ProfileExport, JsonRoundTripReturnsTheStoredBest) {
   const std::string dir = test::scratch_dir("profile-roundtrip");
   results::Store store(dir + "/v.db");
@@ -285,7 +316,7 @@ TEST(Report, WritesCsvAndPlots) {
   EXPECT_NE(html.find("data:image/png;base64,"), std::string::npos);  // self-contained
   EXPECT_EQ(html.find("http"), std::string::npos);                    // nothing fetched from the network
   const std::string measurements = slurp(dir + "/report/measurements.csv");
-  EXPECT_NE(measurements.find("p_groups_per_cu"), std::string::npos);
+  EXPECT_NE(measurements.find("p_grid"), std::string::npos);
 }
 
 TEST(Bench, GoogleBenchmarkSmokeRunOnTheCpuDevice) {

@@ -184,7 +184,7 @@ TEST(Failures, AFinishedSessionReportsItsRecordedFailures) {
                                       "--set",
                                       "local=64",
                                       "--set",
-                                      "groups_per_cu=cover",
+                                      "grid=cover",
                                       "--max-reps",
                                       "3",
                                       "--json",

@@ -236,7 +236,8 @@ TEST_F(ReportPage, BestTablesShowOnlyTheColumnsThatApply) {
   for (const HtmlTable& t : tables) {
     // Each operator's own tunables, none of the other's.
     EXPECT_EQ(t.has("ept"), t.op == "selection") << t.op;
-    EXPECT_EQ(t.has("groups_per_cu"), t.op == "selection") << t.op;
+    EXPECT_EQ(t.has("vec"), t.op == "selection") << t.op;
+    EXPECT_TRUE(t.has("grid")) << t.op;  // the launch vocabulary both share
     EXPECT_EQ(t.has("agg"), t.op == "groupby") << t.op;
     EXPECT_EQ(t.has("sizing"), t.op == "groupby") << t.op;
   }
@@ -267,8 +268,7 @@ TEST_F(ReportPage, BestCsvKeepsEveryColumnAndNamesTheWorkloadClass) {
   std::istringstream best(slurp(out() + "/best.csv"));
   std::string header, line;
   std::getline(best, header);
-  for (const char* column :
-       {"workload", "variant", "method", "p_ept", "p_agg", "p_groups_per_cu", "p_sizing"}) {
+  for (const char* column : {"workload", "variant", "method", "p_ept", "p_agg", "p_grid", "p_sizing"}) {
     EXPECT_NE(("," + header + ",").find(std::string(",") + column + ","), std::string::npos) << column;
   }
   std::vector<std::string> rows;
@@ -294,8 +294,8 @@ TEST_F(ReportPage, APinnedTunableGetsNoPanel) {
   ASSERT_EQ(second.size(), 1u);
   const auto panels = [](const nlohmann::json& plot) { return plot["panels"].get<std::set<std::string>>(); };
   // kernel is pinned everywhere; vec only in the second device's sweep.
-  EXPECT_EQ(panels(first[0]), (std::set<std::string>{"ept", "vec", "padding", "local", "groups_per_cu"}));
-  EXPECT_EQ(panels(second[0]), (std::set<std::string>{"ept", "padding", "local", "groups_per_cu"}));
+  EXPECT_EQ(panels(first[0]), (std::set<std::string>{"ept", "vec", "padding", "local", "grid"}));
+  EXPECT_EQ(panels(second[0]), (std::set<std::string>{"ept", "padding", "local", "grid"}));
 }
 
 TEST_F(ReportPage, EverySweepOfAWorkloadIsShown) {

@@ -77,8 +77,7 @@ void verify_variants(const datasets::WorkloadSpec& spec, const Digest& want,
   test::verify_variants(SelectionOperator(), spec, want, pins);
 }
 
-const std::map<std::string, std::string> kLaunchSample{{"local", "auto,32,256"},
-                                                       {"groups_per_cu", "cover,1,4"}};
+const std::map<std::string, std::string> kLaunchSample{{"local", "auto,32,256"}, {"grid", "cover,1,4"}};
 
 TEST(SelectionDevice, EveryCompileVariantOnAwkwardSizes) {
   for (std::size_t rows : {0, 1, 7, 8, 31, 33, 127, 1000, 4099}) {
@@ -92,7 +91,7 @@ TEST(SelectionDevice, EveryQueryShapeOnAPrimeSize) {
   const auto column = edge_column(10007, 1);
   for (const SelectionQuery& q : queries()) {
     verify_variants(file_workload(column, q), expected(column, q),
-                    {{"local", "auto,64"}, {"groups_per_cu", "cover,2"}});
+                    {{"local", "auto,64"}, {"grid", "cover,2"}});
   }
 }
 

@@ -62,7 +62,7 @@ TEST(Space, ConstraintsExcludeTheInvalidCombinations) {
     if (loop) {
       EXPECT_EQ(get_int(p, "vec"), 1);
       EXPECT_NE(p.at("padding"), Value{"guard"});
-      EXPECT_EQ(p.at("groups_per_cu"), Value{"cover"});
+      EXPECT_EQ(p.at("grid"), Value{"cover"});
     }
     if (ept < 8) {
       EXPECT_NE(p.at("local"), Value{"auto"});

@@ -215,6 +215,34 @@ TEST(Store, MigratesAnOlderDatabaseAndKeepsItsData) {
   EXPECT_THROW(Store(path, Database::Mode::Existing), UsageError);
 }
 
+// Schema 7 renames the grid tunable's three old names; what a variant was measured with stays the same.
+TEST(Store, MigratesTheOldGridNames) {
+  const std::string path = test::scratch_dir("migrate-grid") + "/varex.db";
+  auto v6 = Store::migrations();
+  v6.resize(6);
+  {
+    Store old(path, Database::Mode::Create, v6);
+    using variants::Value;
+    const auto add = [&](const std::string& id, const std::string& op, variants::Params p) {
+      old.ensure_operator(op, "test");
+      old.ensure_variant(id, op, Backend::OpenCL, p, "hash", {});
+    };
+    add("s", "selection", {{"groups_per_cu", Value{4}}, {"local", Value{"auto"}}});
+    add("j", "hashjoin", {{"processors", Value{32}}, {"local", Value{256}}});
+    add("g", "groupby", {{"groups", Value{"cover"}}, {"local", Value{"auto"}}});
+    add("r", "ra_select", {{"grid", Value{2}}, {"local", Value{128}}});
+  }
+  Store upgraded(path, Database::Mode::Existing);
+  std::map<std::string, std::string> params;
+  Statement s(upgraded.db(), "SELECT id, params FROM variants");
+  while (s.step())
+    params[s.text(0)] = variants::canonical(variants::params_from_json(nlohmann::json::parse(s.text(1))));
+  EXPECT_EQ(params["s"], R"({"grid":4,"local":"auto"})");
+  EXPECT_EQ(params["j"], R"({"grid":"32wg","local":256})");
+  EXPECT_EQ(params["g"], R"({"grid":"cover","local":"auto"})");
+  EXPECT_EQ(params["r"], R"({"grid":2,"local":128})");
+}
+
 TEST(Store, UnusableFilesAreUsageErrors) {
   EXPECT_THROW(Store("/nonexistent-dir/varex.db"), UsageError);
   EXPECT_THROW(Store(test::scratch_dir("missing") + "/none.db", Database::Mode::Existing), UsageError);

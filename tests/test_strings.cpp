@@ -87,11 +87,8 @@ std::vector<std::string> awkward_rows(const std::string& hit, std::size_t rows, 
 }
 
 const std::map<std::string, std::string> kNaive{{"kernel", "naive"}, {"local", "auto,64"}, {"unroll", "1,3"}};
-const std::map<std::string, std::string> kRefill{{"kernel", "refill"},
-                                                 {"local", "32,128"},
-                                                 {"groups_per_cu", "1,4"},
-                                                 {"threshold", "25,90"},
-                                                 {"unroll", "1,4"}};
+const std::map<std::string, std::string> kRefill{
+    {"kernel", "refill"}, {"local", "32,128"}, {"grid", "1,4"}, {"threshold", "25,90"}, {"unroll", "1,4"}};
 
 struct Case {
   StringOp op;
@@ -171,7 +168,7 @@ TEST(StringsDevice, GeneratedRegularExpressionsAgreeWithRe2) {
     test::verify_variants(op, spec, brute(StringOp::Regex, pattern, lines),
                           {{"kernel", "naive,refill"},
                            {"local", "64"},
-                           {"groups_per_cu", "4"},
+                           {"grid", "4"},
                            {"unroll", "2"},
                            {"layout", "flat,table"}});
   }

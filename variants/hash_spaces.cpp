@@ -1,34 +1,30 @@
 #include "variants/hash_spaces.hpp"
 
+#include "variants/launch.hpp"
+
 namespace varex::variants {
 
 namespace {
 
-bool is_auto(const Params& p) {
-  return p.at("local") == Value{"auto"};
-}
-
 // Tunables and constraints both hash operators have: the work-group size, the number of work-groups of
-// the kernels that walk the rows (`grid`), padding, the hash function, probing and the table's load.
+// the kernels that walk the rows (`grid`: cover, or fixed counts in all as the source's 16 and 32
+// "processors" were), padding, the hash function, probing and the table's load.
 struct Common {
   std::vector<Tunable> tunables;
   std::vector<Constraint> constraints;
 };
 
-Common common(const DeviceInfo& device, const std::string& grid, const std::string& grid_help,
-              const std::vector<Value>& paddings, const Value& default_local, const Value& default_grid) {
+Common common(const DeviceInfo& device, const std::string& walks, const std::vector<Padding>& paddings,
+              const Value& default_local, const Value& default_grid) {
   Common c;
   c.tunables = {
-      {"local", TunableKind::Launch, local_sizes(device), default_local,
-       "work-group size; auto leaves it to the driver"},
-      {grid, TunableKind::Launch, {Value{"cover"}, 16, 32, 128, 512, 2048, 8192}, default_grid, grid_help},
-      {"padding", TunableKind::Launch, paddings, Value{"none"},
-       std::string("none: kernels over n elements launch exactly n work-items (driver's local size); ") +
-           (paddings.size() == 3 ? "host: the grid is rounded up to whole work-groups and the buffers of the "
-                                   "kernels that only index by work-item are padded on the host (the source "
-                                   "found only those can be); "
-                                 : "") +
-           "guard: the grid is rounded up and every kernel's bound check retires surplus work-items"},
+      local_tunable(device, {.default_value = default_local}),
+      grid_tunable({Value{"cover"}, total_work_groups(16), total_work_groups(32), total_work_groups(128),
+                    total_work_groups(512), total_work_groups(2048), total_work_groups(8192)},
+                   default_grid, walks),
+      padding_tunable(paddings,
+                      "the buffers of the kernels that index by work-item alone: the source "
+                      "found only those can be"),
       {"hash",
        TunableKind::Compile,
        {Value{"identity"}, Value{"mult"}, Value{"murmur"}},
@@ -47,14 +43,12 @@ Common common(const DeviceInfo& device, const std::string& grid, const std::stri
        "the table's largest load in percent of its slots, for as many distinct keys as input rows; the "
        "slot count is the smallest power of two that keeps to it"},
   };
-  const std::string g = grid;
   c.constraints = {
-      {"a fixed number of work-groups needs an explicit local size",
-       [g](const Params& p) { return p.at(g) == Value{"cover"} || !is_auto(p); }},
-      {"without padding, kernels that cover their elements take the driver's local size, so an explicit one "
-       "applies only to a fixed number of work-groups",
-       [g](const Params& p) {
-         return p.at("padding") != Value{"none"} || p.at(g) != Value{"cover"} || is_auto(p);
+      fixed_grid_needs_local(),
+      {"without padding, kernels that cover their elements launch exactly as many work-items as elements, "
+       "which a local size rarely divides, so an explicit one applies only to a fixed number of work-groups",
+       [](const Params& p) {
+         return p.at("padding") != Value{"none"} || !covers(p) || p.at("local") == Value{"auto"};
        }},
   };
   return c;
@@ -66,10 +60,10 @@ Space hashjoin_space(const SpaceContext& context) {
   const DeviceInfo& device = context.device;
   // Every join kernel probes the table or scans; none indexes buffers by work-item only, so host padding
   // would equal the guard (document 000, sec. 3.3.2) and is not offered.
-  Common c = common(device, "processors",
-                    "work-groups of preprocess_ht, hj_count and hj_exec (global = processors x local, the "
-                    "tuples per work-item follow); cover: one work-item per `batch` probe rows",
-                    {Value{"none"}, Value{"guard"}}, Value{256}, Value{32});
+  Common c = common(device,
+                    "the probe rows in preprocess_ht, hj_count and hj_exec (one work-item per `batch` rows; "
+                    "the source's `processors`: 32wg)",
+                    {Padding::None, Padding::Guard}, Value{256}, total_work_groups(32));
   c.tunables.push_back({"batch",
                         TunableKind::Compile,
                         {1, 2, 4, 8},
@@ -102,10 +96,9 @@ Space hashjoin_space(const SpaceContext& context) {
 }
 
 Space groupby_space(const SpaceContext& context) {
-  Common c = common(context.device, "groups",
-                    "work-groups of the kernels over the rows (build, validation, grouping, aggregation); "
-                    "cover: one work-item per row",
-                    {Value{"none"}, Value{"host"}, Value{"guard"}}, Value{"auto"}, Value{"cover"});
+  Common c = common(context.device,
+                    "the rows in build, validation, grouping and aggregation (one work-item per row)",
+                    {Padding::None, Padding::Host, Padding::Guard}, Value{"auto"}, Value{"cover"});
   c.tunables.push_back({"build",
                         TunableKind::Launch,
                         {Value{"optimistic"}, Value{"pessimistic"}},
@@ -137,7 +130,7 @@ Space groupby_space(const SpaceContext& context) {
   c.constraints.push_back(
       {"local aggregation pays only when a work-group walks many rows (a fixed number "
        "of work-groups)",
-       [](const Params& p) { return p.at("agg") == Value{"global"} || p.at("groups") != Value{"cover"}; }});
+       [](const Params& p) { return p.at("agg") == Value{"global"} || !covers(p); }});
   return Space("groupby", std::move(c.tunables), std::move(c.constraints));
 }
 

@@ -4,7 +4,7 @@
 namespace varex::variants {
 
 // Ocelot's hash join (document 000, sections 2.2.2 and 3.2). The default point is the source's host code:
-// local size 256, 32 "processors" (work-groups) for hj_count and hj_exec, one tuple per batch, no
+// local size 256, 32 work-groups ("processors", grid=32wg) for hj_count and hj_exec, one tuple per batch, no
 // PreprocessHT kernel, the lookup array in private memory, no padding.
 Space hashjoin_space(const SpaceContext& context);
 

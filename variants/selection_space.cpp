@@ -1,14 +1,13 @@
 #include "variants/selection_space.hpp"
 
+#include "variants/launch.hpp"
+
 namespace varex::variants {
 
 namespace {
 
 bool is_auto(const Params& p) {
   return p.at("local") == Value{"auto"};
-}
-bool covers(const Params& p) {
-  return p.at("groups_per_cu") == Value{"cover"};
 }
 
 }  // namespace
@@ -29,19 +28,11 @@ Space selection_space(const SpaceContext& context) {
        "computed once and surplus work-items exit"},
       {"ept", TunableKind::Compile, {1, 2, 4, 8, 16, 32}, 8, "rows evaluated per work-item"},
       {"vec", TunableKind::Compile, widths, 1, "vector width of the loads (overflow kernel)"},
-      {"padding",
-       TunableKind::Launch,
-       {Value{"none"}, Value{"host"}, Value{"guard"}},
-       Value{"none"},
-       "none: exactly ceil(rows/ept) work-items; host: buffers and rows padded on the host to a whole "
-       "work-group; guard: the grid is rounded up and the kernel's guard retires surplus work-items"},
-      {"local", TunableKind::Launch, local_sizes(device), Value{"auto"},
-       "work-group size; auto leaves it to the driver"},
-      {"groups_per_cu",
-       TunableKind::Launch,
-       {Value{"cover"}, 1, 2, 4, 8, 16, 32},
-       Value{"cover"},
-       "cover: one work-item per ept rows; k: k x compute-units work-groups that stride over the input"},
+      padding_tunable({Padding::None, Padding::Host, Padding::Guard},
+                      "to a whole work-group of ept-row chunks"),
+      local_tunable(device),
+      grid_tunable({Value{"cover"}, 1, 2, 4, 8, 16, 32}, Value{"cover"},
+                   "the rows (one work-item per ept rows)"),
   };
 
   const std::uint64_t rows = context.rows;
@@ -54,12 +45,11 @@ Space selection_space(const SpaceContext& context) {
        [](const Params& p) {
          return p.at("kernel") == Value{"overflow"} || p.at("padding") != Value{"guard"};
        }},
-      {"the loop kernel handles one chunk per work-item (groups_per_cu=cover)",
+      {"the loop kernel handles one chunk per work-item (grid=cover)",
        [](const Params& p) { return p.at("kernel") == Value{"overflow"} || covers(p); }},
       {"ept below 8 combines the bits of several work-items and needs an explicit local size",
        [](const Params& p) { return get_int(p, "ept") >= 8 || !is_auto(p); }},
-      {"a fixed number of work-groups needs an explicit local size",
-       [](const Params& p) { return covers(p) || !is_auto(p); }},
+      fixed_grid_needs_local(),
       {"a fixed number of work-groups always pads the grid (padding=host or guard)",
        [](const Params& p) { return covers(p) || p.at("padding") != Value{"none"}; }},
       {"without padding, ceil(rows/ept) work-items must be a multiple of the local size",

@@ -7,14 +7,6 @@
 
 namespace varex::variants {
 
-std::vector<Value> local_sizes(const DeviceInfo& device) {
-  std::vector<Value> locals{Value{"auto"}};
-  for (std::int64_t l = 32; l <= static_cast<std::int64_t>(device.max_work_group); l *= 2) {
-    locals.emplace_back(std::in_place_type<std::int64_t>, l);
-  }
-  return locals;
-}
-
 std::optional<std::size_t> Tunable::index_of(const Value& value) const {
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] == value) return i;

@@ -94,8 +94,4 @@ struct SpaceContext {
   std::uint64_t rows = 0;
 };
 
-// The work-group sizes every operator offers: auto (the driver's choice), then 32, 64, … up to the
-// device's largest work-group.
-std::vector<Value> local_sizes(const DeviceInfo& device);
-
 }  // namespace varex::variants

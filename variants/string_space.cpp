@@ -1,5 +1,7 @@
 #include "variants/string_space.hpp"
 
+#include "variants/launch.hpp"
+
 namespace varex::variants {
 
 namespace {
@@ -38,13 +40,8 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
        "of the loads"},
       {"buffer", TunableKind::Compile, buffers, Value{"shared"},
        "where waiting rows are kept: shared (local) memory, or the warp's registers moved by shuffles"},
-      {"local", TunableKind::Launch, local_sizes(device), Value{"auto"},
-       "work-group size; auto leaves it to the driver"},
-      {"groups_per_cu",
-       TunableKind::Launch,
-       {Value{"cover"}, 1, 4, 16, 64},
-       Value{"cover"},
-       "cover: one work-item per row; k: k x compute-units work-groups that stride over the rows"},
+      local_tunable(device),
+      grid_tunable({Value{"cover"}, 1, 4, 16, 64}, Value{"cover"}, "the rows (one work-item per row)"),
   };
   if (automaton) {
     tunables.push_back(
@@ -61,9 +58,8 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
          return is(p, "kernel", "refill") || (get_int(p, "threshold") == 50 && is(p, "buffer", "shared"));
        }},
       {"lane refill pays only when work-groups stride over many rows (a fixed number of work-groups)",
-       [](const Params& p) { return is(p, "kernel", "naive") || !is(p, "groups_per_cu", "cover"); }},
-      {"a fixed number of work-groups needs an explicit local size",
-       [](const Params& p) { return is(p, "groups_per_cu", "cover") || !is(p, "local", "auto"); }},
+       [](const Params& p) { return is(p, "kernel", "naive") || !covers(p); }},
+      fixed_grid_needs_local(),
   };
   return Space(op, std::move(tunables), std::move(constraints));
 }

@@ -1,7 +1,6 @@
 #pragma once
 // What the hash join and the group-by runners share: the table's geometry, the device prefix sum (the
-// shared one of harness/primitives/scan.hpp), the defines of the "hash" kernel family (kernels/hash.cl)
-// and digest arithmetic.
+// shared one of harness/primitives/scan.hpp) and the defines of the "hash" kernel family (kernels/hash.cl).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -42,10 +41,5 @@ constexpr int kSketchBits = 12;
 
 // The family's defines every variant shares (hash, probing, scan shape, the device's largest work-group).
 Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device);
-
-// Digest arithmetic of the hash operators: modulo 2^64, signed values wrapped.
-inline std::uint64_t mix_digest(std::int64_t a, std::int64_t b) {
-  return static_cast<std::uint64_t>(a) * 1000003ULL + static_cast<std::uint64_t>(b);
-}
 
 }  // namespace varex::harness

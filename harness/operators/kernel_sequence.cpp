@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "base/errors.hpp"
+#include "variants/launch.hpp"
 
 namespace varex::harness {
 
@@ -12,26 +13,24 @@ std::uint64_t max_local(const DeviceInfo& device) {
                                  kAutoPadLocal);
 }
 
-LaunchPlan::LaunchPlan(const variants::Params& params, const std::string& grid_tunable)
-    : local_(static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0))),
-      padding_(variants::get_string(params, "padding")) {
-  if (const auto* g = std::get_if<std::int64_t>(&params.at(grid_tunable)))
-    groups_ = static_cast<std::uint64_t>(*g);
-}
+LaunchPlan::LaunchPlan(const variants::Params& params, const DeviceInfo& device)
+    : local_(params.count("local") ? static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0))
+                                   : 0),
+      groups_(variants::Grid::of(params).work_groups(device.compute_units)),
+      padding_(params.count("padding") ? variants::get_string(params, "padding") : "guard") {}
 
 LaunchShape LaunchPlan::cover(std::uint64_t n) const {
-  if (padding_ == "none") return {n, 0};
-  const std::uint64_t local = local_ ? local_ : kAutoPadLocal;
-  return {round_up(n, local), local};
+  if (padding_ == "none") return {n, local_ && n % local_ == 0 ? local_ : 0};
+  return {round_up(n, pad_local()), local_};
 }
 
 LaunchShape LaunchPlan::rows(std::uint64_t n, std::uint64_t per_item) const {
-  if (groups_) return {groups_ * local_, local_};
+  if (groups_) return {groups_ * pad_local(), pad_local()};
   return cover((n + per_item - 1) / per_item);
 }
 
-std::uint64_t LaunchPlan::indexed(std::uint64_t n) const {
-  return padding_ == "host" ? round_up(n, local_ ? local_ : kAutoPadLocal) : n;
+std::uint64_t LaunchPlan::indexed(std::uint64_t n, std::uint64_t per_item) const {
+  return padding_ == "host" ? round_up(n, pad_local() * per_item) : n;
 }
 
 void KernelSequence::add(const std::string& label, double ms) {

@@ -19,20 +19,26 @@ inline std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
 
-// Launch shapes of one variant with the tunables `local`, `padding` (none, host, guard) and a grid
-// tunable (`cover` or a number of work-groups). "Cover" kernels get one work-item per element; "row"
-// kernels honour the fixed number of work-groups when the variant has one.
+// Launch shapes of one variant, from the shared launch vocabulary (variants/launch.hpp): `local` (absent or
+// auto: the driver's choice), `padding` (absent: guard, for kernels that always check their bounds) and
+// `grid`. "Cover" kernels get one work-item per element; "row" kernels honour a fixed grid.
 class LaunchPlan {
  public:
-  LaunchPlan(const variants::Params& params, const std::string& grid_tunable);
-  // Without padding: exactly n work-items and the driver's local size; else rounded up to whole groups.
+  LaunchPlan(const variants::Params& params, const DeviceInfo& device);
+  // Without padding: exactly n work-items, in work-groups of the variant's local size where it divides n,
+  // else the driver's. Padded: n rounded up to whole work-groups (of kAutoPadLocal under auto, where the
+  // driver still chooses the size; it divides the rounded grid).
   LaunchShape cover(std::uint64_t n) const;
+  // Work-items that each take `per_item` of n elements: a fixed grid, or cover(ceil(n / per_item)).
   LaunchShape rows(std::uint64_t n, std::uint64_t per_item = 1) const;
-  // Elements a thread-indexed kernel runs over: n, or n rounded up to whole work-groups under host padding
-  // (its buffers carry the slack).
-  std::uint64_t indexed(std::uint64_t n) const;
+  // Elements a thread-indexed kernel runs over: n, or under host padding n rounded up to whole work-groups
+  // of `per_item` elements per work-item (its buffers carry the slack).
+  std::uint64_t indexed(std::uint64_t n, std::uint64_t per_item = 1) const;
+  // Whether the grid is a fixed number of work-groups (which stride over the elements).
+  bool fixed() const { return groups_ != 0; }
 
  private:
+  std::uint64_t pad_local() const { return local_ ? local_ : kAutoPadLocal; }
   std::uint64_t local_ = 0;   // 0: the driver's choice
   std::uint64_t groups_ = 0;  // 0: cover
   std::string padding_;

@@ -122,30 +122,26 @@ TupleLayout layout_of(const variants::Params& params) {
   return variants::get_string(params, "layout") == "soa" ? TupleLayout::Soa : TupleLayout::Aos;
 }
 
-std::vector<variants::Value> relation_local_sizes(const DeviceInfo& device) {
-  std::vector<variants::Value> sizes;
-  const std::uint64_t largest = std::min<std::uint64_t>(max_local(device), 1024);
-  for (std::uint64_t l = 32; l <= largest; l *= 2) sizes.emplace_back(static_cast<std::int64_t>(l));
-  return sizes;
+variants::Tunable relation_local(const DeviceInfo& device, variants::TunableKind kind,
+                                 const std::string& help) {
+  return variants::local_tunable(device, {.with_auto = false,
+                                          .kind = kind,
+                                          .default_value = variants::Value{128},
+                                          .largest = 1024,
+                                          .help = help});
 }
 
-std::vector<variants::Value> grid_values() {
-  return {variants::Value{"cover"}, 1, 2, 4, 8};
+variants::Tunable relation_grid() {
+  return variants::grid_tunable({variants::Value{"cover"}, 1, 2, 4, 8}, variants::Value{"cover"},
+                                "the tiles (local x ept tuples each)");
 }
 
-const char* const kGridHelp =
-    "cover: enough work-groups to cover the input once (one tile of local x ept tuples each); k: k "
-    "work-groups per compute unit, striding over the tiles";
-const char* const kLayoutHelp =
-    "aos: packed array of tuples, as in the source; soa: one array per attribute (input and output)";
-
-LaunchPlan relation_plan(const variants::Params& params, const DeviceInfo& device) {
-  variants::Params p = params;
-  p["padding"] = std::string("guard");
-  if (const auto* k = std::get_if<std::int64_t>(&params.at("grid"))) {
-    p["grid"] = *k * static_cast<std::int64_t>(std::max<std::uint32_t>(device.compute_units, 1));
-  }
-  return LaunchPlan(p, "grid");
+variants::Tunable relation_layout() {
+  return {"layout",
+          variants::TunableKind::Compile,
+          {variants::Value{"aos"}, variants::Value{"soa"}},
+          variants::Value{"aos"},
+          "aos: packed array of tuples, as in the source; soa: one array per attribute (input and output)"};
 }
 
 }  // namespace varex::harness

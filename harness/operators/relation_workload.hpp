@@ -11,6 +11,7 @@
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/operator.hpp"
 #include "harness/outputs/rows.hpp"
+#include "variants/launch.hpp"
 
 namespace varex::harness {
 
@@ -54,16 +55,14 @@ class RelationInputs {
   double h2d_ms_ = 0;
 };
 
-// The launch vocabulary of the Red Fox spaces:
-//   local  work-group size (compile-time: the kernels size their work-group arrays by it), 32 .. the
-//          device's largest work-group, at most 1024;
-//   grid   cover: enough work-groups to cover the input once (one tile of local x ept tuples each);
-//          k: k work-groups per compute unit, which stride over the tiles.
-std::vector<variants::Value> relation_local_sizes(const DeviceInfo& device);
-std::vector<variants::Value> grid_values();
-extern const char* const kGridHelp;
-extern const char* const kLayoutHelp;
-// The shared LaunchPlan for one variant: kernels guard their own bounds, so grids are whole work-groups.
-LaunchPlan relation_plan(const variants::Params& params, const DeviceInfo& device);
+// The Red Fox spaces' launch tunables (variants/launch.hpp): `local` 32 .. the device's largest work-group,
+// at most 1024, no auto (the kernels size their work-group arrays by it); `grid` cover (one tile of local
+// x ept tuples per work-group) or 1–8 work-groups per compute unit striding over the tiles. Their kernels
+// guard their own bounds: no padding tunable (LaunchPlan's guard).
+variants::Tunable relation_local(const DeviceInfo& device, variants::TunableKind kind,
+                                 const std::string& help);
+variants::Tunable relation_grid();
+// aos or soa, input and output.
+variants::Tunable relation_layout();
 
 }  // namespace varex::harness

@@ -103,13 +103,41 @@ struct Choice {
     const auto it = params.find(name);
     return it == params.end() ? empty : it->second;
   }
+  // The `grid` tunable as a number of work-groups on a device of `compute_units` units: k per unit, or N
+  // for "Nwg"; 0 for cover (one work-item per element), when absent or not understood.
+  unsigned long long work_groups(unsigned compute_units) const {
+    const std::string& grid = text("grid");
+    const bool total = grid.size() > 2 && grid.compare(grid.size() - 2, 2, "wg") == 0;
+    const std::string digits = total ? grid.substr(0, grid.size() - 2) : grid;
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) return 0;
+    const unsigned long long n = std::stoull(digits);
+    return total ? n : n * compute_units;
+  }
 };
+
+// Profiles written before varex had one launch vocabulary name the grid tunable `groups_per_cu` (selection
+// and the string operators: cover or k work-groups per compute unit), `processors` (hash join) or `groups`
+// (group-by: cover or N work-groups in all). They are read as `grid`, which spells the last as "Nwg".
+inline void upgrade_launch_names(Params& params) {
+  for (const char* old : {"groups_per_cu", "processors", "groups"}) {
+    const auto it = params.find(old);
+    if (it == params.end() || params.count("grid")) continue;
+    std::string value = it->second;
+    const bool count = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    if (count && it->first != "groups_per_cu") value += "wg";
+    params.erase(it);
+    params["grid"] = value;
+  }
+}
 
 class Profile {
  public:
   Profile() = default;
   Profile(std::vector<Entry> entries, std::map<std::string, Params> defaults)
-      : entries_(std::move(entries)), defaults_(std::move(defaults)) {}
+      : entries_(std::move(entries)), defaults_(std::move(defaults)) {
+    for (Entry& e : entries_) upgrade_launch_names(e.params);
+    for (auto& [op, params] : defaults_) upgrade_launch_names(params);
+  }
 
   const std::vector<Entry>& entries() const { return entries_; }
   const std::map<std::string, Params>& defaults() const { return defaults_; }

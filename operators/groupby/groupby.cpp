@@ -24,7 +24,6 @@ namespace varex::harness {
 
 namespace {
 
-constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
 constexpr std::uint64_t kMaxRows = 1ULL << 31;
 constexpr std::uint64_t kRegisters = 1ULL << kSketchBits;
 
@@ -61,16 +60,13 @@ class GroupByRun final : public PreparedRun {
   GroupByRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
     datasets::GroupColumns columns = materialise(spec);
     rows_ = columns.keys.size();
-    reference_ = group_reference(columns.keys, columns.values);
-    std::vector<std::int32_t> group_keys;
-    for (const GroupAggregates& g : reference_.groups) group_keys.push_back(g.key);
-    index_ = std::make_unique<KeyIndex>(group_keys);
+    GroupReference reference = group_reference(columns.keys, columns.values);
 
     const DeviceInfo& device = engine.device();
     const std::uint64_t largest = max_local(device);
     const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
     row_capacity_ = round_up(std::max<std::uint64_t>(rows_, 1), largest);
-    group_capacity_ = round_up(reference_.groups.size() + 1, largest);
+    group_capacity_ = round_up(reference.groups.size() + 1, largest);
     host_keys_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
     host_values_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
     if (rows_) {
@@ -84,22 +80,15 @@ class GroupByRun final : public PreparedRun {
     ids_ = engine.allocate((slots + 3) * 4);
     status_ = engine.allocate(8);
     registers_ = engine.allocate(kRegisters * 4);
-    gids_ = engine.allocate(row_capacity_ * 4);
-    for (auto* b : {&group_keys_, &counts_, &mins_, &maxs_, &extents_})
-      *b = engine.allocate(group_capacity_ * 4);
-    sums_ = engine.allocate(group_capacity_ * 8);
+    out_ = std::make_unique<GroupsOutput>(engine, std::move(reference), *host_keys_, rows_, row_capacity_,
+                                          group_capacity_);
     host_status_ = engine.allocate_host(8);
     host_registers_ = engine.allocate_host(kRegisters * 4);
-    host_gids_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
-    for (auto* b : {&host_group_keys_, &host_counts_, &host_mins_, &host_maxs_, &host_extents_}) {
-      *b = engine.allocate_host(group_capacity_ * 4);
-    }
-    host_sums_ = engine.allocate_host(group_capacity_ * 8);
     scan_ = std::make_unique<DeviceScan>(engine, slots + 2);
     // Host padding runs the extents kernel over the slack rows too: they carry the id of a spare group.
     if (row_capacity_ > rows_) {
       engine
-          .fill(*gids_, static_cast<std::uint32_t>(group_capacity_ - 1), rows_ * 4,
+          .fill(out_->group_ids(), static_cast<std::uint32_t>(group_capacity_ - 1), rows_ * 4,
                 (row_capacity_ - rows_) * 4)
           ->elapsed_ms();
     }
@@ -122,15 +111,10 @@ class GroupByRun final : public PreparedRun {
     return info;
   }
 
-  void poison() override {
-    if (rows_) engine_.fill(*gids_, kPoison, 0, rows_ * 4)->elapsed_ms();
-    for (auto* b : {&group_keys_, &counts_, &mins_, &maxs_, &extents_, &sums_}) {
-      engine_.fill(**b, kPoison, 0, (*b)->bytes())->elapsed_ms();
-    }
-  }
+  void poison() override { out_->poison(); }
 
   ExecutionTimes execute(const variants::Params& params) override {
-    const LaunchPlan plan(params, "groups");
+    const LaunchPlan plan(params, engine_.device());
     const std::int64_t load = variants::get_int(params, "load");
     KernelSequence seq(engine_,
                        engine_.compile(source(), GroupByOperator().defines(params, engine_.device())));
@@ -190,105 +174,36 @@ class GroupByRun final : public PreparedRun {
     seq.run("prepare_ids", "prepare_ids", plan.cover(table.slots()), {arg(*table_), arg(*ids_), mask});
     scan_->run(seq, "prefix_sum", *ids_, *ids_, flags);
     seq.read(*host_status_, *ids_, 4, flags * 4);
-    device_groups_ = host_status_->as<std::uint32_t>()[0];
-    if (device_groups_ >= group_capacity_) return seq.times();  // wrong, and more than the buffers hold
+    const std::uint32_t device_groups = host_status_->as<std::uint32_t>()[0];
+    out_->set_count(device_groups);
+    if (device_groups >= group_capacity_) return seq.times();  // wrong, and more than the buffers hold
+    GroupsOutput& out = *out_;
 
     seq.run("assign_groups", "assign_groups", plan.cover(table.slots()),
-            {arg(*table_), arg(*ids_), arg(*group_keys_), mask});
-    const auto groups = static_cast<std::uint32_t>(plan.indexed(device_groups_));
+            {arg(*table_), arg(*ids_), arg(out.keys()), mask});
+    const auto groups = static_cast<std::uint32_t>(plan.indexed(device_groups));
     seq.run("init_aggregates", "init_aggregates", plan.cover(groups),
-            {arg(*counts_), arg(*sums_), arg(*mins_), arg(*maxs_), KernelArg::of(groups)});
+            {arg(out.counts()), arg(out.sums()), arg(out.mins()), arg(out.maxs()), KernelArg::of(groups)});
     seq.run("compute_grouping", "compute_grouping", plan.rows(rows_),
-            {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(*gids_), arg(*counts_),
-             arg(*sums_), arg(*mins_), arg(*maxs_), n, mask, shift});
+            {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(out.group_ids()),
+             arg(out.counts()), arg(out.sums()), arg(out.mins()), arg(out.maxs()), n, mask, shift});
     if (variants::get_string(params, "fuse") == "off") {
       seq.run("aggregate", "aggregate", plan.rows(rows_),
-              {arg(*gids_), arg(*values_in_), arg(*counts_), arg(*sums_), arg(*mins_), arg(*maxs_), n});
+              {arg(out.group_ids()), arg(*values_in_), arg(out.counts()), arg(out.sums()), arg(out.mins()),
+               arg(out.maxs()), n});
     }
     const auto extent_rows = static_cast<std::uint32_t>(plan.indexed(rows_));
     seq.run("extents", "extents", plan.cover(extent_rows),
-            {arg(*gids_), arg(*extents_), KernelArg::of(extent_rows)});
+            {arg(out.group_ids()), arg(out.extents()), KernelArg::of(extent_rows)});
     return seq.times();
   }
 
-  Collected collect() override {
-    Collected c;
-    const std::uint64_t groups = reference_.groups.size();
-    c.digest.rows = device_groups_;
-    if (device_groups_ != groups) {
-      c.mismatch = "the device found " + std::to_string(device_groups_) + " groups, the reference " +
-                   std::to_string(groups);
-      return c;
-    }
-    double ms = 0;
-    if (rows_) ms += engine_.download(*host_gids_, *gids_, rows_ * 4)->elapsed_ms();
-    if (groups) {
-      const auto fetch = [&](HostBuffer& host, const DeviceBuffer& device, std::size_t width) {
-        ms += engine_.download(host, device, groups * width)->elapsed_ms();
-      };
-      fetch(*host_group_keys_, *group_keys_, 4);
-      fetch(*host_counts_, *counts_, 4);
-      fetch(*host_sums_, *sums_, 8);
-      fetch(*host_mins_, *mins_, 4);
-      fetch(*host_maxs_, *maxs_, 4);
-      fetch(*host_extents_, *extents_, 4);
-    }
-    c.d2h_ms = ms;
-    const auto* keys = host_group_keys_->as<std::int32_t>();
-    const auto* counts = host_counts_->as<std::uint32_t>();
-    const auto* sums = host_sums_->as<std::int64_t>();
-    const auto* mins = host_mins_->as<std::int32_t>();
-    const auto* maxs = host_maxs_->as<std::int32_t>();
-    const auto* extents = host_extents_->as<std::uint32_t>();
-    const auto* row_keys = host_keys_->as<std::int32_t>();
-    std::vector<bool> seen(groups, false);
-    for (std::uint64_t g = 0; g < groups; ++g) {
-      // Unsigned: a wrong result may hold any sum.
-      c.digest.checksum +=
-          mix_digest(keys[g], static_cast<std::int64_t>(counts[g] + static_cast<std::uint64_t>(sums[g])));
-      const std::uint32_t r = index_->find(keys[g]);
-      const GroupAggregates got{keys[g], counts[g], sums[g], mins[g], maxs[g]};
-      if (c.mismatch.empty()) {
-        if (r == KeyIndex::kAbsent || seen[r]) {
-          c.mismatch =
-              "group " + std::to_string(g) + " has key " + std::to_string(keys[g]) +
-              (r == KeyIndex::kAbsent ? ", which is no key of the input" : ", which another group has too");
-        } else if (!(got == reference_.groups[r])) {
-          c.mismatch = "the aggregates of key " + std::to_string(keys[g]) + " differ from the reference";
-        } else if (extents[g] >= rows_ || row_keys[extents[g]] != keys[g]) {
-          c.mismatch = "the extents table names no row of key " + std::to_string(keys[g]);
-        }
-      }
-      if (r != KeyIndex::kAbsent) seen[r] = true;
-    }
-    if (!c.mismatch.empty()) return c;
-    const auto* gids = host_gids_->as<std::uint32_t>();
-    std::vector<std::uint64_t> bad_rows;
-    std::mutex mutex;
-    datasets::parallel_rows(rows_, [&](std::uint64_t b, std::uint64_t e) {
-      for (std::uint64_t i = b; i < e; ++i) {
-        if (gids[i] >= groups || keys[gids[i]] != row_keys[i]) {
-          const std::lock_guard<std::mutex> lock(mutex);
-          bad_rows.push_back(i);
-          return;
-        }
-      }
-    });
-    if (!bad_rows.empty()) {
-      const std::uint64_t i = *std::min_element(bad_rows.begin(), bad_rows.end());
-      c.mismatch =
-          "row " + std::to_string(i) + " has group id " + std::to_string(gids[i]) + ", not its key's group";
-      return c;
-    }
-    c.verified = c.digest == reference_.digest;
-    if (!c.verified) c.mismatch = "the groups' checksum differs from the reference";
-    return c;
-  }
+  Collected collect() override { return out_->collect(); }
 
-  Digest reference() const override { return reference_.digest; }
-  std::uint64_t bytes_moved() const override { return rows_ * 12 + reference_.groups.size() * 28; }
+  Digest reference() const override { return out_->reference(); }
+  std::uint64_t bytes_moved() const override { return rows_ * 8 + out_->bytes_written(); }
   std::uint64_t working_set_bytes() const override {
-    return rows_ * 12 + table_for(rows_, 50).slots() * 8 + reference_.groups.size() * 28;
+    return rows_ * 12 + table_for(rows_, 50).slots() * 8 + out_->groups() * 28;
   }
 
  private:
@@ -297,15 +212,10 @@ class GroupByRun final : public PreparedRun {
   Engine& engine_;
   std::uint64_t rows_ = 0;
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0;
-  GroupReference reference_;
-  std::unique_ptr<KeyIndex> index_;
-  std::unique_ptr<HostBuffer> host_keys_, host_values_, host_status_, host_registers_, host_gids_;
-  std::unique_ptr<HostBuffer> host_group_keys_, host_counts_, host_sums_, host_mins_, host_maxs_,
-      host_extents_;
-  std::unique_ptr<DeviceBuffer> keys_in_, values_in_, table_, ids_, status_, registers_, gids_;
-  std::unique_ptr<DeviceBuffer> group_keys_, counts_, sums_, mins_, maxs_, extents_;
+  std::unique_ptr<HostBuffer> host_keys_, host_values_, host_status_, host_registers_;
+  std::unique_ptr<GroupsOutput> out_;  // after host_keys_, which it reads
+  std::unique_ptr<DeviceBuffer> keys_in_, values_in_, table_, ids_, status_, registers_;
   std::unique_ptr<DeviceScan> scan_;
-  std::uint64_t device_groups_ = 0;
   double h2d_ms_ = 0;
 };
 
@@ -373,8 +283,7 @@ GroupReference group_reference(const std::vector<std::int32_t>& keys,
   for (const HostGroups& t : tables) t.append_to(r.groups);
   std::sort(r.groups.begin(), r.groups.end(), [](const auto& a, const auto& b) { return a.key < b.key; });
   r.digest.rows = r.groups.size();
-  for (const GroupAggregates& g : r.groups)
-    r.digest.checksum += mix_digest(g.key, static_cast<std::int64_t>(g.count) + g.sum);
+  for (const GroupAggregates& g : r.groups) r.digest.checksum += group_digest(g.key, g.count, g.sum);
   return r;
 }
 

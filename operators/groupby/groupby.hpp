@@ -6,24 +6,11 @@
 #include <vector>
 
 #include "harness/operators/operator.hpp"
+#include "harness/outputs/groups.hpp"
 
 namespace varex::harness {
 
-struct GroupAggregates {
-  std::int32_t key = 0;
-  std::uint32_t count = 0;
-  std::int64_t sum = 0;
-  std::int32_t min = 0;
-  std::int32_t max = 0;
-  bool operator==(const GroupAggregates&) const = default;
-};
-
-// The host reference: every group once, ordered by key. Digest: rows = groups; checksum = sum over groups
-// of (key * 1000003 + count + sum) modulo 2^64, keys and sums as signed 64-bit.
-struct GroupReference {
-  std::vector<GroupAggregates> groups;
-  Digest digest;
-};
+// The host reference: every group once, ordered by key (the Groups output kind's reference).
 GroupReference group_reference(const std::vector<std::int32_t>& keys,
                                const std::vector<std::int32_t>& values);
 

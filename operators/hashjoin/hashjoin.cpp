@@ -20,7 +20,6 @@ namespace varex::harness {
 
 namespace {
 
-constexpr std::uint32_t kPoison = 0xA5A5A5A5u;
 // Probe rows are indexed with 32-bit integers in the kernels, and so are the pairs.
 constexpr std::uint64_t kMaxPairs = 1ULL << 31;
 
@@ -41,23 +40,20 @@ datasets::JoinColumns materialise(const datasets::WorkloadSpec& spec) {
   throw UsageError("hashjoin cannot use workload generator '" + spec.generator + "'");
 }
 
-// Chunks of probe rows the verification splits the work into.
-constexpr std::uint64_t kChunks = 256;
-
 class HashJoinRun final : public PreparedRun {
  public:
   HashJoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
     datasets::JoinColumns columns = materialise(spec);
     rows_ = columns.build.size();
     rows2_ = columns.probe.size();
-    reference_ = join_reference(columns.build, columns.probe);
-    if (reference_.pairs >= kMaxPairs) {
-      throw UsageError("input too large: the join produces " + std::to_string(reference_.pairs) +
+    PairsReference reference = join_reference(columns.build, columns.probe);
+    if (reference.pairs >= kMaxPairs) {
+      throw UsageError("input too large: the join produces " + std::to_string(reference.pairs) +
                        " pairs, more than the 2^31 varex handles");
     }
     const DeviceInfo& device = engine.device();
-    if (device.max_alloc && std::max<std::uint64_t>(reference_.pairs, 1) * 4 > device.max_alloc) {
-      throw UsageError("input too large: the join's " + std::to_string(reference_.pairs) +
+    if (device.max_alloc && std::max<std::uint64_t>(reference.pairs, 1) * 4 > device.max_alloc) {
+      throw UsageError("input too large: the join's " + std::to_string(reference.pairs) +
                        " pairs do not fit in one " + "buffer of " + device.id);
     }
     const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
@@ -73,11 +69,7 @@ class HashJoinRun final : public PreparedRun {
     lookup_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
     matches_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
     positions_ = engine.allocate((rows2_ + 1) * 4);
-    capacity_ = std::max<std::uint64_t>(reference_.pairs, 1);
-    out_build_ = engine.allocate(capacity_ * 4);
-    out_probe_ = engine.allocate(capacity_ * 4);
-    host_out_build_ = engine.allocate_host(capacity_ * 4);
-    host_out_probe_ = engine.allocate_host(capacity_ * 4);
+    pairs_ = std::make_unique<PairsOutput>(engine, std::move(reference));
     host_total_ = engine.allocate_host(4);
     scan_ = std::make_unique<DeviceScan>(engine, std::max(slots + 2, rows2_ + 1));
     restore_inputs();
@@ -97,14 +89,11 @@ class HashJoinRun final : public PreparedRun {
     return info;
   }
 
-  void poison() override {
-    engine_.fill(*out_build_, kPoison, 0, capacity_ * 4)->elapsed_ms();
-    engine_.fill(*out_probe_, kPoison, 0, capacity_ * 4)->elapsed_ms();
-  }
+  void poison() override { pairs_->poison(); }
 
   ExecutionTimes execute(const variants::Params& params) override {
     const TableGeometry table = table_for(rows_, variants::get_int(params, "load"));
-    const LaunchPlan plan(params, "processors");
+    const LaunchPlan plan(params, engine_.device());
     const auto batch = static_cast<std::uint64_t>(variants::get_int(params, "batch"));
     const bool preprocess = variants::get_string(params, "preprocess") == "on";
     if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
@@ -143,85 +132,24 @@ class HashJoinRun final : public PreparedRun {
     scan_->run(seq, "prefix_sum_probe", *matches_, *positions_, rows2_);
     // The host learns the result's size before the pairs are written (the source allocates it there).
     seq.read(*host_total_, *positions_, 4, rows2_ * 4);
-    device_pairs_ = host_total_->as<std::uint32_t>()[0];
-    if (device_pairs_ <= capacity_) {
+    const std::uint32_t pairs = host_total_->as<std::uint32_t>()[0];
+    pairs_->set_count(pairs);
+    if (pairs <= pairs_->capacity()) {
       seq.run("hj_exec", "hj_exec", plan.rows(rows2_, batch),
-              {arg(*keys_), arg(probe_in), arg(*lookup_), arg(*positions_), arg(*out_build_),
-               arg(*out_probe_), KernelArg::of(n2), mask, shift});
+              {arg(*keys_), arg(probe_in), arg(*lookup_), arg(*positions_), arg(pairs_->left_buffer()),
+               arg(pairs_->right_buffer()), KernelArg::of(n2), mask, shift});
     }
     return seq.times();
   }
 
-  Collected collect() override {
-    Collected c;
-    if (device_pairs_ != reference_.pairs) {
-      c.mismatch = "the device found " + std::to_string(device_pairs_) + " pairs, the reference " +
-                   std::to_string(reference_.pairs);
-      c.digest.rows = device_pairs_;
-      return c;
-    }
-    const std::uint64_t pairs = reference_.pairs;
-    if (pairs) {
-      c.d2h_ms = engine_.download(*host_out_build_, *out_build_, pairs * 4)->elapsed_ms() +
-                 engine_.download(*host_out_probe_, *out_probe_, pairs * 4)->elapsed_ms();
-    }
-    const auto* got_build = host_out_build_->as<std::uint32_t>();
-    const auto* got_probe = host_out_probe_->as<std::uint32_t>();
+  Collected collect() override { return pairs_->collect(); }
 
-    // Probe rows are in order, so each chunk of probe rows owns a known stretch of the output.
-    const std::uint64_t per = (rows2_ + kChunks - 1) / kChunks;
-    std::vector<std::uint64_t> begin(kChunks + 1, 0);
-    datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
-      for (std::uint64_t k = b; k < e; ++k) {
-        for (std::uint64_t j = k * per; j < std::min(rows2_, (k + 1) * per); ++j)
-          begin[k + 1] += reference_.partners(j);
-      }
-    });
-    for (std::uint64_t k = 0; k < kChunks; ++k) begin[k + 1] += begin[k];
-    std::vector<std::uint64_t> first_bad(kChunks, UINT64_MAX);
-    std::vector<std::uint64_t> checksum(kChunks, 0);
-    datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
-      std::vector<std::uint32_t> segment;
-      for (std::uint64_t k = b; k < e; ++k) {
-        std::uint64_t at = begin[k];
-        for (std::uint64_t j = k * per; j < std::min(rows2_, (k + 1) * per); ++j) {
-          const std::uint32_t key = reference_.probe_key[j];
-          if (key == KeyIndex::kAbsent) continue;
-          const std::uint64_t count = reference_.key_begin[key + 1] - reference_.key_begin[key];
-          segment.assign(got_build + at, got_build + at + count);
-          bool ok = true;
-          for (std::uint64_t t = 0; t < count; ++t) {
-            ok = ok && got_probe[at + t] == j;
-            checksum[k] += mix_digest(got_build[at + t], got_probe[at + t]);
-          }
-          std::sort(segment.begin(), segment.end());
-          ok = ok && std::equal(segment.begin(), segment.end(),
-                                reference_.rows.begin() + reference_.key_begin[key]);
-          if (!ok && first_bad[k] == UINT64_MAX) first_bad[k] = j;
-          at += count;
-        }
-      }
-    });
-    c.digest.rows = pairs;
-    for (std::uint64_t k = 0; k < kChunks; ++k) c.digest.checksum += checksum[k];
-    const auto bad = std::min_element(first_bad.begin(), first_bad.end());
-    if (*bad != UINT64_MAX) {
-      c.mismatch = "the pairs of probe row " + std::to_string(*bad) + " differ from the reference";
-      return c;
-    }
-    c.verified = c.digest == reference_.digest;
-    if (!c.verified) c.mismatch = "the pairs' checksum differs from the reference";
-    return c;
-  }
-
-  Digest reference() const override { return reference_.digest; }
-  std::uint64_t bytes_moved() const override { return rows_ * 4 + rows2_ * 4 + reference_.pairs * 8; }
+  Digest reference() const override { return pairs_->reference(); }
+  std::uint64_t bytes_moved() const override { return rows_ * 4 + rows2_ * 4 + pairs_->bytes_written(); }
   std::uint64_t working_set_bytes() const override {
-    std::uint64_t bytes = 0;
-    for (const auto* b : {&build_, &probe_, &keys_, &counts_, &offsets_, &lookup_, &matches_, &positions_,
-                          &out_build_, &out_probe_}) {
+    std::uint64_t bytes = pairs_->device_bytes();
+    for (const auto* b : {&build_, &probe_, &keys_, &counts_, &offsets_, &lookup_, &matches_, &positions_})
       bytes += (*b)->bytes();
-    }
     return bytes;
   }
 
@@ -236,52 +164,47 @@ class HashJoinRun final : public PreparedRun {
 
   Engine& engine_;
   std::uint64_t rows_ = 0, rows2_ = 0;
-  JoinReference reference_;
-  std::unique_ptr<HostBuffer> host_build_, host_probe_, host_out_build_, host_out_probe_, host_total_;
+  std::unique_ptr<PairsOutput> pairs_;
+  std::unique_ptr<HostBuffer> host_build_, host_probe_, host_total_;
   std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, lookup_, matches_,
-      positions_;
-  std::unique_ptr<DeviceBuffer> slots_, out_build_, out_probe_;
+      positions_, slots_;
   std::unique_ptr<DeviceScan> scan_;
-  std::uint64_t capacity_ = 1;
-  std::uint64_t device_pairs_ = 0;
   double h2d_ms_ = 0;
 };
 
 }  // namespace
 
-std::uint64_t JoinReference::partners(std::uint64_t probe_row) const {
-  const std::uint32_t key = probe_key[probe_row];
-  return key == KeyIndex::kAbsent ? 0 : key_begin[key + 1] - key_begin[key];
-}
-
-JoinReference join_reference(const std::vector<std::int32_t>& build, const std::vector<std::int32_t>& probe) {
-  JoinReference r;
+PairsReference join_reference(const std::vector<std::int32_t>& build,
+                              const std::vector<std::int32_t>& probe) {
+  PairsReference r;
   std::vector<std::pair<std::int32_t, std::uint32_t>> by_key(build.size());
   for (std::uint32_t i = 0; i < build.size(); ++i) by_key[i] = {build[i], i};
   std::sort(by_key.begin(), by_key.end());
   r.rows.resize(build.size());
+  std::vector<std::int32_t> keys;       // distinct build keys, ascending: set s holds the rows of keys[s]
   std::vector<std::uint64_t> row_sums;  // sum of the build rows of each key, modulo 2^64
   for (std::size_t i = 0; i < by_key.size(); ++i) {
     if (i == 0 || by_key[i].first != by_key[i - 1].first) {
-      r.keys.push_back(by_key[i].first);
-      r.key_begin.push_back(i);
+      keys.push_back(by_key[i].first);
+      r.set_begin.push_back(i);
       row_sums.push_back(0);
     }
     r.rows[i] = by_key[i].second;
     row_sums.back() += by_key[i].second;
   }
-  r.key_begin.push_back(by_key.size());
+  r.set_begin.push_back(by_key.size());
   by_key = {};
-  const KeyIndex index(r.keys);
-  r.probe_key.resize(probe.size());
+  const KeyIndex index(keys);
+  static_assert(KeyIndex::kAbsent == PairsReference::kNone);
+  r.right_set.resize(probe.size());
   std::atomic<std::uint64_t> pairs{0}, checksum{0};
   datasets::parallel_rows(probe.size(), [&](std::uint64_t b, std::uint64_t e) {
     std::uint64_t local_pairs = 0, local_checksum = 0;
     for (std::uint64_t j = b; j < e; ++j) {
       const std::uint32_t k = index.find(probe[j]);
-      r.probe_key[j] = k;
+      r.right_set[j] = k;
       if (k == KeyIndex::kAbsent) continue;
-      const std::uint64_t count = r.key_begin[k + 1] - r.key_begin[k];
+      const std::uint64_t count = r.set_begin[k + 1] - r.set_begin[k];
       local_pairs += count;
       // sum over the key's build rows b of (b * 1000003 + j)
       local_checksum += row_sums[k] * 1000003ULL + count * j;

@@ -5,21 +5,13 @@
 #include <vector>
 
 #include "harness/operators/operator.hpp"
+#include "harness/outputs/pairs.hpp"
 
 namespace varex::harness {
 
-// The host reference: the build rows of every distinct key (ascending), and each probe row's key.
-struct JoinReference {
-  std::vector<std::int32_t> keys;        // distinct build keys
-  std::vector<std::uint64_t> key_begin;  // rows of keys[k] are rows[key_begin[k] .. key_begin[k + 1])
-  std::vector<std::uint32_t> rows;       // build rows grouped by key
-  std::vector<std::uint32_t> probe_key;  // per probe row: index into keys, or KeyIndex::kAbsent
-  std::uint64_t pairs = 0;
-  Digest digest;  // rows = pairs; checksum = sum of (build_row * 1000003 + probe_row) modulo 2^64
-
-  std::uint64_t partners(std::uint64_t probe_row) const;
-};
-JoinReference join_reference(const std::vector<std::int32_t>& build, const std::vector<std::int32_t>& probe);
+// The host reference: the pairs (build row, probe row) as the Pairs output kind expects them, the
+// build rows of each distinct key being one partner set.
+PairsReference join_reference(const std::vector<std::int32_t>& build, const std::vector<std::int32_t>& probe);
 
 class HashJoinOperator final : public Operator {
  public:

@@ -49,7 +49,7 @@ class ProjectRun final : public PreparedRun {
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_project"),
                                              RaProjectOperator().defines(params, engine_.device()));
     KernelSequence seq(engine_, program);
-    const LaunchPlan plan = relation_plan(params, engine_.device());
+    const LaunchPlan plan(params, engine_.device());
     std::uint32_t a[4] = {0, 0, 0, 0};
     std::copy(keep_.begin(), keep_.end(), a);
     seq.run("project", "ra_project", plan.rows(rows_, variants::get_int(params, "ept")),
@@ -127,18 +127,14 @@ WorkloadDecl RaProjectOperator::declaration() const {
 
 variants::Space RaProjectOperator::space(const variants::SpaceContext& context) const {
   std::vector<variants::Tunable> tunables{
-      {"layout",
-       variants::TunableKind::Compile,
-       {variants::Value{"aos"}, variants::Value{"soa"}},
-       variants::Value{"aos"},
-       kLayoutHelp},
+      relation_layout(),
       {"ept",
        variants::TunableKind::Compile,
        {1, 2, 4, 8},
        1,
        "tuples per work-item and tile (the source: 1); a work-item's tuples lie local apart"},
-      {"local", variants::TunableKind::Launch, relation_local_sizes(context.device), 128, "work-group size"},
-      {"grid", variants::TunableKind::Launch, grid_values(), variants::Value{"cover"}, kGridHelp},
+      relation_local(context.device, variants::TunableKind::Launch, "work-group size"),
+      relation_grid(),
   };
   return variants::Space("ra_project", std::move(tunables), {});
 }

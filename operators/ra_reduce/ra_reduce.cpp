@@ -54,7 +54,7 @@ class ReduceRun final : public PreparedRun {
     KernelSequence seq(engine_, program);
     const std::uint64_t local = variants::get_int(params, "local");
     const LaunchShape shape =
-        relation_plan(params, engine_.device()).rows(rows_, variants::get_int(params, "ept"));
+        LaunchPlan(params, engine_.device()).rows(rows_, variants::get_int(params, "ept"));
     const std::uint64_t groups = shape.global / local;
     if (groups > output_->max_parts()) throw LaunchError("ra_reduce: more work-groups than partial sums");
     seq.run("reduce", "ra_reduce", shape,
@@ -137,15 +137,15 @@ variants::Space RaReduceOperator::space(const variants::SpaceContext& context) c
        Value{"host"},
        "host: the work-groups' partial sums are downloaded and added on the host, as in the source; device: "
        "a second kernel (one work-group) adds them"},
-      {"layout", variants::TunableKind::Compile, {Value{"aos"}, Value{"soa"}}, Value{"aos"}, kLayoutHelp},
-      {"local", variants::TunableKind::Compile, relation_local_sizes(context.device), 128,
-       "work-group size (compile-time: sizes the local array)"},
+      relation_layout(),
+      relation_local(context.device, variants::TunableKind::Compile,
+                     "work-group size (compile-time: sizes the local array)"),
       {"ept",
        variants::TunableKind::Compile,
        {1, 2, 4, 8, 16},
        1,
        "tuples per work-item and tile; a work-item's tuples lie local apart"},
-      {"grid", variants::TunableKind::Launch, grid_values(), Value{"cover"}, kGridHelp},
+      relation_grid(),
   };
   return variants::Space("ra_reduce", std::move(tunables), {});
 }

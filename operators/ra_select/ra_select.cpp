@@ -62,7 +62,7 @@ class SelectRun final : public PreparedRun {
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_select"),
                                              RaSelectOperator().defines(params, engine_.device()));
     KernelSequence seq(engine_, program);
-    const LaunchPlan plan = relation_plan(params, engine_.device());
+    const LaunchPlan plan(params, engine_.device());
     const std::uint64_t local = variants::get_int(params, "local");
     const std::uint64_t tile = local * variants::get_int(params, "ept");
     const auto tiles = static_cast<std::uint32_t>((rows_ + tile - 1) / tile);
@@ -160,15 +160,15 @@ variants::Space RaSelectOperator::space(const variants::SpaceContext& context) c
        "source: the source's four kernels (partition with local prefix sum and staging, two scans of the "
        "partition counts, gather); single_pass: one kernel, tiles taken in order by an atomic ticket, each "
        "waiting for its predecessor's prefix (chained scan) and writing its survivors directly"},
-      {"layout", variants::TunableKind::Compile, {Value{"aos"}, Value{"soa"}}, Value{"aos"}, kLayoutHelp},
-      {"local", variants::TunableKind::Compile, relation_local_sizes(context.device), 128,
-       "work-group size = partition size in work-items (compile-time: sizes the local arrays)"},
+      relation_layout(),
+      relation_local(context.device, variants::TunableKind::Compile,
+                     "work-group size = partition size in work-items (compile-time: sizes the local arrays)"),
       {"ept",
        variants::TunableKind::Compile,
        {1, 2, 4, 8},
        1,
        "tuples per work-item (consecutive); a tile (partition) holds local x ept tuples; the source: 1"},
-      {"grid", variants::TunableKind::Launch, grid_values(), Value{"cover"}, kGridHelp},
+      relation_grid(),
   };
   const std::uint64_t local_mem = context.device.local_mem;
   std::vector<variants::Constraint> constraints{

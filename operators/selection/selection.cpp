@@ -82,20 +82,11 @@ class SelectionRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     if (rows_ == 0) return {};
     const std::uint64_t ept = variants::get_int(params, "ept");
-    const std::uint64_t local = variants::get_int_or(params, "local", 0);
-    const std::string& padding = variants::get_string(params, "padding");
-    const std::uint64_t pad_local = local ? local : kAutoPadLocal;
-
+    const LaunchPlan plan(params, engine_.device());
     // Host-side padding: the kernel sees a row count that fills whole work-groups (the slack holds zeros,
     // and the bits it produces lie past the result).
-    const std::uint64_t rows = padding == "host" ? round_up(rows_, pad_local * ept) : rows_;
-    const std::uint64_t chunks = (rows + ept - 1) / ept;
-    LaunchShape shape{chunks, local};
-    if (const auto* groups = std::get_if<std::int64_t>(&params.at("groups_per_cu"))) {
-      shape.global = static_cast<std::uint64_t>(*groups) * engine_.device().compute_units * local;
-    } else if (padding == "guard") {
-      shape.global = round_up(chunks, pad_local);
-    }
+    const std::uint64_t rows = plan.indexed(rows_, ept);
+    const LaunchShape shape = plan.rows(rows, ept);
     const Program& program =
         engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params));
     const std::vector<KernelArg> args{KernelArg::of(*in_),

@@ -112,13 +112,7 @@ class StringRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     KernelSequence seq(engine_, engine_.compile(source(), op_.defines(params, engine_.device())));
     seq.fill("clear", out_->buffer(), 0, words_ * 4);
-    const auto local = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
-    LaunchShape shape{rows_, local};
-    if (const auto* k = std::get_if<std::int64_t>(&params.at("groups_per_cu"))) {
-      shape.global = static_cast<std::uint64_t>(*k) * engine_.device().compute_units * local;
-    } else if (local) {
-      shape.global = round_up(rows_, local);
-    }
+    const LaunchShape shape = LaunchPlan(params, engine_.device()).rows(rows_);
     const bool table = is_automaton(op_.op()) && variants::get_string(params, "layout") == "table";
     seq.run(
         "strings_select", "strings_select", shape,

@@ -1,0 +1,104 @@
+#include "harness/outputs/pairs.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "datasets/int_columns.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+// Chunks of right rows the comparison splits the work into.
+constexpr std::uint64_t kChunks = 256;
+
+std::uint64_t pair_digest(std::uint32_t left, std::uint32_t right) {
+  return std::uint64_t{left} * 1000003ULL + right;
+}
+
+}  // namespace
+
+std::uint64_t PairsReference::partners(std::uint64_t right_row) const {
+  const std::uint32_t s = right_set[right_row];
+  return s == kNone ? 0 : set_begin[s + 1] - set_begin[s];
+}
+
+PairsOutput::PairsOutput(Engine& engine, PairsReference reference)
+    : engine_(engine),
+      reference_(std::move(reference)),
+      capacity_(std::max<std::uint64_t>(reference_.pairs, 1)) {
+  left_ = engine.allocate(capacity_ * 4);
+  right_ = engine.allocate(capacity_ * 4);
+  host_left_ = engine.allocate_host(capacity_ * 4);
+  host_right_ = engine.allocate_host(capacity_ * 4);
+}
+
+void PairsOutput::poison() {
+  engine_.fill(*left_, kPoisonWord, 0, capacity_ * 4)->elapsed_ms();
+  engine_.fill(*right_, kPoisonWord, 0, capacity_ * 4)->elapsed_ms();
+}
+
+Collected PairsOutput::collect() {
+  Collected c;
+  if (count_ != reference_.pairs) {
+    c.mismatch = "the device found " + std::to_string(count_) + " pairs, the reference " +
+                 std::to_string(reference_.pairs);
+    c.digest.rows = count_;
+    return c;
+  }
+  const std::uint64_t pairs = reference_.pairs;
+  if (pairs) {
+    c.d2h_ms = engine_.download(*host_left_, *left_, pairs * 4)->elapsed_ms() +
+               engine_.download(*host_right_, *right_, pairs * 4)->elapsed_ms();
+  }
+  const auto* got_left = host_left_->as<std::uint32_t>();
+  const auto* got_right = host_right_->as<std::uint32_t>();
+  const std::uint64_t rights = reference_.right_set.size();
+
+  // Right rows ascend, so each chunk of right rows owns a known stretch of the output.
+  const std::uint64_t per = (rights + kChunks - 1) / kChunks;
+  std::vector<std::uint64_t> begin(kChunks + 1, 0);
+  datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t k = b; k < e; ++k) {
+      for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j)
+        begin[k + 1] += reference_.partners(j);
+    }
+  });
+  for (std::uint64_t k = 0; k < kChunks; ++k) begin[k + 1] += begin[k];
+  std::vector<std::uint64_t> first_bad(kChunks, UINT64_MAX);
+  std::vector<std::uint64_t> checksum(kChunks, 0);
+  datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
+    std::vector<std::uint32_t> segment;
+    for (std::uint64_t k = b; k < e; ++k) {
+      std::uint64_t at = begin[k];
+      for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j) {
+        const std::uint32_t s = reference_.right_set[j];
+        if (s == PairsReference::kNone) continue;
+        const std::uint64_t count = reference_.set_begin[s + 1] - reference_.set_begin[s];
+        segment.assign(got_left + at, got_left + at + count);
+        bool ok = true;
+        for (std::uint64_t t = 0; t < count; ++t) {
+          ok = ok && got_right[at + t] == j;
+          checksum[k] += pair_digest(got_left[at + t], got_right[at + t]);
+        }
+        std::sort(segment.begin(), segment.end());
+        ok = ok &&
+             std::equal(segment.begin(), segment.end(), reference_.rows.begin() + reference_.set_begin[s]);
+        if (!ok && first_bad[k] == UINT64_MAX) first_bad[k] = j;
+        at += count;
+      }
+    }
+  });
+  c.digest.rows = pairs;
+  for (std::uint64_t k = 0; k < kChunks; ++k) c.digest.checksum += checksum[k];
+  const auto bad = std::min_element(first_bad.begin(), first_bad.end());
+  if (*bad != UINT64_MAX) {
+    c.mismatch = "the pairs of right row " + std::to_string(*bad) + " differ from the reference";
+    return c;
+  }
+  c.verified = c.digest == reference_.digest;
+  if (!c.verified) c.mismatch = "the pairs' checksum differs from the reference";
+  return c;
+}
+
+}  // namespace varex::harness

@@ -1,0 +1,58 @@
+#pragma once
+// The Pairs output kind: pairs of row ids (left row, right row) in two device arrays of 32-bit words, such
+// as a join's (build row, probe row). The right rows ascend; the left partners of one right row may come
+// in any order (they are compared as a multiset). The host learns the number of pairs while the kernels
+// run (the source allocates the result there) and says so with set_count().
+//
+// Digest (unsigned 64-bit arithmetic, modulo 2^64): rows = the pairs; checksum = the sum over the pairs of
+// left * 1000003 + right, which does not depend on their order.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "harness/outputs/output.hpp"
+
+namespace varex::harness {
+
+// The expected pairs. Right rows with the same partners share a partner set (in a join: the build rows of
+// one key), so the reference is linear in the input even when the pairs are many.
+struct PairsReference {
+  static constexpr std::uint32_t kNone = 0xFFFFFFFFu;  // a right row without partners
+  std::vector<std::uint64_t> set_begin;  // set s is rows[set_begin[s] .. set_begin[s + 1]), ascending
+  std::vector<std::uint32_t> rows;       // left rows, grouped by set
+  std::vector<std::uint32_t> right_set;  // per right row: its partner set, or kNone
+  std::uint64_t pairs = 0;
+  Digest digest;
+
+  std::uint64_t partners(std::uint64_t right_row) const;
+};
+
+class PairsOutput final : public Output {
+ public:
+  // Room for the reference's pairs (at least one).
+  PairsOutput(Engine& engine, PairsReference reference);
+
+  DeviceBuffer& left_buffer() { return *left_; }
+  DeviceBuffer& right_buffer() { return *right_; }
+  // The pairs the buffers hold.
+  std::uint64_t capacity() const { return capacity_; }
+  // The pairs the device says it found in the last execution; above capacity() the kernels must not
+  // have written them.
+  void set_count(std::uint64_t pairs) { count_ = pairs; }
+
+  void poison() override;
+  Collected collect() override;
+  Digest reference() const override { return reference_.digest; }
+  std::uint64_t bytes_written() const override { return reference_.pairs * 8; }
+  std::uint64_t device_bytes() const { return left_->bytes() + right_->bytes(); }
+
+ private:
+  Engine& engine_;
+  PairsReference reference_;
+  std::uint64_t capacity_;
+  std::uint64_t count_ = 0;
+  std::unique_ptr<DeviceBuffer> left_, right_;
+  std::unique_ptr<HostBuffer> host_left_, host_right_;
+};
+
+}  // namespace varex::harness
