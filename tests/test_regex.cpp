@@ -117,7 +117,10 @@ TEST(Regex, TheReferenceMatchesAlternationsThatShareAHighBytePrefix) {
 
 TEST(Regex, PerlSpaceLeavesOutTheVerticalTabAsRe2Does) {
   // Found by the ten-million-execution fuzz run: \s matched "\v" here and not in RE2, the reference.
-  for (const char* pattern : {"\\s", "\\S", "[z\x0b" "d\\\\].\\s", "[[:space:]]", "a\\sb|\\S{3}"}) {
+  for (const char* pattern : {"\\s", "\\S",
+                              "[z\x0b"
+                              "d\\\\].\\s",
+                              "[[:space:]]", "a\\sb|\\S{3}"}) {
     const harness::ByteRegex reference(pattern);
     ASSERT_TRUE(reference.ok()) << pattern;
     const Automaton a = compile(parse_regex(pattern));
