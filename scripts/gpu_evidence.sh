@@ -35,6 +35,7 @@
 #              hand) against this one, alternating, on the H200 figures of docs/RESULTS.md: selection 2^28
 #              (each device's best variant), join 2^24 x 2^28 and group-by 2^28 at 16 and 2^20 groups (the
 #              tuned variants described there), regex search on 2^24 titles; GPU devices only
+#   toolkit_project  ra_project 2^27 tuples (keep key, v1 of two values) tuned on cuda:0 and ocl:1:0
 #   toolkit_new  the Red Fox primitives on every device (ra_select 2^27 tuples at 1/50/99%, ra_reduce,
 #              ra_project) and CUB's DeviceSelect::If / DeviceReduce::Sum (.carry/bin/cub_baseline)
 set -uo pipefail
@@ -487,6 +488,18 @@ part_toolkit_new() {
   varex best --db "$db" --json > "$files/ra_best.json"
   varex best --db "$db"
   [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
+}
+
+# ra_project's first figures on the GPU's two views (the toolkit_new call ran out of time before them).
+part_toolkit_project() {
+  step Red Fox PROJECT on the GPU
+  local d
+  for d in cuda:0 ocl:1:0; do
+    varex tune --op ra_project --device "$d" --rows 2^27 --values 2 --query keep=key,v1 --budget 15s \
+      --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_project_${d//:/_}.json" 2>&1
+  done
+  varex best --db "$db" --op ra_project --json > "$files/ra_project_best.json"
+  varex best --db "$db" --op ra_project
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
