@@ -160,6 +160,14 @@ void Engine::release_programs() {
   flush_buffer_.reset();
 }
 
+EventPtr Engine::call_native(const std::string& what, const std::function<int(void*)>&) {
+  throw LaunchError(what + ": " + device().id + " runs no vendor library");
+}
+
+void* Engine::native_address(const DeviceBuffer&) const {
+  return nullptr;
+}
+
 void Engine::flush_cache() {
   if (!flush_buffer_) flush_buffer_ = allocate(std::max<std::uint64_t>(2 * device().cache_bytes, 1 << 20));
   fill(*flush_buffer_, ++flush_count_, 0, flush_buffer_->bytes())->elapsed_ms();

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -129,6 +130,12 @@ class Engine {
   // Throws LaunchError. With shape.local == 0 the backend picks the work-group size the way a driver does.
   virtual EventPtr launch(const Program& program, const std::string& kernel, const LaunchShape& shape,
                           const std::vector<KernelArg>& args) = 0;
+  // Calls a vendor library (harness/backends/vendor_library.hpp) on this engine's stream, between two
+  // device events. `call` gets the stream and returns the library's status (0: success); any other is a
+  // LaunchError. Backends without one (OpenCL) throw LaunchError.
+  virtual EventPtr call_native(const std::string& what, const std::function<int(void* stream)>& call);
+  // The device address of `buffer` for such a call; null where the backend has none.
+  virtual void* native_address(const DeviceBuffer& buffer) const;
   // Device time from the start of `first` to the end of `last`, both enqueued in that order.
   virtual double span_ms(Event& first, Event& last) = 0;
   virtual void finish() = 0;

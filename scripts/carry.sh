@@ -13,6 +13,8 @@ mkdir -p .carry/bin .carry/lib .carry/prefix/share/cmake
 mv .carry/prefix/bin/* .carry/bin/
 cp -r /usr/include/nlohmann .carry/prefix/include/
 cp -r /usr/share/cmake/nlohmann_json .carry/prefix/share/cmake/
+# The CUB vendor library, where nvcc built it: bin/varex finds it in ../lib.
+[ -f .carry/prefix/lib/libvarex_cub.so ] && mv .carry/prefix/lib/libvarex_cub.so .carry/lib/
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian .carry/lib/
 cp /usr/share/dict/words .carry/words  # the titles dataset's word list
 du -sh .carry

@@ -10,6 +10,7 @@
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "harness/backends/cuda_driver.hpp"
+#include "harness/backends/vendor_library.hpp"
 
 namespace varex::harness {
 
@@ -270,6 +271,24 @@ class CudaEngine final : public Engine {
     }
     check(driver().cuEventRecord(event->end_, stream_), "cuEventRecord");
     return event;
+  }
+
+  EventPtr call_native(const std::string& what, const std::function<int(void* stream)>& call) override {
+    const varex_vendor_table* vendor = vendor_library();
+    if (!vendor) return Engine::call_native(what, call);
+    auto event = std::make_unique<CuEvent>();
+    check(driver().cuEventRecord(event->start_, stream_), "cuEventRecord");
+    const int status = call(stream_);
+    if (status != 0) {
+      throw LaunchError(what + " (" + vendor->name + "): " + vendor->error_string(status),
+                        vendor->sticky(status) != 0);
+    }
+    check(driver().cuEventRecord(event->end_, stream_), "cuEventRecord");
+    return event;
+  }
+
+  void* native_address(const DeviceBuffer& buffer) const override {
+    return reinterpret_cast<void*>(static_cast<std::uintptr_t>(ptr(buffer)));
   }
 
   double span_ms(Event& first, Event& last) override {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <stdexcept>
 
 #include "base/errors.hpp"
 #include "variants/launch.hpp"
@@ -46,12 +47,29 @@ void KernelSequence::add(const std::string& label, double ms) {
 void KernelSequence::run(const std::string& label, const std::string& kernel, const LaunchShape& shape,
                          const std::vector<KernelArg>& args) {
   if (shape.global == 0) return;
-  add(label, engine_.launch(program_, kernel, shape, args)->elapsed_ms());
+  if (!program_) throw std::logic_error("KernelSequence: " + kernel + " launched without a program");
+  add(label, engine_.launch(*program_, kernel, shape, args)->elapsed_ms());
 }
 
 void KernelSequence::fill(const std::string& label, DeviceBuffer& buffer, std::uint32_t pattern,
                           std::size_t bytes) {
   if (bytes) add(label, engine_.fill(buffer, pattern, 0, bytes)->elapsed_ms());
+}
+
+void* VendorScratch::get(std::size_t bytes) {
+  if (!buffer_ || buffer_->bytes() < bytes) buffer_ = engine_.allocate(std::max<std::size_t>(bytes, 256));
+  return engine_.native_address(*buffer_);
+}
+
+void KernelSequence::vendor(const std::string& label, VendorScratch& scratch, const VendorCall& call) {
+  std::size_t bytes = 0;
+  if (const int status = call(nullptr, &bytes, nullptr); status != 0) {
+    throw LaunchError(label + ": the vendor library refused the call (status " + std::to_string(status) +
+                      ")");
+  }
+  void* temp = scratch.get(bytes);
+  add(label,
+      engine_.call_native(label, [&](void* stream) { return call(temp, &bytes, stream); })->elapsed_ms());
 }
 
 void KernelSequence::read(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes, std::size_t offset) {

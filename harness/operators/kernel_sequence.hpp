@@ -3,6 +3,8 @@
 // (local size, a fixed number of work-groups, padding), and a kernel sequence that keeps each kernel's
 // device time.
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,15 +46,33 @@ class LaunchPlan {
   std::string padding_;
 };
 
+// Device scratch for vendor calls, grown on demand and kept between executions (allocated outside any timed
+// region).
+class VendorScratch {
+ public:
+  explicit VendorScratch(Engine& engine) : engine_(engine) {}
+  void* get(std::size_t bytes);
+
+ private:
+  Engine& engine_;
+  std::unique_ptr<DeviceBuffer> buffer_;
+};
+
 // Runs kernels of one program in order and keeps each one's device time (launches of one label add up).
 class KernelSequence {
  public:
-  KernelSequence(Engine& engine, const Program& program) : engine_(engine), program_(program) {}
+  KernelSequence(Engine& engine, const Program& program) : engine_(engine), program_(&program) {}
+  // A sequence of vendor calls only (no program of varex's own).
+  explicit KernelSequence(Engine& engine) : engine_(engine) {}
   // Skips a launch of no work-items.
   void run(const std::string& label, const std::string& kernel, const LaunchShape& shape,
            const std::vector<KernelArg>& args);
   // Fills a buffer with a 32-bit pattern (clearing an output); its time counts.
   void fill(const std::string& label, DeviceBuffer& buffer, std::uint32_t pattern, std::size_t bytes);
+  // Calls the vendor library (Engine::call_native): `call` is first asked for the scratch it needs
+  // (temp null; no device work, not timed), then run with it on the engine's stream.
+  using VendorCall = std::function<int(void* temp, std::size_t* temp_bytes, void* stream)>;
+  void vendor(const std::string& label, VendorScratch& scratch, const VendorCall& call);
   // Downloads a small result the host needs to go on (label "readback"); its time counts.
   void read(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes, std::size_t offset);
   ExecutionTimes times() const;
@@ -60,7 +80,7 @@ class KernelSequence {
  private:
   void add(const std::string& label, double ms);
   Engine& engine_;
-  const Program& program_;
+  const Program* program_ = nullptr;
   std::vector<KernelTiming> kernels_;
 };
 

@@ -4,9 +4,11 @@
 #include <memory>
 
 #include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/scalar.hpp"
 
 namespace varex::harness {
@@ -40,6 +42,7 @@ class ReduceRun final : public PreparedRun {
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
+    if (is_vendor(params)) return info;  // built with varex
     engine_.compile(kernel_source(engine_.device().backend, "ra_reduce"),
                     RaReduceOperator().defines(params, engine_.device()), &info);
     return info;
@@ -49,6 +52,7 @@ class ReduceRun final : public PreparedRun {
 
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
+    if (is_vendor(params)) return execute_cub(layout);
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_reduce"),
                                              RaReduceOperator().defines(params, engine_.device()));
     KernelSequence seq(engine_, program);
@@ -71,6 +75,22 @@ class ReduceRun final : public PreparedRun {
     return seq.times();
   }
 
+  // cub::DeviceReduce::Sum of the attribute's column (strided in AoS), widened to 64 bits.
+  ExecutionTimes execute_cub(TupleLayout layout) {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto* base = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(layout)));
+    const bool soa = layout == TupleLayout::Soa;
+    const unsigned* column = base + (soa ? attribute_ * inputs_->capacity() : attribute_);
+    const std::uint64_t stride = soa ? 1 : width_;
+    auto* sum = static_cast<unsigned long long*>(engine_.native_address(output_->buffer()));
+    KernelSequence seq(engine_);
+    seq.vendor("cub_sum", scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+      return cub.sum_u32(temp, bytes, column, stride, sum, rows_, stream);
+    });
+    output_->set_parts(1);
+    return seq.times();
+  }
+
   Collected collect() override { return output_->collect(); }
   Digest reference() const override { return output_->reference(); }
   // The attribute read once and the sum written.
@@ -84,6 +104,7 @@ class ReduceRun final : public PreparedRun {
   std::uint32_t width_ = 0;
   std::unique_ptr<ScalarOutput> output_;
   std::unique_ptr<RelationInputs> inputs_;
+  VendorScratch scratch_{engine_};
 };
 
 }  // namespace
@@ -147,7 +168,10 @@ variants::Space RaReduceOperator::space(const variants::SpaceContext& context) c
        "tuples per work-item and tile; a work-item's tuples lie local apart"},
       relation_grid(),
   };
-  return variants::Space("ra_reduce", std::move(tunables), {});
+  std::vector<variants::Constraint> constraints;
+  add_vendor_variant(context.device, "DeviceReduce::Sum of the column widened to 64 bits", tunables,
+                     constraints, {"layout"});
+  return variants::Space("ra_reduce", std::move(tunables), std::move(constraints));
 }
 
 Defines RaReduceOperator::defines(const variants::Params& params, const DeviceInfo&) const {

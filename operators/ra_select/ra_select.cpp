@@ -6,9 +6,11 @@
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
+#include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/rows.hpp"
 
@@ -46,6 +48,7 @@ class SelectRun final : public PreparedRun {
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
+    if (is_vendor(params)) return info;  // built with varex
     engine_.compile(kernel_source(engine_.device().backend, "ra_select"),
                     RaSelectOperator().defines(params, engine_.device()), &info);
     return info;
@@ -59,6 +62,7 @@ class SelectRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
+    if (is_vendor(params)) return execute_cub();
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_select"),
                                              RaSelectOperator().defines(params, engine_.device()));
     KernelSequence seq(engine_, program);
@@ -101,6 +105,23 @@ class SelectRun final : public PreparedRun {
     return seq.times();
   }
 
+  // cub::DeviceSelect::If over whole tuples (AoS), the count into the output's counter.
+  ExecutionTimes execute_cub() {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto address = [&](const DeviceBuffer& b) {
+      return static_cast<unsigned*>(engine_.native_address(b));
+    };
+    const unsigned* in = address(inputs_->buffer(TupleLayout::Aos));
+    unsigned* out = address(output_->tuple_buffer());
+    unsigned* count = address(output_->count_buffer());
+    KernelSequence seq(engine_);
+    seq.vendor("cub_select", scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+      return cub.select_key_range(temp, bytes, in, out, count, rows_, static_cast<int>(width_), range_.lo,
+                                  range_.hi, static_cast<int>(range_.neg), stream);
+    });
+    return seq.times();
+  }
+
   Collected collect() override { return output_->collect(); }
   Digest reference() const override { return output_->reference(); }
   // At least: every key read, the survivors' other attributes read, the survivors and their count written.
@@ -121,6 +142,7 @@ class SelectRun final : public PreparedRun {
   std::unique_ptr<RowsOutput> output_;
   std::unique_ptr<RelationInputs> inputs_;
   std::unique_ptr<DeviceBuffer> mid_, counts_, offsets_, blocks_, state_, ticket_;
+  VendorScratch scratch_{engine_};
 };
 
 }  // namespace
@@ -182,6 +204,7 @@ variants::Space RaSelectOperator::space(const variants::SpaceContext& context) c
          return local_mem == 0 || local * variants::get_int(p, "ept") * 16 + local * 8 + 64 <= local_mem;
        }},
   };
+  add_vendor_variant(context.device, "DeviceSelect::If over whole tuples", tunables, constraints);
   return variants::Space("ra_select", std::move(tunables), std::move(constraints));
 }
 

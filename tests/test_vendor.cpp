@@ -1,0 +1,60 @@
+// The vendor library (CUB through vendor/varex_vendor.h) as variants: whether it loads and how the spaces
+// offer it. Its calls need a GPU; they run on the GPU machine (docs/RESULTS.md).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
+#include "harness/operators/operator.hpp"
+#include "harness/operators/vendor_variant.hpp"
+
+namespace varex::harness {
+namespace {
+
+DeviceInfo cuda_device() {
+  DeviceInfo d;
+  d.id = "cuda:0";
+  d.backend = Backend::Cuda;
+  d.arch = "sm_90";
+  d.compute_units = 132;
+  d.max_work_group = 1024;
+  d.local_mem = 48 * 1024;
+  return d;
+}
+
+TEST(Vendor, TheLibraryBuiltWithVarexLoads) {
+#if VAREX_HAVE_VENDOR
+  const varex_vendor_table* cub = vendor_library();
+  ASSERT_NE(cub, nullptr) << "libvarex_cub.so was built but does not load";
+  EXPECT_EQ(cub->abi, VAREX_VENDOR_ABI);
+  EXPECT_NE(std::string(cub->name).find("CUB"), std::string::npos) << cub->name;
+  EXPECT_EQ(cub->sticky(700), 1);  // cudaErrorIllegalAddress
+  EXPECT_EQ(cub->sticky(1), 0);
+  EXPECT_STRNE(cub->error_string(700), "");
+#else
+  EXPECT_EQ(vendor_library(), nullptr);
+  GTEST_SKIP() << "built without nvcc: no vendor library";
+#endif
+}
+
+TEST(Vendor, OnlyCudaDevicesOfferIt) {
+  DeviceInfo opencl = cuda_device();
+  opencl.backend = Backend::OpenCL;
+  opencl.id = "ocl:0:0";
+  for (const char* name : {"ra_select", "ra_reduce"}) {
+    const Operator& op = find_operator(name);
+    EXPECT_THROW(op.space({opencl, 1000}).tunable("impl"), UsageError) << name;
+    if (!vendor_library()) continue;
+    const variants::Space space = op.space({cuda_device(), 1000});
+    const auto cub = space.enumerate({{"impl", "cub"}});
+    ASSERT_FALSE(cub.empty()) << name;
+    for (const variants::Params& p : cub) EXPECT_TRUE(is_vendor(p));
+    // One vendor variant (ra_reduce: one per input layout), not a copy per own setting.
+    EXPECT_EQ(cub.size(), std::string(name) == "ra_reduce" ? 2u : 1u) << name;
+    EXPECT_GT(space.enumerate({{"impl", "own"}}).size(), 1u) << name;
+  }
+}
+
+}  // namespace
+}  // namespace varex::harness

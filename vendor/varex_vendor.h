@@ -1,0 +1,46 @@
+/* The vendor library's C interface. CUB (and, later, Thrust) algorithms compiled once by nvcc at build time
+ * into libvarex_cub.so (vendor/cub/varex_cub.cu), which the CUDA engine loads with dlopen: so a library's
+ * algorithm runs, is measured, verified and stored like any other variant of a varex operator (impl=cub).
+ *
+ * Every entry returns a cudaError_t (0: success) and runs on `stream` (a CUstream, which is a
+ * cudaStream_t). Entries that need device scratch take it as CUB does: called with temp == NULL they only
+ * set *temp_bytes. Device pointers are CUdeviceptr values cast to pointers. Relations are arrays of
+ * tuples (AoS) of `words` unsigned 32-bit words, the key first. Plain C, so that nvcc's and the host
+ * compiler's sides agree on it whatever their C++ versions. */
+#ifndef VAREX_VENDOR_H
+#define VAREX_VENDOR_H
+
+#include <stddef.h>
+
+#define VAREX_VENDOR_ABI 1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct varex_vendor_table {
+  int abi; /* VAREX_VENDOR_ABI of the library */
+  const char* name; /* "CUB 3.0.0 (CUDA 13.0)" */
+  const char* (*error_string)(int status);
+  /* Whether `status` left the context unusable (a sticky error: the process must be replaced). */
+  int (*sticky)(int status);
+
+  /* cub::DeviceSelect::If: the tuples whose key lies in [lo, hi] (negate: outside it), dense and in input
+   * order; *count (device) their number. words: 2 to 4. */
+  int (*select_key_range)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned* count,
+                          unsigned long long rows, int words, unsigned lo, unsigned hi, int negate,
+                          void* stream);
+
+  /* cub::DeviceReduce::Sum of one 32-bit attribute into 64 bits: element i is in[i * stride]. */
+  int (*sum_u32)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned long long stride,
+                 unsigned long long* out, unsigned long long rows, void* stream);
+} varex_vendor_table;
+
+/* The one exported symbol. */
+const varex_vendor_table* varex_vendor(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
