@@ -35,6 +35,8 @@
 #              hand) against this one, alternating, on the H200 figures of docs/RESULTS.md: selection 2^28
 #              (each device's best variant), join 2^24 x 2^28 and group-by 2^28 at 16 and 2^20 groups (the
 #              tuned variants described there), regex search on 2^24 titles; GPU devices only
+#   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
+#              bench/cub_baseline.cu, and tunings that may pick either
 #   toolkit_project  ra_project 2^27 tuples (keep key, v1 of two values) tuned on cuda:0 and ocl:1:0
 #   toolkit_new  the Red Fox primitives on every device (ra_select 2^27 tuples at 1/50/99%, ra_reduce,
 #              ra_project) and CUB's DeviceSelect::If / DeviceReduce::Sum (.carry/bin/cub_baseline)
@@ -500,6 +502,40 @@ part_toolkit_project() {
   done
   varex best --db "$db" --op ra_project --json > "$files/ra_project_best.json"
   varex best --db "$db" --op ra_project
+}
+
+# The vendor library as a variant (impl=cub) on cuda:0, against the same calls in bench/cub_baseline.cu and the
+# own kernels' best variants of docs/RESULTS.md; then a tuning that may pick either.
+part_vendor() {
+  step vendor library variants on cuda:0
+  local sel layout
+  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
+  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], m.get('params'), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG: '+str(m.get('error') or m.get('mismatch')))"
+  for sel in 0.01 0.5 0.99; do
+    for impl in "--set impl=cub" "--set impl=own --set ept=4 --set local=256"; do
+      echo -n "ra_select $sel: "
+      varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" $impl "${reps[@]}" \
+        | python3 -c "$show" || echo failed
+    done
+  done
+  for layout in aos soa; do
+    echo -n "ra_reduce $layout: "
+    varex run --op ra_reduce --device cuda:0 --rows 2^27 --values 1 --set impl=cub --set layout=$layout "${reps[@]}" \
+      | python3 -c "$show" || echo failed
+  done
+  echo -n "ra_select 3 values: "
+  varex run --op ra_select --device cuda:0 --rows 2^25 --values 3 --selectivity 0.3 --set impl=cub "${reps[@]}" \
+    | python3 -c "$show" || echo failed
+  echo -n "ra_select empty: "
+  varex run --op ra_select --device cuda:0 --rows 1 --values 1 --selectivity 0.3 --set impl=cub "${reps[@]}" \
+    | python3 -c "$show" || echo failed
+  varex tune --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity 0.5 --budget 20s --min-reps 3 \
+    --max-reps 10 --db "$db" --quiet --json > "$files/vendor_tune_select.json" 2>&1
+  varex tune --op ra_reduce --device cuda:0 --rows 2^27 --values 1 --budget 15s --min-reps 3 \
+    --max-reps 10 --db "$db" --quiet --json > "$files/vendor_tune_reduce.json" 2>&1
+  varex best --db "$db" --op ra_select
+  varex best --db "$db" --op ra_reduce
+  [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }

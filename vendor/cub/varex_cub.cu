@@ -26,12 +26,21 @@ struct KeyInRange {
   }
 };
 
+// CUB's kernels index with the type of the item count: 32-bit where it fits. On the H200, DeviceSelect::If
+// with 64-bit counts ran 10–13% slower than bench/cub_baseline.cu's 32-bit counts (docs/RESULTS.md).
+template <typename F>
+cudaError_t with_count(unsigned long long rows, F f) {
+  if (rows <= 0x7FFFFFFFull) return f(static_cast<int>(rows));
+  return f(static_cast<::cuda::std::int64_t>(rows));
+}
+
 template <int W>
 cudaError_t select_tuples(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned* count,
                           unsigned long long rows, KeyInRange pred, cudaStream_t stream) {
-  return cub::DeviceSelect::If(temp, *temp_bytes, reinterpret_cast<const Tuple<W>*>(in),
-                               reinterpret_cast<Tuple<W>*>(out), count,
-                               static_cast<::cuda::std::int64_t>(rows), pred, stream);
+  return with_count(rows, [&](auto n) {
+    return cub::DeviceSelect::If(temp, *temp_bytes, reinterpret_cast<const Tuple<W>*>(in),
+                                 reinterpret_cast<Tuple<W>*>(out), count, n, pred, stream);
+  });
 }
 
 int select_key_range(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned* count,
@@ -64,14 +73,16 @@ struct Strided {
 int sum_u32(void* temp, size_t* temp_bytes, const unsigned* in, unsigned long long stride,
             unsigned long long* out, unsigned long long rows, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
-  const auto n = static_cast<::cuda::std::int64_t>(rows);
-  if (stride == 1) {
-    // Contiguous: a widening view of the column itself, which CUB loads vectorised.
-    return cub::DeviceReduce::Sum(temp, *temp_bytes, thrust::make_transform_iterator(in, Widen{}), out, n, s);
-  }
-  const auto column =
-      thrust::make_transform_iterator(thrust::counting_iterator<unsigned long long>(0), Strided{in, stride});
-  return cub::DeviceReduce::Sum(temp, *temp_bytes, column, out, n, s);
+  return with_count(rows, [&](auto n) {
+    if (stride == 1) {
+      // Contiguous: a widening view of the column itself, which CUB loads vectorised.
+      return cub::DeviceReduce::Sum(temp, *temp_bytes, thrust::make_transform_iterator(in, Widen{}), out, n,
+                                    s);
+    }
+    const auto column = thrust::make_transform_iterator(thrust::counting_iterator<unsigned long long>(0),
+                                                        Strided{in, stride});
+    return cub::DeviceReduce::Sum(temp, *temp_bytes, column, out, n, s);
+  });
 }
 
 const char* error_string(int status) {
