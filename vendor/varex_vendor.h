@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define VAREX_VENDOR_ABI 1
+#define VAREX_VENDOR_ABI 2
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,6 +34,26 @@ typedef struct varex_vendor_table {
   /* cub::DeviceReduce::Sum of one 32-bit attribute into 64 bits: element i is in[i * stride]. */
   int (*sum_u32)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned long long stride,
                  unsigned long long* out, unsigned long long rows, void* stream);
+
+  /* cub::DeviceSelect::UniqueByKey: the first tuple of each run of equal keys, dense and in input order;
+   * *count (device) their number. AoS tuples of `words` (2 to 4). */
+  int (*unique_by_key)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned* count,
+                       unsigned long long rows, int words, void* stream);
+
+  /* cub::DeviceReduce::ReduceByKey: per run of equal keys, the key and the sum of its values modulo 2^32,
+   * in input order; *runs (device) their number. Element i of the keys is keys[i * keys_stride], of the values
+   * values[i * values_stride]; run r's key goes to out_keys[r * out_stride], its sum to
+   * out_sums[r * out_stride] (AoS pairs: out_stride 2 and out_sums = out_keys + 1). */
+  int (*reduce_by_key)(void* temp, size_t* temp_bytes, const unsigned* keys, unsigned long long keys_stride,
+                       const unsigned* values, unsigned long long values_stride, unsigned* out_keys,
+                       unsigned* out_sums, unsigned long long out_stride, unsigned* runs, unsigned long long rows,
+                       void* stream);
+
+  /* Sorts AoS tuples of `words` (2 to 4) by the whole tuple, key first, stably: cub::DeviceRadixSort::SortKeys
+   * with a decomposer (algorithm 0) or cub::DeviceMergeSort::StableSortKeys (algorithm 1). in and out must
+   * not overlap; `in` is left as it was. */
+  int (*sort_tuples)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned long long rows,
+                     int words, int algorithm, void* stream);
 } varex_vendor_table;
 
 /* The one exported symbol. */

@@ -1,6 +1,8 @@
 // CUB's device-wide algorithms behind varex's vendor interface (vendor/varex_vendor.h). Built by nvcc at
 // build time into libvarex_cub.so; nothing here is compiled by the host compiler.
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
+#include <thrust/iterator/permutation_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
 
 #include <cub/cub.cuh>
@@ -34,29 +36,32 @@ cudaError_t with_count(unsigned long long rows, F f) {
   return f(static_cast<::cuda::std::int64_t>(rows));
 }
 
-template <int W>
-cudaError_t select_tuples(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned* count,
-                          unsigned long long rows, KeyInRange pred, cudaStream_t stream) {
-  return with_count(rows, [&](auto n) {
-    return cub::DeviceSelect::If(temp, *temp_bytes, reinterpret_cast<const Tuple<W>*>(in),
-                                 reinterpret_cast<Tuple<W>*>(out), count, n, pred, stream);
-  });
+// One switch over the tuple widths every entry shares: calls f(std::integral_constant<int, W>).
+template <typename F>
+cudaError_t by_width(int words, F f) {
+  switch (words) {
+    case 2:
+      return f(::cuda::std::integral_constant<int, 2>{});
+    case 3:
+      return f(::cuda::std::integral_constant<int, 3>{});
+    case 4:
+      return f(::cuda::std::integral_constant<int, 4>{});
+    default:
+      return cudaErrorInvalidValue;
+  }
 }
 
 int select_key_range(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned* count,
                      unsigned long long rows, int words, unsigned lo, unsigned hi, int negate, void* stream) {
   const KeyInRange pred{lo, hi, negate};
   const auto s = static_cast<cudaStream_t>(stream);
-  switch (words) {
-    case 2:
-      return select_tuples<2>(temp, temp_bytes, in, out, count, rows, pred, s);
-    case 3:
-      return select_tuples<3>(temp, temp_bytes, in, out, count, rows, pred, s);
-    case 4:
-      return select_tuples<4>(temp, temp_bytes, in, out, count, rows, pred, s);
-    default:
-      return cudaErrorInvalidValue;
-  }
+  return by_width(words, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    return with_count(rows, [&](auto n) {
+      return cub::DeviceSelect::If(temp, *temp_bytes, reinterpret_cast<const Tuple<W>*>(in),
+                                   reinterpret_cast<Tuple<W>*>(out), count, n, pred, s);
+    });
+  });
 }
 
 struct Widen {
@@ -82,6 +87,109 @@ int sum_u32(void* temp, size_t* temp_bytes, const unsigned* in, unsigned long lo
     const auto column = thrust::make_transform_iterator(thrust::counting_iterator<unsigned long long>(0),
                                                         Strided{in, stride});
     return cub::DeviceReduce::Sum(temp, *temp_bytes, column, out, n, s);
+  });
+}
+
+struct KeyOf {
+  template <int W>
+  __host__ __device__ unsigned operator()(const Tuple<W>& t) const {
+    return t.word[0];
+  }
+};
+
+int unique_by_key(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned* count,
+                  unsigned long long rows, int words, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  return by_width(words, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    const auto* tuples = reinterpret_cast<const Tuple<W>*>(in);
+    return with_count(rows, [&](auto n) {
+      return cub::DeviceSelect::UniqueByKey(
+          temp, *temp_bytes, thrust::make_transform_iterator(tuples, KeyOf{}), tuples,
+          thrust::make_discard_iterator(), reinterpret_cast<Tuple<W>*>(out), count, n, s);
+    });
+  });
+}
+
+// Element i of a strided 32-bit column.
+struct At {
+  const unsigned* base;
+  unsigned long long stride;
+  __host__ __device__ unsigned operator()(unsigned long long i) const { return base[i * stride]; }
+};
+
+struct Times {
+  unsigned long long stride;
+  __host__ __device__ unsigned long long operator()(unsigned long long i) const { return i * stride; }
+};
+
+struct Add {
+  __host__ __device__ unsigned operator()(unsigned a, unsigned b) const { return a + b; }
+};
+
+int reduce_by_key(void* temp, size_t* temp_bytes, const unsigned* keys, unsigned long long keys_stride,
+                  const unsigned* values, unsigned long long values_stride, unsigned* out_keys,
+                  unsigned* out_sums, unsigned long long out_stride, unsigned* runs, unsigned long long rows,
+                  void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  const thrust::counting_iterator<unsigned long long> index(0);
+  const auto keys_in = thrust::make_transform_iterator(index, At{keys, keys_stride});
+  const auto values_in = thrust::make_transform_iterator(index, At{values, values_stride});
+  const auto slots = thrust::make_transform_iterator(index, Times{out_stride});
+  const auto keys_out = thrust::make_permutation_iterator(out_keys, slots);
+  const auto sums_out = thrust::make_permutation_iterator(out_sums, slots);
+  return with_count(rows, [&](auto n) {
+    return cub::DeviceReduce::ReduceByKey(temp, *temp_bytes, keys_in, keys_out, values_in, sums_out, runs,
+                                          Add{}, n, s);
+  });
+}
+
+// The tuple's words as CUB's radix sort sees them, most significant first.
+template <int W>
+struct Decompose;
+template <>
+struct Decompose<2> {
+  __host__ __device__ ::cuda::std::tuple<unsigned&, unsigned&> operator()(Tuple<2>& t) const {
+    return {t.word[0], t.word[1]};
+  }
+};
+template <>
+struct Decompose<3> {
+  __host__ __device__ ::cuda::std::tuple<unsigned&, unsigned&, unsigned&> operator()(Tuple<3>& t) const {
+    return {t.word[0], t.word[1], t.word[2]};
+  }
+};
+template <>
+struct Decompose<4> {
+  __host__ __device__ ::cuda::std::tuple<unsigned&, unsigned&, unsigned&, unsigned&> operator()(
+      Tuple<4>& t) const {
+    return {t.word[0], t.word[1], t.word[2], t.word[3]};
+  }
+};
+
+struct TupleLess {
+  template <int W>
+  __host__ __device__ bool operator()(const Tuple<W>& a, const Tuple<W>& b) const {
+    for (int i = 0; i < W; ++i) {
+      if (a.word[i] != b.word[i]) return a.word[i] < b.word[i];
+    }
+    return false;
+  }
+};
+
+int sort_tuples(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned long long rows,
+                int words, int algorithm, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  return by_width(words, [&](auto w) {
+    constexpr int W = decltype(w)::value;
+    const auto* keys_in = reinterpret_cast<const Tuple<W>*>(in);
+    auto* keys_out = reinterpret_cast<Tuple<W>*>(out);
+    return with_count(rows, [&](auto n) {
+      if (algorithm == 0)
+        return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, keys_in, keys_out, n, Decompose<W>{}, s);
+      return cub::DeviceMergeSort::StableSortKeysCopy(temp, *temp_bytes, keys_in, keys_out, n, TupleLess{},
+                                                      s);
+    });
   });
 }
 
@@ -116,6 +224,9 @@ const varex_vendor_table kTable{
     sticky,
     select_key_range,
     sum_u32,
+    unique_by_key,
+    reduce_by_key,
+    sort_tuples,
 };
 
 }  // namespace
