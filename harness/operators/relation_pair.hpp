@@ -1,0 +1,27 @@
+#pragma once
+// Two relations for the Red Fox operators that take a left and a right one (PRODUCT now; JOIN and the set
+// operations next): --input and --input2 (key,value… lines, both), or generated with --rows and --rows2 and
+// the relation flags (--values, --keys, --seed: the right relation is generated with a seed of its own).
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "datasets/relations.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+// relation_flags() plus --input2 and --rows2 (`rows2_help` says what the default is).
+std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help);
+// The spec: the left relation as relation_workload() gives it, and the right one's rows2 (and path2, when
+// read from a file). `default_rows2` from the left's rows when --rows2 is not given. UsageError for one file
+// without the other, an empty right file, or a right relation with another number of values.
+datasets::WorkloadSpec relation_pair_workload(const std::string& op, const WorkloadOptions& options,
+                                              std::uint64_t (*default_rows2)(std::uint64_t rows));
+std::uint64_t relation_rows2(const datasets::WorkloadSpec& spec);
+// Both relations (files read again; UsageError when one has changed since).
+std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
+    const datasets::WorkloadSpec& spec);
+
+}  // namespace varex::harness
