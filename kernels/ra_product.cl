@@ -1,0 +1,85 @@
+// Red Fox PRODUCT (document 002, sec. 3.2.3, alg. 5): every pair of a left and a right tuple. Output tuple
+// o = i * m + j (left-major) is (left key, right key, the left values, the right values), so that its
+// first two attributes are the two keys.
+//
+// Tiles: a work-group takes EPT left tuples (a left block) and lsize() right tuples (a right tile); work-item
+// lid() holds right tuple j in registers and writes out[i * m + j] for the block's EPT left tuples, so
+// neighbouring work-items write neighbouring outputs. Work-groups stride over the blocks x tiles (a fixed
+// grid) or cover them once.
+//   EPT          left tuples per work-group (the register tiling of the output)
+//   STAGE_LOCAL  1: the left block is staged in local memory first (the source); 0: every work-item reads it
+//                from global memory (all read the same words: the cache broadcasts them)
+//   RIGHT_MAJOR  the order the tiles are taken in: 0 left-major (consecutive work-groups write consecutive
+//                output), 1 right-major (consecutive work-groups take the next left block of one right tile)
+//   LAYOUT_SOA   as the other Red Fox kernels, input and output
+// `width` (words per input tuple, 2 to 4) is an argument: the workload decides it, not the variant.
+#include "common/portable.h"
+
+#define MAX_WIDTH 4
+
+FUNC uint word_at(CONSTANT_PTR uint* RESTRICT in, uint i, uint c, uint width, uint capacity) {
+#if LAYOUT_SOA
+  return in[(ulong)c * capacity + i];
+#else
+  return in[(ulong)i * width + c];
+#endif
+}
+
+KERNEL void ra_product(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
+                       GLOBAL uint* RESTRICT out, uint n, uint m, uint width, uint left_capacity,
+                       uint right_capacity, ulong out_capacity) {
+#if STAGE_LOCAL
+  LOCAL_ARRAY uint block[EPT * MAX_WIDTH];
+#endif
+  const uint blocks = (n + EPT - 1) / EPT;
+  const uint tiles = (m + lsize() - 1) / lsize();
+  const ulong total = (ulong)blocks * tiles;
+  for (ulong t = group_id(); t < total; t += num_groups()) {
+#if RIGHT_MAJOR
+    const uint b = (uint)(t % blocks), r = (uint)(t / blocks);
+#else
+    const uint b = (uint)(t / tiles), r = (uint)(t % tiles);
+#endif
+    const uint i0 = b * EPT;
+    const uint j = r * lsize() + lid();
+#if STAGE_LOCAL
+    LOCAL_BARRIER();  // the previous tile's readers are done with the block
+    for (uint w = lid(); w < EPT * width; w += lsize()) {
+      const uint i = i0 + w / width;
+      block[w] = i < n ? word_at(left, i, w % width, width, left_capacity) : 0;
+    }
+    LOCAL_BARRIER();
+#endif
+    if (j >= m) continue;
+    uint mine[MAX_WIDTH];
+    for (uint c = 0; c < width; ++c) mine[c] = word_at(right, j, c, width, right_capacity);
+    for (uint k = 0; k < EPT; ++k) {
+      const uint i = i0 + k;
+      if (i >= n) break;
+      const ulong o = (ulong)i * m + j;
+      uint theirs[MAX_WIDTH];
+      for (uint c = 0; c < width; ++c) {
+#if STAGE_LOCAL
+        theirs[c] = block[k * width + c];
+#else
+        theirs[c] = word_at(left, i, c, width, left_capacity);
+#endif
+      }
+      // (left key, right key, left values, right values)
+      uint tuple[2 * MAX_WIDTH];
+      tuple[0] = theirs[0];
+      tuple[1] = mine[0];
+      for (uint c = 1; c < width; ++c) {
+        tuple[1 + c] = theirs[c];
+        tuple[width + c] = mine[c];
+      }
+      for (uint c = 0; c < 2 * width; ++c) {
+#if LAYOUT_SOA
+        out[c * out_capacity + o] = tuple[c];
+#else
+        out[o * 2 * width + c] = tuple[c];
+#endif
+      }
+    }
+  }
+}

@@ -1,0 +1,182 @@
+#include "operators/ra_product/ra_product.hpp"
+
+#include <algorithm>
+#include <memory>
+
+#include "base/errors.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/registry.hpp"
+#include "harness/operators/relation_pair.hpp"
+#include "harness/operators/relation_workload.hpp"
+#include "harness/outputs/rows.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+std::uint64_t twice(std::uint64_t rows) {
+  return 2 * rows;
+}
+
+class ProductRun final : public PreparedRun {
+ public:
+  ProductRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+    const auto [left, right] = materialise_relation_pair(spec);
+    n_ = left.rows();
+    m_ = right.rows();
+    values_ = left.values();
+    output_ =
+        std::make_unique<RowsOutput>(engine, 2 * left.attributes(), n_ * m_, product_reference(left, right),
+                                     /*counted=*/false);
+    left_ = std::make_unique<RelationInputs>(engine, left, n_);
+    right_ = std::make_unique<RelationInputs>(engine, right, m_);
+  }
+
+  double h2d_ms() const override { return left_->h2d_ms() + right_->h2d_ms(); }
+  void restore_inputs() override {
+    left_->restore();
+    right_->restore();
+  }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(source(), RaProductOperator().defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override { output_->poison(); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const TupleLayout layout = layout_of(params);
+    output_->set_layout(layout);
+    KernelSequence seq(engine_,
+                       engine_.compile(source(), RaProductOperator().defines(params, engine_.device())));
+    const std::uint64_t local = variants::get_int(params, "local");
+    const std::uint64_t ept = variants::get_int(params, "ept");
+    const std::uint64_t tiles = ((n_ + ept - 1) / ept) * ((m_ + local - 1) / local);  // a work-group each
+    seq.run(
+        "product", "ra_product", LaunchPlan(params, engine_.device()).rows(tiles * local),
+        {KernelArg::of(left_->buffer(layout)), KernelArg::of(right_->buffer(layout)),
+         KernelArg::of(output_->tuple_buffer()), KernelArg::of(static_cast<std::uint32_t>(n_)),
+         KernelArg::of(static_cast<std::uint32_t>(m_)), KernelArg::of(1 + values_),
+         KernelArg::of(static_cast<std::uint32_t>(left_->capacity())),
+         KernelArg::of(static_cast<std::uint32_t>(right_->capacity())), KernelArg::of(output_->capacity())});
+    return seq.times();
+  }
+
+  Collected collect() override { return output_->collect(); }
+  Digest reference() const override { return output_->reference(); }
+  // Both relations read once, the product written.
+  std::uint64_t bytes_moved() const override {
+    return (n_ + m_) * (1 + values_) * 4 + output_->bytes_written();
+  }
+  std::uint64_t working_set_bytes() const override {
+    return 2 * (n_ + m_) * (1 + values_) * 4 + output_->bytes_written();
+  }
+
+ private:
+  const KernelSource& source() const { return kernel_source(engine_.device().backend, "ra_product"); }
+
+  Engine& engine_;
+  std::uint64_t n_ = 0, m_ = 0;
+  std::uint32_t values_ = 0;
+  std::unique_ptr<RowsOutput> output_;
+  std::unique_ptr<RelationInputs> left_, right_;
+};
+
+}  // namespace
+
+std::vector<std::uint32_t> product_reference(const datasets::Relation& left,
+                                             const datasets::Relation& right) {
+  std::vector<std::uint32_t> out;
+  out.reserve(left.rows() * right.rows() * (left.attributes() + right.attributes()));
+  for (std::uint64_t i = 0; i < left.rows(); ++i) {
+    for (std::uint64_t j = 0; j < right.rows(); ++j) {
+      out.push_back(left.columns[0][i]);
+      out.push_back(right.columns[0][j]);
+      for (std::uint32_t c = 1; c < left.attributes(); ++c) out.push_back(left.columns[c][i]);
+      for (std::uint32_t c = 1; c < right.attributes(); ++c) out.push_back(right.columns[c][j]);
+    }
+  }
+  return out;
+}
+
+WorkloadDecl RaProductOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {relation_input(), relation_input()};
+  d.inputs[0].name = "left";
+  d.inputs[1].name = "right";
+  d.flags = relation_pair_flags("default: twice --rows");
+  d.output = OutputKind::Rows;
+  return d;
+}
+
+variants::Space RaProductOperator::space(const variants::SpaceContext& context) const {
+  using variants::Value;
+  std::vector<variants::Tunable> tunables{
+      relation_layout(),
+      {"ept",
+       variants::TunableKind::Compile,
+       {1, 2, 4, 8, 16},
+       4,
+       "left tuples per work-group: each work-item holds its right tuple in registers and writes its pair "
+       "with "
+       "each of them"},
+      {"stage",
+       variants::TunableKind::Compile,
+       {Value{"local"}, Value{"none"}},
+       Value{"local"},
+       "local: the work-group stages its left tuples in local memory first (the source); none: every "
+       "work-item reads them from global memory (the same words: the cache broadcasts them)"},
+      {"order",
+       variants::TunableKind::Compile,
+       {Value{"left"}, Value{"right"}},
+       Value{"left"},
+       "the order the work-groups take the tiles in: left-major (consecutive work-groups write consecutive "
+       "output, the output's own order) or right-major (the next left block of one right tile)"},
+      relation_local(context.device, variants::TunableKind::Launch,
+                     "work-group size = right tuples per tile"),
+      relation_grid(),
+  };
+  return variants::Space("ra_product", std::move(tunables), {});
+}
+
+Defines RaProductOperator::defines(const variants::Params& params, const DeviceInfo&) const {
+  return {{"EPT", std::to_string(variants::get_int(params, "ept"))},
+          {"STAGE_LOCAL", variants::get_string(params, "stage") == "local" ? "1" : "0"},
+          {"RIGHT_MAJOR", variants::get_string(params, "order") == "right" ? "1" : "0"},
+          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
+}
+
+datasets::WorkloadSpec RaProductOperator::workload(const WorkloadOptions& options) const {
+  datasets::WorkloadSpec spec = relation_pair_workload(name(), options, twice);
+  if (!options.query.empty()) throw UsageError("ra_product takes no query");
+  const std::uint64_t tuples = spec.rows() * relation_rows2(spec);
+  if (tuples > kMaxProductTuples) {
+    throw UsageError("input too large: the product of " + std::to_string(spec.rows()) + " x " +
+                     std::to_string(relation_rows2(spec)) + " tuples has " + std::to_string(tuples) +
+                     " tuples, more than the 2^30 varex handles");
+  }
+  return spec;
+}
+
+DeviceFootprint RaProductOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t width = 1 + relation_values(spec);
+  const std::uint64_t out = spec.rows() * relation_rows2(spec) * 2 * width * 4;
+  return {2 * (spec.rows() + relation_rows2(spec)) * width * 4 + out, out};
+}
+
+std::unique_ptr<PreparedRun> RaProductOperator::prepare(Engine& engine,
+                                                        const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<ProductRun>(engine, spec);
+}
+
+}  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_ra_product(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::RaProductOperator>());
+}
+
+}  // namespace varex::operators

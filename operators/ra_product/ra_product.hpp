@@ -1,0 +1,37 @@
+#pragma once
+// Red Fox PRODUCT (document 002, sec. 3.2.3): every pair of a tuple of the left relation and one of the
+// right, left-major; output tuple (left key, right key, left values, right values).
+#include <cstdint>
+#include <vector>
+
+#include "datasets/relations.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+// The most output tuples a product may have (the output and the host's reference are that many tuples).
+constexpr std::uint64_t kMaxProductTuples = 1ULL << 30;
+
+// Host reference: the output tuples, packed, left-major.
+std::vector<std::uint32_t> product_reference(const datasets::Relation& left, const datasets::Relation& right);
+
+class RaProductOperator final : public Operator {
+ public:
+  std::string name() const override { return "ra_product"; }
+  std::string description() const override {
+    return "Red Fox PRODUCT: the cross product of two key-value relations, left-major, as (left key, right "
+           "key, "
+           "left values, right values)";
+  }
+  std::string kernel_family() const override { return "ra_product"; }
+  WorkloadDecl declaration() const override;
+  variants::Space space(const variants::SpaceContext& context) const override;
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  // 2^12 left tuples (x 2^13 right ones by default, the source's largest size class).
+  std::uint64_t default_rows(std::uint64_t) const override { return 1ULL << 12; }
+  DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+};
+
+}  // namespace varex::harness

@@ -1,0 +1,91 @@
+// ra_product (Red Fox PRODUCT) on the OpenCL CPU device: every compile-time variant, both layouts, awkward
+// sizes and 1 to 3 values, against a digest computed here from the two relations directly.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "base/errors.hpp"
+#include "datasets/relations.hpp"
+#include "operators/ra_product/ra_product.hpp"
+#include "support.hpp"
+
+namespace varex::harness {
+namespace {
+
+constexpr std::uint64_t kRightSeed = 0x9E3779B97F4A7C15ULL;  // as harness/operators/relation_pair.cpp
+
+// Σ (p + 1)(left key × 1000003 + right key) over p = i × m + j.
+Digest expected(const datasets::Relation& left, const datasets::Relation& right) {
+  Digest d;
+  for (std::uint64_t i = 0; i < left.rows(); ++i) {
+    for (std::uint64_t j = 0; j < right.rows(); ++j) {
+      const std::uint64_t p = i * right.rows() + j;
+      d.checksum += (p + 1) * (std::uint64_t{left.columns[0][i]} * 1000003u + right.columns[0][j]);
+    }
+  }
+  d.rows = left.rows() * right.rows();
+  return d;
+}
+
+TEST(RaProduct, EveryVariantOnAwkwardSizes) {
+  for (const auto& [n, m] :
+       std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 1}, {1, 77}, {7, 33}, {33, 130}}) {
+    for (std::uint32_t values = 1; values <= 3; ++values) {
+      WorkloadOptions options;
+      options.flags = {{"rows", std::to_string(n)},
+                       {"rows2", std::to_string(m)},
+                       {"values", std::to_string(values)},
+                       {"seed", "5"}};
+      const auto left = datasets::generate_relation(n, values, datasets::KeyDistribution::Uniform, 5);
+      const auto right =
+          datasets::generate_relation(m, values, datasets::KeyDistribution::Uniform, 5 ^ kRightSeed);
+      test::verify_variants(RaProductOperator(), RaProductOperator().workload(options), expected(left, right),
+                            {{"local", "32,64"}, {"grid", "cover,1"}});
+    }
+  }
+}
+
+TEST(RaProduct, FilesAndTheirErrors) {
+  const std::string dir = test::scratch_dir("ra-product");
+  const auto write = [&](const std::string& name, const datasets::Relation& r) {
+    std::ofstream out(dir + "/" + name);
+    for (std::uint64_t i = 0; i < r.rows(); ++i) {
+      out << r.columns[0][i];
+      for (std::uint32_t c = 1; c < r.attributes(); ++c) out << "," << r.columns[c][i];
+      out << "\n";
+    }
+  };
+  const auto left = datasets::generate_relation(45, 2, datasets::KeyDistribution::Dup, 3);
+  const auto right = datasets::generate_relation(67, 2, datasets::KeyDistribution::Sorted, 4);
+  write("left.csv", left);
+  write("right.csv", right);
+  write("one.csv", datasets::generate_relation(3, 1, datasets::KeyDistribution::Uniform, 1));
+  WorkloadOptions options;
+  options.flags = {{"input", dir + "/left.csv"}, {"input2", dir + "/right.csv"}};
+  test::verify_variants(RaProductOperator(), RaProductOperator().workload(options), expected(left, right),
+                        {{"local", "64"}, {"ept", "4"}, {"grid", "cover"}});
+
+  options.flags = {{"input", dir + "/left.csv"}};
+  EXPECT_THROW(RaProductOperator().workload(options), UsageError);  // --input2 missing
+  options.flags = {{"input", dir + "/left.csv"}, {"input2", dir + "/one.csv"}};
+  EXPECT_THROW(RaProductOperator().workload(options), UsageError);  // 2 values against 1
+  options.flags = {{"rows", "65536"}, {"rows2", "65536"}};
+  EXPECT_THROW(RaProductOperator().workload(options), UsageError);  // 2^32 tuples
+  options.flags = {{"rows", "4"}};
+  options.query = {{"keep", "key"}};
+  EXPECT_THROW(RaProductOperator().workload(options), UsageError);  // no query
+}
+
+TEST(RaProduct, PoisonedOutputDoesNotVerify) {
+  RaProductOperator op;
+  WorkloadOptions options;
+  options.flags = {{"rows", "9"}, {"rows2", "31"}};
+  auto run = op.prepare(test::cpu_engine(), op.workload(options));
+  run->poison();
+  EXPECT_FALSE(run->collect().verified);
+  run->execute(op.space({test::cpu_device(), 9}).defaults());
+  EXPECT_TRUE(run->collect().verified);
+}
+
+}  // namespace
+}  // namespace varex::harness
