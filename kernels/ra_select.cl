@@ -11,9 +11,13 @@
 //   3 ra_select_combine    one work-group prefix-sums the block totals and writes the number of survivors:
 //                          common/scan.h's scan_totals (the block's offset is added back by the gather)
 //   4 ra_select_gather     each partition's survivors are copied in bulk to their place in the output
-// algorithm=single_pass, one kernel: work-groups take tiles in order from an atomic ticket; a tile waits
-// for its predecessor's inclusive prefix (a chained scan), publishes its own and writes its survivors
-// straight to the output. A tile's predecessor has taken its ticket before it, so it is running.
+// algorithm=single_pass, one kernel with a decoupled look-back (Merrill and Garland's single-pass scan, as
+// CUB's single_pass_scan_operators): work-groups take tiles in order from an atomic ticket; a tile publishes
+// its survivor count (its aggregate) at once, then walks back over its predecessors, adding their
+// aggregates until it meets one that has published its inclusive prefix, publishes its own inclusive
+// prefix and writes its survivors straight to the output. A predecessor has taken its ticket before, so it
+// is running and its aggregate comes. state[t] holds tile t's aggregate + 1 and state[tiles + t] its
+// inclusive prefix + 1 (0: not yet), so each word goes from 0 to its value once.
 //
 //   WG_SIZE       work-group size (sizes the local arrays)
 //   EPT         tuples per work-item and tile
@@ -152,15 +156,23 @@ KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
     if (t >= tiles) break;
     const uint total = select_tile(in, n, width, in_capacity, t, lo, hi, neg, scan, stage);
     if (lid() == 0) {
+      GLOBAL uint* aggregate = state;
+      GLOBAL uint* inclusive = state + tiles;
+      if (t > 0) atomic_add_u32(&aggregate[t], total + 1u);  // tile 0's inclusive prefix is its aggregate
       uint prefix = 0;
-      if (t > 0) {
-        uint s;
-        do {
-          s = atomic_add_u32(&state[t - 1], 0u);
-        } while (s == 0);
-        prefix = s - 1;
+      for (uint p = t; p > 0;) {
+        const uint done = atomic_add_u32(&inclusive[p - 1], 0u);
+        if (done) {
+          prefix += done - 1;
+          break;
+        }
+        const uint partial = atomic_add_u32(&aggregate[p - 1], 0u);
+        if (partial) {
+          prefix += partial - 1;
+          --p;
+        }
       }
-      atomic_add_u32(&state[t], prefix + total + 1u);  // 0 means "not yet": publish prefix + 1
+      atomic_add_u32(&inclusive[t], prefix + total + 1u);
       if (t == tiles - 1) count[0] = prefix + total;
       shared[1] = prefix;
     }

@@ -39,7 +39,7 @@ class SelectRun final : public PreparedRun {
     counts_ = engine.allocate(max_tiles * 4);
     offsets_ = engine.allocate(max_tiles * 4);
     blocks_ = engine.allocate((max_tiles / kMinLocal + 2) * 4);
-    state_ = engine.allocate(max_tiles * 4);
+    state_ = engine.allocate(2 * max_tiles * 4);  // aggregates and inclusive prefixes (single_pass)
     ticket_ = engine.allocate(4);
   }
 
@@ -76,7 +76,7 @@ class SelectRun final : public PreparedRun {
     const LaunchShape over_tiles =
         plan.rows(std::uint64_t{tiles} * local);  // a work-group per tile, or the grid
     if (variants::get_string(params, "algorithm") == "single_pass") {
-      seq.fill("clear", *state_, 0, std::uint64_t{tiles} * 4);  // the tiles' published prefixes
+      seq.fill("clear", *state_, 0, 2 * std::uint64_t{tiles} * 4);  // the tiles' published counts
       seq.fill("clear", *ticket_, 0, 4);
       seq.run("single_pass", "ra_select_single", over_tiles,
               {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->tuple_buffer()),
@@ -181,7 +181,8 @@ variants::Space RaSelectOperator::space(const variants::SpaceContext& context) c
        Value{"source"},
        "source: the source's four kernels (partition with local prefix sum and staging, two scans of the "
        "partition counts, gather); single_pass: one kernel, tiles taken in order by an atomic ticket, each "
-       "waiting for its predecessor's prefix (chained scan) and writing its survivors directly"},
+       "finding its prefix by a decoupled look-back over its predecessors' published counts and writing its "
+       "survivors directly"},
       relation_layout(),
       relation_local(context.device, variants::TunableKind::Compile,
                      "work-group size = partition size in work-items (compile-time: sizes the local arrays)"),
