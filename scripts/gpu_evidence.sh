@@ -35,6 +35,7 @@
 #              hand) against this one, alternating, on the H200 figures of docs/RESULTS.md: selection 2^28
 #              (each device's best variant), join 2^24 x 2^28 and group-by 2^28 at 16 and 2^20 groups (the
 #              tuned variants described there), regex search on 2^24 titles; GPU devices only
+#   redfox2    ra_select's single pass (decoupled look-back) and CUB variant, ra_product tuned on every device
 #   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
 #              bench/cub_baseline.cu, and tunings that may pick either
 #   toolkit_project  ra_project 2^27 tuples (keep key, v1 of two values) tuned on cuda:0 and ocl:1:0
@@ -536,6 +537,34 @@ part_vendor() {
   varex best --db "$db" --op ra_select
   varex best --db "$db" --op ra_reduce
   [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
+}
+
+# ra_select's single pass with the decoupled look-back and the CUB variant with 32-bit counts on cuda:0, then
+# tunings over the whole space; ra_product 2^12 x 2^13 tuned on the three devices (its goal: >= 0.9 of the
+# copy probe on the GPU).
+part_redfox2() {
+  step ra_select single pass and CUB, ra_product
+  local sel shape
+  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
+  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG')"
+  for sel in 0.01 0.5 0.99; do
+    for shape in "--set impl=cub" "--set algorithm=single_pass --set ept=4 --set local=256" \
+                 "--set algorithm=single_pass --set ept=8 --set local=256" "--set algorithm=single_pass --set ept=4 --set local=512"; do
+      echo -n "ra_select $sel: "
+      varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" $shape "${reps[@]}" \
+        | python3 -c "$show" || echo failed
+    done
+    varex tune --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" --budget 20s --min-reps 3 \
+      --max-reps 10 --db "$db" --quiet --json > "$files/redfox2_select_$sel.json" 2>&1
+  done
+  local d rows
+  for d in cuda:0 ocl:1:0 ocl:0:0; do
+    varex tune --op ra_product --device "$d" --rows 2^12 --rows2 2^13 --values 1 --budget 20s --min-reps 3 \
+      --max-reps 10 --db "$db" --quiet --json > "$files/redfox2_product_${d//:/_}.json" 2>&1
+  done
+  varex best --db "$db" --op ra_select
+  varex best --db "$db" --op ra_product
+  varex best --db "$db" --json > "$files/redfox2_best.json"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
