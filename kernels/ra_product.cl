@@ -11,11 +11,38 @@
 //                from global memory (all read the same words: the cache broadcasts them)
 //   RIGHT_MAJOR  the order the tiles are taken in: 0 left-major (consecutive work-groups write consecutive
 //                output), 1 right-major (consecutive work-groups take the next left block of one right tile)
+//   VECTOR_STORE 1: an AoS output tuple is written with 16-byte stores (8-byte ones for 6 words), 0: a word
+//                at a time (SoA writes words in any case)
 //   LAYOUT_SOA   as the other Red Fox kernels, input and output
 // `width` (words per input tuple, 2 to 4) is an argument: the workload decides it, not the variant.
 #include "common/portable.h"
 
 #define MAX_WIDTH 4
+
+#if VECTOR_STORE && !LAYOUT_SOA
+// Stores `words` (4, 6 or 8) words of `tuple` at out[o * words ...]: aligned, since o * words * 4 is a
+// multiple of the store's size.
+FUNC void store_tuple(GLOBAL uint* RESTRICT out, ulong o, const uint* tuple, uint words) {
+  GLOBAL uint* at = out + o * words;
+  if (words % 4 == 0) {
+    for (uint c = 0; c < words; c += 4) {
+#if VAREX_CUDA
+      *(GLOBAL uint4*)(at + c) = make_uint4(tuple[c], tuple[c + 1], tuple[c + 2], tuple[c + 3]);
+#else
+      vstore4((uint4)(tuple[c], tuple[c + 1], tuple[c + 2], tuple[c + 3]), 0, at + c);
+#endif
+    }
+  } else {
+    for (uint c = 0; c < words; c += 2) {
+#if VAREX_CUDA
+      *(GLOBAL uint2*)(at + c) = make_uint2(tuple[c], tuple[c + 1]);
+#else
+      vstore2((uint2)(tuple[c], tuple[c + 1]), 0, at + c);
+#endif
+    }
+  }
+}
+#endif
 
 FUNC uint word_at(CONSTANT_PTR uint* RESTRICT in, uint i, uint c, uint width, uint capacity) {
 #if LAYOUT_SOA
@@ -73,6 +100,9 @@ KERNEL void ra_product(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* REST
         tuple[1 + c] = theirs[c];
         tuple[width + c] = mine[c];
       }
+#if VECTOR_STORE && !LAYOUT_SOA
+      store_tuple(out, o, tuple, 2 * width);
+#else
       for (uint c = 0; c < 2 * width; ++c) {
 #if LAYOUT_SOA
         out[c * out_capacity + o] = tuple[c];
@@ -80,6 +110,7 @@ KERNEL void ra_product(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* REST
         out[o * 2 * width + c] = tuple[c];
 #endif
       }
+#endif
     }
   }
 }

@@ -134,17 +134,31 @@ variants::Space RaProductOperator::space(const variants::SpaceContext& context) 
        Value{"left"},
        "the order the work-groups take the tiles in: left-major (consecutive work-groups write consecutive "
        "output, the output's own order) or right-major (the next left block of one right tile)"},
+      {"store",
+       variants::TunableKind::Compile,
+       {Value{"word"}, Value{"vector"}},
+       Value{"word"},
+       "how an output tuple is written under AoS: a 32-bit word at a time (the source), or with 16-byte "
+       "(8-byte "
+       "for 6 words) vector stores"},
       relation_local(context.device, variants::TunableKind::Launch,
                      "work-group size = right tuples per tile"),
       relation_grid(),
   };
-  return variants::Space("ra_product", std::move(tunables), {});
+  std::vector<variants::Constraint> constraints{
+      {"vector stores write AoS tuples (layout=aos); SoA writes words",
+       [](const variants::Params& p) {
+         return variants::get_string(p, "store") == "word" || variants::get_string(p, "layout") == "aos";
+       }},
+  };
+  return variants::Space("ra_product", std::move(tunables), std::move(constraints));
 }
 
 Defines RaProductOperator::defines(const variants::Params& params, const DeviceInfo&) const {
   return {{"EPT", std::to_string(variants::get_int(params, "ept"))},
           {"STAGE_LOCAL", variants::get_string(params, "stage") == "local" ? "1" : "0"},
           {"RIGHT_MAJOR", variants::get_string(params, "order") == "right" ? "1" : "0"},
+          {"VECTOR_STORE", variants::get_string(params, "store") == "vector" ? "1" : "0"},
           {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
 }
 
