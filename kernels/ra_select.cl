@@ -31,6 +31,8 @@
 #include "common/scan.h"
 
 #define TILE (WG_SIZE * EPT)
+// Predecessors the single pass's look-back reads at once (at most the work-group).
+#define LOOKBACK (WG_SIZE < 32 ? WG_SIZE : 32)
 
 #if LAYOUT_SOA
 #define AT(i, c, width, capacity) ((ulong)(c) * (capacity) + (i))
@@ -148,33 +150,58 @@ KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
                              uint out_capacity, uint tiles, uint lo, uint hi, uint neg) {
   LOCAL_ARRAY uint scan[WG_SIZE + 1];
   LOCAL_ARRAY uint stage[4 * TILE];
-  LOCAL_ARRAY uint shared[2];
+  LOCAL_ARRAY uint shared[3];
+  GLOBAL uint* aggregate = state;
+  GLOBAL uint* inclusive = state + tiles;
   for (;;) {
     if (lid() == 0) shared[0] = atomic_inc_u32(ticket);
     LOCAL_BARRIER();
     const uint t = shared[0];
     if (t >= tiles) break;
     const uint total = select_tile(in, n, width, in_capacity, t, lo, hi, neg, scan, stage);
+    // Publish the aggregate at once (tile 0's inclusive prefix is its aggregate), then look back in windows
+    // of LOOKBACK predecessors read in parallel: each reads its tile's word into scan[] as 0 (not yet) or
+    // 2 x value + (1 if it is an inclusive prefix) + 1; work-item 0 adds the window up to the first
+    // inclusive prefix, or up to the first tile not yet published (the next window starts there).
     if (lid() == 0) {
-      GLOBAL uint* aggregate = state;
-      GLOBAL uint* inclusive = state + tiles;
-      if (t > 0) atomic_add_u32(&aggregate[t], total + 1u);  // tile 0's inclusive prefix is its aggregate
-      uint prefix = 0;
-      for (uint p = t; p > 0;) {
-        const uint done = atomic_add_u32(&inclusive[p - 1], 0u);
-        if (done) {
-          prefix += done - 1;
-          break;
+      if (t > 0) atomic_add_u32(&aggregate[t], total + 1u);
+      shared[1] = 0;  // the prefix found so far
+      shared[2] = t;  // the tiles before this one are still to be added
+    }
+    LOCAL_BARRIER();
+    for (uint p = t; p > 0; p = shared[2]) {
+      if (lid() < LOOKBACK) {
+        uint word = 0;
+        if (lid() < p) {
+          const uint q = p - 1 - lid();
+          const uint done = atomic_add_u32(&inclusive[q], 0u);
+          const uint partial = done ? 0u : atomic_add_u32(&aggregate[q], 0u);
+          word = done ? 2u * (done - 1u) + 2u : partial ? 2u * (partial - 1u) + 1u : 0u;
         }
-        const uint partial = atomic_add_u32(&aggregate[p - 1], 0u);
-        if (partial) {
-          prefix += partial - 1;
-          --p;
-        }
+        scan[lid()] = word;
       }
+      LOCAL_BARRIER();
+      if (lid() == 0) {
+        uint prefix = shared[1], k = 0, left = p;
+        for (; k < LOOKBACK && k < p; ++k) {
+          const uint word = scan[k];
+          if (word == 0) break;  // not published yet: the next window starts here
+          prefix += (word - 1u) >> 1;
+          --left;
+          if (((word - 1u) & 1u) == 1u) {  // an inclusive prefix: nothing before it is needed
+            left = 0;
+            break;
+          }
+        }
+        shared[1] = prefix;
+        shared[2] = left;
+      }
+      LOCAL_BARRIER();
+    }
+    if (lid() == 0) {
+      const uint prefix = shared[1];
       atomic_add_u32(&inclusive[t], prefix + total + 1u);
       if (t == tiles - 1) count[0] = prefix + total;
-      shared[1] = prefix;
     }
     LOCAL_BARRIER();
     write_staged(stage, out, shared[1], total, width, out_capacity);
