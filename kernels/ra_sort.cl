@@ -1,0 +1,360 @@
+// Red Fox SORT (document 002, sec. 3.2.6): a relation's tuples in ascending lexicographic order of (key, v0,
+// v1, v2), stable, dense. The source took VexCL's merge sort (after Sean Baxter's Modern GPU); varex has that
+// shape of merge sort and an LSD radix sort. Tiles hold WG_SIZE x EPT tuples; tile t starts at tuple t x
+// TILE. Work-groups walk the tiles (or the merge partitions) in a group-stride loop, so any grid works.
+//
+// ALGO_MERGE=0, the LSD radix sort: one pass per BITS-bit digit of each 32-bit word, the last value's words
+// first and the key's last (each pass stable, so the result is in whole-tuple order); the host drops
+// passes whose digit is the same in every tuple (skip=on, from ra_sort_bits) and ping-pongs the passes
+// between a scratch buffer and the output so that the last one writes the output.
+//   ra_sort_bits     the OR of every word and of its complement, per attribute: the bits that vary
+//   ra_sort_count    per tile, how many of its tuples have each digit: counts[d x tiles + t]
+//   scan_tiles, scan_sums, scan_add   the shared device-wide exclusive scan of those counts
+//                    (common/scan_kernels.h): offsets[d x tiles + t] = where tile t's digit-d tuples go
+//   ra_sort_scatter  per tile, the tuples ranked stably by digit in local memory (one split per digit bit:
+//                    a work-group prefix sum of the zeros), then written to their offsets
+// ALGO_MERGE=1, the merge sort:
+//   ra_sort_block      per tile, the tuples staged in local memory and merge-sorted there (log2 TILE
+//                      rounds; an element's place in the merged pair is its index plus its rank in the
+//                      other run, found by binary search: lower bound from the first run, upper bound from
+//                      the second, which keeps equal tuples in order)
+//   ra_sort_partition  per pass (sorted runs of `run` tuples merged in pairs), the merge path's split of
+//                      every output tile: how many of its tuples come from the pair's first run
+//   ra_sort_merge      per output tile, the two input ranges staged in local memory; each work-item finds
+//                      its EPT outputs' start on the merge path and merges them; written coalesced
+// ra_sort_copy copies the relation when nothing is left to sort (one tuple; every radix pass skipped).
+//
+//   WG_SIZE     work-group size (sizes the local arrays)
+//   EPT         tuples per work-item and tile
+//   LAYOUT_SOA  0: packed tuples (attribute c of tuple i at i x width + c); 1: one array per attribute (at
+//               c x capacity + i), in the input, the scratch buffer and the output
+//   BITS        (radix) bits per digit: 2^BITS digits
+//   SCAN_LOCAL, SCAN_ITEMS  (radix) the shape of the shared device-wide scan
+#include "common/portable.h"
+
+#define TILE (WG_SIZE * EPT)
+#define MAX_WIDTH 4
+
+#if LAYOUT_SOA
+#define AT(i, c, width, capacity) ((ulong)(c) * (capacity) + (i))
+#else
+#define AT(i, c, width, capacity) ((ulong)(i) * (width) + (c))
+#endif
+
+// out[i] = in[i] for the n tuples; any grid.
+KERNEL void ra_sort_copy(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out, uint n, uint width,
+                         uint in_capacity, uint out_capacity) {
+  for (uint i = gid(); i < n; i += gsize())
+    for (uint c = 0; c < width; ++c) out[AT(i, c, width, out_capacity)] = in[AT(i, c, width, in_capacity)];
+}
+
+#if !ALGO_MERGE
+
+#include "common/histogram.h"
+#include "common/scan.h"
+#include "common/scan_kernels.h"
+
+#define BINS (1u << BITS)
+
+FUNC uint digit_of(uint word, uint shift) {
+  return (word >> shift) & (BINS - 1u);
+}
+
+// bits[c]: the OR of attribute c over the tuples; bits[MAX_WIDTH + c]: the OR of its complement. A bit that
+// is set in both varies. The host clears bits[] first; any grid.
+KERNEL void ra_sort_bits(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT bits, uint n, uint width,
+                         uint capacity) {
+  LOCAL_ARRAY uint acc[2 * MAX_WIDTH];
+  if (lid() < 2 * MAX_WIDTH) acc[lid()] = 0u;
+  LOCAL_BARRIER();
+  uint ones[MAX_WIDTH];
+  uint zeros[MAX_WIDTH];
+  PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) {
+    ones[c] = 0u;
+    zeros[c] = 0u;
+  }
+  for (uint i = gid(); i < n; i += gsize()) {
+    PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) {
+      if (c < width) {
+        const uint x = in[AT(i, c, width, capacity)];
+        ones[c] |= x;
+        zeros[c] |= ~x;
+      }
+    }
+  }
+  PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) {
+    if (ones[c]) atomic_or_u32(&acc[c], ones[c]);
+    if (zeros[c]) atomic_or_u32(&acc[MAX_WIDTH + c], zeros[c]);
+  }
+  LOCAL_BARRIER();
+  if (lid() < 2 * MAX_WIDTH && acc[lid()]) atomic_or_u32(&bits[lid()], acc[lid()]);
+}
+
+// counts[d * tiles + t]: the tuples of tile t whose digit (attribute `word`, bits from `shift`) is d.
+KERNEL void ra_sort_count(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT counts, uint n, uint width,
+                          uint capacity, uint word, uint shift, uint tiles) {
+  LOCAL_ARRAY uint bins[BINS];
+  for (uint t = group_id(); t < tiles; t += num_groups()) {
+    hist_local_clear(bins, BINS);
+    const uint base = t * TILE;
+    PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+      const uint i = base + k * WG_SIZE + lid();
+      if (i < n) hist_local_add(bins, digit_of(in[AT(i, word, width, capacity)], shift));
+    }
+    LOCAL_BARRIER();
+    for (uint d = lid(); d < BINS; d += WG_SIZE) counts[d * tiles + t] = bins[d];
+    LOCAL_BARRIER();
+  }
+}
+
+// Work-group exclusive prefix sum of one value per work-item (common/scan.h); the group's total in *total.
+// `scan` has WG_SIZE + 1 words; ends with a barrier.
+FUNC uint group_exclusive_scan(LOCAL uint* scan, uint value, uint* total) {
+  const uint exclusive = wg_scan_exclusive_u32(scan, value, WG_SIZE);
+  if (lid() == WG_SIZE - 1) scan[WG_SIZE] = exclusive + value;
+  LOCAL_BARRIER();
+  *total = scan[WG_SIZE];
+  LOCAL_BARRIER();
+  return exclusive;
+}
+
+// Each tuple of tile t to offsets[d * tiles + t] + its rank among the tile's digit-d tuples (stable).
+// Sorting key in local memory: digit << 16 | position in the tile; the positions past the relation's end get
+// the largest digit, so they stay behind every tuple. `sort_bits`: the digit's bits (fewer for the last
+// digit of a word when BITS does not divide 32).
+KERNEL void ra_sort_scatter(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
+                            CONSTANT_PTR uint* RESTRICT offsets, uint n, uint width, uint in_capacity,
+                            uint out_capacity, uint word, uint shift, uint sort_bits, uint tiles) {
+  LOCAL_ARRAY uint keys[TILE];
+  LOCAL_ARRAY uint scan[WG_SIZE + 1];
+  LOCAL_ARRAY uint start[BINS];
+  for (uint t = group_id(); t < tiles; t += num_groups()) {
+    const uint base = t * TILE;
+    const uint valid = n - base < TILE ? n - base : TILE;
+    PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+      const uint p = k * WG_SIZE + lid();
+      const uint d = p < valid ? digit_of(in[AT(base + p, word, width, in_capacity)], shift) : BINS - 1u;
+      keys[p] = (d << 16) | p;
+    }
+    LOCAL_BARRIER();
+    // Work-item w holds the EPT consecutive keys from w x EPT; one stable split per digit bit.
+    uint v[EPT];
+    PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) v[k] = keys[lid() * EPT + k];
+    for (uint b = 16; b < 16 + sort_bits; ++b) {
+      uint zeros = 0;
+      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) zeros += ((v[k] >> b) & 1u) ^ 1u;
+      uint total;
+      uint z = group_exclusive_scan(scan, zeros, &total);  // zeros before my first key
+      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+        const uint p = lid() * EPT + k;
+        if ((v[k] >> b) & 1u) {
+          keys[total + (p - z)] = v[k];  // after every zero, behind the ones before it
+        } else {
+          keys[z] = v[k];
+          ++z;
+        }
+      }
+      LOCAL_BARRIER();
+      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) v[k] = keys[lid() * EPT + k];
+    }
+    // keys[] is in digit order; where each digit starts in it.
+    for (uint p = lid(); p < valid; p += WG_SIZE) {
+      const uint d = keys[p] >> 16;
+      if (p == 0 || (keys[p - 1] >> 16) != d) start[d] = p;
+    }
+    LOCAL_BARRIER();
+    for (uint p = lid(); p < valid; p += WG_SIZE) {
+      const uint key = keys[p];
+      const uint d = key >> 16;
+      const uint src = base + (key & 0xFFFFu);
+      const uint dst = offsets[d * tiles + t] + (p - start[d]);
+      for (uint c = 0; c < width; ++c)
+        out[AT(dst, c, width, out_capacity)] = in[AT(src, c, width, in_capacity)];
+    }
+    LOCAL_BARRIER();
+  }
+}
+
+#else  // ALGO_MERGE
+
+// Tuple x of a local stage (MAX_WIDTH words per tuple) before tuple y, lexicographically.
+FUNC int stage_less(LOCAL const uint* stage, uint x, uint y, uint width) {
+  for (uint c = 0; c < width; ++c) {
+    const uint a = stage[x * MAX_WIDTH + c];
+    const uint b = stage[y * MAX_WIDTH + c];
+    if (a != b) return a < b;
+  }
+  return 0;
+}
+
+// Tuple x of `data` before tuple y.
+FUNC int global_less(CONSTANT_PTR uint* data, uint x, uint y, uint width, uint capacity) {
+  for (uint c = 0; c < width; ++c) {
+    const uint a = data[AT(x, c, width, capacity)];
+    const uint b = data[AT(y, c, width, capacity)];
+    if (a != b) return a < b;
+  }
+  return 0;
+}
+
+// The pair of sorted runs (`run` tuples each, the second possibly short or empty) that output position o
+// belongs to: first run [pair, pair + a_len), second [pair + a_len, pair + a_len + b_len).
+FUNC void pair_of(uint o, uint n, uint run, uint* pair, uint* a_len, uint* b_len) {
+  *pair = o - o % (2u * run);
+  *a_len = n - *pair < run ? n - *pair : run;
+  const uint rest = n - *pair - *a_len;
+  *b_len = rest < run ? rest : run;
+}
+
+KERNEL void ra_sort_block(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out, uint n, uint width,
+                          uint in_capacity, uint out_capacity, uint tiles) {
+  LOCAL_ARRAY uint stage[TILE * MAX_WIDTH];
+  LOCAL_ARRAY uint order0[TILE];
+  LOCAL_ARRAY uint order1[TILE];
+  for (uint t = group_id(); t < tiles; t += num_groups()) {
+    const uint base = t * TILE;
+    const uint valid = n - base < TILE ? n - base : TILE;
+    PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+      const uint p = k * WG_SIZE + lid();
+      if (p < valid) {
+        for (uint c = 0; c < width; ++c) stage[p * MAX_WIDTH + c] = in[AT(base + p, c, width, in_capacity)];
+        order0[p] = p;
+      }
+    }
+    LOCAL_BARRIER();
+    LOCAL uint* src = order0;
+    LOCAL uint* dst = order1;
+    for (uint run = 1; run < valid; run <<= 1) {
+      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+        const uint p = k * WG_SIZE + lid();
+        if (p < valid) {
+          const uint pair = p & ~(2u * run - 1u);
+          const uint a_len = valid - pair < run ? valid - pair : run;
+          const uint b_start = pair + a_len;
+          const uint b_len = valid - b_start < run ? valid - b_start : run;
+          const uint x = src[p];
+          uint lo = 0;
+          uint hi;
+          uint rank;
+          if (p < b_start) {  // first run: the second run's tuples below x
+            hi = b_len;
+            while (lo < hi) {
+              const uint mid = (lo + hi) >> 1;
+              if (stage_less(stage, src[b_start + mid], x, width))
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+            rank = p - pair + lo;
+          } else {  // second run: the first run's tuples at or below x
+            hi = a_len;
+            while (lo < hi) {
+              const uint mid = (lo + hi) >> 1;
+              if (!stage_less(stage, x, src[pair + mid], width))
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+            rank = p - b_start + lo;
+          }
+          dst[pair + rank] = x;
+        }
+      }
+      LOCAL_BARRIER();
+      LOCAL uint* swap = src;
+      src = dst;
+      dst = swap;
+    }
+    PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+      const uint p = k * WG_SIZE + lid();
+      if (p < valid) {
+        const uint x = src[p];
+        for (uint c = 0; c < width; ++c) out[AT(base + p, c, width, out_capacity)] = stage[x * MAX_WIDTH + c];
+      }
+    }
+    LOCAL_BARRIER();
+  }
+}
+
+// splits[q]: how many of output tile q's predecessors in its pair come from the pair's first run (the
+// merge path's split at the tile's start; equal tuples are taken from the first run first). Any grid.
+KERNEL void ra_sort_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT splits, uint n,
+                              uint width, uint capacity, uint run, uint parts) {
+  for (uint q = gid(); q < parts; q += gsize()) {
+    const uint o = q * TILE;
+    uint pair, a_len, b_len;
+    pair_of(o, n, run, &pair, &a_len, &b_len);
+    const uint diag = o - pair;
+    const uint b_start = pair + a_len;
+    uint lo = diag > b_len ? diag - b_len : 0u;
+    uint hi = diag < a_len ? diag : a_len;
+    while (lo < hi) {
+      const uint mid = (lo + hi) >> 1;
+      if (!global_less(in, b_start + diag - 1 - mid, pair + mid, width, capacity))
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    splits[q] = lo;
+  }
+}
+
+// Output tile q of the pass: its share of the two runs staged in local memory, merged, written in order.
+KERNEL void ra_sort_merge(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
+                          CONSTANT_PTR uint* RESTRICT splits, uint n, uint width, uint capacity, uint run,
+                          uint parts) {
+  LOCAL_ARRAY uint stage[TILE * MAX_WIDTH];
+  LOCAL_ARRAY uint order[TILE];
+  for (uint q = group_id(); q < parts; q += num_groups()) {
+    const uint o = q * TILE;
+    uint pair, a_len, b_len;
+    pair_of(o, n, run, &pair, &a_len, &b_len);
+    const uint b_start = pair + a_len;
+    const uint diag0 = o - pair;
+    const uint pair_len = a_len + b_len;
+    const uint diag1 = pair_len - diag0 < TILE ? pair_len : diag0 + TILE;
+    const uint a0 = splits[q];
+    const uint a1 = diag1 == pair_len ? a_len : splits[q + 1];
+    const uint la = a1 - a0;
+    const uint lb = (diag1 - a1) - (diag0 - a0);
+    const uint total = la + lb;
+    const uint b0 = b_start + (diag0 - a0);
+    for (uint p = lid(); p < total; p += WG_SIZE) {
+      const uint src = p < la ? pair + a0 + p : b0 + (p - la);
+      for (uint c = 0; c < width; ++c) stage[p * MAX_WIDTH + c] = in[AT(src, c, width, capacity)];
+    }
+    LOCAL_BARRIER();
+    // Stage: the first run's tuples at [0, la), the second's at [la, total).
+    const uint d = lid() * EPT;
+    if (d < total) {
+      uint lo = d > lb ? d - lb : 0u;
+      uint hi = d < la ? d : la;
+      while (lo < hi) {
+        const uint mid = (lo + hi) >> 1;
+        if (!stage_less(stage, la + d - 1 - mid, mid, width))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      uint a = lo;
+      uint b = d - lo;
+      for (uint k = 0; k < EPT && d + k < total; ++k) {
+        if (a < la && (b >= lb || !stage_less(stage, la + b, a, width))) {
+          order[d + k] = a;
+          ++a;
+        } else {
+          order[d + k] = la + b;
+          ++b;
+        }
+      }
+    }
+    LOCAL_BARRIER();
+    for (uint p = lid(); p < total; p += WG_SIZE) {
+      const uint x = order[p];
+      for (uint c = 0; c < width; ++c) out[AT(o + p, c, width, capacity)] = stage[x * MAX_WIDTH + c];
+    }
+    LOCAL_BARRIER();
+  }
+}
+
+#endif  // ALGO_MERGE

@@ -1,0 +1,346 @@
+#include "operators/ra_sort/ra_sort.hpp"
+
+#include <algorithm>
+#include <array>
+
+#include "base/errors.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/registry.hpp"
+#include "harness/operators/relation_workload.hpp"
+#include "harness/outputs/rows.hpp"
+#include "harness/primitives/scan.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+constexpr std::uint32_t kMaxWidth = 4;   // MAX_WIDTH: words of the widest tuple
+constexpr std::uint64_t kMaxBins = 256;  // 2^bits for the largest digit
+constexpr std::uint64_t kRadixMaxTile = 2048;
+constexpr std::uint64_t kMergeMaxTile = 1024;
+// The shape of the shared device-wide scan of the radix sort's digit counts.
+const primitives::ScanShape kScanShape{128, 8};
+
+bool is_merge(const variants::Params& params) {
+  return variants::get_string(params, "algorithm") == "merge";
+}
+
+// Local memory of the variant's largest kernel, in bytes.
+std::uint64_t local_bytes(const variants::Params& params) {
+  const auto local = static_cast<std::uint64_t>(variants::get_int(params, "local"));
+  const std::uint64_t tile = local * variants::get_int(params, "ept");
+  if (is_merge(params)) return tile * (kMaxWidth + 2) * 4;  // stage + two orders (ra_sort_block)
+  const std::uint64_t bins = std::uint64_t{1} << variants::get_int(params, "bits");
+  return (tile + local + 1 + bins) * 4;  // keys, scan, start (ra_sort_scatter)
+}
+
+// Per-tile digit counts of any valid variant: 2^bits x ceil(n / tile) with tile >= 2^bits.
+std::uint64_t max_counts(std::uint64_t rows) {
+  return rows + kMaxBins;
+}
+
+// Runs the shared device-wide scan (harness/primitives/scan.hpp) on the family's own scan kernels, timed
+// under `label` in the runner's kernel sequence.
+void scan_in(KernelSequence& seq, const primitives::DeviceScan& scan, const std::string& label,
+             const DeviceBuffer& in, DeviceBuffer& out, std::uint64_t n) {
+  primitives::Launcher launcher;
+  launcher.launch = [&seq, &label](const std::string& kernel, const LaunchShape& shape,
+                                   const std::vector<KernelArg>& args) {
+    seq.run(label, kernel, shape, args);
+  };
+  launcher.fill = [&seq, &label](DeviceBuffer& buffer, std::uint32_t pattern, std::size_t bytes) {
+    seq.fill(label, buffer, pattern, bytes);
+  };
+  scan.enqueue(launcher, in, out, n);
+}
+
+class SortRun final : public PreparedRun {
+ public:
+  SortRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+    const datasets::Relation relation = materialise_relation(spec);
+    rows_ = relation.rows();
+    width_ = relation.attributes();
+    output_ =
+        std::make_unique<RowsOutput>(engine, width_, rows_, sort_reference(relation), /*counted=*/false);
+    inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
+    scratch_ = engine.allocate(std::max<std::uint64_t>(output_->capacity() * width_, 1) * 4);
+    counts_ = engine.allocate(max_counts(rows_) * 4);
+    offsets_ = engine.allocate((max_counts(rows_) + 1) * 4);
+    splits_ = engine.allocate(((rows_ + 31) / 32 + 1) * 4);  // one per output tile (tiles >= 32 tuples)
+    bits_ = engine.allocate(2 * kMaxWidth * 4);
+    host_bits_ = engine.allocate_host(2 * kMaxWidth * 4);
+    scan_ = std::make_unique<primitives::DeviceScan>(engine, max_counts(rows_), kScanShape);
+  }
+
+  double h2d_ms() const override { return inputs_->h2d_ms(); }
+  void restore_inputs() override { inputs_->restore(); }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(kernel_source(engine_.device().backend, "ra_sort"),
+                    RaSortOperator().defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override {
+    output_->poison();
+    engine_.fill(*scratch_, kPoisonWord, 0, scratch_->bytes())->elapsed_ms();
+  }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const TupleLayout layout = layout_of(params);
+    output_->set_layout(layout);
+    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_sort"),
+                                             RaSortOperator().defines(params, engine_.device()));
+    KernelSequence seq(engine_, program);
+    if (rows_ == 0) return seq.times();
+    const LaunchPlan plan(params, engine_.device());
+    const std::uint64_t local = variants::get_int(params, "local");
+    const std::uint64_t tile = local * variants::get_int(params, "ept");
+    const std::uint64_t tiles = (rows_ + tile - 1) / tile;
+    const Step step{seq, plan, inputs_->buffer(layout), local, tile, tiles};
+    if (is_merge(params)) {
+      merge_sort(step);
+    } else {
+      radix_sort(step, static_cast<std::uint32_t>(variants::get_int(params, "bits")),
+                 variants::get_string(params, "skip") == "on");
+    }
+    return seq.times();
+  }
+
+  Collected collect() override { return output_->collect(); }
+  Digest reference() const override { return output_->reference(); }
+  // At least: every tuple read once and written once.
+  std::uint64_t bytes_moved() const override { return 2 * rows_ * width_ * 4; }
+  std::uint64_t working_set_bytes() const override {
+    return 3 * rows_ * width_ * 4 + 2 * max_counts(rows_) * 4;
+  }
+
+ private:
+  struct Step {
+    KernelSequence& seq;
+    const LaunchPlan& plan;
+    const DeviceBuffer& input;
+    std::uint64_t local, tile, tiles;
+  };
+
+  std::uint32_t u32(std::uint64_t v) const { return static_cast<std::uint32_t>(v); }
+
+  // The relation copied to the output as it is (nothing left to sort).
+  void copy(const Step& s) {
+    s.seq.run("copy", "ra_sort_copy", s.plan.rows(s.tiles * s.local),
+              {KernelArg::of(s.input), KernelArg::of(output_->tuple_buffer()), KernelArg::of(u32(rows_)),
+               KernelArg::of(width_), KernelArg::of(u32(inputs_->capacity())),
+               KernelArg::of(u32(output_->capacity()))});
+  }
+
+  // The buffer that writer j of `writers` writes: the last writes the output, the others alternate.
+  DeviceBuffer& target(std::uint64_t j, std::uint64_t writers) {
+    return (writers - 1 - j) % 2 == 0 ? output_->tuple_buffer() : *scratch_;
+  }
+
+  void radix_sort(const Step& s, std::uint32_t bits, bool skip) {
+    const LaunchShape over_tiles = s.plan.rows(s.tiles * s.local);
+    const auto n = u32(rows_);
+    const auto tiles = u32(s.tiles);
+    // The bits of each attribute that vary between tuples (all, unless skip asks).
+    std::uint32_t varying[kMaxWidth] = {~0u, ~0u, ~0u, ~0u};
+    if (skip) {
+      s.seq.fill("bits", *bits_, 0, 2 * kMaxWidth * 4);
+      s.seq.run("bits", "ra_sort_bits", over_tiles,
+                {KernelArg::of(s.input), KernelArg::of(*bits_), KernelArg::of(n), KernelArg::of(width_),
+                 KernelArg::of(u32(inputs_->capacity()))});
+      s.seq.read(*host_bits_, *bits_, 2 * kMaxWidth * 4, 0);
+      const auto* words = host_bits_->as<std::uint32_t>();
+      for (std::uint32_t c = 0; c < kMaxWidth; ++c) varying[c] = words[c] & words[kMaxWidth + c];
+    }
+    // Least significant first: the last value's digits, ..., v0's, then the key's.
+    struct Pass {
+      std::uint32_t word, shift, bits;
+    };
+    std::vector<Pass> passes;
+    for (std::uint32_t word = width_; word-- > 0;) {
+      for (std::uint32_t shift = 0; shift < 32; shift += bits) {
+        const std::uint32_t digit_bits = std::min(bits, 32 - shift);
+        const std::uint32_t mask = digit_bits == 32 ? ~0u : ((1u << digit_bits) - 1) << shift;
+        if (varying[word] & mask) passes.push_back({word, shift, digit_bits});
+      }
+    }
+    if (passes.empty()) {
+      copy(s);
+      return;
+    }
+    const std::uint64_t counts = (std::uint64_t{1} << bits) * s.tiles;
+    if (counts > max_counts(rows_)) throw LaunchError("ra_sort: more digit counts than allocated");
+    const DeviceBuffer* src = &s.input;
+    std::uint32_t src_capacity = u32(inputs_->capacity());
+    const auto out_capacity = u32(output_->capacity());
+    for (std::size_t j = 0; j < passes.size(); ++j) {
+      const Pass& p = passes[j];
+      DeviceBuffer& dst = target(j, passes.size());
+      s.seq.run(
+          "count", "ra_sort_count", over_tiles,
+          {KernelArg::of(*src), KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(width_),
+           KernelArg::of(src_capacity), KernelArg::of(p.word), KernelArg::of(p.shift), KernelArg::of(tiles)});
+      scan_in(s.seq, *scan_, "scan", *counts_, *offsets_, counts);
+      s.seq.run("scatter", "ra_sort_scatter", over_tiles,
+                {KernelArg::of(*src), KernelArg::of(dst), KernelArg::of(*offsets_), KernelArg::of(n),
+                 KernelArg::of(width_), KernelArg::of(src_capacity), KernelArg::of(out_capacity),
+                 KernelArg::of(p.word), KernelArg::of(p.shift), KernelArg::of(p.bits), KernelArg::of(tiles)});
+      src = &dst;
+      src_capacity = out_capacity;
+    }
+  }
+
+  void merge_sort(const Step& s) {
+    const auto n = u32(rows_);
+    const auto tiles = u32(s.tiles);
+    std::uint64_t passes = 0;
+    for (std::uint64_t run = s.tile; run < rows_; run *= 2) ++passes;
+    const auto out_capacity = u32(output_->capacity());
+    const LaunchShape over_tiles = s.plan.rows(s.tiles * s.local);
+    DeviceBuffer* dst = &target(0, passes + 1);
+    s.seq.run("block_sort", "ra_sort_block", over_tiles,
+              {KernelArg::of(s.input), KernelArg::of(*dst), KernelArg::of(n), KernelArg::of(width_),
+               KernelArg::of(u32(inputs_->capacity())), KernelArg::of(out_capacity), KernelArg::of(tiles)});
+    std::uint64_t run = s.tile;
+    for (std::uint64_t j = 1; j <= passes; ++j, run *= 2) {
+      DeviceBuffer* src = dst;
+      dst = &target(j, passes + 1);
+      s.seq.run("partition", "ra_sort_partition", s.plan.rows(s.tiles),
+                {KernelArg::of(*src), KernelArg::of(*splits_), KernelArg::of(n), KernelArg::of(width_),
+                 KernelArg::of(out_capacity), KernelArg::of(u32(run)), KernelArg::of(tiles)});
+      s.seq.run("merge", "ra_sort_merge", over_tiles,
+                {KernelArg::of(*src), KernelArg::of(*dst), KernelArg::of(*splits_), KernelArg::of(n),
+                 KernelArg::of(width_), KernelArg::of(out_capacity), KernelArg::of(u32(run)),
+                 KernelArg::of(tiles)});
+    }
+  }
+
+  Engine& engine_;
+  std::uint64_t rows_ = 0;
+  std::uint32_t width_ = 0;
+  std::unique_ptr<RowsOutput> output_;
+  std::unique_ptr<RelationInputs> inputs_;
+  std::unique_ptr<DeviceBuffer> scratch_, counts_, offsets_, splits_, bits_;
+  std::unique_ptr<HostBuffer> host_bits_;
+  std::unique_ptr<primitives::DeviceScan> scan_;
+};
+
+}  // namespace
+
+std::vector<std::uint32_t> sort_reference(const datasets::Relation& relation) {
+  const std::uint64_t rows = relation.rows();
+  const std::uint32_t width = relation.attributes();
+  // Tuples padded with zeros to four words: with one width for all, the padded order is the tuples' order.
+  std::vector<std::array<std::uint32_t, kMaxWidth>> tuples(rows, std::array<std::uint32_t, kMaxWidth>{});
+  for (std::uint32_t c = 0; c < width; ++c)
+    for (std::uint64_t r = 0; r < rows; ++r) tuples[r][c] = relation.columns[c][r];
+  std::stable_sort(tuples.begin(), tuples.end());  // std::array's operator< is lexicographic
+  std::vector<std::uint32_t> out;
+  out.reserve(rows * width);
+  for (const auto& t : tuples) out.insert(out.end(), t.begin(), t.begin() + width);
+  return out;
+}
+
+WorkloadDecl RaSortOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {relation_input()};
+  d.flags = relation_flags();
+  d.output = OutputKind::Rows;
+  return d;
+}
+
+variants::Space RaSortOperator::space(const variants::SpaceContext& context) const {
+  using variants::Value;
+  std::vector<variants::Tunable> tunables{
+      {"algorithm",
+       variants::TunableKind::Compile,
+       {Value{"merge"}, Value{"radix"}},
+       Value{"merge"},
+       "merge: the source's merge sort (VexCL's, after Modern GPU): tiles sorted in local memory, then "
+       "merge-path passes over pairs of sorted runs; radix: LSD radix sort, a pass per digit (per-tile digit "
+       "counts, the shared device-wide scan, a stable scatter)"},
+      relation_layout(),
+      relation_local(context.device, variants::TunableKind::Compile,
+                     "work-group size (compile-time: sizes the local arrays)"),
+      {"ept",
+       variants::TunableKind::Compile,
+       {1, 2, 4, 8},
+       4,
+       "tuples per work-item; a tile (sorted in local memory, ranked per radix pass, or one merge output "
+       "partition) holds local x ept tuples"},
+      {"bits",
+       variants::TunableKind::Compile,
+       {4, 6, 8},
+       8,
+       "radix: bits per digit (2^bits digits; ceil(32/bits) passes per attribute)"},
+      {"skip",
+       variants::TunableKind::Launch,
+       {Value{"off"}, Value{"on"}},
+       Value{"off"},
+       "radix: on first finds the bits that vary between tuples (one kernel, a 32-byte read-back) and runs "
+       "only the passes whose digit varies; off runs every pass"},
+      relation_grid(),
+  };
+  const std::uint64_t local_mem = context.device.local_mem;
+  std::vector<variants::Constraint> constraints{
+      {"merge has no digits: bits and skip keep their defaults (8, off)",
+       [](const variants::Params& p) {
+         return !is_merge(p) ||
+                (variants::get_int(p, "bits") == 8 && variants::get_string(p, "skip") == "off");
+       }},
+      {"radix: a tile (local x ept tuples) holds at least 2^bits tuples",
+       [](const variants::Params& p) {
+         return is_merge(p) || variants::get_int(p, "local") * variants::get_int(p, "ept") >=
+                                   (1 << variants::get_int(p, "bits"));
+       }},
+      {"a tile holds at most 2048 tuples (radix) or 1024 (merge: whole tuples staged in local memory)",
+       [](const variants::Params& p) {
+         const auto tile =
+             static_cast<std::uint64_t>(variants::get_int(p, "local") * variants::get_int(p, "ept"));
+         return tile <= (is_merge(p) ? kMergeMaxTile : kRadixMaxTile);
+       }},
+      {"the tile's local arrays must fit the device's local memory",
+       [local_mem](const variants::Params& p) { return local_mem == 0 || local_bytes(p) <= local_mem; }},
+  };
+  return variants::Space("ra_sort", std::move(tunables), std::move(constraints));
+}
+
+Defines RaSortOperator::defines(const variants::Params& params, const DeviceInfo&) const {
+  Defines d{{"ALGO_MERGE", is_merge(params) ? "1" : "0"},
+            {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
+            {"EPT", std::to_string(variants::get_int(params, "ept"))},
+            {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
+  if (!is_merge(params)) {
+    d.push_back({"BITS", std::to_string(variants::get_int(params, "bits"))});
+    for (const auto& define : kScanShape.defines()) d.push_back(define);
+  }
+  return d;
+}
+
+datasets::WorkloadSpec RaSortOperator::workload(const WorkloadOptions& options) const {
+  if (!options.query.empty()) throw UsageError("ra_sort takes no query");
+  return relation_workload(name(), options);
+}
+
+DeviceFootprint RaSortOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t image = spec.rows() * (1 + relation_values(spec)) * 4;
+  // Both input layouts, the output, the scratch buffer, the digit counts and their offsets.
+  return {4 * image + 2 * max_counts(spec.rows()) * 4 + spec.rows() / 8 + 64, image};
+}
+
+std::unique_ptr<PreparedRun> RaSortOperator::prepare(Engine& engine,
+                                                     const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<SortRun>(engine, spec);
+}
+
+}  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_ra_sort(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::RaSortOperator>());
+}
+
+}  // namespace varex::operators
