@@ -4,9 +4,11 @@
 #include <array>
 
 #include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
 #include "harness/primitives/scan.hpp"
 
@@ -77,6 +79,7 @@ class SortRun final : public PreparedRun {
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
+    if (is_vendor(params)) return info;  // built with varex
     engine_.compile(kernel_source(engine_.device().backend, "ra_sort"),
                     RaSortOperator().defines(params, engine_.device()), &info);
     return info;
@@ -90,6 +93,7 @@ class SortRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
+    if (is_vendor(params)) return execute_cub(is_merge(params) ? 1 : 0);
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_sort"),
                                              RaSortOperator().defines(params, engine_.device()));
     KernelSequence seq(engine_, program);
@@ -105,6 +109,21 @@ class SortRun final : public PreparedRun {
       radix_sort(step, static_cast<std::uint32_t>(variants::get_int(params, "bits")),
                  variants::get_string(params, "skip") == "on");
     }
+    return seq.times();
+  }
+
+  // CUB's DeviceRadixSort::SortKeys over whole tuples (a decomposer names their words, key first) or
+  // DeviceMergeSort::StableSortKeysCopy; AoS in and out.
+  ExecutionTimes execute_cub(int algorithm) {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto* in = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(TupleLayout::Aos)));
+    auto* out = static_cast<unsigned*>(engine_.native_address(output_->tuple_buffer()));
+    KernelSequence seq(engine_);
+    seq.vendor(algorithm ? "cub_merge_sort" : "cub_radix_sort", vendor_scratch_,
+               [&](void* temp, std::size_t* bytes, void* stream) {
+                 return cub.sort_tuples(temp, bytes, in, out, rows_, static_cast<int>(width_), algorithm,
+                                        stream);
+               });
     return seq.times();
   }
 
@@ -225,6 +244,7 @@ class SortRun final : public PreparedRun {
   std::unique_ptr<DeviceBuffer> scratch_, counts_, offsets_, splits_, bits_;
   std::unique_ptr<HostBuffer> host_bits_;
   std::unique_ptr<primitives::DeviceScan> scan_;
+  VendorScratch vendor_scratch_{engine_};
 };
 
 }  // namespace
@@ -304,6 +324,10 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
       {"the tile's local arrays must fit the device's local memory",
        [local_mem](const variants::Params& p) { return local_mem == 0 || local_bytes(p) <= local_mem; }},
   };
+  add_vendor_variant(context.device,
+                     "DeviceRadixSort::SortKeys (algorithm=radix) or DeviceMergeSort::StableSortKeysCopy "
+                     "(merge) over whole tuples",
+                     tunables, constraints, {"algorithm"});
   return variants::Space("ra_sort", std::move(tunables), std::move(constraints));
 }
 
