@@ -35,6 +35,8 @@
 #              hand) against this one, alternating, on the H200 figures of docs/RESULTS.md: selection 2^28
 #              (each device's best variant), join 2^24 x 2^28 and group-by 2^28 at 16 and 2^20 groups (the
 #              tuned variants described there), regex search on 2^24 titles; GPU devices only
+#   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
+#   duckdb     the Red Fox primitives on PoCL against DuckDB (bench/duckdb_redfox.py; carry .whl with its wheel)
 #   redfox2    ra_select's single pass (decoupled look-back) and CUB variant, ra_product tuned on every device
 #   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
 #              bench/cub_baseline.cu, and tunings that may pick either
@@ -565,6 +567,50 @@ part_redfox2() {
   varex best --db "$db" --op ra_select
   varex best --db "$db" --op ra_product
   varex best --db "$db" --json > "$files/redfox2_best.json"
+}
+
+# The third Red Fox call: ra_select's windowed look-back, ra_product's vector stores, ra_sort's own variants
+# against CUB's radix and merge sorts, on cuda:0; ra_sort tuned through OpenCL too.
+part_redfox3() {
+  step ra_select look-back window, ra_product vector stores, ra_sort against CUB
+  local sel shape
+  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
+  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG')"
+  for sel in 0.01 0.5 0.99; do
+    for shape in "--set ept=8 --set local=256" "--set ept=4 --set local=512" "--set ept=8 --set local=128"; do
+      echo -n "ra_select $sel: "
+      varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" --set algorithm=single_pass \
+        $shape "${reps[@]}" | python3 -c "$show" || echo failed
+    done
+  done
+  for shape in "--set store=vector --set layout=aos --set ept=16 --set local=128 --set order=right" \
+               "--set store=vector --set layout=aos --set ept=8 --set local=256 --set order=left"; do
+    echo -n "ra_product: "
+    varex run --op ra_product --device cuda:0 --rows 2^12 --rows2 2^13 $shape "${reps[@]}" | python3 -c "$show" || echo failed
+  done
+  varex tune --op ra_product --device cuda:0 --rows 2^12 --rows2 2^13 --budget 20s --min-reps 3 --max-reps 10 \
+    --db "$db" --quiet --json > "$files/redfox3_product.json" 2>&1
+  for shape in "--set impl=cub --set algorithm=radix" "--set impl=cub --set algorithm=merge"; do
+    echo -n "ra_sort: "
+    varex run --op ra_sort --device cuda:0 --rows 2^26 --values 1 $shape "${reps[@]}" | python3 -c "$show" || echo failed
+  done
+  local d
+  for d in cuda:0 ocl:1:0; do
+    varex tune --op ra_sort --device "$d" --rows 2^26 --values 1 --budget 40s --min-reps 3 --max-reps 10 \
+      --set impl=own --db "$db" --quiet --json > "$files/redfox3_sort_${d//:/_}.json" 2>&1 || true
+  done
+  varex best --db "$db" --op ra_product
+  varex best --db "$db" --op ra_sort
+}
+
+# The Red Fox primitives on the Xeon's PoCL device against DuckDB on the same 16 cores
+# (bench/duckdb_redfox.py; DuckDB from a carried wheel: .whl).
+part_duckdb() {
+  step PoCL against DuckDB
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || { echo "no DuckDB wheel"; return; }
+  PYTHONPATH=/tmp/site python3 bench/duckdb_redfox.py --varex "$(command -v varex)" --rows "${DUCKDB_ROWS:-4194304}" \
+    --budget "${DUCKDB_BUDGET:-15s}" --ops "${DUCKDB_OPS:-ra_select,ra_reduce,ra_product,ra_sort}" | tee "$files/duckdb.jsonl"
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }
