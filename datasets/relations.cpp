@@ -46,7 +46,8 @@ KeyDistribution key_distribution_from_string(std::string_view name) {
   if (name == "uniform") return KeyDistribution::Uniform;
   if (name == "sorted") return KeyDistribution::Sorted;
   if (name == "dup") return KeyDistribution::Dup;
-  throw UsageError("--keys " + std::string(name) + ": choose uniform, sorted or dup");
+  if (name == "runs") return KeyDistribution::Runs;
+  throw UsageError("--keys " + std::string(name) + ": choose uniform, sorted, dup or runs");
 }
 
 std::string to_string(KeyDistribution keys) {
@@ -57,22 +58,35 @@ std::string to_string(KeyDistribution keys) {
       return "sorted";
     case KeyDistribution::Dup:
       return "dup";
+    case KeyDistribution::Runs:
+      return "runs";
   }
   return "?";
 }
 
-Relation generate_relation(std::uint64_t rows, std::uint32_t values, KeyDistribution keys,
-                           std::uint64_t seed) {
+Relation generate_relation(std::uint64_t rows, std::uint32_t values, KeyDistribution keys, std::uint64_t seed,
+                           std::uint64_t run) {
   if (values < 1 || values > 3) {
     throw UsageError("--values " + std::to_string(values) + ": a relation has 1 to 3 values per tuple");
   }
+  if (keys == KeyDistribution::Runs && run == 0) throw UsageError("--run 0: a run holds at least one tuple");
   Relation r;
   r.columns.assign(1 + values, std::vector<std::uint32_t>(rows));
   const std::uint64_t base = splitmix64(seed);
+  // Runs: run j's key is j * step plus a draw (of its own stream) below step; with fewer than 2^32 rows,
+  // step >= 1 and the keys strictly increase from run to run.
+  const std::uint64_t runs = keys == KeyDistribution::Runs ? (rows + run - 1) / run : 0;
+  const std::uint64_t step = runs ? std::max<std::uint64_t>((1ULL << 32) / runs, 1) : 0;
+  const std::uint64_t run_base = splitmix64(base ^ 0x52554e53ULL);
   parallel_rows(rows, [&](std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t i = begin; i < end; ++i) {
       const std::uint32_t k = draw(base, i);
-      r.columns[0][i] = keys == KeyDistribution::Dup ? (k >> 24 << 24) + (1u << 23) : k;
+      if (keys == KeyDistribution::Runs) {
+        const std::uint64_t j = i / run;
+        r.columns[0][i] = static_cast<std::uint32_t>(j * step + draw(run_base, j) % step);
+      } else {
+        r.columns[0][i] = keys == KeyDistribution::Dup ? (k >> 24 << 24) + (1u << 23) : k;
+      }
       for (std::uint32_t c = 1; c <= values; ++c) r.columns[c][i] = draw(splitmix64(base + c), i);
     }
   });

@@ -14,22 +14,34 @@ namespace varex::harness {
 
 InputDecl relation_input() {
   return {"relation", "uint32 key + 1..3 uint32 values",
-          "keys uniform, sorted or 256 distinct (--keys), values uniform, seeded",
+          "keys uniform, sorted, 256 distinct or in runs (--keys, --run), values uniform, seeded",
           "one tuple per line: key,value[,value[,value]] (unsigned 32-bit decimals)"};
 }
 
-std::vector<FlagDecl> relation_flags() {
+std::vector<FlagDecl> relation_flags(datasets::KeyDistribution default_keys) {
+  using datasets::KeyDistribution;
+  // "name (what)", or "name (default: what)" for the default.
+  const auto choice = [default_keys](KeyDistribution keys, const std::string& what) {
+    if (keys == default_keys)
+      return datasets::to_string(keys) + " (default" + (what.empty() ? "" : ": ") + what + ")";
+    return datasets::to_string(keys) + (what.empty() ? "" : " (" + what + ")");
+  };
   return {flags::input("Read the relation from FILE (one tuple per line, key,value[,value...]) instead of "
                        "generating it"),
           flags::rows("Generated tuples (an integer or 2^N; default: twice the largest device cache in "
                       "8-byte tuples)"),
           {"values", "N", "Value attributes per generated tuple, 1 to 3 (default 1)"},
           {"keys", "DIST",
-           "Generated keys: uniform (default), sorted (ascending) or dup (256 distinct keys k*2^24+2^23)"},
+           "Generated keys: " + choice(KeyDistribution::Uniform, "") + ", " +
+               choice(KeyDistribution::Sorted, "ascending") + ", " +
+               choice(KeyDistribution::Dup, "256 distinct keys k*2^24+2^23") + " or " +
+               choice(KeyDistribution::Runs, "ascending, each key repeated --run times in a row")},
+          {"run", "N", "Tuples per run of equal keys under --keys runs, at least 1 (default 16)"},
           flags::seed()};
 }
 
-datasets::WorkloadSpec relation_workload(const std::string& op, const WorkloadOptions& options) {
+datasets::WorkloadSpec relation_workload(const std::string& op, const WorkloadOptions& options,
+                                         datasets::KeyDistribution default_keys) {
   datasets::WorkloadSpec spec;
   spec.op = op;
   if (const auto input = options.text("input")) {
@@ -52,10 +64,20 @@ datasets::WorkloadSpec relation_workload(const std::string& op, const WorkloadOp
     if (values < 1 || values > 3) {
       throw UsageError("--values " + std::to_string(values) + ": a relation has 1 to 3 values per tuple");
     }
-    const auto keys = datasets::key_distribution_from_string(options.text("keys").value_or("uniform"));
+    const auto keys =
+        options.text("keys") ? datasets::key_distribution_from_string(*options.text("keys")) : default_keys;
     spec.generator = "relation";
     spec.params = {
         {"rows", *rows}, {"values", values}, {"keys", datasets::to_string(keys)}, {"seed", options.seed()}};
+    // The run length is part of the workload only where it shapes the keys (other specs keep their ids).
+    if (keys == datasets::KeyDistribution::Runs) {
+      const std::uint64_t run = options.count("run").value_or(datasets::kDefaultRun);
+      if (run == 0) throw UsageError("--run 0: a run holds at least one tuple");
+      spec.params["run"] = run;
+    } else if (const auto run = options.text("run")) {
+      throw UsageError("--run " + *run + " applies to --keys runs only (the keys are " +
+                       datasets::to_string(keys) + ")");
+    }
   }
   if (spec.rows() > kMaxRelationRows) {
     throw UsageError("input too large: " + op + " handles at most " + std::to_string(kMaxRelationRows) +
@@ -73,7 +95,7 @@ datasets::Relation materialise_relation(const datasets::WorkloadSpec& spec) {
     return datasets::generate_relation(
         spec.rows(), relation_values(spec),
         datasets::key_distribution_from_string(spec.params.at("keys").get<std::string>()),
-        spec.params.at("seed").get<std::uint64_t>());
+        spec.params.at("seed").get<std::uint64_t>(), spec.params.value("run", datasets::kDefaultRun));
   }
   if (spec.generator == "file") {
     const std::string path = bytes_from_json(spec.params.at("path"));

@@ -1,7 +1,8 @@
 #pragma once
-// What the Red Fox operators (ra_project, ra_select, ra_reduce; document 002) share: the workload flags of
-// a relation (--input FILE, or --rows/--values/--keys/--seed), the relation a workload names, its image on
-// the device in either layout, and the launch vocabulary (local, ept, grid).
+// What the Red Fox operators (ra_project, ra_select, ra_reduce, ra_unique, ra_reduce_by_key; document 002)
+// share: the workload flags of a relation (--input FILE, or --rows/--values/--keys/--run/--seed), the
+// relation a workload names, its image on the device in either layout, and the launch vocabulary (local,
+// ept, grid).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -19,11 +20,17 @@ namespace varex::harness {
 constexpr std::uint64_t kMaxRelationRows = (1ULL << 31) - (1ULL << 22);
 
 InputDecl relation_input();
-// --input, --rows, --values, --keys, --seed.
-std::vector<FlagDecl> relation_flags();
+// --input, --rows, --values, --keys, --run, --seed; --keys names `default_keys` as its default.
+std::vector<FlagDecl> relation_flags(
+    datasets::KeyDistribution default_keys = datasets::KeyDistribution::Uniform);
 // The generator and its parameters, or the file (read once here: an empty file, a malformed one or one of
 // more than kMaxRelationRows tuples is a UsageError naming the file). The query is left to the operator.
-datasets::WorkloadSpec relation_workload(const std::string& op, const WorkloadOptions& options);
+// Under --keys runs the run length (--run, default 16, at least 1) is a parameter of the workload (a
+// shape of its class); --run with other generated keys is a UsageError. Without --keys the keys are
+// `default_keys` (uniform; ra_unique and ra_reduce_by_key default to runs).
+datasets::WorkloadSpec relation_workload(
+    const std::string& op, const WorkloadOptions& options,
+    datasets::KeyDistribution default_keys = datasets::KeyDistribution::Uniform);
 // The relation a workload names (the file read again; UsageError when it has changed since).
 datasets::Relation materialise_relation(const datasets::WorkloadSpec& spec);
 std::uint32_t relation_values(const datasets::WorkloadSpec& spec);
