@@ -2,6 +2,7 @@
 // offer it. Its calls need a GPU; they run on the GPU machine (docs/RESULTS.md).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 
 #include "base/errors.hpp"
@@ -42,7 +43,11 @@ TEST(Vendor, OnlyCudaDevicesOfferIt) {
   DeviceInfo opencl = cuda_device();
   opencl.backend = Backend::OpenCL;
   opencl.id = "ocl:0:0";
-  for (const char* name : {"ra_select", "ra_reduce"}) {
+  // One vendor variant per setting of the own tunables it honours: ra_reduce and ra_reduce_by_key read
+  // either layout, ra_sort has CUB's radix and merge sorts.
+  const std::map<std::string, std::size_t> vendor_variants{
+      {"ra_select", 1}, {"ra_reduce", 2}, {"ra_unique", 1}, {"ra_reduce_by_key", 2}, {"ra_sort", 2}};
+  for (const auto& [name, count] : vendor_variants) {
     const Operator& op = find_operator(name);
     EXPECT_THROW(op.space({opencl, 1000}).tunable("impl"), UsageError) << name;
     if (!vendor_library()) continue;
@@ -50,8 +55,7 @@ TEST(Vendor, OnlyCudaDevicesOfferIt) {
     const auto cub = space.enumerate({{"impl", "cub"}});
     ASSERT_FALSE(cub.empty()) << name;
     for (const variants::Params& p : cub) EXPECT_TRUE(is_vendor(p));
-    // One vendor variant (ra_reduce: one per input layout), not a copy per own setting.
-    EXPECT_EQ(cub.size(), std::string(name) == "ra_reduce" ? 2u : 1u) << name;
+    EXPECT_EQ(cub.size(), count) << name;
     EXPECT_GT(space.enumerate({{"impl", "own"}}).size(), 1u) << name;
   }
 }

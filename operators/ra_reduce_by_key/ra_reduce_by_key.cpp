@@ -4,9 +4,11 @@
 #include <memory>
 
 #include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
 
 namespace varex::harness {
@@ -46,6 +48,7 @@ class ReduceByKeyRun final : public PreparedRun {
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
+    if (is_vendor(params)) return info;  // built with varex
     engine_.compile(kernel_source(engine_.device().backend, "ra_reduce_by_key"),
                     RaReduceByKeyOperator().defines(params, engine_.device()), &info);
     return info;
@@ -59,6 +62,7 @@ class ReduceByKeyRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
+    if (is_vendor(params)) return execute_cub(layout);
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_reduce_by_key"),
                                              RaReduceByKeyOperator().defines(params, engine_.device()));
     KernelSequence seq(engine_, program);
@@ -108,6 +112,27 @@ class ReduceByKeyRun final : public PreparedRun {
     return seq.times();
   }
 
+  // CUB's DeviceReduce::ReduceByKey over strided views of the keys and v0, into the (key, sum) pairs in
+  // either layout.
+  ExecutionTimes execute_cub(TupleLayout layout) {
+    const varex_vendor_table& cub = *vendor_library();
+    const bool soa = layout == TupleLayout::Soa;
+    const auto* in = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(layout)));
+    const std::uint64_t in_stride = soa ? 1 : width_;
+    const unsigned* keys = in;
+    const unsigned* values = in + (soa ? inputs_->capacity() : 1);
+    auto* out = static_cast<unsigned*>(engine_.native_address(output_->tuple_buffer()));
+    unsigned* sums = out + (soa ? output_->capacity() : 1);
+    const std::uint64_t out_stride = soa ? 1 : kPair;
+    auto* runs = static_cast<unsigned*>(engine_.native_address(output_->count_buffer()));
+    KernelSequence seq(engine_);
+    seq.vendor("cub_reduce_by_key", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+      return cub.reduce_by_key(temp, bytes, keys, in_stride, values, in_stride, out, sums, out_stride, runs,
+                               rows_, stream);
+    });
+    return seq.times();
+  }
+
   Collected collect() override { return output_->collect(); }
   Digest reference() const override { return output_->reference(); }
   // At least: every key and v0 read, the runs' keys and sums and their count written.
@@ -122,6 +147,7 @@ class ReduceByKeyRun final : public PreparedRun {
   std::uint32_t width_ = 0;
   std::uint64_t mid_capacity_ = 0;
   std::unique_ptr<RowsOutput> output_;
+  VendorScratch vendor_scratch_{engine_};
   std::unique_ptr<RelationInputs> inputs_;
   std::unique_ptr<DeviceBuffer> mid_, counts_, tails_, sizes_, offsets_, blocks_;
 };
@@ -186,6 +212,8 @@ variants::Space RaReduceByKeyOperator::space(const variants::SpaceContext& conte
                 local * variants::get_int(p, "ept") * 8 + local * 4 + 64 <= local_mem;
        }},
   };
+  add_vendor_variant(context.device, "DeviceReduce::ReduceByKey over the keys and v0", tunables, constraints,
+                     {"layout"});
   return variants::Space("ra_reduce_by_key", std::move(tunables), std::move(constraints));
 }
 

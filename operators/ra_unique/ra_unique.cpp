@@ -5,9 +5,11 @@
 #include <numeric>
 
 #include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
 
 namespace varex::harness {
@@ -45,6 +47,7 @@ class UniqueRun final : public PreparedRun {
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
+    if (is_vendor(params)) return info;  // built with varex
     engine_.compile(kernel_source(engine_.device().backend, "ra_unique"),
                     RaUniqueOperator().defines(params, engine_.device()), &info);
     return info;
@@ -58,6 +61,7 @@ class UniqueRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
+    if (is_vendor(params)) return execute_cub(layout);
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_unique"),
                                              RaUniqueOperator().defines(params, engine_.device()));
     KernelSequence seq(engine_, program);
@@ -104,6 +108,22 @@ class UniqueRun final : public PreparedRun {
     return seq.times();
   }
 
+  // CUB's DeviceSelect::UniqueByKey over whole tuples (the keys a view of their first word); AoS.
+  ExecutionTimes execute_cub(TupleLayout) {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto address = [&](const DeviceBuffer& b) {
+      return static_cast<unsigned*>(engine_.native_address(b));
+    };
+    const unsigned* in = address(inputs_->buffer(TupleLayout::Aos));
+    unsigned* out = address(output_->tuple_buffer());
+    unsigned* count = address(output_->count_buffer());
+    KernelSequence seq(engine_);
+    seq.vendor("cub_unique", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+      return cub.unique_by_key(temp, bytes, in, out, count, rows_, static_cast<int>(width_), stream);
+    });
+    return seq.times();
+  }
+
   Collected collect() override { return output_->collect(); }
   Digest reference() const override { return output_->reference(); }
   // At least: every key read, the kept tuples' other attributes read, the kept tuples and their count
@@ -122,6 +142,7 @@ class UniqueRun final : public PreparedRun {
   std::uint32_t width_ = 0;
   std::uint64_t mid_capacity_ = 0;
   std::unique_ptr<RowsOutput> output_;
+  VendorScratch vendor_scratch_{engine_};
   std::unique_ptr<RelationInputs> inputs_;
   std::unique_ptr<DeviceBuffer> mid_, counts_, offsets_, skip_, blocks_;
 };
@@ -187,6 +208,7 @@ variants::Space RaUniqueOperator::space(const variants::SpaceContext& context) c
                 local * variants::get_int(p, "ept") * 16 + local * 8 + 64 <= local_mem;
        }},
   };
+  add_vendor_variant(context.device, "DeviceSelect::UniqueByKey over whole tuples", tunables, constraints);
   return variants::Space("ra_unique", std::move(tunables), std::move(constraints));
 }
 
