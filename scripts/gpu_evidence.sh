@@ -36,6 +36,7 @@
 #              (each device's best variant), join 2^24 x 2^28 and group-by 2^28 at 16 and 2^20 groups (the
 #              tuned variants described there), regex search on 2^24 titles; GPU devices only
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
+#   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   duckdb     the Red Fox primitives on PoCL against DuckDB (bench/duckdb_redfox.py; carry .whl with its wheel)
 #   redfox2    ra_select's single pass (decoupled look-back) and CUB variant, ra_product tuned on every device
 #   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
@@ -601,6 +602,28 @@ part_redfox3() {
   done
   varex best --db "$db" --op ra_product
   varex best --db "$db" --op ra_sort
+}
+
+# ra_unique and ra_reduce_by_key on 2^26 keys in runs of 16: CUB's variants on cuda:0, the own ones tuned
+# on cuda:0 and ocl:1:0.
+part_redfox4() {
+  step ra_unique and ra_reduce_by_key against CUB
+  local op d
+  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
+  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG')"
+  for op in ra_unique ra_reduce_by_key; do
+    echo -n "$op: "
+    varex run --op $op --device cuda:0 --rows 2^26 --values 1 --keys runs --run 16 --set impl=cub "${reps[@]}" \
+      | python3 -c "$show" || echo failed
+    for d in cuda:0 ocl:1:0; do
+      varex tune --op $op --device "$d" --rows 2^26 --values 1 --keys runs --run 16 --budget 25s --min-reps 3 \
+        --max-reps 10 --set impl=own --db "$db" --quiet --json > "$files/redfox4_${op}_${d//:/_}.json" 2>&1 \
+        || varex tune --op $op --device "$d" --rows 2^26 --values 1 --keys runs --run 16 --budget 25s --min-reps 3 \
+          --max-reps 10 --db "$db" --quiet --json > "$files/redfox4_${op}_${d//:/_}.json" 2>&1
+    done
+  done
+  varex best --db "$db" --op ra_unique
+  varex best --db "$db" --op ra_reduce_by_key
 }
 
 # The Red Fox primitives on the Xeon's PoCL device against DuckDB on the same 16 cores
