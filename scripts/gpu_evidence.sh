@@ -598,7 +598,7 @@ part_redfox3() {
   local d
   for d in cuda:0 ocl:1:0; do
     varex tune --op ra_sort --device "$d" --rows 2^26 --values 1 --budget 40s --min-reps 3 --max-reps 10 \
-      --set impl=own --db "$db" --quiet --json > "$files/redfox3_sort_${d//:/_}.json" 2>&1 || true
+      $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/redfox3_sort_${d//:/_}.json" 2>&1 || true
   done
   varex best --db "$db" --op ra_product
   varex best --db "$db" --op ra_sort
