@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
-in_release='^(Cuda\.EveryCompileVariant.*|EveryOperator/Contract\..*|Vendor\..*)$'
+in_release='^(Cuda/CudaCompile\..*|EveryOperator/Contract\..*|Vendor\..*)$'
 
 scripts/setup.sh build -DVAREX_WERROR=ON
 scripts/format.sh --check
@@ -20,4 +20,4 @@ scripts/setup.sh build-sanitize -DCMAKE_BUILD_TYPE=RelWithDebInfo "-DCMAKE_CXX_F
   -DVAREX_SANITIZE=ON -DVAREX_WERROR=ON -DVAREX_VENDOR=OFF
 # PoCL and the OpenCL loader keep allocations until exit; leaks are not what this build looks for.
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-sanitize -j "$jobs" --output-on-failure -E '^(Cuda\.EveryCompileVariant.*|Vendor\..*)$'
+  ctest --test-dir build-sanitize -j "$jobs" --output-on-failure -E '^(Cuda/CudaCompile\..*|Vendor\..*)$'

@@ -1,5 +1,7 @@
 #include "support.hpp"
 
+#include "harness/operators/operator.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -50,6 +52,12 @@ void verify_variants(
                             << ": " << c.mismatch;
     ASSERT_EQ(c.digest, want) << variants::describe(params);
   }
+}
+
+std::vector<std::string> operator_names() {
+  std::vector<std::string> names;
+  for (const harness::Operator* op : harness::operators()) names.push_back(op->name());
+  return names;
 }
 
 std::string scratch_dir(const std::string& name) {

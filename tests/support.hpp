@@ -23,6 +23,9 @@ void verify_variants(
     const std::map<std::string, std::string>& pins,
     const std::function<std::vector<variants::Params>(std::vector<variants::Params>)>& pick = {});
 
+// The names of every registered operator, for suites parametrised over all of them.
+std::vector<std::string> operator_names();
+
 // A fresh directory under the test's temporary root.
 std::string scratch_dir(const std::string& name);
 

@@ -2,7 +2,7 @@
 // query key is refused naming what the operator takes; a poisoned output never verifies; a generated
 // workload of one row, of sizes that are not multiples of 8, 32 or a local size, verifies with the default
 // variant; an empty workload is refused as a usage error or runs and verifies. Every compile-time variant
-// building with NVRTC is Cuda.EveryCompileVariantOfEveryOperatorBuildsWithNvrtc (test_cuda.cpp).
+// building with NVRTC is Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc (test_cuda.cpp).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -14,12 +14,6 @@
 
 namespace varex::harness {
 namespace {
-
-std::vector<std::string> operator_names() {
-  std::vector<std::string> names;
-  for (const Operator* op : operators()) names.push_back(op->name());
-  return names;
-}
 
 class Contract : public testing::TestWithParam<std::string> {
  protected:
@@ -110,7 +104,7 @@ TEST_P(Contract, AnEmptyWorkloadIsRefusedOrVerifies) {
   EXPECT_TRUE(run_default(spec).verified);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryOperator, Contract, testing::ValuesIn(operator_names()),
+INSTANTIATE_TEST_SUITE_P(EveryOperator, Contract, testing::ValuesIn(test::operator_names()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace

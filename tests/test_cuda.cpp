@@ -11,34 +11,41 @@
 #include "harness/backends/cuda_engine.hpp"
 #endif
 
+#include "support.hpp"
+
 namespace varex::harness {
 namespace {
 
 #ifdef VAREX_HAVE_CUDA
-TEST(Cuda, EveryCompileVariantOfEveryOperatorBuildsWithNvrtc) {
+// One test per operator, so that ctest runs them side by side (all of them took three minutes in a row).
+class CudaCompile : public testing::TestWithParam<std::string> {};
+
+TEST_P(CudaCompile, EveryCompileVariantBuildsWithNvrtc) {
   DeviceInfo h100;
   h100.id = "cuda:0";
   h100.backend = Backend::Cuda;
   h100.arch = "sm_90";
   h100.max_work_group = 1024;
   h100.compute_units = 132;
-  for (const Operator* op : operators()) {
-    const auto space = op->space({h100, 1 << 20});
-    std::set<std::string> built;
-    for (const auto& params : space.enumerate()) {
-      const auto part = space.compile_part(params);
-      if (!built.insert(variants::canonical(part)).second) continue;
-      try {
-        EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, op->kernel_family()),
-                                       op->defines(params, h100), h100.arch),
-                  0u);
-      } catch (const CompileError& e) {
-        ADD_FAILURE() << op->name() << " " << variants::describe(part) << ": " << e.what();
-      }
+  const Operator& op = find_operator(GetParam());
+  const auto space = op.space({h100, 1 << 20});
+  std::set<std::string> built;
+  for (const auto& params : space.enumerate()) {
+    const auto part = space.compile_part(params);
+    if (!built.insert(variants::canonical(part)).second) continue;
+    try {
+      EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, op.kernel_family()),
+                                     op.defines(params, h100), h100.arch),
+                0u);
+    } catch (const CompileError& e) {
+      ADD_FAILURE() << op.name() << " " << variants::describe(part) << ": " << e.what();
     }
-    EXPECT_FALSE(built.empty()) << op->name();
   }
+  EXPECT_FALSE(built.empty()) << op.name();
 }
+
+INSTANTIATE_TEST_SUITE_P(Cuda, CudaCompile, testing::ValuesIn(test::operator_names()),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 TEST(Cuda, ProbeKernelsBuildForHopper) {
   EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, "probe"), {}, "sm_90"), 0u);

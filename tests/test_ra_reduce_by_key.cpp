@@ -103,7 +103,8 @@ TEST(RaReduceByKey, ReferenceOnHandMadeCases) {
 TEST(RaReduceByKey, BothAlgorithmsAndLayoutsAtTheExtremesOfTheTileOnRunsCrossingTiles) {
   // Runs of 1 to 2049 tuples cross work-items, work-groups and tiles of the smallest and largest sizes; three
   // values. A sample of the space (12 programs, every grid): the whole of it is 84 programs, minutes of PoCL
-  // compilation on CI's two cores; every compile-time variant builds for CUDA in Cuda.EveryCompileVariant.
+  // compilation on CI's two cores; every compile-time variant builds for CUDA in Cuda/CudaCompile
+  // (test_cuda.cpp).
   const auto r = runs_relation(4099, 3, {1, 31, 33, 2, 127, 129, 2049, 3, 64}, 1);
   test::verify_variants(RaReduceByKeyOperator(), file_workload(r, "space"), expected(r),
                         {{"local", "32,1024"}, {"ept", "1,8"}});

@@ -3,7 +3,7 @@
 // build on PoCL, so the tests build six (kPrograms: each algorithm in both layouts; tiles of 32 to 1024
 // tuples, so a merge sort makes up to 8 merge passes; every digit width; the defaults) and run them with
 // every launch-time choice (skip on and off, grid cover and 2 work-groups per compute unit). Every
-// compile-time variant is built for CUDA by Cuda.EveryCompileVariantOfEveryOperatorBuildsWithNvrtc. Inputs:
+// compile-time variant is built for CUDA by Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc. Inputs:
 // no tuple, one tuple, sizes that are no multiple of 8, 32 or the local size, 1 to 3 values, keys all equal
 // (the values decide), already sorted, reverse sorted, 256 distinct keys, identical tuples, and user files.
 #include <gtest/gtest.h>
