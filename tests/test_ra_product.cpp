@@ -6,13 +6,12 @@
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
+#include "harness/operators/relation_pair.hpp"
 #include "operators/ra_product/ra_product.hpp"
 #include "support.hpp"
 
 namespace varex::harness {
 namespace {
-
-constexpr std::uint64_t kRightSeed = 0x9E3779B97F4A7C15ULL;  // as harness/operators/relation_pair.cpp
 
 // Σ (p + 1)(left key × 1000003 + right key) over p = i × m + j.
 Digest expected(const datasets::Relation& left, const datasets::Relation& right) {

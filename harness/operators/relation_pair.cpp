@@ -10,13 +10,6 @@
 
 namespace varex::harness {
 
-namespace {
-
-// The right relation's seed: another stream of the same generator.
-constexpr std::uint64_t kRightSeed = 0x9E3779B97F4A7C15ULL;
-
-}  // namespace
-
 std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help) {
   std::vector<FlagDecl> flags = relation_flags();
   flags.push_back(

@@ -12,6 +12,9 @@
 
 namespace varex::harness {
 
+// The generated right relation's seed is the workload's seed XOR this (another stream of the same generator).
+constexpr std::uint64_t kRightSeed = 0x9E3779B97F4A7C15ULL;
+
 // relation_flags() plus --input2 and --rows2 (`rows2_help` says what the default is).
 std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help);
 // The spec: the left relation as relation_workload() gives it, and the right one's rows2 (and path2, when
