@@ -48,8 +48,9 @@ std::uint64_t draw_index(RowRandom& r, std::uint64_t distinct, const ZipfSampler
   return r.bits() % distinct;
 }
 
-// Row i of `rows` takes index i for i < distinct (every index occurs), a drawn one otherwise; an affine
-// permutation of the rows spreads the guaranteed ones over the column.
+}  // namespace
+
+// An affine permutation of the rows spreads the guaranteed indices over the column.
 std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, double zipf,
                                     std::uint64_t seed) {
   std::vector<std::int32_t> out(rows);
@@ -69,8 +70,6 @@ std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, 
   });
   return out;
 }
-
-}  // namespace
 
 ZipfSampler::ZipfSampler(std::uint64_t n, double s) : n_(n), exponent_(s) {
   h_integral_x1_ = h_integral(1.5) - 1.0;

@@ -38,6 +38,11 @@ class ZipfSampler {
   double h_integral_x1_, h_integral_n_, s_;
 };
 
+// `rows` keys over exactly `distinct` indices mapped through key_of(): row i < distinct takes index i (every
+// index occurs), the others a drawn one (uniform, or Zipf with exponent `zipf` > 0); rows permuted.
+std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, double zipf,
+                                    std::uint64_t seed);
+
 // Build side: `rows` keys over `distinct` key values (each occurs at least once; the rest repeat them,
 // uniformly or with Zipf exponent `zipf`). Probe side: `rows2` keys, a fraction `match_ratio` of them
 // drawn from the build keys (uniformly or Zipf), the rest absent from the build side.

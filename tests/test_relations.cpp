@@ -3,10 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <map>
+#include <set>
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
+#include "datasets/sorted_pairs.hpp"
 #include "harness/outputs/rows.hpp"
 #include "harness/outputs/scalar.hpp"
 #include "support.hpp"
@@ -152,14 +156,72 @@ TEST(RowsOutput, KnownCountsAndMultisets) {
   upload(engine, known.tuple_buffer(), {1, 2, 3});
   EXPECT_FALSE(known.collect().verified);
 
-  harness::RowsOutput multiset(engine, 1, 3, want, /*counted=*/false, /*multiset=*/true);
+  harness::RowsOutput multiset(engine, 1, 3, want, /*counted=*/false, harness::RowOrder::any());
   upload(engine, multiset.tuple_buffer(), {1, 3, 2});
-  const auto c = multiset.collect();
+  auto c = multiset.collect();
   EXPECT_TRUE(c.verified) << c.mismatch;
-  const std::vector<std::uint32_t> sorted{1, 2, 3};
-  EXPECT_EQ(c.digest, harness::tuple_digest(sorted.data(), 3, 1));
+  // The order-free digest: the sum of (a * 1000003 + b) * 1000003 + c with b = c = 0 for one attribute.
+  EXPECT_EQ(c.digest, (Digest{3, (1 + 2 + 3) * 1000003ull * 1000003ull}));
   upload(engine, multiset.tuple_buffer(), {1, 3, 3});
   EXPECT_FALSE(multiset.collect().verified);
+
+  // A join's tuples (key, left value, right value) in either order; the third term is attribute 2.
+  const std::vector<std::uint32_t> joined{7, 1, 2, 5, 3, 4};
+  harness::RowsOutput pairs(engine, 3, 2, joined, /*counted=*/false, harness::RowOrder::any(2));
+  EXPECT_EQ(pairs.reference().checksum,
+            (7 * 1000003ull + 1) * 1000003ull + 2 + (5 * 1000003ull + 3) * 1000003ull + 4);
+  upload(engine, pairs.tuple_buffer(), {5, 3, 4, 7, 1, 2});
+  c = pairs.collect();
+  EXPECT_TRUE(c.verified) << c.mismatch;
+  EXPECT_EQ(c.digest, pairs.reference());
+}
+
+TEST(SortedPairs, GeneratedPairsAreSortedSeededAndShaped) {
+  const datasets::SortedPairShape shape{
+      .rows = 5000, .rows2 = 4000, .values = 2, .distinct = 500, .match_ratio = 0.6, .zipf = 0, .seed = 3};
+  const auto [left, right] = datasets::generate_sorted_pair(shape);
+  EXPECT_EQ(left.rows(), 5000u);
+  EXPECT_EQ(right.rows(), 4000u);
+  EXPECT_EQ(right.values(), 2u);
+  EXPECT_FALSE(datasets::first_unsorted(left, datasets::SortOrder::ByTuple));
+  EXPECT_FALSE(datasets::first_unsorted(right, datasets::SortOrder::ByTuple));
+  std::set<std::uint32_t> left_keys(left.columns[0].begin(), left.columns[0].end());
+  EXPECT_EQ(left_keys.size(), 500u);
+  std::set<std::array<std::uint32_t, 3>> left_tuples;
+  for (std::uint64_t i = 0; i < left.rows(); ++i)
+    left_tuples.insert({left.columns[0][i], left.columns[1][i], left.columns[2][i]});
+  std::uint64_t key_matches = 0, tuple_matches = 0;
+  for (std::uint64_t j = 0; j < right.rows(); ++j) {
+    key_matches += left_keys.count(right.columns[0][j]);
+    tuple_matches += left_tuples.count({right.columns[0][j], right.columns[1][j], right.columns[2][j]});
+  }
+  EXPECT_NEAR(static_cast<double>(key_matches) / 4000, 0.6, 0.04);
+  EXPECT_NEAR(static_cast<double>(tuple_matches) / 4000, 0.3, 0.04);
+  EXPECT_EQ(datasets::generate_sorted_pair(shape).first.columns, left.columns);
+  auto other = shape;
+  other.seed = 4;
+  EXPECT_NE(datasets::generate_sorted_pair(other).first.columns, left.columns);
+
+  // Zipf: the most frequent key takes far more than its uniform share.
+  other.zipf = 1.0;
+  const auto skewed = datasets::generate_sorted_pair(other).first;
+  std::map<std::uint32_t, std::uint64_t> counts;
+  for (std::uint32_t k : skewed.columns[0]) ++counts[k];
+  std::uint64_t most = 0;
+  for (const auto& [key, n] : counts) most = std::max(most, n);
+  EXPECT_EQ(counts.size(), 500u);
+  EXPECT_GT(most, 200u);  // uniform: about 10
+}
+
+TEST(SortedPairs, TheFirstTupleOutOfOrderIsFound) {
+  datasets::Relation r;
+  r.columns = {{1, 2, 2, 5}, {9, 4, 3, 0}};
+  EXPECT_FALSE(datasets::first_unsorted(r, datasets::SortOrder::ByKey));
+  EXPECT_EQ(datasets::first_unsorted(r, datasets::SortOrder::ByTuple), std::optional<std::uint64_t>(2));
+  datasets::sort_tuples(r);
+  EXPECT_EQ(r.columns, (std::vector<std::vector<std::uint32_t>>{{1, 2, 2, 5}, {9, 3, 4, 0}}));
+  r.columns = {{3, 1}, {0, 0}};
+  EXPECT_EQ(datasets::first_unsorted(r, datasets::SortOrder::ByKey), std::optional<std::uint64_t>(1));
 }
 
 TEST(ScalarOutput, ValueOrPartialSumsFinishedOnTheHost) {

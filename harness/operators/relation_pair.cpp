@@ -7,6 +7,7 @@
 #include "datasets/input_file.hpp"
 #include "datasets/int_columns.hpp"
 #include "harness/operators/relation_workload.hpp"
+#include "harness/operators/workload_flags.hpp"
 
 namespace varex::harness {
 
@@ -52,8 +53,106 @@ std::uint64_t relation_rows2(const datasets::WorkloadSpec& spec) {
   return spec.params.at("rows2").get<std::uint64_t>();
 }
 
+std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help) {
+  return {
+      flags::input("Read the left relation from FILE (with --input2; key,value[,value...] lines, sorted)"),
+      {"input2", "FILE", "Read the right relation from FILE (with --input; sorted as --input)"},
+      flags::rows("Generated tuples of the left relation (an integer or 2^N)"),
+      {"rows2", "N", "Generated tuples of the right relation (" + rows2_help + ")"},
+      {"values", "N", "Value attributes per generated tuple, 1 to 3 (default 1)"},
+      flags::distinct("Distinct keys of the left relation, 1 to its tuples (default: all unique)"),
+      {"match-ratio", "X",
+       "Share of right tuples whose key occurs on the left, 0 to 1 (default 1); half of those equal a "
+       "left tuple in their values too"},
+      flags::zipf(),
+      flags::seed()};
+}
+
+void require_sorted(const datasets::Relation& relation, datasets::SortOrder order, const std::string& op,
+                    const std::string& path) {
+  if (const auto row = datasets::first_unsorted(relation, order)) {
+    throw UsageError("input file '" + path + "' is not sorted by " +
+                     (order == datasets::SortOrder::ByKey ? "key" : "key and values") + " as " + op +
+                     " needs: line " + std::to_string(*row + 1) + " comes before line " +
+                     std::to_string(*row) + " in that order");
+  }
+}
+
+datasets::WorkloadSpec sorted_pair_workload(const std::string& op, const WorkloadOptions& options,
+                                            datasets::SortOrder order,
+                                            std::uint64_t (*default_rows2)(std::uint64_t rows)) {
+  const auto input = options.text("input"), input2 = options.text("input2");
+  if (input.has_value() != input2.has_value())
+    throw UsageError(op + " reads its left relation from --input and its right one from --input2: give both");
+  datasets::WorkloadSpec spec;
+  spec.op = op;
+  if (input) {
+    for (const char* generated : {"rows2", "values", "distinct", "match-ratio", "zipf"}) {
+      if (options.text(generated))
+        throw UsageError(std::string("--") + generated +
+                         " applies to generated "
+                         "relations, not to --input files");
+    }
+    spec.generator = "file";
+    for (const auto& [flag, suffix] : {std::pair{*input, ""}, std::pair{*input2, "2"}}) {
+      const std::string path = std::filesystem::absolute(flag).string();
+      const datasets::Relation relation = datasets::load_relation(path);
+      if (relation.rows() == 0)
+        throw UsageError("input file '" + path + "' holds no tuples; " + op + " needs at least one");
+      if (*suffix && relation.values() != relation_values(spec)) {
+        throw UsageError(op + ": the right relation's tuples have " + std::to_string(relation.values()) +
+                         " values, the left one's " + std::to_string(relation_values(spec)));
+      }
+      require_sorted(relation, order, op, path);
+      spec.params[std::string("path") + suffix] = bytes_json(path);
+      spec.params[std::string("rows") + suffix] = relation.rows();
+      spec.params[std::string("fingerprint") + suffix] = datasets::file_fingerprint(path);
+      if (!*suffix) spec.params["values"] = relation.values();
+    }
+    spec.params["format"] = "csv";
+  } else {
+    const auto rows = options.count("rows");
+    if (!rows) throw std::logic_error(op + ": generated workloads need a row count");
+    if (*rows == 0) throw UsageError("--rows 0: a generated workload needs at least one row");
+    const std::uint64_t rows2 = options.count("rows2").value_or(default_rows2(*rows));
+    if (rows2 == 0) throw UsageError("--rows2 0: a generated workload needs at least one row");
+    const std::uint64_t values = options.count("values").value_or(1);
+    if (values < 1 || values > 3)
+      throw UsageError("--values " + std::to_string(values) + ": a relation has 1 to 3 values per tuple");
+    const std::uint64_t distinct = options.count("distinct").value_or(*rows);
+    if (distinct < 1 || distinct > *rows) {
+      throw UsageError("--distinct must lie between 1 and the left relation's tuples (" +
+                       std::to_string(*rows) + "), got " + std::to_string(distinct));
+    }
+    const double match = options.number("match-ratio").value_or(1.0);
+    if (!(match >= 0.0 && match <= 1.0)) throw UsageError("--match-ratio must lie between 0 and 1");
+    const double zipf = options.number("zipf").value_or(0.0);
+    if (!(zipf >= 0.0 && zipf <= 10.0)) throw UsageError("--zipf must lie between 0 and 10");
+    spec.generator = "sorted_pair";
+    spec.params = {{"rows", *rows},        {"rows2", rows2}, {"values", values},      {"distinct", distinct},
+                   {"match_ratio", match}, {"zipf", zipf},   {"seed", options.seed()}};
+  }
+  for (const std::uint64_t rows : {spec.rows(), relation_rows2(spec)}) {
+    if (rows > kMaxRelationRows) {
+      throw UsageError("input too large: " + op + " handles at most " + std::to_string(kMaxRelationRows) +
+                       " tuples per relation, got " + std::to_string(rows));
+    }
+  }
+  return spec;
+}
+
 std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
     const datasets::WorkloadSpec& spec) {
+  if (spec.generator == "sorted_pair") {
+    const auto& p = spec.params;
+    return datasets::generate_sorted_pair({.rows = p.at("rows").get<std::uint64_t>(),
+                                           .rows2 = p.at("rows2").get<std::uint64_t>(),
+                                           .values = p.at("values").get<std::uint32_t>(),
+                                           .distinct = p.at("distinct").get<std::uint64_t>(),
+                                           .match_ratio = p.at("match_ratio").get<double>(),
+                                           .zipf = p.at("zipf").get<double>(),
+                                           .seed = p.at("seed").get<std::uint64_t>()});
+  }
   datasets::Relation left = materialise_relation(spec);
   datasets::Relation right;
   if (spec.generator == "relation") {

@@ -1,13 +1,18 @@
 #pragma once
-// Two relations for the Red Fox operators that take a left and a right one (PRODUCT now; JOIN and the set
-// operations next): --input and --input2 (key,value… lines, both), or generated with --rows and --rows2 and
-// the relation flags (--values, --keys, --seed: the right relation is generated with a seed of its own).
+// Two relations for the Red Fox operators that take a left and a right one: --input and --input2
+// (key,value… lines, both), or generated.
+//   PRODUCT: --rows and --rows2 and the relation flags (--values, --keys, --seed: the right relation is
+//            generated with a seed of its own);
+//   JOIN and the set operations, which need sorted inputs: --rows, --rows2, --values, --distinct, --zipf,
+//            --match-ratio, --seed (datasets/sorted_pairs.hpp), and user files must be in the order the
+//            operator needs (UsageError naming the file and the first tuple out of order).
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "datasets/relations.hpp"
+#include "datasets/sorted_pairs.hpp"
 #include "harness/operators/operator.hpp"
 
 namespace varex::harness {
@@ -23,7 +28,20 @@ std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help);
 datasets::WorkloadSpec relation_pair_workload(const std::string& op, const WorkloadOptions& options,
                                               std::uint64_t (*default_rows2)(std::uint64_t rows));
 std::uint64_t relation_rows2(const datasets::WorkloadSpec& spec);
-// Both relations (files read again; UsageError when one has changed since).
+
+// The flags of two sorted relations (see above); `rows2_help` says what --rows2's default is.
+std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help);
+// The spec of two sorted relations (generator "sorted_pair"), or of two files, each of which must be sorted
+// in `order`. UsageError for a flag out of range (--distinct 1..rows, --match-ratio 0..1, --zipf 0..10), one
+// file without the other, an empty file, unequal numbers of values or a file out of order. --rows2
+// defaults to `default_rows2` of the left's rows.
+datasets::WorkloadSpec sorted_pair_workload(const std::string& op, const WorkloadOptions& options,
+                                            datasets::SortOrder order,
+                                            std::uint64_t (*default_rows2)(std::uint64_t rows));
+// A UsageError naming `path` and the first tuple of `relation` out of `order`, if there is one.
+void require_sorted(const datasets::Relation& relation, datasets::SortOrder order, const std::string& op,
+                    const std::string& path);
+// Both relations of either kind of spec (files read again; UsageError when one has changed since).
 std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
     const datasets::WorkloadSpec& spec);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <stdexcept>
 #include <string>
 
 namespace varex::harness {
@@ -34,26 +35,33 @@ std::vector<std::uint32_t> sorted_tuples(const std::vector<std::uint32_t>& tuple
 
 }  // namespace
 
-Digest tuple_digest(const std::uint32_t* tuples, std::uint64_t count, std::uint32_t attributes) {
+Digest tuple_digest(const std::uint32_t* tuples, std::uint64_t count, std::uint32_t attributes,
+                    RowOrder order) {
   Digest d;
   d.rows = count;
   for (std::uint64_t p = 0; p < count; ++p) {
     const std::uint64_t a = tuples[p * attributes];
     const std::uint64_t b = attributes > 1 ? tuples[p * attributes + 1] : 0;
-    d.checksum += (p + 1) * (a * 1000003u + b);
+    if (order.free) {
+      const std::uint64_t c = order.third > 0 ? tuples[p * attributes + order.third] : 0;
+      d.checksum += (a * 1000003u + b) * 1000003u + c;
+    } else {
+      d.checksum += (p + 1) * (a * 1000003u + b);
+    }
   }
   return d;
 }
 
 RowsOutput::RowsOutput(Engine& engine, std::uint32_t attributes, std::uint64_t capacity,
-                       std::vector<std::uint32_t> reference, bool counted, bool multiset)
+                       std::vector<std::uint32_t> reference, bool counted, RowOrder order)
     : engine_(engine),
       attributes_(attributes),
       capacity_(std::max<std::uint64_t>(capacity, reference.size() / attributes)),
-      reference_(multiset ? sorted_tuples(reference, attributes) : std::move(reference)),
+      reference_(order.free ? sorted_tuples(reference, attributes) : std::move(reference)),
       counted_(counted),
-      multiset_(multiset) {
-  reference_digest_ = tuple_digest(reference_.data(), reference_.size() / attributes_, attributes_);
+      order_(order) {
+  if (order.free && order.third >= attributes) throw std::logic_error("RowOrder: no such attribute");
+  reference_digest_ = tuple_digest(reference_.data(), reference_.size() / attributes_, attributes_, order_);
   const std::uint64_t words = std::max<std::uint64_t>(capacity_ * attributes_, 1);
   tuples_ = engine.allocate(words * 4);
   count_ = engine.allocate(4);
@@ -100,14 +108,14 @@ Collected RowsOutput::collect() {
       }
     }
   }
-  if (multiset_) got = sorted_tuples(got, attributes_);
-  c.digest = tuple_digest(got.data(), count, attributes_);
+  if (order_.free) got = sorted_tuples(got, attributes_);
+  c.digest = tuple_digest(got.data(), count, attributes_, order_);
   const std::uint64_t common = std::min(count, want);
   for (std::uint64_t p = 0; p < common; ++p) {
     const std::uint32_t* g = got.data() + p * attributes_;
     const std::uint32_t* w = reference_.data() + p * attributes_;
     if (!std::equal(g, g + attributes_, w)) {
-      c.mismatch = std::string(multiset_ ? "sorted tuple " : "tuple ") + std::to_string(p) + ": expected " +
+      c.mismatch = std::string(order_.free ? "sorted tuple " : "tuple ") + std::to_string(p) + ": expected " +
                    show(w, attributes_) + ", got " + show(g, attributes_);
       return c;
     }
