@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The Red Fox primitives through varex's OpenCL CPU device (PoCL) against DuckDB on the same host cores.
 
-Writes one relation (and a second for the product) as key,value lines, tunes each varex operator on it
+Writes one relation (and a second for the product, JOIN and the set operations) as key,value lines, tunes each varex operator on it
 (`varex tune --device cpu --input FILE`, the best variant's re-measured kernel time from device events) and
 runs the equivalent SQL in DuckDB with as many threads as the host has cores (median wall time of --reps
 runs of a query that materialises its result). Prints one JSON line per primitive with both times and
@@ -43,6 +43,20 @@ def runs(rows, run, seed):
     return keys, [rng.getrandbits(32) for _ in range(rows)]
 
 
+def sorted_pair(rows, seed):
+    """Two relations sorted by (key, value), as varex's generated pairs for JOIN and the set operations
+    (--match-ratio 1): every right tuple takes the key of a left tuple drawn at random, half of them its
+    value too."""
+    rng = random.Random(seed)
+    left = sorted((rng.getrandbits(32), rng.getrandbits(32)) for _ in range(rows))
+    right = []
+    for _ in range(rows):
+        k, v = left[rng.randrange(rows)]
+        right.append((k, v if rng.getrandbits(1) else rng.getrandbits(32)))
+    right.sort()
+    return [k for k, _ in left], [v for _, v in left], [k for k, _ in right], [v for _, v in right]
+
+
 def varex_best(varex, op, files, budget, extra):
     command = [varex, "tune", "--op", op, "--device", "cpu", "--input", files[0], "--budget", budget,
                "--min-reps", "3", "--max-reps", "10", "--quiet", "--json", "--db", os.path.join(os.path.dirname(files[0]), "varex.db")]
@@ -68,7 +82,8 @@ def main():
     parser.add_argument("--rows", type=int, default=1 << 22)
     parser.add_argument("--budget", default="20s", help="varex tune budget per primitive")
     parser.add_argument("--reps", type=int, default=5)
-    parser.add_argument("--ops", default="ra_select,ra_reduce,ra_product,ra_unique,ra_reduce_by_key,ra_sort")
+    parser.add_argument("--ops", default="ra_select,ra_reduce,ra_product,ra_unique,ra_reduce_by_key,ra_sort,"
+                        "ra_join,ra_intersect,ra_union,ra_difference")
     args = parser.parse_args()
     ops = args.ops.split(",")
     threads = os.cpu_count()
@@ -84,10 +99,17 @@ def main():
         write_relation(left, *uniform(n, 3))
         write_relation(right, *uniform(m, 4))
 
+        # JOIN and the set operations: two sorted relations of --rows tuples each.
+        sleft, sright = os.path.join(tmp, "sleft.csv"), os.path.join(tmp, "sright.csv")
+        lk, lv, rk, rv = sorted_pair(args.rows, 5)
+        write_relation(sleft, lk, lv)
+        write_relation(sright, rk, rv)
+
         con = duckdb.connect()
         con.execute(f"SET threads = {threads}")
         schema = "{'key': 'UBIGINT', 'v0': 'UBIGINT'}"
-        for table, path in (("r", rel), ("runs", runs_rel), ("l", left), ("rr", right)):
+        for table, path in (("r", rel), ("runs", runs_rel), ("l", left), ("rr", right),
+                            ("sl", sleft), ("sr", sright)):
             con.execute(f"CREATE TABLE {table} AS SELECT row_number() OVER () AS pos, * FROM "
                         f"read_csv('{path}', header=false, columns={schema})")
         half = 1 << 31
@@ -104,6 +126,13 @@ def main():
                                  "DISTINCT FROM key THEN 1 ELSE 0 END) OVER (ORDER BY pos) AS run FROM (SELECT key, v0, "
                                  "pos, LAG(key) OVER (ORDER BY pos) AS prev FROM runs)) GROUP BY run"),
             "ra_sort": ([rel], [], "SELECT key, v0 FROM r ORDER BY key, v0"),
+            "ra_join": ([sleft, sright], [], "SELECT sl.key, sl.v0, sr.v0 FROM sl JOIN sr ON sl.key = sr.key"),
+            # Multiset semantics as std::set_*: INTERSECT ALL gives min(m, n) copies, EXCEPT ALL max(m - n, 0);
+            # max(m, n) for the union is (left EXCEPT ALL right) UNION ALL right.
+            "ra_intersect": ([sleft, sright], [], "SELECT key, v0 FROM sl INTERSECT ALL SELECT key, v0 FROM sr"),
+            "ra_union": ([sleft, sright], [], "(SELECT key, v0 FROM sl EXCEPT ALL SELECT key, v0 FROM sr) "
+                                              "UNION ALL SELECT key, v0 FROM sr"),
+            "ra_difference": ([sleft, sright], [], "SELECT key, v0 FROM sl EXCEPT ALL SELECT key, v0 FROM sr"),
         }
         for op in ops:
             files, extra, sql = primitives[op]

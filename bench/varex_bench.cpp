@@ -2,7 +2,9 @@
 // (manual time): the operator's default variant (the source's kernel), the tuned variant from a profile
 // or a database, and the runtime's own copy of the operator's input bytes as the bandwidth reference (no
 // vendor library produces these operators' outputs, a selection bitmap for one). Every variant's output is
-// verified before it is timed. Its --benchmark_format=json output works with Google Benchmark's compare.py.
+// verified before it is timed. With --varex-transfers, also the host-device copies the source measured
+// beside its kernels, from pinned and from pageable host memory. Its --benchmark_format=json output works
+// with Google Benchmark's compare.py.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -31,6 +33,7 @@ struct Options {
   std::string profile;
   std::string db;
   std::string op;
+  std::string transfers;
 };
 
 struct Flag {
@@ -45,6 +48,10 @@ const Flag kFlags[] = {
     {"--varex-rows", &Options::rows, "rows of the generated workload, N or 2^N (4x the device's cache)"},
     {"--varex-profile", &Options::profile, "the tuned variants from this exported JSON profile"},
     {"--varex-db", &Options::db, "the tuned variants from this varex database (its `varex best`)"},
+    {"--varex-transfers", &Options::transfers,
+     "also time host-to-device and device-to-host copies of these sizes in bytes (N or 2^N, a comma list) "
+     "from pinned and from pageable host memory on every device, instead of the operators unless "
+     "--varex-op names one (none)"},
 };
 
 void print_help() {
@@ -153,6 +160,52 @@ void time_copy(benchmark::State& state, Target* t) {
                                               static_cast<double>(state.iterations()) / (total_ms * 1e6));
 }
 
+// The copies the source measured beside every primitive's kernel (document 002, sec. 4.2): `bytes` between
+// the device and pinned or pageable host memory, one direction, timed with device events.
+struct Transfer {
+  harness::Engine* engine;
+  bool to_device;
+  bool pinned;
+  std::size_t bytes;
+};
+
+void time_transfer(benchmark::State& state, Transfer t) {
+  try {
+    auto host = t.pinned ? t.engine->allocate_host(t.bytes) : t.engine->allocate_pageable(t.bytes);
+    auto device = t.engine->allocate(t.bytes);
+    std::fill_n(host->as<unsigned char>(), t.bytes, static_cast<unsigned char>(0x5A));  // pages touched
+    t.engine->fill(*device, 0x9E3779B9u, 0, t.bytes / 4 * 4)->elapsed_ms();
+    double total_ms = 0;
+    for (auto _ : state) {
+      const double ms = (t.to_device ? t.engine->upload(*device, 0, *host, t.bytes)
+                                     : t.engine->download(*host, *device, t.bytes))
+                            ->elapsed_ms();
+      total_ms += ms;
+      state.SetIterationTime(ms / 1e3);
+    }
+    state.counters["GB/s"] = benchmark::Counter(static_cast<double>(t.bytes) *
+                                                static_cast<double>(state.iterations()) / (total_ms * 1e6));
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+void register_transfers(harness::Engine* engine, const DeviceInfo& d, const std::string& sizes) {
+  for (const std::string& size : split(sizes, ',')) {
+    const std::uint64_t bytes = cli::parse_rows(size, "--varex-transfers");
+    for (const bool to_device : {true, false}) {
+      for (const bool pinned : {true, false}) {
+        const std::string name = "transfer/" + d.id + "/" + (to_device ? "h2d/" : "d2h/") +
+                                 (pinned ? "pinned/" : "pageable/") + std::to_string(bytes);
+        benchmark::RegisterBenchmark(name.c_str(), time_transfer,
+                                     Transfer{engine, to_device, pinned, static_cast<std::size_t>(bytes)})
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
+    }
+  }
+}
+
 // Registers one variant, verified first on every copy of the workload (a wrong one is registered as
 // skipped, with the reason).
 void register_variant(const std::string& name, Target* t, const variants::Params& params) {
@@ -218,8 +271,16 @@ int main(int argc, char** argv) {
       store.classify_workloads(harness::workload_class_of);
       tuned = profile::load_profile(results::profile_json(store, {}, {}));
     }
+    if (!o.transfers.empty()) {
+      for (const DeviceInfo& d : devices) {
+        auto t = std::make_unique<Target>();
+        t->engine = harness::open_engine(d);
+        register_transfers(t->engine.get(), d, o.transfers);
+        g_targets.push_back(std::move(t));
+      }
+    }
     for (const harness::Operator* op : harness::operators()) {
-      if (!o.op.empty() && o.op != op->name()) continue;
+      if (!o.op.empty() ? o.op != op->name() : !o.transfers.empty()) continue;
       for (const DeviceInfo& d : devices) {
         harness::WorkloadOptions w;
         w.flags["rows"] = std::to_string(o.rows.empty() ? op->default_rows(cli::default_rows({d}))

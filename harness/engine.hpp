@@ -39,6 +39,21 @@ class HostBuffer {
   }
 };
 
+// Pageable host memory: a page-aligned allocation of the C library.
+class PageableHostBuffer final : public HostBuffer {
+ public:
+  explicit PageableHostBuffer(std::size_t bytes);
+  ~PageableHostBuffer() override;
+  PageableHostBuffer(const PageableHostBuffer&) = delete;
+  PageableHostBuffer& operator=(const PageableHostBuffer&) = delete;
+  void* data() override { return ptr_; }
+  std::size_t bytes() const override { return bytes_; }
+
+ private:
+  void* ptr_;
+  std::size_t bytes_;
+};
+
 // One enqueued operation. elapsed_ms() waits for it and returns its duration from the device's own
 // timer (OpenCL profiling info, CUDA events) — never a host clock around an asynchronous call.
 class Event {
@@ -117,7 +132,12 @@ class Engine {
   virtual const DeviceInfo& device() const = 0;
 
   virtual std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) = 0;
+  // Host memory the device copies from and to fastest: pinned (page-locked) where the backend can, which
+  // is what every operator's inputs and outputs use.
   virtual std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes) = 0;
+  // Ordinary pageable host memory (the source's other case): the runtime stages its copies through a
+  // pinned buffer of its own.
+  std::unique_ptr<HostBuffer> allocate_pageable(std::size_t bytes) const;
 
   virtual EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) = 0;
   // Copies `bytes` from `src`, starting `src_offset` bytes in, to the start of `dst`.

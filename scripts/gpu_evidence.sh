@@ -37,6 +37,9 @@
 #              tuned variants described there), regex search on 2^24 titles; GPU devices only
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
+#   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
+#              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
+#              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
 #   duckdb     the Red Fox primitives on PoCL against DuckDB (bench/duckdb_redfox.py; carry .whl with its wheel)
 #   redfox2    ra_select's single pass (decoupled look-back) and CUB variant, ra_product tuned on every device
 #   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
@@ -634,6 +637,29 @@ part_duckdb() {
     || { echo "no DuckDB wheel"; return; }
   PYTHONPATH=/tmp/site python3 bench/duckdb_redfox.py --varex "$(command -v varex)" --rows "${DUCKDB_ROWS:-4194304}" \
     --budget "${DUCKDB_BUDGET:-15s}" --ops "${DUCKDB_OPS:-ra_select,ra_reduce,ra_product,ra_sort}" | tee "$files/duckdb.jsonl"
+}
+
+# The source's transfer experiment: copies from pinned and pageable host memory, then each primitive's kernel
+# time beside the (pinned) upload of its inputs and download of its output, per device and size.
+part_transfers() {
+  step transfers: pinned and pageable
+  "$carry/bin/varex-bench" --varex-transfers=2^16,2^20,2^24,2^26,2^28 --benchmark_filter='^transfer/' \
+    --benchmark_min_time=0.2 --benchmark_format=json --benchmark_out="$files/transfers.json" \
+    --benchmark_out_format=json > "$files/transfers.txt" 2>&1 || echo "varex-bench failed"
+  python3 -c "
+import json
+for b in json.load(open('$files/transfers.json'))['benchmarks']:
+    print(b['name'], round(b['real_time'], 2), 'us', round(b.get('GB/s', 0), 2), 'GB/s')"
+  local d rows op
+  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], m['device'], m['input_rows'], 'kernel', round(m['kernel_ms'],4), 'h2d', round(m['h2d_ms'],4), 'd2h', round(m['d2h_ms'],4), 'verified' if m['verified'] else 'WRONG')"
+  for d in cuda:0 ocl:1:0 cpu; do
+    for rows in 2^20 2^23 2^26; do
+      for op in ra_project ra_select ra_join; do
+        varex run --op $op --device "$d" --rows $rows --values 2 --min-reps 3 --max-reps 10 --db "$db" --quiet --json \
+          | python3 -c "$show" || echo "$op $d $rows failed"
+      done
+    done
+  done
 }
 
 part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune; }

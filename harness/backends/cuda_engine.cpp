@@ -120,20 +120,14 @@ class CuBuffer final : public DeviceBuffer {
 
 class CuHostBuffer final : public HostBuffer {
  public:
-  CuHostBuffer(void* ptr, std::size_t bytes, bool pinned) : ptr_(ptr), bytes_(bytes), pinned_(pinned) {}
-  ~CuHostBuffer() override {
-    if (pinned_)
-      driver().cuMemFreeHost(ptr_);
-    else
-      std::free(ptr_);
-  }
+  CuHostBuffer(void* ptr, std::size_t bytes) : ptr_(ptr), bytes_(bytes) {}
+  ~CuHostBuffer() override { driver().cuMemFreeHost(ptr_); }
   void* data() override { return ptr_; }
   std::size_t bytes() const override { return bytes_; }
 
  private:
   void* ptr_;
   std::size_t bytes_;
-  bool pinned_;
 };
 
 // A pair of events recorded around one operation on the engine's stream.
@@ -210,11 +204,9 @@ class CudaEngine final : public Engine {
   std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes) override {
     void* ptr = nullptr;
     if (driver().cuMemHostAlloc(&ptr, std::max<std::size_t>(bytes, 64), 0) == CUDA_SUCCESS) {
-      return std::make_unique<CuHostBuffer>(ptr, bytes, true);
+      return std::make_unique<CuHostBuffer>(ptr, bytes);
     }
-    ptr = std::aligned_alloc(4096, (std::max<std::size_t>(bytes, 1) + 4095) / 4096 * 4096);
-    if (!ptr) throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of host memory");
-    return std::make_unique<CuHostBuffer>(ptr, bytes, false);
+    return allocate_pageable(bytes);
   }
 
   EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) override {

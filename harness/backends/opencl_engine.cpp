@@ -224,22 +224,6 @@ class ClPinnedHostBuffer final : public HostBuffer {
   std::size_t bytes_;
 };
 
-// On a CPU device, host memory is device memory: plain aligned allocations.
-class AlignedHostBuffer final : public HostBuffer {
- public:
-  explicit AlignedHostBuffer(std::size_t bytes) : bytes_(bytes) {
-    ptr_ = std::aligned_alloc(4096, (std::max<std::size_t>(bytes, 1) + 4095) / 4096 * 4096);
-    if (!ptr_) throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of host memory");
-  }
-  ~AlignedHostBuffer() override { std::free(ptr_); }
-  void* data() override { return ptr_; }
-  std::size_t bytes() const override { return bytes_; }
-
- private:
-  void* ptr_;
-  std::size_t bytes_;
-};
-
 class ClEvent final : public Event {
  public:
   explicit ClEvent(cl_event event) : event_(event) {}
@@ -322,16 +306,17 @@ class OpenClEngine final : public Engine {
   }
 
   std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes) override {
-    if (info_.type == "cpu") return std::make_unique<AlignedHostBuffer>(bytes);
+    // On a CPU device, host memory is device memory: plain aligned allocations.
+    if (info_.type == "cpu") return allocate_pageable(bytes);
     cl_int err = CL_SUCCESS;
     const std::size_t size = std::max<std::size_t>(bytes, 64);
     cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, size, nullptr, &err);
-    if (err != CL_SUCCESS) return std::make_unique<AlignedHostBuffer>(bytes);
+    if (err != CL_SUCCESS) return allocate_pageable(bytes);
     void* ptr = clEnqueueMapBuffer(queue_, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, nullptr,
                                    nullptr, &err);
     if (err != CL_SUCCESS) {
       clReleaseMemObject(mem);
-      return std::make_unique<AlignedHostBuffer>(bytes);
+      return allocate_pageable(bytes);
     }
     return std::make_unique<ClPinnedHostBuffer>(queue_, mem, ptr, bytes);
   }
