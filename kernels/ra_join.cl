@@ -149,7 +149,7 @@ KERNEL void ra_join_write(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* R
                           uint left_capacity, uint right_capacity, uint out_capacity, uint parts) {
   LOCAL_ARRAY uint staged[MAX_WIDTH * PART];
   LOCAL_ARRAY uint pairs[MAX_OUT_WIDTH * OUT_STAGE];
-  LOCAL_ARRAY uint scan[MAX_LOCAL + 1];
+  LOCAL_ARRAY uint scan[MAX_LOCAL];
   const uint out_width = 2 * width - 1;
   if (gid() == 0) count[0] = offsets[parts];
   for (uint p = group_id(); p < parts; p += num_groups()) {
@@ -166,8 +166,9 @@ KERNEL void ra_join_write(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* R
         first = search_local(staged, rows, mine[0], 0);
         found = search_local(staged, rows, mine[0], 1) - first;
       }
-      uint total;
-      const uint before = wg_scan_exclusive_total_u32(scan, found, lsize(), &total);
+      // Each work-item's first pair within the chunk's, and the chunk's pairs (the shared scan and sum).
+      const uint before = wg_scan_exclusive_u32(scan, found, lsize());
+      const uint total = wg_reduce_add_u32(scan, found);
       // The chunk's pairs, OUT_STAGE at a time: staged in local memory, then written in bulk.
       for (uint round = 0; round < total; round += OUT_STAGE) {
         const uint from = before > round ? before : round;

@@ -69,6 +69,16 @@ FUNC uint unique_mask(CONSTANT_PTR uint* RESTRICT in, uint first, uint n, uint w
 
 #if !ALGO_COMPACT
 
+// Work-group exclusive prefix sum of one value per work-item (common/scan.h); the total in *total.
+FUNC uint group_exclusive_scan(LOCAL uint* scan, uint value, uint* total) {
+  const uint exclusive = wg_scan_exclusive_u32(scan, value, WG_SIZE);
+  if (lid() == WG_SIZE - 1) scan[WG_SIZE] = exclusive + value;
+  LOCAL_BARRIER();
+  *total = scan[WG_SIZE];
+  LOCAL_BARRIER();
+  return exclusive;
+}
+
 KERNEL void ra_unique_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT mid,
                                 GLOBAL uint* RESTRICT counts, uint n, uint width, uint in_capacity,
                                 uint mid_capacity, uint tiles) {
@@ -78,7 +88,7 @@ KERNEL void ra_unique_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RES
     const uint first = t * TILE + lid() * EPT;
     const uint mask = unique_mask(in, first, n, width, in_capacity, t * TILE);
     uint total;
-    uint pos = wg_scan_exclusive_total_u32(scan, popcount_u32(mask), WG_SIZE, &total);
+    uint pos = group_exclusive_scan(scan, popcount_u32(mask), &total);
     for (uint j = 0; j < EPT; ++j) {
       if ((mask >> j) & 1u) {
         for (uint c = 0; c < width; ++c)

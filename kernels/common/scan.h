@@ -2,8 +2,6 @@
 //
 // Work-group scans (any work-group size, one value per work-item, through `size` uints of local memory):
 //   wg_scan_inclusive_u32(scratch, value, size), wg_scan_exclusive_u32(scratch, value, size)
-//   wg_scan_exclusive_total_u32(scratch, value, size, &total): the exclusive sum and the group's total
-//   (scratch: size + 1 uints)
 // Every work-item of the group calls them with size == the work-group's size; they end with a barrier,
 // so the scratch array can be reused at once.
 //
@@ -36,15 +34,6 @@ FUNC uint wg_scan_inclusive_u32(LOCAL uint* scratch, uint value, uint size) {
 
 FUNC uint wg_scan_exclusive_u32(LOCAL uint* scratch, uint value, uint size) {
   return wg_scan_inclusive_u32(scratch, value, size) - value;
-}
-
-FUNC uint wg_scan_exclusive_total_u32(LOCAL uint* scratch, uint value, uint size, uint* total) {
-  const uint exclusive = wg_scan_exclusive_u32(scratch, value, size);
-  if (lid() == size - 1) scratch[size] = exclusive + value;
-  LOCAL_BARRIER();
-  *total = scratch[size];
-  LOCAL_BARRIER();
-  return exclusive;
 }
 
 #if defined(SCAN_LOCAL) && defined(SCAN_ITEMS)

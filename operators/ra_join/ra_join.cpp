@@ -281,10 +281,10 @@ variants::Space RaJoinOperator::space(const variants::SpaceContext& context) con
                                  : variants::get_int(p, "ept") == 8;
        }},
       {"algorithm=partition: a partition (16 bytes per tuple), 256 staged output tuples (28 bytes each) and "
-       "the scan's 1025 words fit the device's local memory",
+       "the scan's 1024 words fit the device's local memory",
        [local_mem](const variants::Params& p) {
          return local_mem == 0 || merge_path_of(p) ||
-                static_cast<std::uint64_t>(variants::get_int(p, "partition")) * 16 + 256 * 28 + 1025 * 4 <=
+                static_cast<std::uint64_t>(variants::get_int(p, "partition")) * 16 + 256 * 28 + 1024 * 4 <=
                     local_mem;
        }},
   };
