@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define VAREX_VENDOR_ABI 2
+#define VAREX_VENDOR_ABI 3
 
 #ifdef __cplusplus
 extern "C" {
@@ -54,6 +54,16 @@ typedef struct varex_vendor_table {
    * not overlap; `in` is left as it was. */
   int (*sort_tuples)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned long long rows,
                      int words, int algorithm, void* stream);
+
+  /* The inner join of two relations sorted by key (AoS tuples of `words`, 2 to 4): for every pair of a left
+   * and a right tuple with equal keys, (key, left values, right values) into `out` (AoS, 2 x words - 1
+   * words per tuple, in key order), the first out_capacity of them at most; *count (device) their number.
+   * Thrust's vectorised lower_bound and upper_bound of the left keys in the right ones, CUB's exclusive scan
+   * of the match counts, and the pairs expanded by thrust::for_each_n. Reads the number of pairs back to
+   * the host (the expansion's size): the call synchronises with `stream`. */
+  int (*join_sorted)(void* temp, size_t* temp_bytes, const unsigned* left, unsigned long long n,
+                     const unsigned* right, unsigned long long m, int words, unsigned* out,
+                     unsigned long long out_capacity, unsigned* count, void* stream);
 } varex_vendor_table;
 
 /* The one exported symbol. */

@@ -1,9 +1,14 @@
 // CUB's device-wide algorithms behind varex's vendor interface (vendor/varex_vendor.h). Built by nvcc at
 // build time into libvarex_cub.so; nothing here is compiled by the host compiler.
+#include <thrust/binary_search.h>
+#include <thrust/execution_policy.h>
+#include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 #include <thrust/iterator/permutation_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
+#include <thrust/system_error.h>
+#include <thrust/transform.h>
 
 #include <cub/cub.cuh>
 #include <cuda/std/cstdint>
@@ -193,6 +198,93 @@ int sort_tuples(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* ou
   });
 }
 
+struct Minus {
+  __host__ __device__ unsigned operator()(unsigned a, unsigned b) const { return a - b; }
+};
+
+// Output tuple o of the join: its left tuple i is the last whose offset is at most o, its right tuple the
+// (o - offsets[i])-th of i's matches, from lower[i] on.
+template <int W>
+struct ExpandPair {
+  const unsigned* left;
+  const unsigned* right;
+  const unsigned* lower;
+  const unsigned* offsets;
+  unsigned long long n;
+  unsigned* out;
+  __host__ __device__ void operator()(unsigned long long o) const {
+    const unsigned* after = thrust::upper_bound(thrust::seq, offsets, offsets + n, static_cast<unsigned>(o));
+    const unsigned long long i = static_cast<unsigned long long>(after - offsets) - 1;
+    const unsigned long long j = lower[i] + (o - offsets[i]);
+    unsigned* tuple = out + o * (2 * W - 1);
+    tuple[0] = left[i * W];
+    for (int c = 1; c < W; ++c) {
+      tuple[c] = left[i * W + c];
+      tuple[W - 1 + c] = right[j * W + c];
+    }
+  }
+};
+
+constexpr size_t aligned(size_t bytes) {
+  return (bytes + 255) / 256 * 256;
+}
+
+int join_sorted(void* temp, size_t* temp_bytes, const unsigned* left, unsigned long long n,
+                const unsigned* right, unsigned long long m, int words, unsigned* out,
+                unsigned long long out_capacity, unsigned* count, void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  // Scratch: lower[n], counts[n + 1] (the last one 0, so that the scan's last element is the total),
+  // offsets[n + 1], then CUB's scan.
+  const size_t array = aligned((n + 1) * sizeof(unsigned));
+  size_t scan_bytes = 0;
+  cudaError_t status = with_count(n + 1, [&](auto items) {
+    return cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, static_cast<const unsigned*>(nullptr),
+                                         static_cast<unsigned*>(nullptr), items, s);
+  });
+  if (status != cudaSuccess) return status;
+  if (temp == nullptr) {
+    *temp_bytes = 3 * array + scan_bytes;
+    return cudaSuccess;
+  }
+  char* base = static_cast<char*>(temp);
+  unsigned* lower = reinterpret_cast<unsigned*>(base);
+  unsigned* counts = reinterpret_cast<unsigned*>(base + array);
+  unsigned* offsets = reinterpret_cast<unsigned*>(base + 2 * array);
+  void* scan_temp = base + 3 * array;
+  try {
+    return by_width(words, [&](auto w) {
+      constexpr int W = decltype(w)::value;
+      const auto policy = thrust::cuda::par_nosync.on(s);
+      const thrust::counting_iterator<unsigned long long> index(0);
+      const auto left_keys = thrust::make_transform_iterator(index, At{left, W});
+      const auto right_keys = thrust::make_transform_iterator(index, At{right, W});
+      thrust::lower_bound(policy, right_keys, right_keys + m, left_keys, left_keys + n, lower);
+      thrust::upper_bound(policy, right_keys, right_keys + m, left_keys, left_keys + n, counts);
+      thrust::transform(policy, counts, counts + n, lower, counts, Minus{});
+      cudaError_t e = cudaMemsetAsync(counts + n, 0, sizeof(unsigned), s);
+      if (e != cudaSuccess) return e;
+      e = with_count(n + 1, [&](auto items) {
+        size_t bytes = scan_bytes;
+        return cub::DeviceScan::ExclusiveSum(scan_temp, bytes, counts, offsets, items, s);
+      });
+      if (e != cudaSuccess) return e;
+      e = cudaMemcpyAsync(count, offsets + n, sizeof(unsigned), cudaMemcpyDeviceToDevice, s);
+      if (e != cudaSuccess) return e;
+      // The expansion's size: the number of pairs, read back.
+      unsigned total = 0;
+      e = cudaMemcpyAsync(&total, offsets + n, sizeof(unsigned), cudaMemcpyDeviceToHost, s);
+      if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+      if (e != cudaSuccess) return e;
+      const unsigned long long pairs = total < out_capacity ? total : out_capacity;
+      if (pairs > 0)
+        thrust::for_each_n(policy, index, pairs, ExpandPair<W>{left, right, lower, offsets, n, out});
+      return cudaPeekAtLastError();
+    });
+  } catch (const thrust::system_error& e) {
+    return e.code().value();
+  }
+}
+
 const char* error_string(int status) {
   return cudaGetErrorString(static_cast<cudaError_t>(status));
 }
@@ -227,6 +319,7 @@ const varex_vendor_table kTable{
     unique_by_key,
     reduce_by_key,
     sort_tuples,
+    join_sorted,
 };
 
 }  // namespace

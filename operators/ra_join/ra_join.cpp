@@ -1,0 +1,343 @@
+#include "operators/ra_join/ra_join.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
+#include "harness/operators/hash_common.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/registry.hpp"
+#include "harness/operators/relation_pair.hpp"
+#include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
+#include "harness/outputs/rows.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+// The smallest partition the space offers: the partition bounds are sized for it.
+constexpr std::uint64_t kMinPartition = 256;
+
+std::uint64_t same_rows(std::uint64_t rows) {
+  return rows;
+}
+
+bool merge_path_of(const variants::Params& params) {
+  return variants::get_string(params, "algorithm") == "merge_path";
+}
+
+// Calls f(i0, i1, j0, j1) for every key on both sides: left tuples [i0, i1) and right tuples [j0, j1) have
+// it. Two pointers over the sorted keys, each run's end found by std::upper_bound.
+template <typename F>
+void for_each_common_key(const datasets::Relation& left, const datasets::Relation& right, F f) {
+  const std::vector<std::uint32_t>& lk = left.columns[0];
+  const std::vector<std::uint32_t>& rk = right.columns[0];
+  auto i = lk.begin(), j = rk.begin();
+  while (i != lk.end() && j != rk.end()) {
+    if (*i < *j) {
+      i = std::lower_bound(i, lk.end(), *j);
+    } else if (*j < *i) {
+      j = std::lower_bound(j, rk.end(), *i);
+    } else {
+      const auto i1 = std::upper_bound(i, lk.end(), *i), j1 = std::upper_bound(j, rk.end(), *j);
+      f(static_cast<std::uint64_t>(i - lk.begin()), static_cast<std::uint64_t>(i1 - lk.begin()),
+        static_cast<std::uint64_t>(j - rk.begin()), static_cast<std::uint64_t>(j1 - rk.begin()));
+      i = i1;
+      j = j1;
+    }
+  }
+}
+
+// The join's size per workload, for footprint() (which would otherwise read or generate both relations
+// again for every check).
+std::uint64_t join_size_of(const datasets::WorkloadSpec& spec) {
+  static std::mutex mutex;
+  static std::map<std::string, std::uint64_t> sizes;
+  const std::string id = spec.id();
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = sizes.find(id); it != sizes.end()) return it->second;
+  }
+  const auto [left, right] = materialise_relation_pair(spec);
+  const std::uint64_t size = join_size(left, right);
+  const std::lock_guard lock(mutex);
+  sizes[id] = size;
+  return size;
+}
+
+class JoinRun final : public PreparedRun {
+ public:
+  JoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+    const auto [left, right] = materialise_relation_pair(spec);
+    n_ = left.rows();
+    m_ = right.rows();
+    width_ = left.attributes();
+    std::vector<std::uint32_t> reference = join_reference(left, right);
+    const std::uint32_t out_width = 2 * width_ - 1;
+    const std::uint64_t tuples = reference.size() / out_width;
+    output_ = std::make_unique<RowsOutput>(engine, out_width, tuples, std::move(reference), /*counted=*/true,
+                                           RowOrder::any(width_));
+    left_ = std::make_unique<RelationInputs>(engine, left, n_);
+    right_ = std::make_unique<RelationInputs>(engine, right, m_);
+    // Partition sizes (partition) or left tuples' match counts (merge path), scanned in place: the
+    // offsets, their total behind them.
+    counts_ = engine.allocate((n_ + 1) * 4);
+    lower_ = engine.allocate(std::max<std::uint64_t>(n_, 1) * 4);
+    bounds_ = engine.allocate(2 * ((n_ + kMinPartition - 1) / kMinPartition + 1) * 4);
+    scan_ = std::make_unique<DeviceScan>(engine, n_);
+    total_ = engine.allocate_host(4);
+  }
+
+  double h2d_ms() const override { return left_->h2d_ms() + right_->h2d_ms(); }
+  void restore_inputs() override {
+    left_->restore();
+    right_->restore();
+  }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    if (is_vendor(params)) return info;  // built with varex
+    engine_.compile(source(), RaJoinOperator().defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override { output_->poison(); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const TupleLayout layout = layout_of(params);
+    output_->set_layout(layout);
+    if (is_vendor(params)) return execute_cub();
+    KernelSequence seq(engine_,
+                       engine_.compile(source(), RaJoinOperator().defines(params, engine_.device())));
+    const LaunchPlan plan(params, engine_.device());
+    const auto n = static_cast<std::uint32_t>(n_), m = static_cast<std::uint32_t>(m_);
+    const auto lcap = static_cast<std::uint32_t>(left_->capacity());
+    const auto rcap = static_cast<std::uint32_t>(right_->capacity());
+    const auto ocap = static_cast<std::uint32_t>(output_->capacity());
+    const DeviceBuffer& left = left_->buffer(layout);
+    const DeviceBuffer& right = right_->buffer(layout);
+    if (merge_path_of(params)) {
+      const std::uint64_t ept = variants::get_int(params, "ept");
+      for (const std::uint32_t upper : {0u, 1u}) {
+        seq.run(upper ? "upper" : "lower", "ra_join_bounds", plan.rows(n_ + m_, ept),
+                {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
+                 KernelArg::of(n), KernelArg::of(m), KernelArg::of(width_), KernelArg::of(lcap),
+                 KernelArg::of(rcap), KernelArg::of(upper)});
+      }
+      scan_->run(seq, "scan", *counts_, *counts_, n_);
+      // A fixed grid strides over the steps; cover needs their number, so the total comes back first.
+      std::uint64_t total = 0;
+      if (!plan.fixed()) {
+        seq.read(*total_, *counts_, 4, n_ * 4);
+        total = *total_->as<std::uint32_t>();
+      }
+      seq.run(
+          "expand", "ra_join_expand", plan.rows(n_ + total, ept),
+          {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
+           KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()), KernelArg::of(n),
+           KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap)});
+      return seq.times();
+    }
+    const std::uint64_t local = variants::get_int(params, "local");
+    const std::uint64_t part = variants::get_int(params, "partition");
+    const auto parts = static_cast<std::uint32_t>((n_ + part - 1) / part);
+    seq.run("partition", "ra_join_partition", LaunchShape{round_up(parts, local), local},
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(n),
+             KernelArg::of(m), KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap),
+             KernelArg::of(parts)});
+    const LaunchShape per_partition = plan.rows(std::uint64_t{parts} * local);  // a work-group each
+    seq.run("count", "ra_join_count", per_partition,
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(*counts_),
+             KernelArg::of(n), KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap),
+             KernelArg::of(parts)});
+    scan_->run(seq, "scan", *counts_, *counts_, parts);
+    seq.run("join", "ra_join_write", per_partition,
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(*counts_),
+             KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()), KernelArg::of(n),
+             KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap),
+             KernelArg::of(parts)});
+    return seq.times();
+  }
+
+  // Thrust's vectorised bounds, CUB's scan and an expansion of the pairs (vendor/cub/varex_cub.cu); AoS.
+  ExecutionTimes execute_cub() {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto address = [&](const DeviceBuffer& b) {
+      return static_cast<unsigned*>(engine_.native_address(b));
+    };
+    const unsigned* left = address(left_->buffer(TupleLayout::Aos));
+    const unsigned* right = address(right_->buffer(TupleLayout::Aos));
+    unsigned* out = address(output_->tuple_buffer());
+    unsigned* count = address(output_->count_buffer());
+    KernelSequence seq(engine_);
+    seq.vendor("thrust_join", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+      return cub.join_sorted(temp, bytes, left, n_, right, m_, static_cast<int>(width_), out,
+                             output_->capacity(), count, stream);
+    });
+    return seq.times();
+  }
+
+  Collected collect() override { return output_->collect(); }
+  Digest reference() const override { return output_->reference(); }
+  // Both relations read once, the output and its count written.
+  std::uint64_t bytes_moved() const override { return (n_ + m_) * width_ * 4 + output_->bytes_written(); }
+  std::uint64_t working_set_bytes() const override {
+    return 2 * (n_ + m_) * width_ * 4 + output_->bytes_written() + 3 * (n_ + 1) * 4;
+  }
+
+ private:
+  const KernelSource& source() const { return kernel_source(engine_.device().backend, "ra_join"); }
+
+  Engine& engine_;
+  std::uint64_t n_ = 0, m_ = 0;
+  std::uint32_t width_ = 0;
+  std::unique_ptr<RowsOutput> output_;
+  std::unique_ptr<RelationInputs> left_, right_;
+  std::unique_ptr<DeviceBuffer> counts_, lower_, bounds_;
+  std::unique_ptr<DeviceScan> scan_;
+  std::unique_ptr<HostBuffer> total_;
+  VendorScratch vendor_scratch_{engine_};
+};
+
+}  // namespace
+
+std::uint64_t join_size(const datasets::Relation& left, const datasets::Relation& right) {
+  std::uint64_t size = 0;
+  for_each_common_key(left, right,
+                      [&](std::uint64_t i0, std::uint64_t i1, std::uint64_t j0, std::uint64_t j1) {
+                        size += (i1 - i0) * (j1 - j0);
+                      });
+  return size;
+}
+
+std::vector<std::uint32_t> join_reference(const datasets::Relation& left, const datasets::Relation& right) {
+  const std::uint32_t values = left.values();
+  std::vector<std::uint32_t> out;
+  out.reserve(join_size(left, right) * (1 + 2 * values));
+  for_each_common_key(left, right,
+                      [&](std::uint64_t i0, std::uint64_t i1, std::uint64_t j0, std::uint64_t j1) {
+                        for (std::uint64_t i = i0; i < i1; ++i) {
+                          for (std::uint64_t j = j0; j < j1; ++j) {
+                            out.push_back(left.columns[0][i]);
+                            for (std::uint32_t c = 1; c <= values; ++c) out.push_back(left.columns[c][i]);
+                            for (std::uint32_t c = 1; c <= values; ++c) out.push_back(right.columns[c][j]);
+                          }
+                        }
+                      });
+  return out;
+}
+
+WorkloadDecl RaJoinOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {relation_input(), relation_input()};
+  d.inputs[0].name = "left";
+  d.inputs[1].name = "right";
+  for (InputDecl& input : d.inputs) {
+    input.generator =
+        "sorted by key: --distinct keys on the left, uniform or Zipf (--zipf); --match-ratio "
+        "of the right keys occur on the left";
+    input.file_format += ", sorted by key";
+  }
+  d.flags = sorted_pair_flags("default: --rows");
+  d.output = OutputKind::RowsMultiset;
+  return d;
+}
+
+variants::Space RaJoinOperator::space(const variants::SpaceContext& context) const {
+  using variants::Value;
+  std::vector<variants::Tunable> tunables{
+      {"algorithm",
+       variants::TunableKind::Compile,
+       {Value{"partition"}, Value{"merge_path"}},
+       Value{"partition"},
+       "partition: the source's (even left partitions, each one's right range by binary search, a "
+       "work-group per partition pair in local memory counts, a scan, the pairs written at the offsets); "
+       "merge_path: merge-path searches over the two key arrays give each left key's matches, and over the "
+       "scanned counts and the output positions the pairs (balanced whatever the skew)"},
+      relation_layout(),
+      {"partition",
+       variants::TunableKind::Compile,
+       {256, 512, 1024, 2048},
+       1024,
+       "algorithm=partition: left tuples per partition (a work-group's, staged in local memory)"},
+      {"ept",
+       variants::TunableKind::Compile,
+       {2, 4, 8, 16},
+       8,
+       "algorithm=merge_path: merge steps per work-item (after one diagonal search)"},
+      relation_local(context.device, variants::TunableKind::Launch,
+                     "work-group size (partition: the work-items that share a partition)"),
+      relation_grid(),
+  };
+  const std::uint64_t local_mem = context.device.local_mem;
+  std::vector<variants::Constraint> constraints{
+      {"partition sizes are tunables of algorithm=partition, ept of merge_path: the other keeps its default",
+       [](const variants::Params& p) {
+         return merge_path_of(p) ? variants::get_int(p, "partition") == 1024
+                                 : variants::get_int(p, "ept") == 8;
+       }},
+      {"algorithm=partition: a partition (16 bytes per tuple), 256 staged output tuples (28 bytes each) and "
+       "the scan's 1024 words fit the device's local memory",
+       [local_mem](const variants::Params& p) {
+         return local_mem == 0 || merge_path_of(p) ||
+                static_cast<std::uint64_t>(variants::get_int(p, "partition")) * 16 + 256 * 28 + 1024 * 4 <=
+                    local_mem;
+       }},
+  };
+  add_vendor_variant(context.device,
+                     "a Thrust join: thrust::lower_bound and upper_bound of the left keys in the right ones, "
+                     "cub::DeviceScan::ExclusiveSum, the pairs expanded by thrust::for_each_n",
+                     tunables, constraints);
+  return variants::Space("ra_join", std::move(tunables), std::move(constraints));
+}
+
+Defines RaJoinOperator::defines(const variants::Params& params, const DeviceInfo&) const {
+  return {{"ALGO_MERGE_PATH", merge_path_of(params) ? "1" : "0"},
+          {"PART", std::to_string(variants::get_int(params, "partition"))},
+          {"EPT", std::to_string(variants::get_int(params, "ept"))},
+          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"},
+          {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // the shared scan's shape
+          {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)}};
+}
+
+datasets::WorkloadSpec RaJoinOperator::workload(const WorkloadOptions& options) const {
+  if (!options.query.empty()) throw UsageError("ra_join takes no query");
+  datasets::WorkloadSpec spec = sorted_pair_workload(name(), options, datasets::SortOrder::ByKey, same_rows);
+  // rows x rows2 bounds the join; past the limit it is counted exactly.
+  if (spec.rows() * relation_rows2(spec) > kMaxJoinTuples) {
+    const std::uint64_t tuples = join_size_of(spec);
+    if (tuples > kMaxJoinTuples) {
+      throw UsageError("input too large: the join of " + std::to_string(spec.rows()) + " x " +
+                       std::to_string(relation_rows2(spec)) + " tuples has " + std::to_string(tuples) +
+                       " tuples, more than the 2^30 varex handles");
+    }
+  }
+  return spec;
+}
+
+DeviceFootprint RaJoinOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t width = 1 + relation_values(spec);
+  const std::uint64_t n = spec.rows(), m = relation_rows2(spec);
+  const std::uint64_t out = join_size_of(spec) * (2 * width - 1) * 4;
+  const std::uint64_t inputs = 2 * (n + m) * width * 4;  // both layouts
+  return {inputs + out + 4 * (n + 1) * 4, std::max(out, std::max(n, m) * width * 4)};
+}
+
+std::unique_ptr<PreparedRun> RaJoinOperator::prepare(Engine& engine,
+                                                     const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<JoinRun>(engine, spec);
+}
+
+}  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_ra_join(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::RaJoinOperator>());
+}
+
+}  // namespace varex::operators
