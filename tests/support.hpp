@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/device.hpp"
+#include "datasets/relations.hpp"
 #include "harness/engine.hpp"
 #include "harness/operators/operator.hpp"
 
@@ -28,6 +29,9 @@ std::vector<std::string> operator_names();
 
 // A fresh directory under the test's temporary root.
 std::string scratch_dir(const std::string& name);
+
+// Writes a relation as a user file: key,value[,value...] lines; returns `path`.
+std::string write_relation(const datasets::Relation& relation, const std::string& path);
 
 struct CommandResult {
   int status = -1;
