@@ -15,8 +15,12 @@
 //   DIFFERENCE    a left tuple is kept iff r >= the copies on the right
 //   UNION         every left tuple, and a right tuple iff its rank r >= the copies on the left
 // (the source's UNION counts "leftover tuples in the first partition" by subtracting bounds, which is the
-// same max(m, n) per tuple). Both algorithms form, per work-item, a mask of EPT candidates kept, and share
-// one stable compaction (common/compact.h):
+// same max(m, n) per tuple). Where the words say otherwise, the rank rule wins: DIFFERENCE "checks to see if
+// [a tuple] exists in the second partition" (which would drop every copy of a tuple found once) and UNION
+// "removes the duplicates" (which would keep one copy): with ranks, as std::set_difference and
+// std::set_union, max(m - n, 0) and max(m, n) copies stay. Alg. 6 compares keys only; here whole tuples
+// are compared everywhere (equal keys with other values do not match). Both algorithms form, per work-item, a
+// mask of EPT candidates kept, and share one stable compaction (common/compact.h):
 //   1 ra_set_count    the kept candidates per tile of WG_SIZE x EPT (compact_group_total)
 //   2 ra_set_offsets  one work-group: their exclusive sums, the number kept into count[0] (scan_totals)
 //   3 ra_set_scatter  every kept tuple written to its output position (compact_first_slot)

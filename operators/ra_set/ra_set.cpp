@@ -18,7 +18,7 @@ namespace varex::harness {
 
 namespace {
 
-// The smallest tile (local x ept candidates) the space allows: the tile counts are sized for it.
+// The tile counts are sized for tiles of at least this many candidates (the space's smallest: 64 x 1).
 constexpr std::uint64_t kMinTile = 32;
 
 bool merge_of(const variants::Params& params) {
@@ -227,6 +227,11 @@ WorkloadDecl RaSetOperator::declaration() const {
   d.inputs = {relation_input(), relation_input()};
   d.inputs[0].name = "left";
   d.inputs[1].name = "right";
+  d.inputs[0].generator =
+      "--distinct keys spread over 2^32 (uniform or --zipf), values uniform, sorted by tuple, seeded";
+  d.inputs[1].generator =
+      "keys of left tuples (--match-ratio of them, half with their values too) or keys found nowhere on the "
+      "left, sorted by tuple";
   for (InputDecl& input : d.inputs) input.file_format += ", sorted by key, then values";
   d.flags = sorted_pair_flags("default: --rows");
   d.output = OutputKind::RowsMultiset;
