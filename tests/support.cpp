@@ -67,12 +67,13 @@ std::string scratch_dir(const std::string& name) {
   return dir.string();
 }
 
-void write_relation(const datasets::Relation& relation, const std::string& path) {
+std::string write_relation(const datasets::Relation& relation, const std::string& path) {
   std::ofstream out(path);
   for (std::uint64_t i = 0; i < relation.rows(); ++i) {
     for (std::uint32_t c = 0; c < relation.attributes(); ++c) out << (c ? "," : "") << relation.columns[c][i];
     out << "\n";
   }
+  return path;
 }
 
 Background start_varex(const std::vector<std::string>& args) {

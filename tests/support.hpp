@@ -30,8 +30,8 @@ std::vector<std::string> operator_names();
 // A fresh directory under the test's temporary root.
 std::string scratch_dir(const std::string& name);
 
-// Writes `relation` to `path` as a user file: one tuple per line, key,value[,value...].
-void write_relation(const datasets::Relation& relation, const std::string& path);
+// Writes a relation as a user file: key,value[,value...] lines; returns `path`.
+std::string write_relation(const datasets::Relation& relation, const std::string& path);
 
 struct CommandResult {
   int status = -1;

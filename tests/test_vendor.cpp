@@ -45,9 +45,9 @@ TEST(Vendor, OnlyCudaDevicesOfferIt) {
   opencl.id = "ocl:0:0";
   // One vendor variant per setting of the own tunables it honours: ra_reduce and ra_reduce_by_key read
   // either layout, ra_sort has CUB's radix and merge sorts.
-  const std::map<std::string, std::size_t> vendor_variants{{"ra_select", 1}, {"ra_reduce", 2},
-                                                           {"ra_unique", 1}, {"ra_reduce_by_key", 2},
-                                                           {"ra_sort", 2},   {"ra_join", 1}};
+  const std::map<std::string, std::size_t> vendor_variants{
+      {"ra_select", 1}, {"ra_reduce", 2},    {"ra_unique", 1}, {"ra_reduce_by_key", 2}, {"ra_sort", 2},
+      {"ra_join", 1},   {"ra_intersect", 1}, {"ra_union", 1},  {"ra_difference", 1}};
   for (const auto& [name, count] : vendor_variants) {
     const Operator& op = find_operator(name);
     EXPECT_THROW(op.space({opencl, 1000}).tunable("impl"), UsageError) << name;

@@ -1,4 +1,4 @@
-/* The vendor library's C interface. CUB (and, later, Thrust) algorithms compiled once by nvcc at build time
+/* The vendor library's C interface. CUB and Thrust algorithms compiled once by nvcc at build time
  * into libvarex_cub.so (vendor/cub/varex_cub.cu), which the CUDA engine loads with dlopen: so a library's
  * algorithm runs, is measured, verified and stored like any other variant of a varex operator (impl=cub).
  *
@@ -64,6 +64,15 @@ typedef struct varex_vendor_table {
   int (*join_sorted)(void* temp, size_t* temp_bytes, const unsigned* left, unsigned long long n,
                      const unsigned* right, unsigned long long m, int words, unsigned* out,
                      unsigned long long out_capacity, unsigned* count, void* stream);
+
+  /* thrust::set_intersection (operation 0), set_union (1) or set_difference (2) of two relations of AoS
+   * tuples of `words` (2 to 4), each sorted by whole tuple (key first), compared lexicographically; the
+   * result dense, sorted, with multiset semantics (min, max, max(m - n, 0) copies), *count (device) its
+   * tuples. Thrust learns the result's size on the host, so the call waits for the stream. Its temporary
+   * storage comes from a cache inside the library that keeps blocks between calls: *temp_bytes is 0. */
+  int (*set_operation)(void* temp, size_t* temp_bytes, const unsigned* left, unsigned long long left_rows,
+                       const unsigned* right, unsigned long long right_rows, unsigned* out, unsigned* count,
+                       int words, int operation, void* stream);
 } varex_vendor_table;
 
 /* The one exported symbol. */

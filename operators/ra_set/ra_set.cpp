@@ -1,0 +1,312 @@
+#include "operators/ra_set/ra_set.hpp"
+
+#include <algorithm>
+#include <array>
+#include <iterator>
+#include <memory>
+
+#include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/registry.hpp"
+#include "harness/operators/relation_pair.hpp"
+#include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
+#include "harness/outputs/rows.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+// The tile counts are sized for tiles of at least this many candidates (the space's smallest: 64 x 1).
+constexpr std::uint64_t kMinTile = 32;
+
+bool merge_of(const variants::Params& params) {
+  return variants::get_string(params, "algorithm") == "merge_path";
+}
+
+// relation_local's sizes from 64 to 256: every compile-time variant of the three operators builds in the
+// NVRTC test (18 programs each), and the tiles (local x ept) still range from 64 to 4096 candidates.
+variants::Tunable local_sizes(const DeviceInfo& device) {
+  variants::Tunable local = relation_local(device, variants::TunableKind::Compile,
+                                           "work-group size (compile-time: sizes the scan arrays)");
+  std::erase_if(local.values, [](const variants::Value& v) {
+    const auto size = std::get<std::int64_t>(v);
+    return size < 64 || size > 256;
+  });
+  return local;
+}
+
+std::uint64_t same_rows(std::uint64_t rows) {
+  return rows;
+}
+
+// The operation as the kernels' SET_OP and the vendor library's `operation` number it.
+int operation_number(SetOperation operation) {
+  switch (operation) {
+    case SetOperation::Intersection:
+      return 0;
+    case SetOperation::Union:
+      return 1;
+    case SetOperation::Difference:
+      return 2;
+  }
+  return 0;
+}
+
+// The most tuples an operation's result can have.
+std::uint64_t max_result(SetOperation operation, std::uint64_t n, std::uint64_t m) {
+  switch (operation) {
+    case SetOperation::Intersection:
+      return std::min(n, m);
+    case SetOperation::Union:
+      return n + m;
+    case SetOperation::Difference:
+      return n;
+  }
+  return n + m;
+}
+
+class SetRun final : public PreparedRun {
+ public:
+  SetRun(Engine& engine, const RaSetOperator& op, const datasets::WorkloadSpec& spec)
+      : engine_(engine), op_(op) {
+    const auto [left, right] = materialise_relation_pair(spec);
+    n_ = left.rows();
+    m_ = right.rows();
+    width_ = left.attributes();
+    // The output holds exactly the reference's tuples; the kernels count theirs and stop at that capacity.
+    std::vector<std::uint32_t> reference = set_reference(op.operation(), left, right);
+    const std::uint64_t expected = reference.size() / width_;
+    output_ = std::make_unique<RowsOutput>(engine, width_, expected, std::move(reference), /*counted=*/true,
+                                           RowOrder::any());
+    left_ = std::make_unique<RelationInputs>(engine, left, n_);
+    right_ = std::make_unique<RelationInputs>(engine, right, m_);
+    counts_ = engine.allocate(((n_ + m_) / kMinTile + 2) * 4);
+  }
+
+  double h2d_ms() const override { return left_->h2d_ms() + right_->h2d_ms(); }
+  void restore_inputs() override {
+    left_->restore();
+    right_->restore();
+  }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    if (is_vendor(params)) return info;  // built with varex
+    engine_.compile(source(), op_.defines(params, engine_.device()), &info);
+    return info;
+  }
+
+  void poison() override { output_->poison(); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    if (is_vendor(params)) return execute_cub();
+    KernelSequence seq(engine_, engine_.compile(source(), op_.defines(params, engine_.device())));
+    const LaunchPlan plan(params, engine_.device());
+    const std::uint64_t local = variants::get_int(params, "local");
+    const std::uint64_t tile = local * variants::get_int(params, "ept");
+    // Rank's candidates are the left tuples (and the right ones for UNION), merge path's the merge's steps.
+    const std::uint64_t candidates =
+        merge_of(params) || op_.operation() == SetOperation::Union ? n_ + m_ : n_;
+    const auto tiles = static_cast<std::uint32_t>((candidates + tile - 1) / tile);
+    const LaunchShape over_tiles = plan.rows(std::uint64_t{tiles} * local);
+    const auto n = static_cast<std::uint32_t>(n_);
+    const auto m = static_cast<std::uint32_t>(m_);
+    const DeviceBuffer& left = left_->buffer(TupleLayout::Aos);
+    const DeviceBuffer& right = right_->buffer(TupleLayout::Aos);
+    seq.run("count", "ra_set_count", over_tiles,
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*counts_), KernelArg::of(n),
+             KernelArg::of(m), KernelArg::of(width_), KernelArg::of(tiles)});
+    seq.run("offsets", "ra_set_offsets", LaunchShape{local, local},
+            {KernelArg::of(*counts_), KernelArg::of(output_->count_buffer()), KernelArg::of(tiles)});
+    seq.run("scatter", "ra_set_scatter", over_tiles,
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(output_->tuple_buffer()),
+             KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(m), KernelArg::of(width_),
+             KernelArg::of(static_cast<std::uint32_t>(output_->capacity())), KernelArg::of(tiles)});
+    return seq.times();
+  }
+
+  // Thrust's set algorithm over whole tuples (vendor/cub/varex_cub.cu); the count written on the device.
+  ExecutionTimes execute_cub() {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto address = [&](const DeviceBuffer& b) {
+      return static_cast<unsigned*>(engine_.native_address(b));
+    };
+    const unsigned* left = address(left_->buffer(TupleLayout::Aos));
+    const unsigned* right = address(right_->buffer(TupleLayout::Aos));
+    unsigned* out = address(output_->tuple_buffer());
+    unsigned* count = address(output_->count_buffer());
+    const int operation = operation_number(op_.operation());
+    KernelSequence seq(engine_);
+    seq.vendor("thrust_" + op_.name().substr(3), vendor_scratch_,
+               [&](void* temp, std::size_t* bytes, void* stream) {
+                 return cub.set_operation(temp, bytes, left, n_, right, m_, out, count,
+                                          static_cast<int>(width_), operation, stream);
+               });
+    return seq.times();
+  }
+
+  Collected collect() override { return output_->collect(); }
+  Digest reference() const override { return output_->reference(); }
+  // At least: both relations read once, the result and its count written.
+  std::uint64_t bytes_moved() const override { return (n_ + m_) * width_ * 4 + output_->bytes_written(); }
+  std::uint64_t working_set_bytes() const override {
+    return (n_ + m_) * width_ * 4 + 2 * output_->bytes_written() + counts_->bytes();
+  }
+
+ private:
+  const KernelSource& source() const { return kernel_source(engine_.device().backend, "ra_set"); }
+
+  Engine& engine_;
+  const RaSetOperator op_;  // a copy: the runner may outlive the operator it came from
+  std::uint64_t n_ = 0, m_ = 0;
+  std::uint32_t width_ = 0;
+  std::unique_ptr<RowsOutput> output_;
+  VendorScratch vendor_scratch_{engine_};
+  std::unique_ptr<RelationInputs> left_, right_;
+  std::unique_ptr<DeviceBuffer> counts_;
+};
+
+using Tuple = std::array<std::uint32_t, 4>;  // key and up to three values; unused words 0
+
+std::vector<Tuple> tuples_of(const datasets::Relation& relation) {
+  std::vector<Tuple> tuples(relation.rows(), Tuple{});
+  for (std::uint32_t c = 0; c < relation.attributes(); ++c) {
+    for (std::uint64_t i = 0; i < relation.rows(); ++i) tuples[i][c] = relation.columns[c][i];
+  }
+  return tuples;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> set_reference(SetOperation operation, const datasets::Relation& left,
+                                         const datasets::Relation& right) {
+  const std::vector<Tuple> a = tuples_of(left), b = tuples_of(right);
+  std::vector<Tuple> result;
+  switch (operation) {
+    case SetOperation::Intersection:
+      std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(result));
+      break;
+    case SetOperation::Union:
+      std::set_union(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(result));
+      break;
+    case SetOperation::Difference:
+      std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(result));
+      break;
+  }
+  std::vector<std::uint32_t> out;
+  out.reserve(result.size() * left.attributes());
+  for (const Tuple& t : result) out.insert(out.end(), t.begin(), t.begin() + left.attributes());
+  return out;
+}
+
+std::string RaSetOperator::name() const {
+  switch (operation_) {
+    case SetOperation::Intersection:
+      return "ra_intersect";
+    case SetOperation::Union:
+      return "ra_union";
+    case SetOperation::Difference:
+      return "ra_difference";
+  }
+  return "ra_set";
+}
+
+std::string RaSetOperator::description() const {
+  const char* what = operation_ == SetOperation::Intersection ? "SET INTERSECTION: min(m, n) copies"
+                     : operation_ == SetOperation::Union      ? "SET UNION: max(m, n) copies"
+                                                              : "SET DIFFERENCE: max(m - n, 0) copies";
+  return std::string("Red Fox ") + what +
+         " of a tuple present m times on the left and n times on the right (key and values match), two "
+         "relations sorted by tuple (rank by binary search and compaction, or merge path)";
+}
+
+WorkloadDecl RaSetOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {relation_input(), relation_input()};
+  d.inputs[0].name = "left";
+  d.inputs[1].name = "right";
+  d.inputs[0].generator =
+      "--distinct keys spread over 2^32 (uniform or --zipf), values uniform, sorted by tuple, seeded";
+  d.inputs[1].generator =
+      "keys of left tuples (--match-ratio of them, half with their values too) or keys found nowhere on the "
+      "left, sorted by tuple";
+  for (InputDecl& input : d.inputs) input.file_format += ", sorted by key, then values";
+  d.flags = sorted_pair_flags("default: --rows");
+  d.output = OutputKind::RowsMultiset;
+  return d;
+}
+
+variants::Space RaSetOperator::space(const variants::SpaceContext& context) const {
+  using variants::Value;
+  std::vector<variants::Tunable> tunables{
+      {"algorithm",
+       variants::TunableKind::Compile,
+       {Value{"rank"}, Value{"merge_path"}},
+       Value{"rank"},
+       "rank: the source's rule, each tuple's rank among its copies (binary search in its own relation) "
+       "against its copies in the other (lower and upper bound there), then a stable compaction; "
+       "merge_path: the merge of both relations cut into equal shares by diagonal binary search, each "
+       "share merged sequentially, counting runs of equal tuples (the runs crossing shares found by "
+       "binary search); count, scan and write passes"},
+      local_sizes(context.device),
+      {"ept",
+       variants::TunableKind::Compile,
+       {1, 4, 16},
+       4,
+       "candidates per work-item (consecutive tuples for rank, merge steps for merge_path); a tile holds "
+       "local x ept"},
+      relation_grid(),
+  };
+  std::vector<variants::Constraint> constraints;
+  add_vendor_variant(context.device,
+                     std::string("thrust::set_") +
+                         (operation_ == SetOperation::Intersection ? "intersection"
+                          : operation_ == SetOperation::Union      ? "union"
+                                                                   : "difference") +
+                         " over whole tuples",
+                     tunables, constraints);
+  return variants::Space(name(), std::move(tunables), std::move(constraints));
+}
+
+Defines RaSetOperator::defines(const variants::Params& params, const DeviceInfo&) const {
+  return {{"SET_OP", std::to_string(operation_number(operation_))},
+          {"ALGO_MERGE", merge_of(params) ? "1" : "0"},
+          {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
+          {"EPT", std::to_string(variants::get_int(params, "ept"))}};
+}
+
+datasets::WorkloadSpec RaSetOperator::workload(const WorkloadOptions& options) const {
+  if (!options.query.empty()) {
+    throw UsageError(name() + ": unknown query key '" + options.query.begin()->first +
+                     "' (it takes no query)");
+  }
+  return sorted_pair_workload(name(), options, datasets::SortOrder::ByTuple, same_rows);
+}
+
+DeviceFootprint RaSetOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t width = 1 + relation_values(spec);
+  const std::uint64_t n = spec.rows(), m = relation_rows2(spec);
+  const std::uint64_t out = max_result(operation_, n, m) * width * 4;
+  // Both relations in both layouts (RelationInputs), the output, the tile counts.
+  return {2 * (n + m) * width * 4 + out + ((n + m) / kMinTile + 2) * 4,
+          std::max({n * width * 4, m * width * 4, out})};
+}
+
+std::unique_ptr<PreparedRun> RaSetOperator::prepare(Engine& engine,
+                                                    const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<SetRun>(engine, *this, spec);
+}
+
+}  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_ra_set(harness::OperatorRegistry& registry) {
+  using harness::SetOperation;
+  for (SetOperation operation : {SetOperation::Intersection, SetOperation::Union, SetOperation::Difference})
+    registry.add(std::make_unique<harness::RaSetOperator>(operation));
+}
+
+}  // namespace varex::operators

@@ -1,0 +1,53 @@
+#pragma once
+// Red Fox SET INTERSECTION, SET UNION and SET DIFFERENCE (document 002, sec. 3.2.5): ra_intersect, ra_union
+// and ra_difference, one operator class parameterised by the operation, one kernel source (kernels/ra_set.cl,
+// the operation a define). Two relations sorted by whole tuple (key, then values; 1 to 3 values, the same on
+// both sides); tuples match when key and values are equal, with multiset semantics as C++'s
+// std::set_intersection, std::set_union and std::set_difference on sorted ranges: a tuple present m times on
+// the left and n times on the right appears min(m, n), max(m, n) and max(m - n, 0) times (left minus right).
+// The output's order is the variant's choice (compared as a multiset); the device counts it.
+//
+// Variants: `algorithm` rank (the source's rule: each candidate's rank among its copies against the copies
+// on the other side, found by binary search; then a stable compaction) or merge_path (the merge of both
+// relations cut into equal shares by diagonal binary search, each share merged sequentially counting runs
+// of equal tuples; count, scan and write passes), `local`, `ept` (candidates per work-item), `grid`; and on
+// CUDA devices impl=cub, Thrust's set algorithm over whole tuples from the vendor library.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "datasets/relations.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+enum class SetOperation { Intersection, Union, Difference };
+
+// Host reference: std::set_intersection / std::set_union / std::set_difference over the tuples (key, then
+// values) of two relations sorted by tuple; dense AoS tuples, in the order the standard algorithm gives.
+std::vector<std::uint32_t> set_reference(SetOperation operation, const datasets::Relation& left,
+                                         const datasets::Relation& right);
+
+class RaSetOperator final : public Operator {
+ public:
+  explicit RaSetOperator(SetOperation operation) : operation_(operation) {}
+  SetOperation operation() const { return operation_; }
+
+  std::string name() const override;
+  std::string description() const override;
+  std::string kernel_family() const override { return "ra_set"; }
+  WorkloadDecl declaration() const override;
+  variants::Space space(const variants::SpaceContext& context) const override;
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  // Two relations of two words per tuple or more.
+  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 4; }
+  DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+
+ private:
+  SetOperation operation_;
+};
+
+}  // namespace varex::harness
