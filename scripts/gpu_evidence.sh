@@ -37,6 +37,8 @@
 #              tuned variants described there), regex search on 2^24 titles; GPU devices only
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
+#   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
+#              set_* (impl=cub) on cuda:0, the own variants tuned on cuda:0 and ocl:1:0, the join also on PoCL
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
@@ -637,6 +639,28 @@ part_duckdb() {
     || { echo "no DuckDB wheel"; return; }
   PYTHONPATH=/tmp/site python3 bench/duckdb_redfox.py --varex "$(command -v varex)" --rows "${DUCKDB_ROWS:-4194304}" \
     --budget "${DUCKDB_BUDGET:-15s}" --ops "${DUCKDB_OPS:-ra_select,ra_reduce,ra_product,ra_sort}" | tee "$files/duckdb.jsonl"
+}
+
+# ra_join and the set operations on two sorted relations of 2^25 tuples (unique keys, every right key on the
+# left, half the right tuples equal to a left one): Thrust against the own variants, tuned.
+part_redfox5() {
+  step ra_join and the set operations against Thrust
+  local op d
+  local shape=(--rows 2^25 --rows2 2^25 --values 1)
+  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
+  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], m['device'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', m['rows'], 'rows out', 'verified' if m['verified'] else 'WRONG')"
+  for op in ra_join ra_intersect ra_union ra_difference; do
+    echo -n "$op thrust: "
+    varex run --op $op --device cuda:0 "${shape[@]}" --set impl=cub "${reps[@]}" | python3 -c "$show" || echo failed
+    for d in cuda:0 ocl:1:0; do
+      varex tune --op $op --device "$d" "${shape[@]}" --budget "${REDFOX5_BUDGET:-25s}" --min-reps 3 --max-reps 10 \
+        $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/redfox5_${op}_${d//:/_}.json" 2>&1 \
+        || echo "$op tune on $d failed"
+    done
+  done
+  varex tune --op ra_join --device cpu "${shape[@]}" --budget 40s --min-reps 3 --max-reps 10 --db "$db" --quiet --json \
+    > "$files/redfox5_ra_join_cpu.json" 2>&1 || echo "ra_join tune on cpu failed"
+  for op in ra_join ra_intersect ra_union ra_difference; do varex best --db "$db" --op $op; done
 }
 
 # The source's transfer experiment: copies from pinned and pageable host memory, then each primitive's kernel
