@@ -47,12 +47,7 @@ TEST(RaProduct, EveryVariantOnAwkwardSizes) {
 TEST(RaProduct, FilesAndTheirErrors) {
   const std::string dir = test::scratch_dir("ra-product");
   const auto write = [&](const std::string& name, const datasets::Relation& r) {
-    std::ofstream out(dir + "/" + name);
-    for (std::uint64_t i = 0; i < r.rows(); ++i) {
-      out << r.columns[0][i];
-      for (std::uint32_t c = 1; c < r.attributes(); ++c) out << "," << r.columns[c][i];
-      out << "\n";
-    }
+    test::write_relation(r, dir + "/" + name);
   };
   const auto left = datasets::generate_relation(45, 2, datasets::KeyDistribution::Dup, 3);
   const auto right = datasets::generate_relation(67, 2, datasets::KeyDistribution::Sorted, 4);

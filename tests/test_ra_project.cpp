@@ -52,12 +52,7 @@ TEST(RaProject, EveryLayoutAndProjectionOnAwkwardSizes) {
 
 TEST(RaProject, FileInputOnAPrimeSize) {
   const auto r = datasets::generate_relation(100003, 2, datasets::KeyDistribution::Sorted, 4);
-  const std::string path = test::scratch_dir("ra-project") + "/relation.csv";
-  {
-    std::ofstream out(path);
-    for (std::uint64_t i = 0; i < r.rows(); ++i)
-      out << r.columns[0][i] << "," << r.columns[1][i] << "," << r.columns[2][i] << "\n";
-  }
+  const std::string path = test::write_relation(r, test::scratch_dir("ra-project") + "/relation.csv");
   WorkloadOptions options;
   options.flags["input"] = path;
   options.query["keep"] = "v1,key";

@@ -50,13 +50,7 @@ datasets::Relation small_alphabet(std::uint64_t rows, std::uint32_t values, std:
 }
 
 std::string write_file(const datasets::Relation& r, const std::string& name) {
-  const std::string path = test::scratch_dir("ra-unique-" + name) + "/relation.csv";
-  std::ofstream out(path);
-  for (std::uint64_t i = 0; i < r.rows(); ++i) {
-    for (std::uint32_t c = 0; c < r.attributes(); ++c) out << (c ? "," : "") << r.columns[c][i];
-    out << "\n";
-  }
-  return path;
+  return test::write_relation(r, test::scratch_dir("ra-unique-" + name) + "/relation.csv");
 }
 
 datasets::WorkloadSpec file_workload(const datasets::Relation& r, const std::string& name) {

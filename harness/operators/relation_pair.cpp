@@ -68,6 +68,24 @@ std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help) {
       flags::seed()};
 }
 
+WorkloadDecl sorted_pair_declaration(datasets::SortOrder order) {
+  const std::string sorted =
+      order == datasets::SortOrder::ByKey ? "sorted by key" : "sorted by key, then values";
+  WorkloadDecl d;
+  d.inputs = {relation_input(), relation_input()};
+  d.inputs[0].name = "left";
+  d.inputs[1].name = "right";
+  d.inputs[0].generator = "--distinct keys spread over 2^32 (uniform or --zipf), values uniform, " + sorted;
+  d.inputs[1].generator =
+      "keys of left tuples (--match-ratio of them, half with their values too) or keys found nowhere on the "
+      "left, " +
+      sorted;
+  for (InputDecl& input : d.inputs) input.file_format += ", " + sorted;
+  d.flags = sorted_pair_flags("default: --rows");
+  d.output = OutputKind::RowsMultiset;
+  return d;
+}
+
 void require_sorted(const datasets::Relation& relation, datasets::SortOrder order, const std::string& op,
                     const std::string& path) {
   if (const auto row = datasets::first_unsorted(relation, order)) {

@@ -38,6 +38,10 @@ std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help);
 datasets::WorkloadSpec sorted_pair_workload(const std::string& op, const WorkloadOptions& options,
                                             datasets::SortOrder order,
                                             std::uint64_t (*default_rows2)(std::uint64_t rows));
+// The declaration of an operator on two sorted relations (JOIN, the set operations): inputs left and right
+// (their generator, and the order their files must be in), sorted_pair_flags() with --rows2 defaulting to
+// --rows, and an output compared as a multiset (its order is a variant's choice).
+WorkloadDecl sorted_pair_declaration(datasets::SortOrder order);
 // A UsageError naming `path` and the first tuple of `relation` out of `order`, if there is one.
 void require_sorted(const datasets::Relation& relation, datasets::SortOrder order, const std::string& op,
                     const std::string& path);

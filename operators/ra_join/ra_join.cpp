@@ -232,19 +232,7 @@ std::vector<std::uint32_t> join_reference(const datasets::Relation& left, const 
 }
 
 WorkloadDecl RaJoinOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input(), relation_input()};
-  d.inputs[0].name = "left";
-  d.inputs[1].name = "right";
-  for (InputDecl& input : d.inputs) {
-    input.generator =
-        "sorted by key: --distinct keys on the left, uniform or Zipf (--zipf); --match-ratio "
-        "of the right keys occur on the left";
-    input.file_format += ", sorted by key";
-  }
-  d.flags = sorted_pair_flags("default: --rows");
-  d.output = OutputKind::RowsMultiset;
-  return d;
+  return sorted_pair_declaration(datasets::SortOrder::ByKey);
 }
 
 variants::Space RaJoinOperator::space(const variants::SpaceContext& context) const {

@@ -223,19 +223,7 @@ std::string RaSetOperator::description() const {
 }
 
 WorkloadDecl RaSetOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input(), relation_input()};
-  d.inputs[0].name = "left";
-  d.inputs[1].name = "right";
-  d.inputs[0].generator =
-      "--distinct keys spread over 2^32 (uniform or --zipf), values uniform, sorted by tuple, seeded";
-  d.inputs[1].generator =
-      "keys of left tuples (--match-ratio of them, half with their values too) or keys found nowhere on the "
-      "left, sorted by tuple";
-  for (InputDecl& input : d.inputs) input.file_format += ", sorted by key, then values";
-  d.flags = sorted_pair_flags("default: --rows");
-  d.output = OutputKind::RowsMultiset;
-  return d;
+  return sorted_pair_declaration(datasets::SortOrder::ByTuple);
 }
 
 variants::Space RaSetOperator::space(const variants::SpaceContext& context) const {
