@@ -28,14 +28,21 @@
 //   i - n. Its rank is its index minus the lower bound of its own tuple in its own relation, the copies on
 //   the other side upper bound minus lower bound there (binary searches over the whole relation); a
 //   candidate equal to the work-item's previous one takes its rank + 1 and its count without searching.
-// ALGO_MERGE=1, merge path: candidate d is step d of the merge of both relations (n + m steps), ties taken
-//   from the FIRST relation (the right one for INTERSECTION and DIFFERENCE, the left one for UNION): then
-//   every copy of a tuple in FIRST precedes its copies in SECOND, so when SECOND's copy of rank r is merged
-//   the copies in FIRST are all behind it and counted. Each work-item finds where its EPT steps start on
-//   the merge path (a diagonal binary search) and the run starts of the last FIRST and SECOND tuples before
-//   them (two lower bounds: runs of equal tuples cross the shares), then merges sequentially, counting
-//   runs as it goes. A FIRST step is kept for UNION only; a SECOND step of rank r against c copies in FIRST
-//   is kept iff r < c (INTERSECTION) or r >= c (UNION, DIFFERENCE).
+// ALGO_MERGE=1, merge path (as Modern GPU's and Thrust's set operations): candidate d is step d of the
+//   merge of both relations (n + m steps), ties taken from the FIRST relation (the right one for
+//   INTERSECTION and DIFFERENCE, the left one for UNION): then every copy of a tuple in FIRST precedes its
+//   copies in SECOND, so when SECOND's copy of rank r is merged the copies in FIRST are all behind it and
+//   counted. Per tile of WG_SIZE x EPT steps, two work-items find the tile's ends on the merge path (one
+//   diagonal binary search each, in global memory) and where the runs of the tuples just before the tile
+//   start (galloping back: runs of equal tuples cross tiles); the work-group then loads the tile's FIRST
+//   and SECOND slices (at most WG_SIZE x EPT tuples, each slice behind the tuple before it) into local
+//   memory with coalesced loads. Each work-item finds where its EPT steps start by a diagonal search in
+//   local memory, the run starts of the last FIRST and SECOND tuples before them (a lower bound in the
+//   slice, else the tile's run start), then merges sequentially from local memory, counting runs as it
+//   goes. A FIRST step is kept for UNION only; a SECOND step of rank r against c copies in FIRST is kept
+//   iff r < c (INTERSECTION) or r >= c (UNION, DIFFERENCE). The count and scatter kernels both stage and
+//   merge the tile (the scatter copies the kept tuples from the stage); the host's constraint keeps the
+//   stage, (WG_SIZE x EPT + 2) x MAX_WIDTH words, within 48 KiB.
 //
 //   SET_OP      0 intersection, 1 union, 2 difference
 //   ALGO_MERGE  0 rank, 1 merge path
@@ -169,70 +176,182 @@ FUNC uint keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, u
   return mask;
 }
 
+#define STAGE_WORDS 1  // no stage
+
+FUNC uint tile_keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, uint m, uint width,
+                         uint tile, LOCAL uint* stage, uint* src) {
+  (void)stage;
+  return keep_mask(left, right, n, m, width, compact_first_item(tile), src);
+}
+
 #else  // ALGO_MERGE
 
-// Bit k set where step first + k of the merge is kept; src[k] = the tuple it takes (left i, right n + j).
-FUNC uint keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, uint m, uint width, uint first,
-                    uint* src) {
-#if SET_OP == SET_UNION
-  CONSTANT_PTR uint* fst = left;
-  CONSTANT_PTR uint* snd = right;
-  const uint nf = n, ns = m, f_base = 0, s_base = n;
-#else
-  CONSTANT_PTR uint* fst = right;
-  CONSTANT_PTR uint* snd = left;
-  const uint nf = m, ns = n, f_base = n, s_base = 0;
-#endif
-  const uint total = n + m;
-  if (first >= total) return 0;
-  // The diagonal search: f of the first `first` steps take FIRST's tuples (ties: FIRST first).
-  uint lo = first > ns ? first - ns : 0u;
-  uint hi = first < nf ? first : nf;
+// The work-group's stage in local memory: per tile, FIRST's and SECOND's slices of the tile's merge path,
+// each behind the tuple just before it (slot 0), then the tile's bounds (BOUND_*).
+#define TILE_STEPS (WG_SIZE * EPT)
+#define STAGE_TUPLE_WORDS ((TILE_STEPS + 2) * MAX_WIDTH)
+#define BOUND_F0 (STAGE_TUPLE_WORDS + 0)  // FIRST's slice [f0, f1)
+#define BOUND_F1 (STAGE_TUPLE_WORDS + 1)
+#define BOUND_F_RUN (STAGE_TUPLE_WORDS + 2)  // where the run of FIRST[f0 - 1] starts
+#define BOUND_S_RUN (STAGE_TUPLE_WORDS + 3)  // where the run of SECOND[s0 - 1] starts
+#define STAGE_WORDS (STAGE_TUPLE_WORDS + 4)
+
+FUNC void load_staged(LOCAL const uint* stage, uint slot, uint width, uint* t) {
+  PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) t[c] = c < width ? stage[slot * width + c] : 0u;
+}
+
+// The first `diag` steps of the merge take this many of FIRST's tuples (ties: FIRST first); global memory.
+FUNC uint diagonal_search(CONSTANT_PTR uint* fst, uint nf, CONSTANT_PTR uint* snd, uint ns, uint diag,
+                          uint width) {
+  uint lo = diag > ns ? diag - ns : 0u;
+  uint hi = diag < nf ? diag : nf;
   uint probe[MAX_WIDTH];
   while (lo < hi) {
     const uint mid = lo + ((hi - lo) >> 1);
     load_tuple(fst, mid, width, probe);
-    if (!below(snd, first - 1 - mid, probe, width))  // FIRST[mid] <= SECOND[first - 1 - mid]
+    if (!below(snd, diag - 1 - mid, probe, width))  // FIRST[mid] <= SECOND[diag - 1 - mid]
       lo = mid + 1;
     else
       hi = mid;
   }
-  uint f = lo, s = first - lo;
+  return lo;
+}
+
+// Where the run of equal tuples ending at rel[last] starts: galloping back (runs are mostly short), then
+// a binary search in the last gallop's range.
+FUNC uint run_start(CONSTANT_PTR uint* rel, uint last, uint width) {
+  uint t[MAX_WIDTH];
+  load_tuple(rel, last, width, t);
+  uint hi = last, step = 1;
+  while (hi > 0) {
+    const uint probe = hi > step ? hi - step : 0u;
+    if (below(rel, probe, t, width)) return lower_bound(rel, probe + 1, hi, t, width);
+    hi = probe;
+    step <<= 1;
+  }
+  return 0;
+}
+
+// The work-group's share of the merge path for the tile starting at step `first` into `stage`: lid 0 and
+// 1 search the tile's two ends (and lid 0 the runs crossing its start), then every work-item loads both
+// slices with coalesced loads.
+FUNC void stage_tile(CONSTANT_PTR uint* fst, uint nf, CONSTANT_PTR uint* snd, uint ns, uint width, uint first,
+                     LOCAL uint* stage) {
+  const uint total = nf + ns;
+  if (lid() == 0) {
+    const uint f0 = diagonal_search(fst, nf, snd, ns, first, width);
+    const uint s0 = first - f0;
+    stage[BOUND_F0] = f0;
+    stage[BOUND_F_RUN] = f0 > 0 ? run_start(fst, f0 - 1, width) : 0u;
+    stage[BOUND_S_RUN] = s0 > 0 ? run_start(snd, s0 - 1, width) : 0u;
+  } else if (lid() == 1) {
+    const uint end = total - first > TILE_STEPS ? first + TILE_STEPS : total;
+    stage[BOUND_F1] = diagonal_search(fst, nf, snd, ns, end, width);
+  }
+  LOCAL_BARRIER();
+  const uint f0 = stage[BOUND_F0], f1 = stage[BOUND_F1];
+  const uint steps = total - first > TILE_STEPS ? TILE_STEPS : total - first;
+  const uint s0 = first - f0, s1 = first + steps - f1;
+  // Slot 0 of each slice: the tuple before it (zeros at the relation's start).
+  const uint f_words = (f1 - f0 + 1) * width, s_words = (s1 - s0 + 1) * width;
+  for (uint w = lid(); w < f_words; w += WG_SIZE)
+    stage[w] = f0 > 0 || w >= width ? fst[(ulong)f0 * width + w - width] : 0u;
+  LOCAL uint* s_stage = stage + f_words;
+  for (uint w = lid(); w < s_words; w += WG_SIZE)
+    s_stage[w] = s0 > 0 || w >= width ? snd[(ulong)s0 * width + w - width] : 0u;
+  LOCAL_BARRIER();
+}
+
+// Where the run of the tuple in slot `slot` (> 0, or 0 when `start` > 0) of a staged slice starting at
+// `start` begins, as an index into its relation: in the slice, or `run_before` (the run of slot 0).
+FUNC uint staged_run_start(LOCAL const uint* slice, uint slot, uint start, uint run_before, uint width) {
+  uint t[MAX_WIDTH], probe[MAX_WIDTH];
+  load_staged(slice, slot, width, t);
+  uint lo = start > 0 ? 0u : 1u, hi = slot;
+  while (lo < hi) {
+    const uint mid = lo + ((hi - lo) >> 1);
+    load_staged(slice, mid, width, probe);
+    if (tuple_less(probe, t))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo == 0 ? run_before : start - 1 + lo;
+}
+
+// Bit k set where step first + k of the merge is kept; src[k] = the word in `stage` where the tuple it
+// takes starts. The tile must be staged (stage_tile).
+FUNC uint keep_mask(uint n, uint m, uint width, uint first, LOCAL const uint* stage, uint* src) {
+  const uint total = n + m;
+  if (first >= total) return 0;
+  const uint tile_first = first - lid() * EPT;
+  const uint steps = total - tile_first > TILE_STEPS ? TILE_STEPS : total - tile_first;
+  const uint f0 = stage[BOUND_F0], f1 = stage[BOUND_F1];
+  const uint s0 = tile_first - f0, s1 = tile_first + steps - f1;
+  LOCAL const uint* f_slice = stage;
+  LOCAL const uint* s_slice = stage + (f1 - f0 + 1) * width;
+  // The diagonal search in the stage: slot 1 + i of a slice is its relation's tuple start + i.
+  const uint diag = first - tile_first;
+  const uint f_count = f1 - f0, s_count = s1 - s0;
+  uint lo = diag > s_count ? diag - s_count : 0u;
+  uint hi = diag < f_count ? diag : f_count;
+  uint probe[MAX_WIDTH], other[MAX_WIDTH];
+  while (lo < hi) {
+    const uint mid = lo + ((hi - lo) >> 1);
+    load_staged(f_slice, 1 + mid, width, probe);
+    load_staged(s_slice, diag - mid, width, other);
+    if (!tuple_less(other, probe))  // FIRST[mid] <= SECOND[diag - 1 - mid]
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  uint f = f0 + lo, s = s0 + diag - lo;  // indices into the relations
   // The last tuples merged before the share, and where their runs start.
   uint f_last[MAX_WIDTH], s_last[MAX_WIDTH], f_next[MAX_WIDTH], s_next[MAX_WIDTH];
-  PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) f_last[c] = s_last[c] = f_next[c] = s_next[c] = 0u;
-  if (f > 0) load_tuple(fst, f - 1, width, f_last);
-  if (s > 0) load_tuple(snd, s - 1, width, s_last);
-  uint f_run = f > 0 ? lower_bound(fst, 0, f - 1, f_last, width) : 0u;
-  uint s_run = s > 0 ? lower_bound(snd, 0, s - 1, s_last, width) : 0u;
-  if (f < nf) load_tuple(fst, f, width, f_next);
-  if (s < ns) load_tuple(snd, s, width, s_next);
+  PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) f_next[c] = s_next[c] = 0u;
+  load_staged(f_slice, f - f0, width, f_last);
+  load_staged(s_slice, s - s0, width, s_last);
+  uint f_run = f > 0 ? staged_run_start(f_slice, f - f0, f0, stage[BOUND_F_RUN], width) : 0u;
+  uint s_run = s > 0 ? staged_run_start(s_slice, s - s0, s0, stage[BOUND_S_RUN], width) : 0u;
+  if (f < f1) load_staged(f_slice, f - f0 + 1, width, f_next);
+  if (s < s1) load_staged(s_slice, s - s0 + 1, width, s_next);
   uint mask = 0;
-  for (uint k = 0; k < EPT && first + k < total; ++k) {
+  for (uint k = 0; k < EPT && diag + k < steps; ++k) {
     int keep;
-    if (f < nf && (s >= ns || !tuple_less(s_next, f_next))) {
+    if (f < f1 && (s >= s1 || !tuple_less(s_next, f_next))) {
       if (f == 0 || !tuple_equal(f_next, f_last)) f_run = f;
-      src[k] = f_base + f;
+      src[k] = (f - f0 + 1) * width;
       keep = SET_OP == SET_UNION;
       PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) f_last[c] = f_next[c];
-      if (++f < nf) load_tuple(fst, f, width, f_next);
+      if (++f < f1) load_staged(f_slice, f - f0 + 1, width, f_next);
     } else {
       if (s == 0 || !tuple_equal(s_next, s_last)) s_run = s;
       const uint rank = s - s_run;
       // Every copy of this tuple in FIRST is merged already: the run ending at f - 1, if it is this tuple.
       const uint copies = f > 0 && tuple_equal(f_last, s_next) ? f - f_run : 0u;
-      src[k] = s_base + s;
+      src[k] = (f1 - f0 + 1 + s - s0 + 1) * width;
 #if SET_OP == SET_INTERSECTION
       keep = rank < copies;
 #else
       keep = rank >= copies;
 #endif
       PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) s_last[c] = s_next[c];
-      if (++s < ns) load_tuple(snd, s, width, s_next);
+      if (++s < s1) load_staged(s_slice, s - s0 + 1, width, s_next);
     }
     if (keep) mask |= 1u << k;
   }
   return mask;
+}
+
+// The keep mask of this work-item's steps in tile `tile`, staging the tile first.
+FUNC uint tile_keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, uint m, uint width,
+                         uint tile, LOCAL uint* stage, uint* src) {
+#if SET_OP == SET_UNION
+  stage_tile(left, n, right, m, width, tile * TILE_STEPS, stage);
+#else
+  stage_tile(right, m, left, n, width, tile * TILE_STEPS, stage);
+#endif
+  return keep_mask(n, m, width, compact_first_item(tile), stage, src);
 }
 
 #endif  // ALGO_MERGE
@@ -240,9 +359,10 @@ FUNC uint keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, u
 KERNEL void ra_set_count(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
                          GLOBAL uint* RESTRICT tile_counts, uint n, uint m, uint width, uint tiles) {
   LOCAL_ARRAY uint part[SCAN_LOCAL];
+  LOCAL_ARRAY uint stage[STAGE_WORDS];
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     uint src[EPT];
-    const uint mask = keep_mask(left, right, n, m, width, compact_first_item(t), src);
+    const uint mask = tile_keep_mask(left, right, n, m, width, t, stage, src);
     const uint total = compact_group_total(part, mask);
     if (lid() == 0) tile_counts[t] = total;
   }
@@ -259,20 +379,26 @@ KERNEL void ra_set_scatter(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* 
                            GLOBAL uint* RESTRICT out, CONSTANT_PTR uint* RESTRICT tile_offsets, uint n,
                            uint m, uint width, uint out_capacity, uint tiles) {
   LOCAL_ARRAY uint part[SCAN_LOCAL];
+  LOCAL_ARRAY uint stage[STAGE_WORDS];
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     uint src[EPT];
-    const uint mask = keep_mask(left, right, n, m, width, compact_first_item(t), src);
+    const uint mask = tile_keep_mask(left, right, n, m, width, t, stage, src);
     uint at = compact_first_slot(part, mask, tile_offsets[t]);
     for (uint k = 0; k < EPT; ++k) {
       if ((mask >> k) & 1u) {
         if (at < out_capacity) {
+#if ALGO_MERGE
+          for (uint c = 0; c < width; ++c) out[(ulong)at * width + c] = stage[src[k] + c];
+#else
           const uint i = src[k];
           CONSTANT_PTR uint* from = i < n ? left : right;
           const ulong row = i < n ? i : i - n;
           for (uint c = 0; c < width; ++c) out[(ulong)at * width + c] = from[row * width + c];
+#endif
         }
         ++at;
       }
     }
+    LOCAL_BARRIER();  // the stage is read above before the next tile overwrites it
   }
 }

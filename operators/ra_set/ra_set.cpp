@@ -235,9 +235,10 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
        Value{"rank"},
        "rank: the source's rule, each tuple's rank among its copies (binary search in its own relation) "
        "against its copies in the other (lower and upper bound there), then a stable compaction; "
-       "merge_path: the merge of both relations cut into equal shares by diagonal binary search, each "
-       "share merged sequentially, counting runs of equal tuples (the runs crossing shares found by "
-       "binary search); count, scan and write passes"},
+       "merge_path: the merge of both relations cut into tiles by diagonal binary search per work-group, "
+       "each tile's slices loaded into local memory (coalesced), there cut into shares per work-item and "
+       "merged sequentially, counting runs of equal tuples (the runs crossing tiles found in global "
+       "memory); count, scan and write passes"},
       local_sizes(context.device),
       {"ept",
        variants::TunableKind::Compile,
@@ -247,7 +248,17 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
        "local x ept"},
       relation_grid(),
   };
-  std::vector<variants::Constraint> constraints;
+  const std::uint64_t local_mem = context.device.local_mem;
+  std::vector<variants::Constraint> constraints{
+      {"merge_path stages a tile (local x ept tuples of up to 4 words) in local memory: at most 48 KiB "
+       "(CUDA's static shared memory) and the device's local memory",
+       [local_mem](const variants::Params& p) {
+         if (!merge_of(p)) return true;
+         const auto local = static_cast<std::uint64_t>(variants::get_int(p, "local"));
+         const std::uint64_t bytes = ((local * variants::get_int(p, "ept") + 2) * 4 + 4) * 4 + local * 4;
+         return bytes <= 48 * 1024 && (local_mem == 0 || bytes <= local_mem);
+       }},
+  };
   add_vendor_variant(context.device,
                      std::string("thrust::set_") +
                          (operation_ == SetOperation::Intersection ? "intersection"
