@@ -39,6 +39,8 @@
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
 #              set_* (impl=cub) on cuda:0, the own variants tuned on cuda:0 and ocl:1:0, the join also on PoCL
+#   redfox6    the set operations' merge path staged in local memory: shapes and tuning on cuda:0 and ocl:1:0, a
+#              merge_path sweep of 4-word tuples with long runs on cuda:0
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
@@ -665,6 +667,26 @@ part_redfox5() {
 
 # The source's transfer experiment: copies from pinned and pageable host memory, then each primitive's kernel
 # time beside the (pinned) upload of its inputs and download of its output, per device and size.
+# The set operations' merge path staged in local memory (after redfox5): the same relations.
+part_redfox6() {
+  step the set operations with the staged merge path
+  local op shape
+  local reps=(--rows 2^25 --rows2 2^25 --values 1 --min-reps 5 --max-reps 20 --db "$db" --quiet --json)
+  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], m['device'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', m['rows'], 'rows out', 'verified' if m['verified'] else 'WRONG')"
+  for op in ra_intersect ra_union ra_difference; do
+    for shape in "--set ept=16 --set local=128" "--set ept=4 --set local=256" "--set ept=16 --set local=64"; do
+      varex run --op $op --device cuda:0 --set algorithm=merge_path $shape "${reps[@]}" | python3 -c "$show" || echo "$op failed"
+    done
+    varex tune --op $op --device cuda:0 --rows 2^25 --rows2 2^25 --values 1 --budget 20s --min-reps 3 --max-reps 10 \
+      --set impl=own --db "$db" --quiet --json > "$files/redfox6_${op}_cuda_0.json" 2>&1 || echo "$op tune failed"
+    varex tune --op $op --device ocl:1:0 --rows 2^25 --rows2 2^25 --values 1 --budget 20s --min-reps 3 --max-reps 10 \
+      --db "$db" --quiet --json > "$files/redfox6_${op}_ocl_1_0.json" 2>&1 || echo "$op tune failed"
+    varex best --db "$db" --op $op
+  done
+  varex sweep --op ra_intersect --device cuda:0 --rows 5003 --rows2 4001 --values 3 --distinct 5 --set algorithm=merge_path \
+    --db "$files/redfox6_sweep.db" --quiet > "$files/redfox6_sweep.txt" 2>&1; tail -3 "$files/redfox6_sweep.txt"
+}
+
 part_transfers() {
   step transfers: pinned and pageable
   "$carry/bin/varex-bench" --varex-transfers=2^16,2^20,2^24,2^26,2^28 --benchmark_filter='^transfer/' \
