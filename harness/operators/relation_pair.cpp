@@ -68,6 +68,14 @@ std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help) {
       flags::seed()};
 }
 
+void refuse_oversized_output(const std::string& operation, const datasets::WorkloadSpec& spec,
+                             std::uint64_t tuples) {
+  if (tuples <= kMaxPairOutputTuples) return;
+  throw UsageError("input too large: the " + operation + " of " + std::to_string(spec.rows()) + " x " +
+                   std::to_string(relation_rows2(spec)) + " tuples has " + std::to_string(tuples) +
+                   " tuples, more than the 2^30 varex handles");
+}
+
 WorkloadDecl sorted_pair_declaration(datasets::SortOrder order) {
   const std::string sorted =
       order == datasets::SortOrder::ByKey ? "sorted by key" : "sorted by key, then values";

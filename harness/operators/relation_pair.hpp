@@ -14,6 +14,7 @@
 #include "datasets/relations.hpp"
 #include "datasets/sorted_pairs.hpp"
 #include "harness/operators/operator.hpp"
+#include "harness/operators/relation_workload.hpp"
 
 namespace varex::harness {
 
@@ -45,6 +46,27 @@ WorkloadDecl sorted_pair_declaration(datasets::SortOrder order);
 // A UsageError naming `path` and the first tuple of `relation` out of `order`, if there is one.
 void require_sorted(const datasets::Relation& relation, datasets::SortOrder order, const std::string& op,
                     const std::string& path);
+// Both relations of a pair on one device, each uploaded once in both layouts (RelationInputs, capacity =
+// its tuples) and restored together.
+struct RelationPairInputs {
+  RelationPairInputs(Engine& engine, const datasets::Relation& left_relation,
+                     const datasets::Relation& right_relation)
+      : left(engine, left_relation, left_relation.rows()),
+        right(engine, right_relation, right_relation.rows()) {}
+  double h2d_ms() const { return left.h2d_ms() + right.h2d_ms(); }
+  void restore() {
+    left.restore();
+    right.restore();
+  }
+  RelationInputs left, right;
+};
+
+// A UsageError when the output of `operation` ("product", "join") on the spec's two relations would have
+// more than 2^30 tuples (`tuples`), the most varex handles (the output and the host's reference hold them).
+constexpr std::uint64_t kMaxPairOutputTuples = 1ULL << 30;
+void refuse_oversized_output(const std::string& operation, const datasets::WorkloadSpec& spec,
+                             std::uint64_t tuples);
+
 // Both relations of either kind of spec (files read again; UsageError when one has changed since).
 std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
     const datasets::WorkloadSpec& spec);

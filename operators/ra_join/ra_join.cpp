@@ -81,8 +81,7 @@ class JoinRun final : public PreparedRun {
     const std::uint64_t tuples = reference.size() / out_width;
     output_ = std::make_unique<RowsOutput>(engine, out_width, tuples, std::move(reference), /*counted=*/true,
                                            RowOrder::any(width_));
-    left_ = std::make_unique<RelationInputs>(engine, left, n_);
-    right_ = std::make_unique<RelationInputs>(engine, right, m_);
+    inputs_ = std::make_unique<RelationPairInputs>(engine, left, right);
     // Partition sizes (partition) or left tuples' match counts (merge path), scanned in place: the
     // offsets, their total behind them.
     counts_ = engine.allocate((n_ + 1) * 4);
@@ -92,11 +91,8 @@ class JoinRun final : public PreparedRun {
     total_ = engine.allocate_host(4);
   }
 
-  double h2d_ms() const override { return left_->h2d_ms() + right_->h2d_ms(); }
-  void restore_inputs() override {
-    left_->restore();
-    right_->restore();
-  }
+  double h2d_ms() const override { return inputs_->h2d_ms(); }
+  void restore_inputs() override { inputs_->restore(); }
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
@@ -115,11 +111,11 @@ class JoinRun final : public PreparedRun {
                        engine_.compile(source(), RaJoinOperator().defines(params, engine_.device())));
     const LaunchPlan plan(params, engine_.device());
     const auto n = static_cast<std::uint32_t>(n_), m = static_cast<std::uint32_t>(m_);
-    const auto lcap = static_cast<std::uint32_t>(left_->capacity());
-    const auto rcap = static_cast<std::uint32_t>(right_->capacity());
+    const auto lcap = static_cast<std::uint32_t>(inputs_->left.capacity());
+    const auto rcap = static_cast<std::uint32_t>(inputs_->right.capacity());
     const auto ocap = static_cast<std::uint32_t>(output_->capacity());
-    const DeviceBuffer& left = left_->buffer(layout);
-    const DeviceBuffer& right = right_->buffer(layout);
+    const DeviceBuffer& left = inputs_->left.buffer(layout);
+    const DeviceBuffer& right = inputs_->right.buffer(layout);
     if (merge_path_of(params)) {
       const std::uint64_t ept = variants::get_int(params, "ept");
       for (const std::uint32_t upper : {0u, 1u}) {
@@ -169,8 +165,8 @@ class JoinRun final : public PreparedRun {
     const auto address = [&](const DeviceBuffer& b) {
       return static_cast<unsigned*>(engine_.native_address(b));
     };
-    const unsigned* left = address(left_->buffer(TupleLayout::Aos));
-    const unsigned* right = address(right_->buffer(TupleLayout::Aos));
+    const unsigned* left = address(inputs_->left.buffer(TupleLayout::Aos));
+    const unsigned* right = address(inputs_->right.buffer(TupleLayout::Aos));
     unsigned* out = address(output_->tuple_buffer());
     unsigned* count = address(output_->count_buffer());
     KernelSequence seq(engine_);
@@ -196,7 +192,7 @@ class JoinRun final : public PreparedRun {
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
-  std::unique_ptr<RelationInputs> left_, right_;
+  std::unique_ptr<RelationPairInputs> inputs_;
   std::unique_ptr<DeviceBuffer> counts_, lower_, bounds_;
   std::unique_ptr<DeviceScan> scan_;
   std::unique_ptr<HostBuffer> total_;
@@ -296,14 +292,8 @@ datasets::WorkloadSpec RaJoinOperator::workload(const WorkloadOptions& options) 
   if (!options.query.empty()) throw UsageError("ra_join takes no query");
   datasets::WorkloadSpec spec = sorted_pair_workload(name(), options, datasets::SortOrder::ByKey, same_rows);
   // rows x rows2 bounds the join; past the limit it is counted exactly.
-  if (spec.rows() * relation_rows2(spec) > kMaxJoinTuples) {
-    const std::uint64_t tuples = join_size_of(spec);
-    if (tuples > kMaxJoinTuples) {
-      throw UsageError("input too large: the join of " + std::to_string(spec.rows()) + " x " +
-                       std::to_string(relation_rows2(spec)) + " tuples has " + std::to_string(tuples) +
-                       " tuples, more than the 2^30 varex handles");
-    }
-  }
+  if (spec.rows() * relation_rows2(spec) > kMaxPairOutputTuples)
+    refuse_oversized_output("join", spec, join_size_of(spec));
   return spec;
 }
 

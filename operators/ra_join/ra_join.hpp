@@ -21,9 +21,6 @@
 
 namespace varex::harness {
 
-// The most output tuples a join may have (the output and the host's reference are that many tuples).
-constexpr std::uint64_t kMaxJoinTuples = 1ULL << 30;
-
 // The join's number of tuples: the sum over the keys of left tuples x right tuples (inputs sorted by key).
 std::uint64_t join_size(const datasets::Relation& left, const datasets::Relation& right);
 // Host reference: the output tuples, packed (AoS), in key order, each key's left tuples in input order and
@@ -41,7 +38,7 @@ class RaJoinOperator final : public Operator {
   WorkloadDecl declaration() const override;
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
-  // Refuses a query, and a join of more than kMaxJoinTuples tuples (counted exactly unless rows x rows2
+  // Refuses a query, and a join of more than kMaxPairOutputTuples tuples (counted exactly unless rows x rows2
   // is below the limit already).
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   // Two relations of 4 words per tuple with a value and the output: a quarter of the single relations'.

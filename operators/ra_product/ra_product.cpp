@@ -28,15 +28,11 @@ class ProductRun final : public PreparedRun {
     output_ =
         std::make_unique<RowsOutput>(engine, 2 * left.attributes(), n_ * m_, product_reference(left, right),
                                      /*counted=*/false);
-    left_ = std::make_unique<RelationInputs>(engine, left, n_);
-    right_ = std::make_unique<RelationInputs>(engine, right, m_);
+    inputs_ = std::make_unique<RelationPairInputs>(engine, left, right);
   }
 
-  double h2d_ms() const override { return left_->h2d_ms() + right_->h2d_ms(); }
-  void restore_inputs() override {
-    left_->restore();
-    right_->restore();
-  }
+  double h2d_ms() const override { return inputs_->h2d_ms(); }
+  void restore_inputs() override { inputs_->restore(); }
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
@@ -54,13 +50,13 @@ class ProductRun final : public PreparedRun {
     const std::uint64_t local = variants::get_int(params, "local");
     const std::uint64_t ept = variants::get_int(params, "ept");
     const std::uint64_t tiles = ((n_ + ept - 1) / ept) * ((m_ + local - 1) / local);  // a work-group each
-    seq.run(
-        "product", "ra_product", LaunchPlan(params, engine_.device()).rows(tiles * local),
-        {KernelArg::of(left_->buffer(layout)), KernelArg::of(right_->buffer(layout)),
-         KernelArg::of(output_->tuple_buffer()), KernelArg::of(static_cast<std::uint32_t>(n_)),
-         KernelArg::of(static_cast<std::uint32_t>(m_)), KernelArg::of(1 + values_),
-         KernelArg::of(static_cast<std::uint32_t>(left_->capacity())),
-         KernelArg::of(static_cast<std::uint32_t>(right_->capacity())), KernelArg::of(output_->capacity())});
+    seq.run("product", "ra_product", LaunchPlan(params, engine_.device()).rows(tiles * local),
+            {KernelArg::of(inputs_->left.buffer(layout)), KernelArg::of(inputs_->right.buffer(layout)),
+             KernelArg::of(output_->tuple_buffer()), KernelArg::of(static_cast<std::uint32_t>(n_)),
+             KernelArg::of(static_cast<std::uint32_t>(m_)), KernelArg::of(1 + values_),
+             KernelArg::of(static_cast<std::uint32_t>(inputs_->left.capacity())),
+             KernelArg::of(static_cast<std::uint32_t>(inputs_->right.capacity())),
+             KernelArg::of(output_->capacity())});
     return seq.times();
   }
 
@@ -81,7 +77,7 @@ class ProductRun final : public PreparedRun {
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t values_ = 0;
   std::unique_ptr<RowsOutput> output_;
-  std::unique_ptr<RelationInputs> left_, right_;
+  std::unique_ptr<RelationPairInputs> inputs_;
 };
 
 }  // namespace
@@ -165,12 +161,7 @@ Defines RaProductOperator::defines(const variants::Params& params, const DeviceI
 datasets::WorkloadSpec RaProductOperator::workload(const WorkloadOptions& options) const {
   datasets::WorkloadSpec spec = relation_pair_workload(name(), options, twice);
   if (!options.query.empty()) throw UsageError("ra_product takes no query");
-  const std::uint64_t tuples = spec.rows() * relation_rows2(spec);
-  if (tuples > kMaxProductTuples) {
-    throw UsageError("input too large: the product of " + std::to_string(spec.rows()) + " x " +
-                     std::to_string(relation_rows2(spec)) + " tuples has " + std::to_string(tuples) +
-                     " tuples, more than the 2^30 varex handles");
-  }
+  refuse_oversized_output("product", spec, spec.rows() * relation_rows2(spec));
   return spec;
 }
 

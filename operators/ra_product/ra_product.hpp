@@ -9,9 +9,6 @@
 
 namespace varex::harness {
 
-// The most output tuples a product may have (the output and the host's reference are that many tuples).
-constexpr std::uint64_t kMaxProductTuples = 1ULL << 30;
-
 // Host reference: the output tuples, packed, left-major.
 std::vector<std::uint32_t> product_reference(const datasets::Relation& left, const datasets::Relation& right);
 

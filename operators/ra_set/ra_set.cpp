@@ -80,16 +80,12 @@ class SetRun final : public PreparedRun {
     const std::uint64_t expected = reference.size() / width_;
     output_ = std::make_unique<RowsOutput>(engine, width_, expected, std::move(reference), /*counted=*/true,
                                            RowOrder::any());
-    left_ = std::make_unique<RelationInputs>(engine, left, n_);
-    right_ = std::make_unique<RelationInputs>(engine, right, m_);
+    inputs_ = std::make_unique<RelationPairInputs>(engine, left, right);
     counts_ = engine.allocate(((n_ + m_) / kMinTile + 2) * 4);
   }
 
-  double h2d_ms() const override { return left_->h2d_ms() + right_->h2d_ms(); }
-  void restore_inputs() override {
-    left_->restore();
-    right_->restore();
-  }
+  double h2d_ms() const override { return inputs_->h2d_ms(); }
+  void restore_inputs() override { inputs_->restore(); }
 
   CompileInfo compile(const variants::Params& params) override {
     CompileInfo info;
@@ -113,8 +109,8 @@ class SetRun final : public PreparedRun {
     const LaunchShape over_tiles = plan.rows(std::uint64_t{tiles} * local);
     const auto n = static_cast<std::uint32_t>(n_);
     const auto m = static_cast<std::uint32_t>(m_);
-    const DeviceBuffer& left = left_->buffer(TupleLayout::Aos);
-    const DeviceBuffer& right = right_->buffer(TupleLayout::Aos);
+    const DeviceBuffer& left = inputs_->left.buffer(TupleLayout::Aos);
+    const DeviceBuffer& right = inputs_->right.buffer(TupleLayout::Aos);
     seq.run("count", "ra_set_count", over_tiles,
             {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*counts_), KernelArg::of(n),
              KernelArg::of(m), KernelArg::of(width_), KernelArg::of(tiles)});
@@ -133,8 +129,8 @@ class SetRun final : public PreparedRun {
     const auto address = [&](const DeviceBuffer& b) {
       return static_cast<unsigned*>(engine_.native_address(b));
     };
-    const unsigned* left = address(left_->buffer(TupleLayout::Aos));
-    const unsigned* right = address(right_->buffer(TupleLayout::Aos));
+    const unsigned* left = address(inputs_->left.buffer(TupleLayout::Aos));
+    const unsigned* right = address(inputs_->right.buffer(TupleLayout::Aos));
     unsigned* out = address(output_->tuple_buffer());
     unsigned* count = address(output_->count_buffer());
     const int operation = operation_number(op_.operation());
@@ -164,7 +160,7 @@ class SetRun final : public PreparedRun {
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
   VendorScratch vendor_scratch_{engine_};
-  std::unique_ptr<RelationInputs> left_, right_;
+  std::unique_ptr<RelationPairInputs> inputs_;
   std::unique_ptr<DeviceBuffer> counts_;
 };
 
