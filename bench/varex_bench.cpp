@@ -193,6 +193,7 @@ void time_transfer(benchmark::State& state, Transfer t) {
 void register_transfers(harness::Engine* engine, const DeviceInfo& d, const std::string& sizes) {
   for (const std::string& size : split(sizes, ',')) {
     const std::uint64_t bytes = cli::parse_rows(size, "--varex-transfers");
+    if (bytes == 0) throw UsageError("--varex-transfers: a copy of 0 bytes measures nothing");
     for (const bool to_device : {true, false}) {
       for (const bool pinned : {true, false}) {
         const std::string name = "transfer/" + d.id + "/" + (to_device ? "h2d/" : "d2h/") +
