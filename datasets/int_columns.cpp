@@ -52,7 +52,8 @@ std::string_view trimmed(std::string_view s) {
   return s;
 }
 
-// Calls `row` with every line's trimmed text; an empty line is an error unless it ends the file.
+}  // namespace
+
 void for_each_line(const std::string& bytes, const std::string& path,
                    const std::function<void(std::size_t, std::string_view)>& row) {
   std::size_t line_no = 0;
@@ -85,6 +86,8 @@ std::int32_t parse_int32(std::string_view text, const std::string& path, std::si
   }
   return static_cast<std::int32_t>(value);
 }
+
+namespace {
 
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;

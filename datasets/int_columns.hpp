@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,13 @@ std::vector<std::pair<std::int32_t, std::int32_t>> load_key_value_rows(const std
 std::vector<std::int32_t> parse_int32_column(const std::string& bytes, const std::string& path, bool binary);
 std::vector<std::pair<std::int32_t, std::int32_t>> parse_key_value_rows(const std::string& bytes,
                                                                         const std::string& path);
+
+// Calls `row(line number, trimmed text)` for every line of a user file; an empty line is a UsageError naming
+// the file and line, unless it ends the file.
+void for_each_line(const std::string& bytes, const std::string& path,
+                   const std::function<void(std::size_t, std::string_view)>& row);
+// A signed 32-bit decimal (an optional sign); UsageError naming the file and line otherwise.
+std::int32_t parse_int32(std::string_view text, const std::string& path, std::size_t line_no);
 
 // Runs body(begin, end) over [0, rows) split across the host's cores.
 void parallel_rows(std::uint64_t rows, const std::function<void(std::uint64_t, std::uint64_t)>& body);

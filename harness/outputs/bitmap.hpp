@@ -24,6 +24,9 @@ class BitmapOutput final : public Output {
   DeviceBuffer& buffer() { return *device_; }
   std::uint64_t words() const { return (rows_ + 31) / 32; }
   const std::vector<std::uint8_t>& reference_bits() const { return reference_; }
+  // Rows whose bit may go either way (a semi-linear query's dot products within its tolerance of b): set
+  // bits here are not compared. The digest stays the device's.
+  void set_tolerated(std::vector<std::uint8_t> tolerated) { tolerated_ = std::move(tolerated); }
 
   void poison() override;
   Collected collect() override;
@@ -34,6 +37,7 @@ class BitmapOutput final : public Output {
   Engine& engine_;
   std::uint64_t rows_;
   std::vector<std::uint8_t> reference_;
+  std::vector<std::uint8_t> tolerated_;
   Digest digest_;
   std::unique_ptr<DeviceBuffer> device_;
   std::unique_ptr<HostBuffer> host_;

@@ -1,0 +1,188 @@
+#include "harness/operators/attribute_workload.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+#include "base/errors.hpp"
+#include "base/text.hpp"
+#include "datasets/int_columns.hpp"
+#include "harness/operators/relation_workload.hpp"
+#include "harness/operators/workload_flags.hpp"
+
+namespace varex::harness {
+
+InputDecl attribute_input() {
+  return {"records", "1..16 signed 32-bit attributes a0, a1, …",
+          "uniform, or the paper's TCP/IP-trace or census shapes (--data), seeded",
+          "one record per line: a0,a1,… (signed 32-bit decimals)"};
+}
+
+std::vector<FlagDecl> attribute_flags() {
+  return {flags::input("Read the records from FILE (one per line, a0,a1,…) instead of generating them"),
+          flags::rows("Generated records (an integer or 2^N; default: four times the largest device cache "
+                      "over all attributes)"),
+          {"attributes", "N", "Attributes per generated record, 1 to 16 (default 4)"},
+          {"data", "SHAPE",
+           "Generated values: uniform (default: all of int32), traces (the paper's TCP/IP trace records: "
+           "bytes, duration, port, packets, skewed) or census (age, income, hours, education, skewed)"},
+          flags::seed()};
+}
+
+datasets::WorkloadSpec attribute_workload(const std::string& op, const WorkloadOptions& options) {
+  datasets::WorkloadSpec spec;
+  spec.op = op;
+  if (const auto input = options.text("input")) {
+    const std::string path = std::filesystem::absolute(*input).string();
+    const datasets::AttributeTable table = datasets::load_attribute_table(path);
+    spec.generator = "file";
+    spec.params = {{"path", bytes_json(path)},
+                   {"rows", table.rows()},
+                   {"attributes", table.attributes()},
+                   {"format", "csv"},
+                   {"fingerprint", datasets::file_fingerprint(path)}};
+  } else {
+    const auto rows = options.count("rows");
+    if (!rows) throw std::logic_error(op + ": generated workloads need a row count");
+    const std::uint64_t attributes = options.count("attributes").value_or(4);
+    if (attributes < 1 || attributes > datasets::kMaxAttributes) {
+      throw UsageError("--attributes " + std::to_string(attributes) + ": a record has 1 to " +
+                       std::to_string(datasets::kMaxAttributes) + " attributes");
+    }
+    const auto data = datasets::attribute_data_from_string(options.text("data").value_or("uniform"));
+    spec.generator = "attributes";
+    spec.params = {{"rows", *rows},
+                   {"attributes", attributes},
+                   {"data", datasets::to_string(data)},
+                   {"seed", options.seed()}};
+  }
+  if (spec.rows() > kMaxAttributeRows) {
+    throw UsageError("input too large: " + op + " handles at most " + std::to_string(kMaxAttributeRows) +
+                     " records, got " + std::to_string(spec.rows()));
+  }
+  return spec;
+}
+
+std::uint32_t attribute_count(const datasets::WorkloadSpec& spec) {
+  return spec.params.at("attributes").get<std::uint32_t>();
+}
+
+datasets::AttributeTable materialise_attributes(const datasets::WorkloadSpec& spec) {
+  if (spec.generator == "attributes") {
+    return datasets::generate_attribute_table(
+        spec.rows(), attribute_count(spec),
+        datasets::attribute_data_from_string(spec.params.at("data").get<std::string>()),
+        spec.params.at("seed").get<std::uint64_t>());
+  }
+  if (spec.generator == "file") {
+    const std::string path = bytes_from_json(spec.params.at("path"));
+    datasets::AttributeTable table = datasets::load_attribute_table(path);
+    if (table.rows() != spec.rows() || table.attributes() != attribute_count(spec)) {
+      throw UsageError("input file '" + path + "' changed while varex was running");
+    }
+    return table;
+  }
+  throw UsageError(spec.op + " cannot use workload generator '" + spec.generator + "'");
+}
+
+std::uint32_t parse_attribute(const std::string& text, std::uint32_t attributes, const std::string& key) {
+  const bool named = text.size() > 1 && text.size() < 4 && text[0] == 'a' &&
+                     std::all_of(text.begin() + 1, text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!named) throw UsageError("query " + key + "=" + text + ": name an attribute a0, a1, …");
+  const auto index = static_cast<std::uint32_t>(std::stoul(text.substr(1)));
+  if ((attributes && index >= attributes) || index >= datasets::kMaxAttributes) {
+    throw UsageError("query " + key + "=" + text + ": the records have attributes a0 to a" +
+                     std::to_string(std::max(attributes, 1u) - 1));
+  }
+  return index;
+}
+
+Cnf parse_where(const std::map<std::string, std::string>& query, std::uint32_t attributes) {
+  const auto it = query.find("where");
+  if (it == query.end()) return {};
+  Cnf cnf = Cnf::parse(it->second, attributes);
+  if (cnf.all.size() > 8) {
+    throw UsageError("query where: " + std::to_string(cnf.all.size()) + " clauses; at most 8 are supported");
+  }
+  return cnf;
+}
+
+bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t r) {
+  for (const Clause& clause : cnf.all) {
+    bool any = false;
+    for (const Predicate& p : clause.any) {
+      const std::int64_t a = table.columns[p.attribute][r];
+      const std::int64_t b = p.rhs_is_attribute ? table.columns[static_cast<std::size_t>(p.rhs)][r] : p.rhs;
+      switch (p.op) {
+        case CompareOp::Eq:
+          any = any || a == b;
+          break;
+        case CompareOp::Ne:
+          any = any || a != b;
+          break;
+        case CompareOp::Lt:
+          any = any || a < b;
+          break;
+        case CompareOp::Le:
+          any = any || a <= b;
+          break;
+        case CompareOp::Gt:
+          any = any || a > b;
+          break;
+        case CompareOp::Ge:
+          any = any || a >= b;
+          break;
+      }
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+AttributeInputs::AttributeInputs(Engine& engine, const datasets::AttributeTable& table)
+    : engine_(engine),
+      rows_(table.rows()),
+      capacity_(round_up(std::max<std::uint64_t>(table.rows(), 1), 32)) {
+  const std::uint32_t columns = table.attributes() ? table.attributes() : datasets::kMaxAttributes;
+  bytes_ = capacity_ * columns * 4;
+  host_ = engine.allocate_host(bytes_);
+  std::memset(host_->data(), 0, bytes_);
+  for (std::uint32_t c = 0; c < table.attributes(); ++c) {
+    if (rows_) std::memcpy(host_->as<std::int32_t>() + c * capacity_, table.columns[c].data(), rows_ * 4);
+  }
+  device_ = engine.allocate(bytes_);
+  restore();
+}
+
+void AttributeInputs::restore() {
+  h2d_ms_ = engine_.upload(*device_, 0, *host_, bytes_)->elapsed_ms();
+}
+
+std::vector<variants::Tunable> attribute_launch_tunables(const DeviceInfo& device) {
+  return {relation_local(device, variants::TunableKind::Compile,
+                         "work-group size (compile-time: sizes the work-group arrays)"),
+          {"ept",
+           variants::TunableKind::Compile,
+           {1, 2, 4, 8, 16},
+           4,
+           "rows per work-item and tile; a work-item's rows lie local apart (coalesced)"},
+          relation_grid()};
+}
+
+Defines attribute_launch_defines(const variants::Params& params) {
+  return {{"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
+          {"EPT", std::to_string(variants::get_int(params, "ept"))}};
+}
+
+LaunchShape attribute_shape(const variants::Params& params, const DeviceInfo& device, std::uint64_t rows) {
+  return LaunchPlan(params, device).rows(rows, variants::get_int(params, "ept"));
+}
+
+Defines filter_defines(const Cnf& cnf) {
+  if (cnf.all.empty()) return {};
+  std::string keep;
+  for (const Clause& clause : cnf.all) keep += (keep.empty() ? "(" : "&(") + kernel_expression(clause) + ")";
+  return {{"KEEP", keep}};
+}
+
+}  // namespace varex::harness

@@ -1,0 +1,68 @@
+#pragma once
+// What Govindaraju's operators (cnf_filter, range, semilinear, aggregate, kth_largest; document 004) share:
+// the workload flags of a table of signed 32-bit attributes (--input FILE, or --rows/--attributes/--data/
+// --seed), the table a workload names, its image on the device (one column after another), the launch
+// vocabulary (local, ept, grid) and the kernels' source with the defines of a query.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "datasets/attribute_table.hpp"
+#include "harness/operators/cnf.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+// Kernels index rows with 32-bit integers; keep head room for rounding up to whole tiles.
+constexpr std::uint64_t kMaxAttributeRows = (1ULL << 31) - (1ULL << 22);
+
+InputDecl attribute_input();
+// --input, --rows, --attributes, --data, --seed.
+std::vector<FlagDecl> attribute_flags();
+// The generator and its parameters, or the file (read once here; UsageError for a malformed one or one of
+// more than kMaxAttributeRows records). The query is left to the operator.
+datasets::WorkloadSpec attribute_workload(const std::string& op, const WorkloadOptions& options);
+// The table a workload names (the file read again; UsageError when it has changed since).
+datasets::AttributeTable materialise_attributes(const datasets::WorkloadSpec& spec);
+// Attributes per record (0 for an empty file: any attribute may then be named).
+std::uint32_t attribute_count(const datasets::WorkloadSpec& spec);
+// "a1" -> 1. UsageError naming `key` for anything else or an attribute the records lack.
+std::uint32_t parse_attribute(const std::string& text, std::uint32_t attributes, const std::string& key);
+// The `where=` filter of a query (absent: every row), checked against the records' attributes.
+Cnf parse_where(const std::map<std::string, std::string>& query, std::uint32_t attributes);
+
+// Whether the filter keeps row r: the host reference's own evaluation, row by row.
+bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t r);
+
+// The table on one device: attribute c of row r at word c * capacity + r (capacity: rows rounded up to 32;
+// the slack is zero). An empty file's table has every attribute a query may name, of no rows.
+class AttributeInputs {
+ public:
+  AttributeInputs(Engine& engine, const datasets::AttributeTable& table);
+  const DeviceBuffer& buffer() const { return *device_; }
+  std::uint64_t rows() const { return rows_; }
+  std::uint64_t capacity() const { return capacity_; }
+  double h2d_ms() const { return h2d_ms_; }
+  void restore();
+
+ private:
+  Engine& engine_;
+  std::uint64_t rows_, capacity_, bytes_;
+  std::unique_ptr<HostBuffer> host_;
+  std::unique_ptr<DeviceBuffer> device_;
+  double h2d_ms_ = 0;
+};
+
+// The launch tunables of these spaces: local (compile-time: sizes the work-group arrays), ept and grid.
+std::vector<variants::Tunable> attribute_launch_tunables(const DeviceInfo& device);
+// WG_SIZE and EPT of a variant.
+Defines attribute_launch_defines(const variants::Params& params);
+// The variant's launch shape over `rows` rows.
+LaunchShape attribute_shape(const variants::Params& params, const DeviceInfo& device, std::uint64_t rows);
+// KEEP = the filter as one expression (absent when it keeps every row).
+Defines filter_defines(const Cnf& cnf);
+
+}  // namespace varex::harness
