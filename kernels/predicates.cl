@@ -10,8 +10,6 @@
 //   EPT           rows per work-item and tile: a work-group takes WG_SIZE x EPT consecutive rows at a time,
 //                 work-item l the rows tile + j * WG_SIZE + l (coalesced), striding by the grid
 //   PRED_FILTER / PRED_AGGREGATE / PRED_SELECT   which kernels the program holds
-//   SUM_BITS      bits one pass of the bit-counting sum counts (routine 4.6: 1)
-//   RADIX_BITS    the widest digit of the k-th largest (routine 4.5: 1 bit per pass)
 #include "common/portable.h"
 #include "common/reduce.h"
 
@@ -20,6 +18,8 @@
 #endif
 #define A(c) cols[(ulong)(c)*capacity + r]
 #define TILE_ROWS (WG_SIZE * EPT)
+// The widest digit of the k-th largest (routine 4.5 takes 1 bit per pass).
+#define MAX_RADIX_BITS 11
 #define FOR_TILES(tile) for (uint tile = group_id() * TILE_ROWS; tile < n; tile += num_groups() * TILE_ROWS)
 
 #if PRED_FILTER
@@ -188,36 +188,38 @@ KERNEL void aggregate_direct(GLOBAL const int* RESTRICT cols, GLOBAL ulong* REST
   }
 }
 
-// Routine 4.6's counting: for bits first_bit .. first_bit + SUM_BITS - 1 of attribute `attr`, how many
-// kept rows have the bit set (the paper: one occlusion query per bit); the first pass also counts the
-// kept rows.
+// Routine 4.6's counting: for bits first_bit .. first_bit + nbits - 1 of attribute `attr` (nbits <= 32),
+// how many kept rows have the bit set (the paper: one occlusion query per bit); the first pass also counts
+// the kept rows.
 KERNEL void aggregate_bits(GLOBAL const int* RESTRICT cols, GLOBAL ulong* RESTRICT acc, const uint n,
-                           const ulong capacity, const uint attr, const uint first_bit) {
-  LOCAL_ARRAY uint counts[SUM_BITS + 1];
+                           const ulong capacity, const uint attr, const uint first_bit, const uint nbits) {
+  LOCAL_ARRAY uint counts[33];
   GLOBAL const int* values = cols + (ulong)attr * capacity;
-  for (uint i = lid(); i <= SUM_BITS; i += WG_SIZE) counts[i] = 0;
+  for (uint i = lid(); i < 33; i += WG_SIZE) counts[i] = 0;
   LOCAL_BARRIER();
   uint kept = 0;
-  uint set[SUM_BITS];
-  PRAGMA_UNROLL for (uint b = 0; b < SUM_BITS; ++b) set[b] = 0;
+  uint set[32];
+  PRAGMA_UNROLL for (uint b = 0; b < 32; ++b) set[b] = 0;
   FOR_TILES(tile) {
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
       const uint r = tile + j * WG_SIZE + lid();
       if (r < n && (KEEP)) {
         const uint v = (uint)values[r] >> first_bit;
         ++kept;
-        PRAGMA_UNROLL for (uint b = 0; b < SUM_BITS; ++b) set[b] += (v >> b) & 1u;
+        PRAGMA_UNROLL for (uint b = 0; b < 32; ++b) if (b < nbits) set[b] += (v >> b) & 1u;
       }
     }
   }
   if (kept) {
     atomic_add_u32(&counts[0], kept);
-    PRAGMA_UNROLL for (uint b = 0; b < SUM_BITS; ++b) if (set[b]) atomic_add_u32(&counts[1 + b], set[b]);
+    PRAGMA_UNROLL for (uint b = 0; b < 32; ++b) if (b < nbits && set[b])
+        atomic_add_u32(&counts[1 + b], set[b]);
   }
   LOCAL_BARRIER();
-  for (uint i = lid(); i <= SUM_BITS; i += WG_SIZE) {
-    if (counts[i] && (i > 0 || first_bit == 0))
+  for (uint i = lid(); i <= nbits; i += WG_SIZE) {
+    if (counts[i] && (i > 0 || first_bit == 0)) {
       global_add_u64(i == 0 ? acc : acc + 3 + first_bit + i - 1, (ulong)counts[i]);
+    }
   }
 }
 
@@ -264,7 +266,7 @@ KERNEL void select_init(GLOBAL uint* RESTRICT state, const uint k) {
 KERNEL void select_histogram(GLOBAL const int* RESTRICT cols, GLOBAL const uint* RESTRICT state,
                              GLOBAL uint* RESTRICT hist, const uint n, const ulong capacity, const uint attr,
                              const uint shift, const uint width) {
-  LOCAL_ARRAY uint bins[1 << RADIX_BITS];
+  LOCAL_ARRAY uint bins[1 << MAX_RADIX_BITS];
   GLOBAL const int* values = cols + (ulong)attr * capacity;
   const uint nbins = 1u << width;
   for (uint i = lid(); i < nbins; i += WG_SIZE) bins[i] = 0;
@@ -298,6 +300,7 @@ KERNEL void select_pick(GLOBAL uint* RESTRICT state, GLOBAL uint* RESTRICT hist,
       state[2] = total;
     }
     uint k = state[1];
+    if (first && k == 0) k = state[2];  // k = 0 asks for the smallest: the k-th largest of all kept rows
     uint d = nbins - 1u;
     for (; d > 0u && k > hist[d]; --d) k -= hist[d];
     state[0] = (state[0] << width) | d;

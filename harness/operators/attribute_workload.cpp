@@ -107,6 +107,10 @@ Cnf parse_where(const std::map<std::string, std::string>& query, std::uint32_t a
   return cnf;
 }
 
+Cnf where_of(const nlohmann::json& query) {
+  return query.contains("where") ? Cnf::parse(query.at("where").get<std::string>(), 0) : Cnf{};
+}
+
 bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t r) {
   for (const Clause& clause : cnf.all) {
     bool any = false;

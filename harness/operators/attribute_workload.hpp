@@ -33,6 +33,8 @@ std::uint32_t attribute_count(const datasets::WorkloadSpec& spec);
 std::uint32_t parse_attribute(const std::string& text, std::uint32_t attributes, const std::string& key);
 // The `where=` filter of a query (absent: every row), checked against the records' attributes.
 Cnf parse_where(const std::map<std::string, std::string>& query, std::uint32_t attributes);
+// The filter a workload's query keeps (as parse_where left it; none: every row).
+Cnf where_of(const nlohmann::json& query);
 
 // Whether the filter keeps row r: the host reference's own evaluation, row by row.
 bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t r);

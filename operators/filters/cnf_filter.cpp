@@ -10,10 +10,6 @@ namespace {
 // 5.5 and 5.7).
 constexpr const char* kDefaultWhere = "a0 >= -429496730";
 
-Cnf where_of(const nlohmann::json& query) {
-  return Cnf::parse(query.at("where").get<std::string>(), 0);
-}
-
 }  // namespace
 
 nlohmann::json CnfFilterOperator::parse_query(const std::map<std::string, std::string>& query,

@@ -135,7 +135,7 @@ class FilterRun final : public PreparedRun {
   // The clauses from the one that keeps the fewest rows (of the first 65536) to the one that keeps the most:
   // later passes then evaluate fewer rows.
   std::vector<std::uint32_t> clause_order_by_selectivity() const {
-    const Cnf cnf = parse_where(query_, 0);
+    const Cnf cnf = where_of(query_);
     std::vector<std::uint64_t> kept(cnf.all.size(), 0);
     for (std::uint64_t r = 0; r < std::min<std::uint64_t>(rows_, 65536); ++r) {
       for (std::size_t c = 0; c < cnf.all.size(); ++c) {

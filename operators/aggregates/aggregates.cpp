@@ -1,0 +1,313 @@
+#include "operators/aggregates/aggregates.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "base/errors.hpp"
+#include "harness/operators/attribute_baseline.hpp"
+#include "harness/operators/registry.hpp"
+#include "harness/operators/relation_workload.hpp"
+#include "harness/outputs/value.hpp"
+
+namespace varex::harness {
+
+namespace {
+
+constexpr std::uint64_t kAccWords = 35;   // the kernels' accumulators (ACC_WORDS)
+constexpr std::uint64_t kMaxBins = 2048;  // 2^MAX_RADIX_BITS
+
+// The host reference, row by row: the kept values of the attribute.
+std::vector<std::int32_t> kept_values(const datasets::AttributeTable& table, std::uint32_t attribute,
+                                      const Cnf& where) {
+  std::vector<std::int32_t> kept;
+  for (std::uint64_t r = 0; r < table.rows(); ++r) {
+    if (keeps(where, table, r)) kept.push_back(table.columns[attribute][r]);
+  }
+  return kept;
+}
+
+Digest aggregate_reference(AggregateFn fn, const std::vector<std::int32_t>& kept) {
+  const std::uint64_t n = kept.size();
+  std::uint64_t sum = 0;
+  for (std::int32_t v : kept) sum += static_cast<std::uint64_t>(static_cast<std::int64_t>(v));
+  switch (fn) {
+    case AggregateFn::Count:
+      return {n, n};
+    case AggregateFn::Sum:
+    case AggregateFn::Avg:
+      return {n, sum};
+    case AggregateFn::Min:
+      return {n, n ? static_cast<std::uint64_t>(
+                         static_cast<std::int64_t>(*std::min_element(kept.begin(), kept.end())))
+                   : 0};
+    case AggregateFn::Max:
+      return {n, n ? static_cast<std::uint64_t>(
+                         static_cast<std::int64_t>(*std::max_element(kept.begin(), kept.end())))
+                   : 0};
+  }
+  return {};
+}
+
+// Both operators' runner: the records on the device, the accumulators, and the two kernel sequences
+// (the aggregate's passes, the digit-by-digit select).
+class AggregateRun final : public PreparedRun {
+ public:
+  AggregateRun(Engine& engine, const datasets::WorkloadSpec& spec, const AttributeAggregate& op)
+      : engine_(engine), op_(op), query_(spec.query), kth_(op.name() == "kth_largest") {
+    table_ = materialise_attributes(spec);
+    rows_ = table_.rows();
+    attribute_ = query_.at("attr").get<std::uint32_t>();
+    where_ = where_of(query_);
+    std::vector<std::int32_t> kept = kept_values(table_, attribute_, where_);
+    Digest want;
+    if (kth_) {
+      k_ = kth_of(query_, kept.size());
+      if (kept.empty()) {
+        throw UsageError(std::string("kth_largest: no row ") +
+                         (where_.all.empty() ? "exists" : "passes the filter") +
+                         ", so there is no k-th largest");
+      }
+      if (k_ > kept.size()) {
+        throw UsageError(
+            "kth_largest: k=" + (query_.contains("k") ? query_["k"].dump() : std::to_string(k_)) + ", but " +
+            std::to_string(kept.size()) + " row" + (kept.size() == 1 ? "" : "s") +
+            (where_.all.empty() ? " exist" : " pass the filter"));
+      }
+      std::nth_element(kept.begin(), kept.begin() + static_cast<std::ptrdiff_t>(k_ - 1), kept.end(),
+                       std::greater<>());
+      want = {kept.size(), static_cast<std::uint64_t>(static_cast<std::int64_t>(kept[k_ - 1]))};
+    } else {
+      fn_ = aggregate_fn(query_);
+      want = aggregate_reference(fn_, kept);
+    }
+    output_ = std::make_unique<ValueOutput>(engine, want);
+    inputs_ = std::make_unique<AttributeInputs>(engine, table_);
+    acc_ = engine.allocate(kAccWords * 8);
+    state_ = engine.allocate(16);
+    hist_ = engine.allocate(kMaxBins * 4);
+  }
+
+  double h2d_ms() const override { return inputs_->h2d_ms(); }
+  void restore_inputs() override { inputs_->restore(); }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo info;
+    engine_.compile(kernel_source(engine_.device().backend, "predicates"), defines(params), &info);
+    return info;
+  }
+
+  void poison() override { output_->poison(); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const Program& program =
+        engine_.compile(kernel_source(engine_.device().backend, "predicates"), defines(params));
+    KernelSequence seq(engine_, program);
+    const LaunchShape shape = attribute_shape(params, engine_.device(), rows_);
+    if (kth_) {
+      select(seq, params, shape, static_cast<std::uint32_t>(k_), variants::get_int(params, "radix_bits"));
+    } else if (variants::get_string(params, "method") == "bits" &&
+               (fn_ == AggregateFn::Min || fn_ == AggregateFn::Max)) {
+      // MIN and MAX as the k-th largest (k = 1; k = 0 asks for the smallest), one bit per pass.
+      select(seq, params, shape, fn_ == AggregateFn::Max ? 1u : 0u, 1);
+    } else {
+      const bool bits = variants::get_string(params, "method") == "bits" && fn_ != AggregateFn::Count;
+      seq.run("init", "aggregate_init", {64, 64}, {KernelArg::of(*acc_)});
+      if (bits) {
+        const auto width = static_cast<std::uint32_t>(variants::get_int(params, "sum_bits"));
+        for (std::uint32_t first = 0; first < 32; first += width) {
+          seq.run("bits", "aggregate_bits", shape,
+                  {KernelArg::of(inputs_->buffer()), KernelArg::of(*acc_), rows_arg(), capacity_arg(),
+                   KernelArg::of(attribute_), KernelArg::of(first), KernelArg::of(width)});
+        }
+      } else {
+        seq.run("aggregate", "aggregate_direct", shape,
+                {KernelArg::of(inputs_->buffer()), KernelArg::of(*acc_), rows_arg(), capacity_arg(),
+                 KernelArg::of(attribute_)});
+      }
+      seq.run("finish", "aggregate_finish", {1, 1},
+              {KernelArg::of(*acc_), KernelArg::of(output_->buffer()), KernelArg::of(fn_code()),
+               KernelArg::of(static_cast<std::uint32_t>(bits ? 1 : 0))});
+    }
+    return seq.times();
+  }
+
+  Collected collect() override { return output_->collect(); }
+  Digest reference() const override { return output_->reference(); }
+  // The attribute and the filter's attributes, read once per pass at least (one pass counted).
+  std::uint64_t bytes_moved() const override {
+    std::vector<bool> read(datasets::kMaxAttributes, false);
+    read[attribute_] = true;
+    for (const Clause& c : where_.all) {
+      for (const Predicate& p : c.any) {
+        read[p.attribute] = true;
+        if (p.rhs_is_attribute) read[static_cast<std::size_t>(p.rhs)] = true;
+      }
+    }
+    return rows_ * 4 * static_cast<std::uint64_t>(std::count(read.begin(), read.end(), true)) + 16;
+  }
+  std::uint64_t working_set_bytes() const override { return bytes_moved(); }
+
+  std::optional<BaselineTiming> time_baseline() override {
+    const BlockFilter filter = cnf_block_filter(where_, table_);
+    const std::vector<std::int32_t>& column = table_.columns[attribute_];
+    const Digest want = output_->reference();
+    if (kth_) {
+      return time_cpu_baseline("radix-select-cpu", [&] {
+        const auto [value, kept] = cpu_kth_largest(column, k_, filter);
+        return value && Digest{kept, static_cast<std::uint64_t>(static_cast<std::int64_t>(*value))} == want;
+      });
+    }
+    return time_cpu_baseline("vectorised-cpu", [&] {
+      const CpuAggregate a = cpu_aggregate(column, filter);
+      std::uint64_t value = a.rows;
+      if (fn_ == AggregateFn::Sum || fn_ == AggregateFn::Avg) value = static_cast<std::uint64_t>(a.sum);
+      if (fn_ == AggregateFn::Min) value = static_cast<std::uint64_t>(static_cast<std::int64_t>(a.min));
+      if (fn_ == AggregateFn::Max) value = static_cast<std::uint64_t>(static_cast<std::int64_t>(a.max));
+      return Digest{a.rows, value} == want;
+    });
+  }
+
+ private:
+  KernelArg rows_arg() const { return KernelArg::of(static_cast<std::uint32_t>(rows_)); }
+  KernelArg capacity_arg() const { return KernelArg::of(static_cast<std::uint64_t>(inputs_->capacity())); }
+
+  std::uint32_t fn_code() const {
+    switch (fn_) {
+      case AggregateFn::Count:
+        return 0;
+      case AggregateFn::Sum:
+      case AggregateFn::Avg:
+        return 1;
+      case AggregateFn::Min:
+        return 2;
+      case AggregateFn::Max:
+        return 3;
+    }
+    return 0;
+  }
+
+  Defines defines(const variants::Params& params) const {
+    Defines d = op_.defines(params, engine_.device());
+    for (const Define& f : filter_defines(where_)) d.push_back(f);
+    if (!kth_) d.push_back({"AGG_EXTREMES", fn_ == AggregateFn::Min || fn_ == AggregateFn::Max ? "1" : "0"});
+    return d;
+  }
+
+  // Routine 4.5: one pass per digit of `width` bits from the most significant, each a histogram of the
+  // digit among the kept rows that match the digits chosen so far, then the pick of the digit that holds
+  // the k-th largest.
+  void select(KernelSequence& seq, const variants::Params& params, const LaunchShape& shape, std::uint32_t k,
+              std::uint64_t width) {
+    const auto local = static_cast<std::uint64_t>(variants::get_int(params, "local"));
+    seq.run("init", "select_init", {1, 1}, {KernelArg::of(*state_), KernelArg::of(k)});
+    seq.fill("clear", *hist_, 0, kMaxBins * 4);
+    for (std::uint32_t done = 0; done < 32;) {
+      const auto w = static_cast<std::uint32_t>(std::min<std::uint64_t>(width, 32 - done));
+      const std::uint32_t shift = 32 - done - w;
+      seq.run("histogram", "select_histogram", shape,
+              {KernelArg::of(inputs_->buffer()), KernelArg::of(*state_), KernelArg::of(*hist_), rows_arg(),
+               capacity_arg(), KernelArg::of(attribute_), KernelArg::of(shift), KernelArg::of(w)});
+      seq.run("pick", "select_pick", {local, local},
+              {KernelArg::of(*state_), KernelArg::of(*hist_), KernelArg::of(w),
+               KernelArg::of(static_cast<std::uint32_t>(done == 0 ? 1 : 0))});
+      done += w;
+    }
+    seq.run("finish", "select_finish", {1, 1}, {KernelArg::of(*state_), KernelArg::of(output_->buffer())});
+  }
+
+  Engine& engine_;
+  const AttributeAggregate& op_;
+  nlohmann::json query_;
+  bool kth_;
+  datasets::AttributeTable table_;
+  std::uint64_t rows_ = 0;
+  std::uint32_t attribute_ = 0;
+  Cnf where_;
+  AggregateFn fn_ = AggregateFn::Sum;
+  std::uint64_t k_ = 0;
+  std::unique_ptr<ValueOutput> output_;
+  std::unique_ptr<AttributeInputs> inputs_;
+  std::unique_ptr<DeviceBuffer> acc_, state_, hist_;
+};
+
+}  // namespace
+
+AggregateFn aggregate_fn(const nlohmann::json& query) {
+  const std::string fn = query.at("fn").get<std::string>();
+  if (fn == "count") return AggregateFn::Count;
+  if (fn == "sum") return AggregateFn::Sum;
+  if (fn == "avg") return AggregateFn::Avg;
+  if (fn == "min") return AggregateFn::Min;
+  if (fn == "max") return AggregateFn::Max;
+  throw UsageError("query fn=" + fn + ": choose count, sum, avg, min or max");
+}
+
+std::uint64_t kth_of(const nlohmann::json& query, std::uint64_t kept) {
+  if (kept == 0) return 0;
+  if (query.contains("k")) return query.at("k").get<std::uint64_t>();
+  const double q = query.at("quantile").get<double>();
+  const auto at_or_below = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(kept)));
+  return std::clamp<std::uint64_t>(kept + 1 - std::min(at_or_below, kept), 1, kept);
+}
+
+WorkloadDecl AttributeAggregate::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {attribute_input()};
+  d.flags = attribute_flags();
+  d.query = own_keys();
+  d.query.push_back({"attr", "the attribute, a0, a1, … (default a0)"});
+  d.query.push_back(
+      {"where", "only the rows this filter keeps (the syntax of cnf_filter's where; default: every row)"});
+  d.output = OutputKind::Scalar;
+  return d;
+}
+
+variants::Space AttributeAggregate::space(const variants::SpaceContext& context) const {
+  std::vector<variants::Tunable> tunables = own_tunables(context.device);
+  for (variants::Tunable& t : attribute_launch_tunables(context.device)) tunables.push_back(std::move(t));
+  return variants::Space(name(), std::move(tunables), own_constraints());
+}
+
+datasets::WorkloadSpec AttributeAggregate::workload(const WorkloadOptions& options) const {
+  datasets::WorkloadSpec spec = attribute_workload(name(), options);
+  const std::uint32_t attributes = attribute_count(spec);
+  nlohmann::json q = nlohmann::json::object();
+  std::map<std::string, std::string> own;
+  for (const auto& [key, value] : options.query) {
+    if (key == "attr") {
+      q["attr"] = parse_attribute(value, attributes, key);
+    } else if (key == "where") {
+      q["where"] = parse_where(options.query, attributes).to_string();
+    } else {
+      own[key] = value;
+    }
+  }
+  if (!q.contains("attr")) q["attr"] = 0;
+  parse_own(own, q);
+  spec.query = q;
+  check(spec);
+  return spec;
+}
+
+DeviceFootprint AttributeAggregate::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const std::uint64_t capacity = (spec.rows() + 32) / 32 * 32;
+  const std::uint64_t columns = std::max<std::uint64_t>(attribute_count(spec), 1);
+  return {capacity * columns * 4 + kAccWords * 8 + kMaxBins * 4 + 32, capacity * columns * 4};
+}
+
+std::unique_ptr<PreparedRun> AttributeAggregate::prepare(Engine& engine,
+                                                         const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<AggregateRun>(engine, spec, *this);
+}
+
+}  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_aggregates(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::AggregateOperator>());
+  registry.add(std::make_unique<harness::KthLargestOperator>());
+}
+
+}  // namespace varex::operators

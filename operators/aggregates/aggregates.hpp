@@ -1,0 +1,77 @@
+#pragma once
+// Govindaraju's aggregates (document 004, sec. 4.3-4.6) over one signed 32-bit attribute of records, over
+// all rows or the rows a `where=` filter keeps: aggregate (COUNT, SUM, AVG, MIN, MAX; SUM directly into 64
+// bits or by the paper's bit counting, routine 4.6) and kth_largest (routine 4.5's construction digit by
+// digit from the most significant bit, 1 bit per pass as in the paper up to 11 = a radix select). Both
+// leave (rows aggregated, the result as a signed 64-bit value) for `run --json`'s rows and checksum.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "harness/operators/attribute_workload.hpp"
+#include "harness/operators/operator.hpp"
+
+namespace varex::harness {
+
+enum class AggregateFn { Count, Sum, Avg, Min, Max };
+
+// What both operators share: the records, the attribute, the filter, the kernels' source.
+class AttributeAggregate : public Operator {
+ public:
+  std::string kernel_family() const override { return "predicates"; }
+  WorkloadDecl declaration() const override;
+  variants::Space space(const variants::SpaceContext& context) const override;
+  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 4; }
+  DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+
+ protected:
+  // The operator's own query keys beside attr and where, read into `query` (UsageError).
+  virtual std::vector<QueryKeyDecl> own_keys() const = 0;
+  virtual void parse_own(const std::map<std::string, std::string>& query, nlohmann::json& out) const = 0;
+  virtual std::vector<variants::Tunable> own_tunables(const DeviceInfo& device) const = 0;
+  virtual std::vector<variants::Constraint> own_constraints() const { return {}; }
+  // Refuses a workload the operator cannot answer at all (UsageError).
+  virtual void check(const datasets::WorkloadSpec&) const {}
+};
+
+class AggregateOperator final : public AttributeAggregate {
+ public:
+  std::string name() const override { return "aggregate"; }
+  std::string description() const override {
+    return "Govindaraju's aggregates: COUNT, SUM, AVG, MIN, MAX of an int32 attribute over all rows or a "
+           "filter's; SUM directly (64-bit reduction) or by bit counting (routine 4.6)";
+  }
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+
+ protected:
+  std::vector<QueryKeyDecl> own_keys() const override;
+  void parse_own(const std::map<std::string, std::string>& query, nlohmann::json& out) const override;
+  std::vector<variants::Tunable> own_tunables(const DeviceInfo& device) const override;
+  std::vector<variants::Constraint> own_constraints() const override;
+};
+
+class KthLargestOperator final : public AttributeAggregate {
+ public:
+  std::string name() const override { return "kth_largest"; }
+  std::string description() const override {
+    return "Govindaraju's k-th largest of an int32 attribute (MIN, MAX, median as special cases) over all "
+           "rows or a filter's: digit by digit from the most significant bit (routine 4.5, 1 to 11 bits per "
+           "pass) or, on CUDA, CUB's radix sort";
+  }
+  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+
+ protected:
+  std::vector<QueryKeyDecl> own_keys() const override;
+  void parse_own(const std::map<std::string, std::string>& query, nlohmann::json& out) const override;
+  std::vector<variants::Tunable> own_tunables(const DeviceInfo& device) const override;
+  void check(const datasets::WorkloadSpec& spec) const override;
+};
+
+AggregateFn aggregate_fn(const nlohmann::json& query);
+// k of a kth_largest query over `kept` rows: `k`, or from `quantile` q, k = kept - ceil(q * kept) + 1
+// (the value with a share q of the rows at or below it), clamped to 1 .. kept. 0 when no row is kept.
+std::uint64_t kth_of(const nlohmann::json& query, std::uint64_t kept);
+
+}  // namespace varex::harness
