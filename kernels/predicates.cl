@@ -58,40 +58,18 @@ FUNC uint clause_holds(GLOBAL const int* RESTRICT cols, ulong capacity, uint r, 
   return 1u;
 }
 
-// The bits of rows base .. base + WG_SIZE - 1 (one per work-item, base a multiple of 32) into whole 32-bit
-// words of `out`: a warp ballot on CUDA, a byte per work-item in local memory on OpenCL. Every work-item
-// of the group calls it.
-#if VAREX_CUDA
-#define STORE_BITS(out, base, bit, nwords)                             \
-  do {                                                                 \
-    const uint word_ = __ballot_sync(0xffffffffu, (bit) != 0u);        \
-    const uint index_ = ((base) + lid()) >> 5;                         \
-    if ((lid() & 31u) == 0u && index_ < (nwords)) out[index_] = word_; \
-  } while (0)
-#else
-#define STORE_BITS(out, base, bit, nwords)                                          \
-  do {                                                                              \
-    parts[lid()] = (uchar)(bit);                                                    \
-    LOCAL_BARRIER();                                                                \
-    if (lid() < WG_SIZE / 32) {                                                     \
-      uint word_ = 0;                                                               \
-      for (uint b_ = 0; b_ < 32; ++b_) word_ |= (uint)parts[lid() * 32 + b_] << b_; \
-      const uint index_ = ((base) >> 5) + lid();                                    \
-      if (index_ < (nwords)) out[index_] = word_;                                   \
-    }                                                                               \
-    LOCAL_BARRIER();                                                                \
-  } while (0)
-#endif
-
 // pass 0: the fused filter (KEEP); 1: the first clause-by-clause pass (clause `clause` alone); 2: a later
 // pass, clause `clause` on the rows the mask still holds (routine 4.3's stencil: rows already out are not
 // evaluated). count_only: instead of writing the mask, add the kept rows and the sum of their indices to
 // result[0] and result[1] (the count the paper takes with an occlusion query).
+// The bits become whole 32-bit words of the mask: on CUDA by a warp ballot per row of the tile; on OpenCL
+// through a byte per row of the tile in local memory, packed once per tile (two barriers per tile, none
+// inside the unrolled rows: PoCL compiles barriers in unrolled loops very slowly).
 KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, GLOBAL ulong* RESTRICT result,
                    const uint n, const ulong capacity, const uint clause, const uint pass,
                    const uint count_only) {
 #if VAREX_OPENCL
-  LOCAL_ARRAY uchar parts[WG_SIZE];
+  LOCAL_ARRAY uchar parts[TILE_ROWS];
 #endif
   LOCAL_ARRAY uint count_scratch[WG_SIZE];
   LOCAL_ARRAY ulong sum_scratch[WG_SIZE];
@@ -100,8 +78,7 @@ KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, 
   ulong index_sum = 0;
   FOR_TILES(tile) {
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
-      const uint base = tile + j * WG_SIZE;
-      const uint r = base + lid();
+      const uint r = tile + j * WG_SIZE + lid();
       uint bit = 0;
       if (r < n) {
         if (pass == 0) {
@@ -110,13 +87,24 @@ KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, 
           bit = clause_holds(cols, capacity, r, clause);
         }
       }
-      if (count_only) {
-        count += bit;
-        index_sum += bit ? r : 0;
-      } else {
-        STORE_BITS(mask, base, bit, nwords);
-      }
+      count += bit;
+      index_sum += bit ? r : 0;
+#if VAREX_CUDA
+      const uint word = __ballot_sync(0xffffffffu, bit != 0u);
+      if (!count_only && (lid() & 31u) == 0u && (r >> 5) < nwords) mask[r >> 5] = word;
+#else
+      parts[j * WG_SIZE + lid()] = (uchar)bit;
+#endif
     }
+#if VAREX_OPENCL
+    LOCAL_BARRIER();
+    for (uint w = lid(); w < TILE_ROWS / 32 && !count_only; w += WG_SIZE) {
+      uint word = 0;
+      for (uint b = 0; b < 32; ++b) word |= (uint)parts[w * 32 + b] << b;
+      if ((tile >> 5) + w < nwords) mask[(tile >> 5) + w] = word;
+    }
+    LOCAL_BARRIER();
+#endif
   }
   if (count_only) {
     count = wg_reduce_add_u32(count_scratch, count);

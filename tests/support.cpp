@@ -67,13 +67,28 @@ std::string scratch_dir(const std::string& name) {
   return dir.string();
 }
 
-std::string write_relation(const datasets::Relation& relation, const std::string& path) {
+namespace {
+
+// One line per row, the columns' values separated by commas.
+template <typename Column>
+std::string write_columns(const std::vector<Column>& columns, const std::string& path) {
   std::ofstream out(path);
-  for (std::uint64_t i = 0; i < relation.rows(); ++i) {
-    for (std::uint32_t c = 0; c < relation.attributes(); ++c) out << (c ? "," : "") << relation.columns[c][i];
+  const std::size_t rows = columns.empty() ? 0 : columns[0].size();
+  for (std::size_t i = 0; i < rows; ++i) {
+    for (std::size_t c = 0; c < columns.size(); ++c) out << (c ? "," : "") << columns[c][i];
     out << "\n";
   }
   return path;
+}
+
+}  // namespace
+
+std::string write_relation(const datasets::Relation& relation, const std::string& path) {
+  return write_columns(relation.columns, path);
+}
+
+std::string write_records(const datasets::AttributeTable& table, const std::string& path) {
+  return write_columns(table.columns, path);
 }
 
 Background start_varex(const std::vector<std::string>& args) {

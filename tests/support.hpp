@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/device.hpp"
+#include "datasets/attribute_table.hpp"
 #include "datasets/relations.hpp"
 #include "harness/engine.hpp"
 #include "harness/operators/operator.hpp"
@@ -32,6 +33,8 @@ std::string scratch_dir(const std::string& name);
 
 // Writes a relation as a user file: key,value[,value...] lines; returns `path`.
 std::string write_relation(const datasets::Relation& relation, const std::string& path);
+// Writes records as a user file: a0,a1,… lines; returns `path`.
+std::string write_records(const datasets::AttributeTable& table, const std::string& path);
 
 struct CommandResult {
   int status = -1;

@@ -167,7 +167,7 @@ std::vector<variants::Tunable> attribute_launch_tunables(const DeviceInfo& devic
                          "work-group size (compile-time: sizes the work-group arrays)"),
           {"ept",
            variants::TunableKind::Compile,
-           {1, 2, 4, 8, 16},
+           {1, 4, 16},
            4,
            "rows per work-item and tile; a work-item's rows lie local apart (coalesced)"},
           relation_grid()};
