@@ -132,6 +132,9 @@ KERNEL void aggregate_init(GLOBAL ulong* RESTRICT acc) {
 #endif
 
 #if PRED_AGGREGATE
+#ifndef AGG_EXTREMES
+#define AGG_EXTREMES 1  // whether MIN and MAX are wanted (their atomics cost where they are not)
+#endif
 // COUNT, SUM (64-bit), MIN and MAX of attribute `attr` over the rows KEEP holds, in one pass.
 KERNEL void aggregate_direct(GLOBAL const int* RESTRICT cols, GLOBAL ulong* RESTRICT acc, const uint n,
                              const ulong capacity, const uint attr) {
