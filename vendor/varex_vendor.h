@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define VAREX_VENDOR_ABI 3
+#define VAREX_VENDOR_ABI 4
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,6 +73,11 @@ typedef struct varex_vendor_table {
   int (*set_operation)(void* temp, size_t* temp_bytes, const unsigned* left, unsigned long long left_rows,
                        const unsigned* right, unsigned long long right_rows, unsigned* out, unsigned* count,
                        int words, int operation, void* stream);
+
+  /* cub::DeviceRadixSort::SortKeys of unsigned 32-bit keys, ascending (all 32 bits). in and out must not
+   * overlap; `in` is left as it was. */
+  int (*sort_keys_u32)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned long long rows,
+                       void* stream);
 } varex_vendor_table;
 
 /* The one exported symbol. */

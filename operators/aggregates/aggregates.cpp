@@ -5,9 +5,11 @@
 #include <functional>
 
 #include "base/errors.hpp"
+#include "harness/backends/vendor_library.hpp"
 #include "harness/operators/attribute_baseline.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/relation_workload.hpp"
+#include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/value.hpp"
 
 namespace varex::harness {
@@ -104,7 +106,9 @@ class AggregateRun final : public PreparedRun {
         engine_.compile(kernel_source(engine_.device().backend, "predicates"), defines(params));
     KernelSequence seq(engine_, program);
     const LaunchShape shape = attribute_shape(params, engine_.device(), rows_);
-    if (kth_) {
+    if (kth_ && is_vendor(params)) {
+      sort_select(seq, shape);
+    } else if (kth_) {
       select(seq, params, shape, static_cast<std::uint32_t>(k_), variants::get_int(params, "radix_bits"));
     } else if (variants::get_string(params, "method") == "bits" &&
                (fn_ == AggregateFn::Min || fn_ == AggregateFn::Max)) {
@@ -216,6 +220,27 @@ class AggregateRun final : public PreparedRun {
     seq.run("finish", "select_finish", {1, 1}, {KernelArg::of(*state_), KernelArg::of(output_->buffer())});
   }
 
+  // The sorting variant: the kept values in order-preserving form (the others 0, the smallest), sorted by
+  // CUB's radix sort, and the (n - k)-th of them.
+  void sort_select(KernelSequence& seq, const LaunchShape& shape) {
+    const std::uint64_t bytes = std::max<std::uint64_t>(rows_, 1) * 4;
+    if (!keys_) keys_ = engine_.allocate(bytes);
+    if (!sorted_) sorted_ = engine_.allocate(bytes);
+    seq.run("init", "aggregate_init", {64, 64}, {KernelArg::of(*acc_)});
+    seq.run("keys", "select_keys", shape,
+            {KernelArg::of(inputs_->buffer()), KernelArg::of(*keys_), KernelArg::of(*acc_), rows_arg(),
+             capacity_arg(), KernelArg::of(attribute_)});
+    const auto* in = static_cast<const unsigned*>(engine_.native_address(*keys_));
+    auto* out = static_cast<unsigned*>(engine_.native_address(*sorted_));
+    const varex_vendor_table& cub = *vendor_library();
+    seq.vendor("cub_sort", scratch_, [&](void* temp, std::size_t* temp_bytes, void* stream) {
+      return cub.sort_keys_u32(temp, temp_bytes, in, out, rows_, stream);
+    });
+    seq.run("finish", "select_sorted_finish", {1, 1},
+            {KernelArg::of(*sorted_), KernelArg::of(*acc_), KernelArg::of(output_->buffer()), rows_arg(),
+             KernelArg::of(static_cast<std::uint32_t>(k_))});
+  }
+
   Engine& engine_;
   const AttributeAggregate& op_;
   nlohmann::json query_;
@@ -228,7 +253,8 @@ class AggregateRun final : public PreparedRun {
   std::uint64_t k_ = 0;
   std::unique_ptr<ValueOutput> output_;
   std::unique_ptr<AttributeInputs> inputs_;
-  std::unique_ptr<DeviceBuffer> acc_, state_, hist_;
+  std::unique_ptr<DeviceBuffer> acc_, state_, hist_, keys_, sorted_;
+  VendorScratch scratch_{engine_};
 };
 
 }  // namespace
@@ -266,7 +292,9 @@ WorkloadDecl AttributeAggregate::declaration() const {
 variants::Space AttributeAggregate::space(const variants::SpaceContext& context) const {
   std::vector<variants::Tunable> tunables = own_tunables(context.device);
   for (variants::Tunable& t : attribute_launch_tunables(context.device)) tunables.push_back(std::move(t));
-  return variants::Space(name(), std::move(tunables), own_constraints());
+  std::vector<variants::Constraint> constraints = own_constraints();
+  add_vendor(context.device, tunables, constraints);
+  return variants::Space(name(), std::move(tunables), std::move(constraints));
 }
 
 datasets::WorkloadSpec AttributeAggregate::workload(const WorkloadOptions& options) const {
@@ -293,7 +321,9 @@ datasets::WorkloadSpec AttributeAggregate::workload(const WorkloadOptions& optio
 DeviceFootprint AttributeAggregate::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
   const std::uint64_t capacity = (spec.rows() + 32) / 32 * 32;
   const std::uint64_t columns = std::max<std::uint64_t>(attribute_count(spec), 1);
-  return {capacity * columns * 4 + kAccWords * 8 + kMaxBins * 4 + 32, capacity * columns * 4};
+  // The sorting variant's keys and sorted keys included.
+  return {capacity * columns * 4 + 2 * capacity * 4 + kAccWords * 8 + kMaxBins * 4 + 32,
+          capacity * columns * 4};
 }
 
 std::unique_ptr<PreparedRun> AttributeAggregate::prepare(Engine& engine,

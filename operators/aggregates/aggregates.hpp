@@ -32,6 +32,9 @@ class AttributeAggregate : public Operator {
   virtual void parse_own(const std::map<std::string, std::string>& query, nlohmann::json& out) const = 0;
   virtual std::vector<variants::Tunable> own_tunables(const DeviceInfo& device) const = 0;
   virtual std::vector<variants::Constraint> own_constraints() const { return {}; }
+  // Adds the operator's vendor variant (impl=cub) where the device has the library.
+  virtual void add_vendor(const DeviceInfo&, std::vector<variants::Tunable>&,
+                          std::vector<variants::Constraint>&) const {}
   // Refuses a workload the operator cannot answer at all (UsageError).
   virtual void check(const datasets::WorkloadSpec&) const {}
 };
@@ -67,6 +70,8 @@ class KthLargestOperator final : public AttributeAggregate {
   void parse_own(const std::map<std::string, std::string>& query, nlohmann::json& out) const override;
   std::vector<variants::Tunable> own_tunables(const DeviceInfo& device) const override;
   void check(const datasets::WorkloadSpec& spec) const override;
+  void add_vendor(const DeviceInfo& device, std::vector<variants::Tunable>& tunables,
+                  std::vector<variants::Constraint>& constraints) const override;
 };
 
 AggregateFn aggregate_fn(const nlohmann::json& query);

@@ -1,6 +1,7 @@
 // kth_largest: the k-th largest value (k = 1 the maximum), or a quantile.
 #include "base/errors.hpp"
 #include "base/text.hpp"
+#include "harness/operators/vendor_variant.hpp"
 #include "operators/aggregates/aggregates.hpp"
 
 namespace varex::harness {
@@ -44,6 +45,12 @@ std::vector<variants::Tunable> KthLargestOperator::own_tunables(const DeviceInfo
 
 void KthLargestOperator::check(const datasets::WorkloadSpec& spec) const {
   if (spec.rows() == 0) throw UsageError("kth_largest: the records are empty; there is no k-th largest");
+}
+
+void KthLargestOperator::add_vendor(const DeviceInfo& device, std::vector<variants::Tunable>& tunables,
+                                    std::vector<variants::Constraint>& constraints) const {
+  add_vendor_variant(device, "DeviceRadixSort::SortKeys of the kept values, then the (n - k)-th", tunables,
+                     constraints, {"local", "ept", "grid"});
 }
 
 Defines KthLargestOperator::defines(const variants::Params& params, const DeviceInfo&) const {

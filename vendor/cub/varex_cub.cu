@@ -204,6 +204,13 @@ int sort_tuples(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* ou
   });
 }
 
+int sort_keys_u32(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned long long rows,
+                  void* stream) {
+  const auto s = static_cast<cudaStream_t>(stream);
+  return with_count(
+      rows, [&](auto n) { return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, in, out, n, 0, 32, s); });
+}
+
 struct Minus {
   __host__ __device__ unsigned operator()(unsigned a, unsigned b) const { return a - b; }
 };
@@ -403,6 +410,7 @@ const varex_vendor_table kTable{
     sort_tuples,
     join_sorted,
     set_operation,
+    sort_keys_u32,
 };
 
 }  // namespace
