@@ -244,6 +244,8 @@ TEST(HashJoinDevice, AwkwardInputs) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
+    // Every pair of these values once (pairwise, as above): each case runs a handful of variants instead
+    // of the cross product, and PoCL compiles a handful of programs and local sizes.
     verify_variants(HashJoinOperator(), join_files(c.name, c.build, c.probe), brute_join(c.build, c.probe),
                     {{"local", "auto,64"},
                      {"grid", "cover,16wg"},
@@ -251,7 +253,8 @@ TEST(HashJoinDevice, AwkwardInputs) {
                      {"hash", "identity,mult"},
                      {"load", "75"},
                      {"preprocess", "on"},
-                     {"probing", "linear"}});
+                     {"probing", "linear"}},
+                    {"local", "grid", "batch", "hash", "lookup"});
   }
 }
 
@@ -319,6 +322,7 @@ TEST(GroupByDevice, AwkwardInputs) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
+    // Every pair of these values once (pairwise): a handful of variants per case, not the cross product.
     verify_variants(GroupByOperator(), group_file(c.name, c.keys, c.values), brute_groups(c.keys, c.values),
                     {{"local", "auto,32"},
                      {"grid", "cover,16wg"},
@@ -328,7 +332,8 @@ TEST(GroupByDevice, AwkwardInputs) {
                      {"hash", "identity"},
                      {"sizing", "rows,sketch"},
                      {"probing", "double"},
-                     {"load", "50,75"}});
+                     {"load", "50,75"}},
+                    {"local", "grid", "padding", "agg", "build", "sizing", "load", "fuse"});
   }
 }
 

@@ -1,8 +1,11 @@
-// ra_product (Red Fox PRODUCT) on the OpenCL CPU device: every compile-time variant, both layouts, awkward
-// sizes and 1 to 3 values, against a digest computed here from the two relations directly.
+// ra_product (Red Fox PRODUCT) on the OpenCL CPU device: every code path (layout x stage x order x store)
+// with every ept among them, awkward sizes and 1 to 3 values, against a digest computed here from the two
+// relations directly. Every compile-time variant builds for CUDA in Cuda/CudaCompile (test_cuda.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
@@ -26,7 +29,32 @@ Digest expected(const datasets::Relation& left, const datasets::Relation& right)
   return d;
 }
 
-TEST(RaProduct, EveryVariantOnAwkwardSizes) {
+// Every code path (layout x stage x order x store: 12 with vector stores AoS only) once, each with one ept,
+// the ept values taken in turn so that each of them runs (with two or three paths): 12 programs instead of
+// the 60 of the cross product, which PoCL compiled once per local size.
+std::vector<variants::Params> every_path_once(std::vector<variants::Params> all) {
+  const std::int64_t epts[] = {1, 2, 4, 8, 16};
+  std::map<std::string, std::size_t> paths;
+  std::vector<variants::Params> kept;
+  for (variants::Params& p : all) {
+    const std::string path = variants::get_string(p, "layout") + "/" + variants::get_string(p, "stage") +
+                             "/" + variants::get_string(p, "order") + "/" + variants::get_string(p, "store");
+    const std::size_t index = paths.emplace(path, paths.size()).first->second;
+    if (variants::get_int(p, "ept") == epts[index % 5]) kept.push_back(std::move(p));
+  }
+  return kept;
+}
+
+TEST(RaProduct, EveryCodePathAndEptOnAwkwardSizes) {
+  {
+    // The sample holds every path and every ept.
+    const auto kept = every_path_once(
+        RaProductOperator().space({test::cpu_device(), 1}).enumerate({{"local", "32"}, {"grid", "cover"}}));
+    std::set<std::int64_t> epts;
+    for (const auto& p : kept) epts.insert(variants::get_int(p, "ept"));
+    EXPECT_EQ(kept.size(), 12u);
+    EXPECT_EQ(epts.size(), 5u);
+  }
   for (const auto& [n, m] :
        std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 1}, {1, 77}, {7, 33}, {33, 130}}) {
     for (std::uint32_t values = 1; values <= 3; ++values) {
@@ -39,7 +67,7 @@ TEST(RaProduct, EveryVariantOnAwkwardSizes) {
       const auto right =
           datasets::generate_relation(m, values, datasets::KeyDistribution::Uniform, 5 ^ kRightSeed);
       test::verify_variants(RaProductOperator(), RaProductOperator().workload(options), expected(left, right),
-                            {{"local", "32,64"}, {"grid", "cover,1"}});
+                            {{"local", "32,64"}, {"grid", "cover,1"}}, every_path_once);
     }
   }
 }
@@ -57,7 +85,7 @@ TEST(RaProduct, FilesAndTheirErrors) {
   WorkloadOptions options;
   options.flags = {{"input", dir + "/left.csv"}, {"input2", dir + "/right.csv"}};
   test::verify_variants(RaProductOperator(), RaProductOperator().workload(options), expected(left, right),
-                        {{"local", "64"}, {"ept", "4"}, {"grid", "cover"}});
+                        {{"local", "64"}, {"grid", "cover"}}, every_path_once);
 
   options.flags = {{"input", dir + "/left.csv"}};
   EXPECT_THROW(RaProductOperator().workload(options), UsageError);  // --input2 missing
