@@ -51,6 +51,13 @@
 #   toolkit_project  ra_project 2^27 tuples (keep key, v1 of two values) tuned on cuda:0 and ocl:1:0
 #   toolkit_new  the Red Fox primitives on every device (ra_select 2^27 tuples at 1/50/99%, ra_reduce,
 #              ra_project) and CUB's DeviceSelect::If / DeviceReduce::Sum (.carry/bin/cub_baseline)
+#   govindaraju_goals  issue 15's goals at 2^28 records of 4 uniform attributes: cnf_filter (60%), range (20th-80th
+#              percentile), semilinear, the direct SUM and kth_largest (median) tuned on cuda:0 and ocl:1:0 with the
+#              copy probe; the CNF of four clauses fused against clause by clause; each tuned variant again with
+#              the CPU baseline on the 16 host cores
+#   govindaraju_paper  document 004's experiments (sec. 5.5-5.10) on cuda:0, ocl:1:0 and PoCL: 1 M TCP/IP-trace
+#              records and 360 K census records, the kernel, upload and CPU baseline of each; k-th largest over
+#              k, the median over n and at 80% selectivity; the bit-counting SUM against the direct one
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=$PWD/.carry
@@ -705,6 +712,86 @@ for b in json.load(open('$files/transfers.json'))['benchmarks']:
           | python3 -c "$show" || echo "$op $d $rows failed"
       done
     done
+  done
+}
+
+# Govindaraju's operators (issue 15). show: one line per run.
+gov_show="import json,sys
+for line in sys.stdin:
+    line=line.strip()
+    if not line.startswith('{'): continue
+    m=json.loads(line); b=m.get('baseline') or {}
+    print(m['op'], m['device'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), 'q', json.dumps(m['workload']['query']),
+          'rows_in', m['input_rows'], 'kernel', round(m['kernel_ms'],4), 'ms h2d', round(m['h2d_ms'],3), 'ms probe_frac', round(m['probe_fraction'],3),
+          'cpu', round(b.get('ms',0),3), 'ms', b.get('threads'), 'verified' if m['verified'] else 'WRONG', m['rows'], m['checksum'])"
+
+# Tunes `op` (its workload flags after the device) on one device, then runs the best variant again with the
+# CPU baseline; prints the run.
+gov_tune() {
+  local d=$1 budget=$2; shift 2
+  local tag; tag=$(echo "$d $*" | tr -c 'a-zA-Z0-9' '_' | cut -c1-90)
+  varex tune --device "$d" "$@" --budget "$budget" --min-reps 3 --max-reps 10 --db "$db" --quiet --json \
+    > "$files/gov_tune_$tag.json" 2>&1 || { echo "tune failed: $d $*"; return; }
+  local sets
+  sets=$(python3 -c 'import json,sys
+for s in json.load(open(sys.argv[1])):
+    if "best" in s: print(" ".join(f"--set {k}={v}" for k, v in s["best"]["params"].items()))' "$files/gov_tune_$tag.json")
+  # shellcheck disable=SC2086
+  varex run --device "$d" "$@" $sets --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
+}
+
+part_govindaraju_goals() {
+  step "Govindaraju goals at 2^28 records"
+  local big=(--rows 2^28 --attributes 4)
+  local cnf4='where=a0 >= -429496730 and a1 >= -429496730 and a2 >= -429496730 and a3 >= -429496730'
+  for d in cuda:0 ocl:1:0; do
+    gov_tune "$d" 20s --op cnf_filter "${big[@]}"
+    gov_tune "$d" 20s --op range "${big[@]}"
+    gov_tune "$d" 20s --op semilinear "${big[@]}"
+    gov_tune "$d" 15s --op aggregate "${big[@]}" --query fn=sum --set method=direct
+    gov_tune "$d" 20s --op kth_largest "${big[@]}" $([[ $d == cuda:* ]] && echo --set impl=own)
+    gov_tune "$d" 15s --op cnf_filter "${big[@]}" --query "$cnf4" --set strategy=fused
+    gov_tune "$d" 20s --op cnf_filter "${big[@]}" --query "$cnf4" --set strategy=passes
+  done
+  varex run --device cuda:0 --op kth_largest "${big[@]}" --set impl=cub --min-reps 5 --max-reps 20 --db "$db" --quiet \
+    --json | tr -d '\n' | python3 -c "$gov_show"; echo
+}
+
+part_govindaraju_paper() {
+  step "Govindaraju's experiments (document 004, sec. 5.5-5.10)"
+  local d r
+  local t1m=(--rows 1000000 --attributes 4 --data traces) census=(--rows 360000 --attributes 4 --data census)
+  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
+  for d in cuda:0 ocl:1:0 ocl:0:0; do
+    {
+      # 5.5 a predicate at 60% (uniform), 5.6 a range over the 20th-80th percentile, 5.8 semi-linear over 4
+      varex run --device "$d" --op cnf_filter --rows 1000000 "${reps[@]}"
+      varex run --device "$d" --op range --rows 1000000 "${reps[@]}"
+      varex run --device "$d" --op semilinear --rows 1000000 "${reps[@]}"
+      # 5.7 a conjunction over 1 to 4 attributes, each at 60%
+      for w in 'a0 >= -429496730' 'a0 >= -429496730 and a1 >= -429496730' \
+        'a0 >= -429496730 and a1 >= -429496730 and a2 >= -429496730' \
+        'a0 >= -429496730 and a1 >= -429496730 and a2 >= -429496730 and a3 >= -429496730'; do
+        varex run --device "$d" --op cnf_filter --rows 1000000 --query "where=$w" "${reps[@]}"
+      done
+      # 5.9 k-th largest of the traces' byte counts (19 bits) over k; the median over n; at 80% selectivity
+      for k in 1 1000 250000 500000 1000000; do
+        varex run --device "$d" --op kth_largest "${t1m[@]}" --query k=$k "${reps[@]}"
+      done
+      for r in 2^18 2^20 2^22 2^24; do
+        varex run --device "$d" --op kth_largest --rows $r --data traces "${reps[@]}"
+        varex run --device "$d" --op kth_largest --rows $r --data traces --query 'where=a1 >= 20' "${reps[@]}"
+      done
+      # 5.10 the accumulator: SUM by bit counting (one pass per bit) against the direct SUM
+      varex run --device "$d" --op aggregate "${t1m[@]}" --query fn=sum --set method=bits --set sum_bits=1 "${reps[@]}"
+      varex run --device "$d" --op aggregate "${t1m[@]}" --query fn=sum --set method=bits --set sum_bits=32 "${reps[@]}"
+      varex run --device "$d" --op aggregate "${t1m[@]}" --query fn=sum --set method=direct "${reps[@]}"
+      # the census shape
+      varex run --device "$d" --op kth_largest "${census[@]}" --query attr=a1 "${reps[@]}"
+      varex run --device "$d" --op aggregate "${census[@]}" --query fn=avg --query attr=a1 --query 'where=a0 < 40' "${reps[@]}"
+      varex run --device "$d" --op cnf_filter "${census[@]}" --query 'where=(a0 < 30 or a2 >= 50) and a3 <= 3' "${reps[@]}"
+    } | tr -d '\n' | sed 's/}{/}\n{/g' | python3 -c "$gov_show"
+    echo
   done
 }
 
