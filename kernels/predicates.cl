@@ -77,6 +77,9 @@ KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, 
   uint count = 0;
   ulong index_sum = 0;
   FOR_TILES(tile) {
+    // First every row's bit (all loads of the tile in flight at once), then the words: a ballot between
+    // the loads would keep one load per work-item in flight.
+    uint bits[EPT];
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
       const uint r = tile + j * WG_SIZE + lid();
       uint bit = 0;
@@ -87,16 +90,20 @@ KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, 
           bit = clause_holds(cols, capacity, r, clause);
         }
       }
+      bits[j] = bit;
       count += bit;
       index_sum += bit ? r : 0;
-#if VAREX_CUDA
-      const uint word = __ballot_sync(0xffffffffu, bit != 0u);
-      if (!count_only && (lid() & 31u) == 0u && (r >> 5) < nwords) mask[r >> 5] = word;
-#else
-      parts[j * WG_SIZE + lid()] = (uchar)bit;
-#endif
     }
-#if VAREX_OPENCL
+#if VAREX_CUDA
+    if (!count_only) {
+      PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+        const uint r = tile + j * WG_SIZE + lid();
+        const uint word = __ballot_sync(0xffffffffu, bits[j] != 0u);
+        if ((lid() & 31u) == 0u && (r >> 5) < nwords) mask[r >> 5] = word;
+      }
+    }
+#else
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) parts[j * WG_SIZE + lid()] = (uchar)bits[j];
     LOCAL_BARRIER();
     for (uint w = lid(); w < TILE_ROWS / 32 && !count_only; w += WG_SIZE) {
       uint word = 0;

@@ -729,13 +729,16 @@ for line in sys.stdin:
 # CPU baseline; prints the run.
 gov_tune() {
   local d=$1 budget=$2; shift 2
-  local tag; tag=$(echo "$d $*" | tr -c 'a-zA-Z0-9' '_' | cut -c1-90)
+  local tag; tag=$(echo "$d $*" | tr -c 'a-zA-Z0-9' '_' | cut -c1-60)_$(echo "$d $*" | md5sum | cut -c1-8)
   varex tune --device "$d" "$@" --budget "$budget" --min-reps 3 --max-reps 10 --db "$db" --quiet --json \
     > "$files/gov_tune_$tag.json" 2>&1 || { echo "tune failed: $d $*"; return; }
   local sets
+  # The best variant's values, except the tunables the tuning was pinned to (given again below).
   sets=$(python3 -c 'import json,sys
+pinned={a.split("=")[0] for a in sys.argv[2:]}
 for s in json.load(open(sys.argv[1])):
-    if "best" in s: print(" ".join(f"--set {k}={v}" for k, v in s["best"]["params"].items()))' "$files/gov_tune_$tag.json")
+    if "best" in s: print(" ".join(f"--set {k}={v}" for k, v in s["best"]["params"].items() if k not in pinned))' \
+    "$files/gov_tune_$tag.json" "$@")
   # shellcheck disable=SC2086
   varex run --device "$d" "$@" $sets --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
 }
