@@ -55,6 +55,7 @@
 #              percentile), semilinear, the direct SUM and kth_largest (median) tuned on cuda:0 and ocl:1:0 with the
 #              copy probe; the CNF of four clauses fused against clause by clause; each tuned variant again with
 #              the CPU baseline on the 16 host cores
+#   govindaraju_bitmap  cnf_filter and range at 2^28 records into a bitmap (the goals part may pick the count)
 #   govindaraju_paper  document 004's experiments (sec. 5.5-5.10) on cuda:0, ocl:1:0 and PoCL: 1 M TCP/IP-trace
 #              records and 360 K census records, the kernel, upload and CPU baseline of each; k-th largest over
 #              k, the median over n and at 80% selectivity; the bit-counting SUM against the direct one
@@ -758,6 +759,15 @@ part_govindaraju_goals() {
   done
   [[ " ${GOV_DEVICES:-cuda:0} " == *" cuda:0 "* ]] && varex run --device cuda:0 --op kth_largest "${big[@]}" --set impl=cub --min-reps 5 --max-reps 20 --db "$db" --quiet \
     --json | tr -d '\n' | python3 -c "$gov_show"; echo
+}
+
+# The filters' goal with the paper's output, a bitmap (the goals part lets the tuner pick the count).
+part_govindaraju_bitmap() {
+  step "Govindaraju filters into a bitmap at 2^28 records"
+  for d in ${GOV_DEVICES:-cuda:0 ocl:1:0}; do
+    gov_tune "$d" 20s --op cnf_filter --rows 2^28 --attributes 4 --set output=bitmap
+    gov_tune "$d" 20s --op range --rows 2^28 --attributes 4 --set output=bitmap
+  done
 }
 
 part_govindaraju_paper() {
