@@ -58,6 +58,15 @@ FUNC uint clause_holds(GLOBAL const int* RESTRICT cols, ulong capacity, uint r, 
   return 1u;
 }
 
+// Row j of a work-item's share of a tile. CUDA: each warp takes 32 x EPT consecutive rows, 32 at a time,
+// so that its EPT words of the mask are consecutive (one coalesced store). OpenCL: the work-group's rows
+// j * WG_SIZE + lid(), packed through local memory.
+#if VAREX_CUDA
+#define FILTER_ROW(tile, j) ((tile) + (lid() & ~31u) * EPT + (j) * 32u + (lid() & 31u))
+#else
+#define FILTER_ROW(tile, j) ((tile) + (j) * WG_SIZE + lid())
+#endif
+
 // pass 0: the fused filter (KEEP); 1: the first clause-by-clause pass (clause `clause` alone); 2: a later
 // pass, clause `clause` on the rows the mask still holds (routine 4.3's stencil: rows already out are not
 // evaluated). count_only: instead of writing the mask, add the kept rows and the sum of their indices to
@@ -81,7 +90,7 @@ KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, 
     // the loads would keep one load per work-item in flight.
     uint bits[EPT];
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
-      const uint r = tile + j * WG_SIZE + lid();
+      const uint r = FILTER_ROW(tile, j);
       uint bit = 0;
       if (r < n) {
         if (pass == 0) {
@@ -96,11 +105,14 @@ KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, 
     }
 #if VAREX_CUDA
     if (!count_only) {
+      // The warp's EPT words are consecutive: lane j keeps word j, and the warp stores them at once.
+      uint mine = 0;
       PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
-        const uint r = tile + j * WG_SIZE + lid();
         const uint word = __ballot_sync(0xffffffffu, bits[j] != 0u);
-        if ((lid() & 31u) == 0u && (r >> 5) < nwords) mask[r >> 5] = word;
+        if ((lid() & 31u) == j) mine = word;
       }
+      const uint index = (FILTER_ROW(tile, 0) >> 5) + (lid() & 31u);
+      if ((lid() & 31u) < EPT && index < nwords) mask[index] = mine;
     }
 #else
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) parts[j * WG_SIZE + lid()] = (uchar)bits[j];
