@@ -62,9 +62,9 @@ FUNC uint clause_holds(GLOBAL const int* RESTRICT cols, ulong capacity, uint r, 
 // so that its EPT words of the mask are consecutive (one coalesced store). OpenCL: the work-group's rows
 // j * WG_SIZE + lid(), packed through local memory.
 #if VAREX_CUDA
-#define FILTER_ROW(tile, j) ((tile) + (lid() & ~31u) * EPT + (j) * 32u + (lid() & 31u))
+#define FILTER_ROW(tile, j) ((tile) + (lid() & ~31u) * EPT + (j)*32u + (lid() & 31u))
 #else
-#define FILTER_ROW(tile, j) ((tile) + (j) * WG_SIZE + lid())
+#define FILTER_ROW(tile, j) ((tile) + (j)*WG_SIZE + lid())
 #endif
 
 // pass 0: the fused filter (KEEP); 1: the first clause-by-clause pass (clause `clause` alone); 2: a later
