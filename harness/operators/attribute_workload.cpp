@@ -143,10 +143,17 @@ bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t 
   return true;
 }
 
+std::uint64_t attribute_capacity(std::uint64_t rows) {
+  return round_up(std::max<std::uint64_t>(rows, 1), 32);
+}
+
+std::uint64_t attribute_image_bytes(const datasets::WorkloadSpec& spec) {
+  const std::uint32_t columns = attribute_count(spec) ? attribute_count(spec) : datasets::kMaxAttributes;
+  return attribute_capacity(spec.rows()) * columns * 4;
+}
+
 AttributeInputs::AttributeInputs(Engine& engine, const datasets::AttributeTable& table)
-    : engine_(engine),
-      rows_(table.rows()),
-      capacity_(round_up(std::max<std::uint64_t>(table.rows(), 1), 32)) {
+    : engine_(engine), rows_(table.rows()), capacity_(attribute_capacity(table.rows())) {
   const std::uint32_t columns = table.attributes() ? table.attributes() : datasets::kMaxAttributes;
   bytes_ = capacity_ * columns * 4;
   host_ = engine.allocate_host(bytes_);

@@ -39,6 +39,11 @@ Cnf where_of(const nlohmann::json& query);
 // Whether the filter keeps row r: the host reference's own evaluation, row by row.
 bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t r);
 
+// Rows the device image holds per attribute (rows rounded up to whole 32-bit words of a bitmap, at least 32),
+// and the image's bytes (every attribute; an empty file's table has kMaxAttributes of no rows).
+std::uint64_t attribute_capacity(std::uint64_t rows);
+std::uint64_t attribute_image_bytes(const datasets::WorkloadSpec& spec);
+
 // The table on one device: attribute c of row r at word c * capacity + r (capacity: rows rounded up to 32;
 // the slack is zero). An empty file's table has every attribute a query may name, of no rows.
 class AttributeInputs {

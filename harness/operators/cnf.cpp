@@ -305,6 +305,18 @@ std::uint32_t Cnf::attributes_used() const {
   return used;
 }
 
+std::uint32_t Cnf::attributes_read(std::optional<std::uint32_t> also) const {
+  std::vector<bool> read(std::max(attributes_used(), also ? *also + 1 : 0u), false);
+  if (also) read[*also] = true;
+  for (const Clause& c : all) {
+    for (const Predicate& p : c.any) {
+      read[p.attribute] = true;
+      if (p.rhs_is_attribute) read[static_cast<std::size_t>(p.rhs)] = true;
+    }
+  }
+  return static_cast<std::uint32_t>(std::count(read.begin(), read.end(), true));
+}
+
 std::size_t Cnf::predicates() const {
   std::size_t n = 0;
   for (const Clause& c : all) n += c.any.size();

@@ -8,6 +8,7 @@
 // may stand left of the operator (10 > a0 is a0 < 10).
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,8 @@ struct Cnf {
   static Cnf from_json(const nlohmann::json& j) { return parse(j.get<std::string>(), 0); }
   // The largest attribute index the query names, plus one (0: none).
   std::uint32_t attributes_used() const;
+  // How many distinct attributes the query reads, counting `also` (an attribute read beside it) too.
+  std::uint32_t attributes_read(std::optional<std::uint32_t> also = std::nullopt) const;
   std::size_t predicates() const;
 };
 

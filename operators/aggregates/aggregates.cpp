@@ -139,17 +139,7 @@ class AggregateRun final : public PreparedRun {
   Collected collect() override { return output_->collect(); }
   Digest reference() const override { return output_->reference(); }
   // The attribute and the filter's attributes, read once per pass at least (one pass counted).
-  std::uint64_t bytes_moved() const override {
-    std::vector<bool> read(datasets::kMaxAttributes, false);
-    read[attribute_] = true;
-    for (const Clause& c : where_.all) {
-      for (const Predicate& p : c.any) {
-        read[p.attribute] = true;
-        if (p.rhs_is_attribute) read[static_cast<std::size_t>(p.rhs)] = true;
-      }
-    }
-    return rows_ * 4 * static_cast<std::uint64_t>(std::count(read.begin(), read.end(), true)) + 16;
-  }
+  std::uint64_t bytes_moved() const override { return rows_ * 4 * where_.attributes_read(attribute_) + 16; }
   std::uint64_t working_set_bytes() const override { return bytes_moved(); }
 
   std::optional<BaselineTiming> time_baseline() override {
@@ -319,11 +309,9 @@ datasets::WorkloadSpec AttributeAggregate::workload(const WorkloadOptions& optio
 }
 
 DeviceFootprint AttributeAggregate::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
-  const std::uint64_t capacity = (spec.rows() + 32) / 32 * 32;
-  const std::uint64_t columns = std::max<std::uint64_t>(attribute_count(spec), 1);
   // The sorting variant's keys and sorted keys included.
-  return {capacity * columns * 4 + 2 * capacity * 4 + kAccWords * 8 + kMaxBins * 4 + 32,
-          capacity * columns * 4};
+  const std::uint64_t image = attribute_image_bytes(spec);
+  return {image + 2 * attribute_capacity(spec.rows()) * 4 + kAccWords * 8 + kMaxBins * 4 + 32, image};
 }
 
 std::unique_ptr<PreparedRun> AttributeAggregate::prepare(Engine& engine,

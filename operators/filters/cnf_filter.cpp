@@ -47,14 +47,7 @@ BlockFilter CnfFilterOperator::baseline(const nlohmann::json& query,
 }
 
 std::uint32_t CnfFilterOperator::attributes_read(const nlohmann::json& query) const {
-  std::vector<bool> read(datasets::kMaxAttributes, false);
-  for (const Clause& clause : where_of(query).all) {
-    for (const Predicate& p : clause.any) {
-      read[p.attribute] = true;
-      if (p.rhs_is_attribute) read[static_cast<std::size_t>(p.rhs)] = true;
-    }
-  }
-  return static_cast<std::uint32_t>(std::count(read.begin(), read.end(), true));
+  return where_of(query).attributes_read();
 }
 
 std::vector<variants::Tunable> CnfFilterOperator::own_tunables() const {

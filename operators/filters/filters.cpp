@@ -193,9 +193,8 @@ datasets::WorkloadSpec AttributeFilter::workload(const WorkloadOptions& options)
 }
 
 DeviceFootprint AttributeFilter::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
-  const std::uint64_t capacity = (spec.rows() + 32) / 32 * 32;
-  const std::uint64_t columns = std::max<std::uint64_t>(attribute_count(spec), 1);
-  return {capacity * columns * 4 + capacity / 8 + 16, capacity * columns * 4};
+  const std::uint64_t image = attribute_image_bytes(spec);
+  return {image + attribute_capacity(spec.rows()) / 8 + 16, image};
 }
 
 std::unique_ptr<PreparedRun> AttributeFilter::prepare(Engine& engine,
