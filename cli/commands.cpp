@@ -229,6 +229,9 @@ json measurement_json(const harness::Operator& op, const DeviceInfo& device, con
   j["reps"] = m.samples_ms.size();
   j["probe_gbps"] = probe_gbps;
   if (const json plan = op.query_plan(spec); !plan.empty()) j["query_plan"] = plan;
+  if (m.ok()) {
+    if (const auto value = op.result_value(spec, m.result)) j["value"] = *value;
+  }
   return j;
 }
 
@@ -309,6 +312,7 @@ void add_run(CLI::App& app, int& exit_code) {
                 << "\n"
                 << "  rows      " << m.result.rows << "   checksum " << m.result.checksum << "   verified "
                 << (m.verified ? "yes" : "no") << "\n";
+      if (j.contains("value")) std::cout << "  value     " << j["value"].get<double>() << "\n";
       if (m.ok()) {
         std::cout << "  kernel    " << fixed(m.kernel.median, 4) << " ms  (95% CI "
                   << fixed(m.kernel.ci_low, 4) << " .. " << fixed(m.kernel.ci_high, 4) << ", "

@@ -5,6 +5,8 @@
 // record files and generators, and the CPU baselines.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <climits>
 #include <fstream>
@@ -348,6 +350,22 @@ TEST(PredicatesCli, BadQueriesAndFilesAreOneLineAndStatusTwo) {
     EXPECT_EQ(r.status, 2) << args[2] << " " << args[4] << ": " << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+TEST(PredicatesCli, AvgReportsTheSumAsChecksumAndTheAverageAsValue) {
+  const std::string dir = test::scratch_dir("predicates-avg");
+  { std::ofstream(dir + "/r.csv") << "1,0\n2,0\n4,1\n5,0\n"; }
+  const test::CommandResult r =
+      test::run_varex({"run",          "--op",         "aggregate",   "--device",      test::cpu_device().id,
+                       "--input",      dir + "/r.csv", "--query",     "fn=avg",        "--query",
+                       "where=a1 = 0", "--db",         dir + "/v.db", "--no-baseline", "--quiet",
+                       "--json",       "--min-reps",   "1",           "--max-reps",    "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("rows").get<std::uint64_t>(), 3u);
+  EXPECT_EQ(j.at("checksum").get<std::uint64_t>(), 8u);  // 1 + 2 + 5
+  EXPECT_DOUBLE_EQ(j.at("value").get<double>(), 8.0 / 3.0);
+  EXPECT_TRUE(j.at("verified").get<bool>());
 }
 
 }  // namespace

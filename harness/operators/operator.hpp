@@ -128,6 +128,11 @@ class Operator {
   // What the operator makes of a workload's query before any kernel runs (the automaton of a pattern,
   // say), for the user to see beside the timings; empty where there is nothing to tell.
   virtual nlohmann::json query_plan(const datasets::WorkloadSpec&) const { return nlohmann::json::object(); }
+  // The result a digest stands for, where it is a number the user asked for (an aggregate's value, the
+  // average of AVG); printed as `value` beside rows and checksum.
+  virtual std::optional<double> result_value(const datasets::WorkloadSpec&, const Digest&) const {
+    return std::nullopt;
+  }
 };
 
 const std::vector<const Operator*>& operators();

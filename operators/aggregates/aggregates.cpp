@@ -314,6 +314,15 @@ DeviceFootprint AttributeAggregate::footprint(const datasets::WorkloadSpec& spec
   return {image + 2 * attribute_capacity(spec.rows()) * 4 + kAccWords * 8 + kMaxBins * 4 + 32, image};
 }
 
+std::optional<double> AttributeAggregate::result_value(const datasets::WorkloadSpec& spec,
+                                                       const Digest& digest) const {
+  const auto value = static_cast<double>(static_cast<std::int64_t>(digest.checksum));
+  if (spec.query.contains("fn") && aggregate_fn(spec.query) == AggregateFn::Avg) {
+    return digest.rows ? value / static_cast<double>(digest.rows) : 0.0;
+  }
+  return value;
+}
+
 std::unique_ptr<PreparedRun> AttributeAggregate::prepare(Engine& engine,
                                                          const datasets::WorkloadSpec& spec) const {
   return std::make_unique<AggregateRun>(engine, spec, *this);

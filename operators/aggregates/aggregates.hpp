@@ -25,6 +25,8 @@ class AttributeAggregate : public Operator {
   std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 4; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // The checksum as a signed value; AVG's checksum (the sum) divided by the rows.
+  std::optional<double> result_value(const datasets::WorkloadSpec& spec, const Digest& digest) const override;
 
  protected:
   // The operator's own query keys beside attr and where, read into `query` (UsageError).
