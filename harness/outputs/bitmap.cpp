@@ -57,6 +57,16 @@ void BitmapOutput::poison() {
   engine_.fill(*device_, kPoisonWord, 0, device_->bytes())->elapsed_ms();
 }
 
+std::uint64_t BitmapOutput::first_difference(const std::uint8_t* bits) const {
+  if (tolerated_.empty()) return first_bitmap_difference(bits, reference_.data(), rows_);
+  // The tolerated rows take the reference's bits.
+  std::vector<std::uint8_t> compared(bits, bits + (rows_ + 7) / 8);
+  for (std::size_t i = 0; i < compared.size(); ++i) {
+    compared[i] = static_cast<std::uint8_t>((compared[i] & ~tolerated_[i]) | (reference_[i] & tolerated_[i]));
+  }
+  return first_bitmap_difference(compared.data(), reference_.data(), rows_);
+}
+
 Collected BitmapOutput::collect() {
   Collected c;
   if (rows_ == 0) {
@@ -66,16 +76,7 @@ Collected BitmapOutput::collect() {
   c.d2h_ms = engine_.download(*host_, *device_, (rows_ + 7) / 8)->elapsed_ms();
   const auto* got = host_->as<std::uint8_t>();
   c.digest = bitmap_digest(got, rows_);
-  std::vector<std::uint8_t> compared;
-  if (!tolerated_.empty()) {  // the tolerated rows take the reference's bits
-    compared.assign(got, got + (rows_ + 7) / 8);
-    for (std::size_t i = 0; i < compared.size(); ++i) {
-      compared[i] =
-          static_cast<std::uint8_t>((compared[i] & ~tolerated_[i]) | (reference_[i] & tolerated_[i]));
-    }
-    got = compared.data();
-  }
-  const std::uint64_t row = first_bitmap_difference(got, reference_.data(), rows_);
+  const std::uint64_t row = first_difference(got);
   c.verified = row == rows_;
   if (!c.verified) {
     const int want = reference_[row / 8] >> (row % 8) & 1;

@@ -27,6 +27,10 @@ class BitmapOutput final : public Output {
   // Rows whose bit may go either way (a semi-linear query's dot products within its tolerance of b): set
   // bits here are not compared. The digest stays the device's.
   void set_tolerated(std::vector<std::uint8_t> tolerated) { tolerated_ = std::move(tolerated); }
+  // The first row where `bits` (a host bitmap of the rows) differs from the reference outside the tolerated
+  // rows, or the row count when they agree: the check collect() makes, for results computed elsewhere (a
+  // CPU baseline's).
+  std::uint64_t first_difference(const std::uint8_t* bits) const;
 
   void poison() override;
   Collected collect() override;
