@@ -17,8 +17,17 @@
 //   LOCAL_AGG     1: aggregate group ids below LOCAL_GROUPS per work-group in local memory first
 //   LOCAL_GROUPS  groups a work-group aggregates locally (group-by)
 //   FUSED         1: compute_grouping also aggregates; 0: a separate aggregate kernel does (group-by)
+//   VOTE          1: lanes of a CUDA warp with the same group combine before local memory (group-by)
 //   SCAN_LOCAL    work-group size of the prefix-sum kernels; SCAN_ITEMS elements per work-item
 //   SKETCH_BITS   log2 of the HyperLogLog registers of the group-by's table sizing
+//   MAX_PARTS     the most radix partitions (local counters per work-group) of the partitioned variants
+//   JOIN_SLOTS    entries of the partitioned join's local-memory table (a power of two)
+//   AGG_TILE      rows per tile of the partitioned group-by's aggregation
+//
+// Beside the source's kernels, the family holds varex's own faster variants: the single-pass join for
+// unique build keys (build_unique, probe_unique), the radix-partitioned join (radix_count, radix_scatter,
+// join_partitions), warp votes before local aggregation and the partitioned aggregation of many groups
+// (aggregate_tiles).
 //
 // Every kernel walks its elements with a work-group-uniform stride loop: a grid that covers the elements
 // runs it once, a fixed number of work-groups (Ocelot's `processors`) strides, and the loop's bound is
@@ -49,6 +58,18 @@
 #ifndef FUSED
 #define FUSED 0
 #endif
+#ifndef MAX_PARTS
+#define MAX_PARTS 4096
+#endif
+#ifndef JOIN_SLOTS
+#define JOIN_SLOTS 4096
+#endif
+#ifndef VOTE
+#define VOTE 0
+#endif
+#ifndef AGG_TILE
+#define AGG_TILE 65536
+#endif
 
 #include "common/portable.h"
 // The prefix sum's kernels: scan_tiles, scan_sums, scan_add (harness/primitives/scan.hpp launches them).
@@ -67,13 +88,15 @@
 #define KEY_MAX 2147483647
 #define NOT_FOUND 0xffffffffu
 
-// CUDA re-reads words other threads write (through a volatile pointer) where the loop or the test
-// depends on them; OpenCL C reads them plainly.
-#if VAREX_CUDA
-#define READ_SHARED(T, p) (*(volatile T*)(p))
-#else
-#define READ_SHARED(T, p) (*(p))
-#endif
+// murmur3's finaliser: a bijection of 32-bit words whose every output bit depends on every input bit.
+FUNC uint murmur_mix(uint h) {
+  h ^= h >> 16;
+  h *= 0x85EBCA6Bu;
+  h ^= h >> 13;
+  h *= 0xC2B2AE35u;
+  h ^= h >> 16;
+  return h;
+}
 
 FUNC uint hash_slot(int key, uint mask, uint shift) {
   const uint k = (uint)key;
@@ -82,13 +105,7 @@ FUNC uint hash_slot(int key, uint mask, uint shift) {
 #elif HASH == 2
   return (k * 0x9E3779B1u) >> shift;
 #else
-  uint h = k;
-  h ^= h >> 16;
-  h *= 0x85EBCA6Bu;
-  h ^= h >> 13;
-  h *= 0xC2B2AE35u;
-  h ^= h >> 16;
-  return h & mask;
+  return murmur_mix(k) & mask;
 #endif
 }
 
@@ -101,21 +118,30 @@ FUNC uint probe_step(int key, uint shift) {
 }
 
 // Inserts `key` (Ocelot's pessimistic build: compare-and-swap per slot) and returns its slot, or
-// NOT_FOUND when every slot was tried (a table sized from an estimate can be too small).
-FUNC uint insert_key(GLOBAL int* keys, int key, uint mask, uint shift) {
+// NOT_FOUND when every slot was tried (a table sized from an estimate can be too small). *inserted says
+// whether this call placed the key (other rows of the key find it there).
+//
+// Slots are read plainly, not through volatile (which on CUDA sends every read to L2): a slot changes
+// once, from empty to its key, so a stale read can only say "empty", and the compare-and-swap that follows
+// returns the truth.
+FUNC uint insert_key(GLOBAL int* keys, int key, uint mask, uint shift, bool* inserted) {
+  *inserted = false;
   if (key == EMPTY_KEY) {
-    KEY(mask + 1) = 1;
+    *inserted = KEY(mask + 1) == 0 && atomic_cas_i32(&KEY(mask + 1), 0, 1) == 0;
     return mask + 1;
   }
   uint s = hash_slot(key, mask, shift);
   const uint step = probe_step(key, shift);
   for (uint probes = 0; probes <= mask; ++probes) {
-    const int current = READ_SHARED(int, &KEY(s));
-    if (current == key) return s;
+    int current = KEY(s);
     if (current == EMPTY_KEY) {
-      const int old = atomic_cas_i32(&KEY(s), EMPTY_KEY, key);
-      if (old == EMPTY_KEY || old == key) return s;
+      current = atomic_cas_i32(&KEY(s), EMPTY_KEY, key);
+      if (current == EMPTY_KEY) {
+        *inserted = true;
+        return s;
+      }
     }
+    if (current == key) return s;
     s = (s + step) & mask;
   }
   return NOT_FOUND;
@@ -150,11 +176,61 @@ KERNEL void fill_int(GLOBAL int* out, const int value, const uint n) {
   FOR_EACH(i, n) out[i] = value;
 }
 
-// status[1] counts keys that found no free slot.
+// status[1] counts keys that found no free slot. With `slot_rows` (the group-by's extents at build time),
+// the row that placed a key is recorded for its slot: one row of every key, at no extra pass.
 KERNEL void build_pessimistic(GLOBAL int* keys, GLOBAL const int* RESTRICT in, GLOBAL uint* status,
-                              const uint n, const uint mask, const uint shift) {
+                              GLOBAL uint* RESTRICT slot_rows, const uint record_rows, const uint n,
+                              const uint mask, const uint shift) {
   FOR_EACH(i, n) {
-    if (insert_key(keys, in[i], mask, shift) == NOT_FOUND) atomic_inc_u32(&status[1]);
+    bool inserted;
+    const uint s = insert_key(keys, in[i], mask, shift, &inserted);
+    if (s == NOT_FOUND) atomic_inc_u32(&status[1]);
+    if (inserted && record_rows) slot_rows[s] = i;
+  }
+}
+
+// ---- radix partitioning (the partitioned join and the partitioned group-by) ----
+// Work-group w of the W launched takes chunk w of the rows, [w * C, (w + 1) * C) with C = ceil(n / W). A
+// row's partition is (key * multiply) >> shift, below `parts` (at most MAX_PARTS). radix_count stores the
+// rows of chunk w in partition p at counts[p * W + w]; scanned, that is where chunk w writes partition p,
+// and partition p spans [offsets[p * W], offsets[(p + 1) * W]). Within a partition the rows' order is free.
+
+FUNC uint partition_of(int key, uint multiply, uint shift) {
+  return ((uint)key * multiply) >> shift;
+}
+
+FUNC uint chunk_begin(uint n, uint w) {
+  const uint per = (n + num_groups() - 1) / num_groups();
+  return min(n, w * per);
+}
+
+KERNEL void radix_count(GLOBAL const int* RESTRICT keys, GLOBAL uint* RESTRICT counts, const uint n,
+                        const uint multiply, const uint shift, const uint parts) {
+  LOCAL_ARRAY uint hist[MAX_PARTS];
+  for (uint p = lid(); p < parts; p += lsize()) hist[p] = 0u;
+  LOCAL_BARRIER();
+  const uint end = chunk_begin(n, group_id() + 1);
+  for (uint i = chunk_begin(n, group_id()) + lid(); i < end; i += lsize())
+    atomic_inc_u32(&hist[partition_of(keys[i], multiply, shift)]);
+  LOCAL_BARRIER();
+  for (uint p = lid(); p < parts; p += lsize()) counts[p * num_groups() + group_id()] = hist[p];
+}
+
+// Each row and its payload to its partition: the payload is payload[i], or the row's index i with
+// `row_payload`.
+KERNEL void radix_scatter(GLOBAL const int* RESTRICT keys, GLOBAL const int* RESTRICT payload,
+                          GLOBAL const uint* RESTRICT offsets, GLOBAL int* RESTRICT out_keys,
+                          GLOBAL int* RESTRICT out_payload, const uint n, const uint multiply,
+                          const uint shift, const uint parts, const uint row_payload) {
+  LOCAL_ARRAY uint cursor[MAX_PARTS];
+  for (uint p = lid(); p < parts; p += lsize()) cursor[p] = offsets[p * num_groups() + group_id()];
+  LOCAL_BARRIER();
+  const uint end = chunk_begin(n, group_id() + 1);
+  for (uint i = chunk_begin(n, group_id()) + lid(); i < end; i += lsize()) {
+    const int key = keys[i];
+    const uint at = atomic_inc_u32(&cursor[partition_of(key, multiply, shift)]);
+    out_keys[at] = key;
+    out_payload[at] = row_payload ? (int)i : payload[i];
   }
 }
 
@@ -254,6 +330,153 @@ KERNEL void hj_exec(GLOBAL const int* RESTRICT keys, PROBE_INPUT, GLOBAL const u
   }
 }
 
+// ---- the single-pass join for unique build keys ----
+// The packed table: slot s is {key, build row} in one 8-byte entry (one memory sector per probe); the
+// reserved slot mask + 1 holds {present, row} of the key INT_MIN.
+#define ROW(s) keys[2 * (s) + 1]
+
+// Places every build row's {key, row}. A key already present is a duplicate: status[0] is set and the
+// host falls back to the source's sequence (unique keys cannot be assumed). status[1] counts rows that
+// found no free slot.
+KERNEL void build_unique(GLOBAL int* keys, GLOBAL const int* RESTRICT in, GLOBAL uint* status, const uint n,
+                         const uint mask, const uint shift) {
+  FOR_EACH(i, n) {
+    bool inserted;
+    const uint s = insert_key(keys, in[i], mask, shift, &inserted);
+    if (s == NOT_FOUND) {
+      atomic_inc_u32(&status[1]);
+    } else if (inserted) {
+      ROW(s) = (int)i;
+    } else {
+      status[0] = 1u;  // every writer stores the same word
+    }
+  }
+}
+
+// The build row of `key` in the packed table, or NOT_FOUND; `entry` is its first slot, already loaded
+// (the loads of a batch of probe rows are issued before any is resolved).
+FUNC uint resolve_row(GLOBAL const int* RESTRICT keys, int key, uint s, int2 entry, uint mask, uint shift) {
+  if (key == EMPTY_KEY) return KEY(mask + 1) ? (uint)ROW(mask + 1) : NOT_FOUND;
+  const uint step = probe_step(key, shift);
+  for (uint probes = 0; probes <= mask; ++probes) {
+    if (entry.x == key) return (uint)entry.y;
+    if (entry.x == EMPTY_KEY) return NOT_FOUND;
+    s = (s + step) & mask;
+    entry = ((GLOBAL const int2*)keys)[s];
+  }
+  return NOT_FOUND;
+}
+
+// One pass over the probe rows: each work-group takes tiles of BATCH rows per work-item, resolves them,
+// and appends its pairs through one atomic on counter[0] per tile (wg_reserve). Pairs past `capacity`
+// are counted, not written.
+KERNEL void probe_unique(GLOBAL const int* RESTRICT keys, GLOBAL const int* RESTRICT probe,
+                         GLOBAL uint* RESTRICT out_build, GLOBAL uint* RESTRICT out_probe, GLOBAL uint* counter,
+                         const uint n, const uint mask, const uint shift, const uint capacity) {
+  LOCAL_ARRAY uint scratch[MAX_LOCAL];
+  LOCAL_ARRAY uint base[1];
+  const uint tile = lsize() * BATCH;
+  for (uint first = group_id() * tile; first < n; first += num_groups() * tile) {
+    int key[BATCH];
+    uint slot[BATCH];
+    int2 entry[BATCH];
+    PRAGMA_UNROLL for (uint b = 0; b < BATCH; ++b) {
+      const uint j = first + b * lsize() + lid();
+      key[b] = j < n ? probe[j] : 0;
+      slot[b] = hash_slot(key[b], mask, shift);
+      entry[b] = ((GLOBAL const int2*)keys)[slot[b]];
+    }
+    uint row[BATCH];
+    uint count = 0;
+    PRAGMA_UNROLL for (uint b = 0; b < BATCH; ++b) {
+      const uint j = first + b * lsize() + lid();
+      row[b] = j < n ? resolve_row(keys, key[b], slot[b], entry[b], mask, shift) : NOT_FOUND;
+      count += row[b] != NOT_FOUND;
+    }
+    uint at = wg_reserve(scratch, base, count, counter);
+    PRAGMA_UNROLL for (uint b = 0; b < BATCH; ++b) {
+      if (row[b] == NOT_FOUND) continue;
+      if (at < capacity) {
+        out_build[at] = row[b];
+        out_probe[at] = first + b * lsize() + lid();
+      }
+      ++at;
+    }
+  }
+}
+
+// ---- the radix-partitioned join (after Sioulas et al., ICDE 2019) ----
+// Both sides are partitioned by the same radix of their keys (radix_count, radix_scatter: key and row
+// id). A work-group then joins one partition at a time: it loads up to JOIN_CHUNK build rows into a
+// local-memory table of JOIN_SLOTS entries, streams the partition's probe rows past it, and repeats for
+// the next chunk of a partition too large for one (duplicates and skew stay correct, only slower).
+#define EMPTY_ROW 0xffffffffu
+#define JOIN_CHUNK (JOIN_SLOTS / 4 * 3)
+
+FUNC uint local_slot(int key) {
+  return murmur_mix((uint)key) & (JOIN_SLOTS - 1);
+}
+
+// Matches of `key` in the local table; with `emit`, they are written as pairs from `at` on.
+FUNC uint walk_local(LOCAL const int* t_key, LOCAL const uint* t_row, int key, bool emit, uint at,
+                     uint probe_row, GLOBAL uint* out_build, GLOBAL uint* out_probe, uint capacity) {
+  uint matches = 0;
+  for (uint s = local_slot(key); t_row[s] != EMPTY_ROW; s = (s + 1) & (JOIN_SLOTS - 1)) {
+    if (t_key[s] != key) continue;
+    if (emit && at + matches < capacity) {
+      out_build[at + matches] = t_row[s];
+      out_probe[at + matches] = probe_row;
+    }
+    ++matches;
+  }
+  return matches;
+}
+
+KERNEL void join_partitions(GLOBAL const int* RESTRICT build_keys, GLOBAL const int* RESTRICT build_rows,
+                            GLOBAL const uint* RESTRICT build_offsets, const uint build_chunks,
+                            GLOBAL const int* RESTRICT probe_keys, GLOBAL const int* RESTRICT probe_rows,
+                            GLOBAL const uint* RESTRICT probe_offsets, const uint probe_chunks,
+                            GLOBAL uint* RESTRICT out_build, GLOBAL uint* RESTRICT out_probe,
+                            GLOBAL uint* counter, const uint capacity, const uint parts) {
+  LOCAL_ARRAY int t_key[JOIN_SLOTS];
+  LOCAL_ARRAY uint t_row[JOIN_SLOTS];
+  LOCAL_ARRAY uint scratch[MAX_LOCAL];
+  LOCAL_ARRAY uint base[1];
+  for (uint p = group_id(); p < parts; p += num_groups()) {
+    const uint build_end = build_offsets[(p + 1) * build_chunks];
+    const uint probe_begin = probe_offsets[p * probe_chunks], probe_end = probe_offsets[(p + 1) * probe_chunks];
+    if (probe_begin == probe_end) continue;
+    for (uint c = build_offsets[p * build_chunks]; c < build_end; c += JOIN_CHUNK) {
+      const uint chunk_end = min(c + JOIN_CHUNK, build_end);
+      for (uint s = lid(); s < JOIN_SLOTS; s += lsize()) t_row[s] = EMPTY_ROW;
+      LOCAL_BARRIER();
+      for (uint i = c + lid(); i < chunk_end; i += lsize()) {
+        const int key = build_keys[i];
+        uint s = local_slot(key);
+        while (atomic_cas_u32(&t_row[s], EMPTY_ROW, (uint)build_rows[i]) != EMPTY_ROW) s = (s + 1) & (JOIN_SLOTS - 1);
+        t_key[s] = key;
+      }
+      LOCAL_BARRIER();
+      for (uint first = probe_begin; first < probe_end; first += lsize() * BATCH) {
+        uint count = 0;
+        PRAGMA_UNROLL for (uint b = 0; b < BATCH; ++b) {
+          const uint j = first + b * lsize() + lid();
+          if (j < probe_end)
+            count += walk_local(t_key, t_row, probe_keys[j], false, 0, 0, out_build, out_probe, 0);
+        }
+        uint at = wg_reserve(scratch, base, count, counter);
+        PRAGMA_UNROLL for (uint b = 0; b < BATCH; ++b) {
+          const uint j = first + b * lsize() + lid();
+          if (j < probe_end)
+            at += walk_local(t_key, t_row, probe_keys[j], true, at, (uint)probe_rows[j], out_build, out_probe,
+                             capacity);
+        }
+      }
+      LOCAL_BARRIER();
+    }
+  }
+}
+
 #endif  // HASH_JOIN
 
 #if HASH_GROUPBY
@@ -262,17 +485,14 @@ KERNEL void hj_exec(GLOBAL const int* RESTRICT keys, PROBE_INPUT, GLOBAL const u
 // HyperLogLog over the keys (2^SKETCH_BITS registers of the largest rank seen), from which the host sizes
 // the group-by's table by the number of distinct keys instead of the number of rows. murmur3's finaliser
 // is a bijection, so distinct keys never share a hash.
+// A register is read plainly before its atomic (a volatile read on CUDA went to L2 for every row, 6.7 ms
+// at 2^28 rows against 0.54 ms through OpenCL): a stale value only costs an atomic_max that changes nothing.
 KERNEL void sketch(GLOBAL const int* RESTRICT in, GLOBAL uint* registers, const uint n) {
   FOR_EACH(i, n) {
-    uint h = (uint)in[i];
-    h ^= h >> 16;
-    h *= 0x85EBCA6Bu;
-    h ^= h >> 13;
-    h *= 0xC2B2AE35u;
-    h ^= h >> 16;
+    const uint h = murmur_mix((uint)in[i]);
     const uint bucket = h >> (32 - SKETCH_BITS);
     const uint rank = clz_u32((h << SKETCH_BITS) | (1u << (SKETCH_BITS - 1))) + 1;
-    if (rank > READ_SHARED(uint, &registers[bucket])) atomic_max_u32(&registers[bucket], rank);
+    if (rank > registers[bucket]) atomic_max_u32(&registers[bucket], rank);
   }
 }
 
@@ -307,13 +527,20 @@ KERNEL void prepare_ids(GLOBAL const int* RESTRICT keys, GLOBAL uint* RESTRICT f
   if (gid() == 0) flags[mask + 1] = keys[mask + 1] != 0;
 }
 
-// The key of every group, from its slot.
+// The key of every group, from its slot; with `slot_rows` (extents recorded by the build) also its
+// extent, which then needs no pass over the rows.
 KERNEL void assign_groups(GLOBAL const int* RESTRICT keys, GLOBAL const uint* RESTRICT ids,
-                          GLOBAL int* RESTRICT group_keys, const uint mask) {
+                          GLOBAL int* RESTRICT group_keys, GLOBAL const uint* RESTRICT slot_rows,
+                          GLOBAL uint* RESTRICT extents, const uint with_extents, const uint mask) {
   FOR_EACH(s, mask + 1) {
-    if (keys[s] != EMPTY_KEY) group_keys[ids[s]] = keys[s];
+    if (keys[s] == EMPTY_KEY) continue;
+    group_keys[ids[s]] = keys[s];
+    if (with_extents) extents[ids[s]] = slot_rows[s];
   }
-  if (gid() == 0 && keys[mask + 1]) group_keys[ids[mask + 1]] = EMPTY_KEY;
+  if (gid() == 0 && keys[mask + 1]) {
+    group_keys[ids[mask + 1]] = EMPTY_KEY;
+    if (with_extents) extents[ids[mask + 1]] = slot_rows[mask + 1];
+  }
 }
 
 // Aggregates start empty: count 0, sum 0, min INT_MAX, max INT_MIN.
@@ -345,22 +572,27 @@ KERNEL void init_aggregates(GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int*
   } while (0)
 #endif
 
-// Min and max are read first: most rows do not move them, and those need no atomic.
-#define AGG_ROW(space, counts, sums, mins, maxs, g, value)                                 \
-  do {                                                                                     \
-    atomic_inc_u32((counts) + (g));                                                        \
-    SUM_ADD(space, sums, g, value);                                                        \
-    if ((value) < ((volatile space int*)(mins))[g]) atomic_min_i32((mins) + (g), (value)); \
-    if ((value) > ((volatile space int*)(maxs))[g]) atomic_max_i32((maxs) + (g), (value)); \
+// `count` rows of group g with that sum, min and max. Min and max are read first: most rows do not move
+// them, and those need no atomic.
+#define AGG_ADD(space, counts, sums, mins, maxs, g, count, sum, lo, hi)                 \
+  do {                                                                                  \
+    atomic_add_u32((counts) + (g), (count));                                            \
+    SUM_ADD(space, sums, g, sum);                                                       \
+    if ((lo) < ((volatile space int*)(mins))[g]) atomic_min_i32((mins) + (g), (lo));    \
+    if ((hi) > ((volatile space int*)(maxs))[g]) atomic_max_i32((maxs) + (g), (hi));    \
   } while (0)
+#define AGG_ROW(space, counts, sums, mins, maxs, g, value) \
+  AGG_ADD(space, counts, sums, mins, maxs, g, 1u, value, value, value)
 
-#if LOCAL_AGG
-// Group ids below LOCAL_GROUPS are aggregated per work-group in local memory, the rest directly.
-#define LOCAL_AGG_DECL                                   \
-  LOCAL_ARRAY uint l_counts[LOCAL_GROUPS];               \
-  LOCAL_ARRAY slong l_sums[LOCAL_GROUPS];                \
-  LOCAL_ARRAY int l_mins[LOCAL_GROUPS];                  \
-  LOCAL_ARRAY int l_maxs[LOCAL_GROUPS];                  \
+// A work-group's aggregates of LOCAL_GROUPS groups in local memory: declared, cleared (ends with a
+// barrier) and merged into the global ones from group `first` on (starts with a barrier; one atomic per
+// touched group and aggregate).
+#define LOCAL_AGG_ARRAYS                   \
+  LOCAL_ARRAY uint l_counts[LOCAL_GROUPS]; \
+  LOCAL_ARRAY slong l_sums[LOCAL_GROUPS];  \
+  LOCAL_ARRAY int l_mins[LOCAL_GROUPS];    \
+  LOCAL_ARRAY int l_maxs[LOCAL_GROUPS];
+#define LOCAL_AGG_CLEAR                                  \
   for (uint g = lid(); g < LOCAL_GROUPS; g += lsize()) { \
     l_counts[g] = 0;                                     \
     l_sums[g] = 0;                                       \
@@ -368,23 +600,44 @@ KERNEL void init_aggregates(GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int*
     l_maxs[g] = EMPTY_KEY;                               \
   }                                                      \
   LOCAL_BARRIER();
-#define AGGREGATE(g, value)                                       \
-  do {                                                            \
-    if ((g) < LOCAL_GROUPS)                                       \
-      AGG_ROW(LOCAL, l_counts, l_sums, l_mins, l_maxs, g, value); \
-    else                                                          \
-      AGG_ROW(GLOBAL, counts, sums, mins, maxs, g, value);        \
-  } while (0)
-// The work-group's totals go into the global ones: one atomic per touched group and aggregate.
-#define LOCAL_AGG_MERGE                                  \
-  LOCAL_BARRIER();                                       \
-  for (uint g = lid(); g < LOCAL_GROUPS; g += lsize()) { \
-    if (l_counts[g] == 0) continue;                      \
-    atomic_add_u32(counts + g, l_counts[g]);             \
-    SUM_ADD(GLOBAL, sums, g, l_sums[g]);                 \
-    atomic_min_i32(mins + g, l_mins[g]);                 \
-    atomic_max_i32(maxs + g, l_maxs[g]);                 \
+#define LOCAL_AGG_MERGE_FROM(first, groups)                                \
+  LOCAL_BARRIER();                                                         \
+  for (uint g = lid(); g < LOCAL_GROUPS && (first) + g < (groups); g += lsize()) { \
+    if (l_counts[g] == 0) continue;                                        \
+    atomic_add_u32(counts + (first) + g, l_counts[g]);                     \
+    SUM_ADD(GLOBAL, sums, (first) + g, l_sums[g]);                         \
+    atomic_min_i32(mins + (first) + g, l_mins[g]);                         \
+    atomic_max_i32(maxs + (first) + g, l_maxs[g]);                         \
   }
+
+#if VOTE && VAREX_CUDA && __CUDA_ARCH__ >= 800
+// The lanes of a warp with the same group combine first (__match_any_sync, then one-instruction warp
+// reductions over those peers): the lowest of them updates the local aggregates once for all. The sum is
+// reduced in two halves of the value so that no 32-bit partial sum can overflow.
+#define LOCAL_ROW(g, value)                                                                           \
+  do {                                                                                                \
+    const uint peers = __match_any_sync(__activemask(), (g));                                         \
+    const int lo = __reduce_min_sync(peers, (value)), hi = __reduce_max_sync(peers, (value));         \
+    const slong sum = (slong)__reduce_add_sync(peers, (value) >> 16) * 65536 +                        \
+                      (slong)__reduce_add_sync(peers, (uint)(value)&0xFFFFu);                         \
+    if ((threadIdx.x & 31) == __ffs(peers) - 1)                                                       \
+      AGG_ADD(LOCAL, l_counts, l_sums, l_mins, l_maxs, g, (uint)__popc(peers), sum, lo, hi);          \
+  } while (0)
+#else
+#define LOCAL_ROW(g, value) AGG_ROW(LOCAL, l_counts, l_sums, l_mins, l_maxs, g, value)
+#endif
+
+#if LOCAL_AGG
+// Group ids below LOCAL_GROUPS are aggregated per work-group in local memory, the rest directly.
+#define LOCAL_AGG_DECL LOCAL_AGG_ARRAYS LOCAL_AGG_CLEAR
+#define AGGREGATE(g, value)                                \
+  do {                                                     \
+    if ((g) < LOCAL_GROUPS)                                \
+      LOCAL_ROW(g, value);                                 \
+    else                                                   \
+      AGG_ROW(GLOBAL, counts, sums, mins, maxs, g, value); \
+  } while (0)
+#define LOCAL_AGG_MERGE LOCAL_AGG_MERGE_FROM(0u, LOCAL_GROUPS)
 #else
 #define LOCAL_AGG_DECL
 #define AGGREGATE(g, value) AGG_ROW(GLOBAL, counts, sums, mins, maxs, g, value)
@@ -416,11 +669,39 @@ KERNEL void compute_grouping(GLOBAL const int* RESTRICT keys, GLOBAL const uint*
 // The aggregates from the group ids, when not fused into compute_grouping.
 KERNEL void aggregate(GLOBAL const uint* RESTRICT gids, GLOBAL const int* RESTRICT values,
                       GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int* mins, GLOBAL int* maxs,
-                      const uint n){LOCAL_AGG_DECL FOR_EACH(i, n){const uint g = gids[i];
-const int value = values[i];
-AGGREGATE(g, value);
+                      const uint n) {
+  LOCAL_AGG_DECL
+  FOR_EACH(i, n) {
+    const uint g = gids[i];
+    const int value = values[i];
+    AGGREGATE(g, value);
+  }
+  LOCAL_AGG_MERGE
 }
-LOCAL_AGG_MERGE
+
+// The partitioned aggregation of many groups: the rows' (group id, value) pairs arrive partitioned by
+// group id >> shift (radix_scatter), so a tile of AGG_TILE consecutive pairs holds few groups. A work-group
+// aggregates each tile's groups from the tile's first partition's first id on in local memory (the rest,
+// past a partition boundary or LOCAL_GROUPS, directly) and merges them once per tile.
+KERNEL void aggregate_tiles(GLOBAL const uint* RESTRICT gids, GLOBAL const int* RESTRICT values,
+                            GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int* mins, GLOBAL int* maxs,
+                            const uint n, const uint shift, const uint groups) {
+  LOCAL_AGG_ARRAYS
+  for (uint begin = group_id() * AGG_TILE; begin < n; begin += num_groups() * AGG_TILE) {
+    const uint end = min(n, begin + AGG_TILE);
+    const uint first = (gids[begin] >> shift) << shift;
+    LOCAL_AGG_CLEAR
+    for (uint i = begin + lid(); i < end; i += lsize()) {
+      const uint g = gids[i] - first;  // a group before `first` wraps round and goes direct
+      const int value = values[i];
+      if (g < LOCAL_GROUPS)
+        LOCAL_ROW(g, value);
+      else
+        AGG_ROW(GLOBAL, counts, sums, mins, maxs, g + first, value);
+    }
+    LOCAL_AGG_MERGE_FROM(first, groups)
+    LOCAL_BARRIER();
+  }
 }
 
 // generateExtentsTable: one representative row per group. Rows past the input (host padding) carry the

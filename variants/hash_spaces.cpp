@@ -1,10 +1,39 @@
 #include "variants/hash_spaces.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <set>
+
 #include "variants/launch.hpp"
 
 namespace varex::variants {
 
+std::uint32_t max_radix_parts(const DeviceInfo& device) {
+  const std::uint64_t local_mem = device.local_mem ? device.local_mem : 32768;
+  return static_cast<std::uint32_t>(std::min<std::uint64_t>(8192, std::bit_floor(local_mem / 4)));
+}
+
 namespace {
+
+// A plan that does not use some tunables keeps them at their defaults, so that it is one point, not many
+// identical ones.
+Constraint unused_at_default(const std::string& knob, const std::string& plan, std::set<std::string> unused,
+                             const std::vector<Tunable>& tunables) {
+  Params defaults;
+  for (const Tunable& t : tunables) {
+    if (unused.count(t.name)) defaults[t.name] = t.default_value;
+  }
+  std::string names;
+  for (const auto& n : unused) names += (names.empty() ? "" : ", ") + n;
+  return {knob + "=" + plan + " does not use " + names + ": they stay at their defaults",
+          [knob, plan, defaults](const Params& p) {
+            if (p.at(knob) != Value{plan}) return true;
+            for (const auto& [name, value] : defaults) {
+              if (p.at(name) != value) return false;
+            }
+            return true;
+          }};
+}
 
 // Tunables and constraints both hash operators have: the work-group size, the number of work-groups of
 // the kernels that walk the rows (`grid`: cover, or fixed counts in all as the source's 16 and 32
@@ -82,6 +111,27 @@ Space hashjoin_space(const SpaceContext& context) {
                         "where the batch of resolved slots is kept: private memory, or local memory"});
   const std::uint64_t local_mem = device.local_mem;
   const std::uint64_t max_wg = device.max_work_group;
+  c.tunables.push_back(
+      {"plan",
+       TunableKind::Launch,
+       {Value{"source"}, Value{"unique"}, Value{"partitioned"}},
+       Value{"source"},
+       "source: Ocelot's kernel sequence; unique: a table of packed {key, row} slots built while looking for "
+       "duplicate keys, then one probe pass appending pairs through one atomic per work-group tile (a "
+       "duplicate falls back to the source's sequence); partitioned: both sides radix-partitioned, each "
+       "partition joined in local memory (Sioulas et al., ICDE 2019)"});
+  c.tunables.push_back({"radix_bits",
+                        TunableKind::Launch,
+                        {6, 9, 12, 13},
+                        12,
+                        "plan=partitioned: 2^bits partitions by the top bits of the keys' multiplicative hash"});
+  c.constraints.push_back(unused_at_default("plan", "unique", {"preprocess", "lookup", "radix_bits"}, c.tunables));
+  c.constraints.push_back(unused_at_default(
+      "plan", "partitioned", {"preprocess", "lookup", "grid", "padding", "hash", "probing", "load"}, c.tunables));
+  c.constraints.push_back(unused_at_default("plan", "source", {"radix_bits"}, c.tunables));
+  const std::uint32_t most_parts = max_radix_parts(device);
+  c.constraints.push_back({"2^radix_bits partitions need as many counters in local memory",
+                           [most_parts](const Params& p) { return (1LL << get_int(p, "radix_bits")) <= most_parts; }});
   c.constraints.push_back({"the lookup array in local memory needs batch > 1", [](const Params& p) {
                              return p.at("lookup") == Value{"private"} || get_int(p, "batch") > 1;
                            }});
@@ -106,13 +156,25 @@ Space groupby_space(const SpaceContext& context) {
                         "optimistic: every key written to its first slot without atomics, then validated, "
                         "rebuilt pessimistically on a collision (the source); pessimistic: atomic inserts "
                         "with probing from the start"});
+  std::vector<Value> aggs{Value{"global"}, Value{"local"}, Value{"partitioned"}};
+  // __match_any_sync and the warp reductions are CUDA's; NVIDIA's OpenCL offers no sub-group votes.
+  if (context.device.backend == Backend::Cuda) aggs.insert(aggs.begin() + 2, Value{"warp"});
   c.tunables.push_back(
       {"agg",
        TunableKind::Compile,
-       {Value{"global"}, Value{"local"}},
+       aggs,
        Value{"global"},
        "global: every row updates the group's aggregates in global memory with atomics; "
-       "local: each work-group aggregates the first groups in local memory and merges once"});
+       "local: each work-group aggregates the first groups in local memory and merges once; "
+       "warp (CUDA): lanes with the same group combine by warp vote before local memory; "
+       "partitioned: the rows' (group id, value) pairs are radix-partitioned by group id, and each tile of "
+       "them is aggregated in local memory (for many groups)"});
+  c.tunables.push_back({"extents",
+                        TunableKind::Launch,
+                        {Value{"pass"}, Value{"build"}},
+                        Value{"pass"},
+                        "pass: the source's extents kernel over every row; build: the row that placed each "
+                        "key in the table (pessimistic build) is its group's extent, no pass"});
   c.tunables.push_back({"fuse",
                         TunableKind::Compile,
                         {Value{"off"}, Value{"on"}},
@@ -130,7 +192,15 @@ Space groupby_space(const SpaceContext& context) {
   c.constraints.push_back(
       {"local aggregation pays only when a work-group walks many rows (a fixed number "
        "of work-groups)",
-       [](const Params& p) { return p.at("agg") == Value{"global"} || !covers(p); }});
+       [](const Params& p) {
+         return p.at("agg") == Value{"global"} || p.at("agg") == Value{"partitioned"} || !covers(p);
+       }});
+  c.constraints.push_back({"the partitioned aggregation is its own pass (fuse=off)", [](const Params& p) {
+                             return p.at("agg") != Value{"partitioned"} || p.at("fuse") == Value{"off"};
+                           }});
+  c.constraints.push_back(
+      {"extents at build time need the pessimistic build, which knows the row that placed a key",
+       [](const Params& p) { return p.at("extents") == Value{"pass"} || p.at("build") == Value{"pessimistic"}; }});
   return Space("groupby", std::move(c.tunables), std::move(c.constraints));
 }
 

@@ -3,9 +3,14 @@
 
 namespace varex::variants {
 
-// Ocelot's hash join (document 000, sections 2.2.2 and 3.2). The default point is the source's host code:
-// local size 256, 32 work-groups ("processors", grid=32wg) for hj_count and hj_exec, one tuple per batch, no
-// PreprocessHT kernel, the lookup array in private memory, no padding.
+// The most radix partitions a partitioned variant may use on `device`: one 32-bit counter each in a
+// work-group's local memory, at most 8192.
+std::uint32_t max_radix_parts(const DeviceInfo& device);
+
+// Ocelot's hash join (document 000, sections 2.2.2 and 3.2), plan=source. The default point is the source's
+// host code: local size 256, 32 work-groups ("processors", grid=32wg) for hj_count and hj_exec, one tuple
+// per batch, no PreprocessHT kernel, the lookup array in private memory, no padding. plan=unique and
+// plan=partitioned are varex's own single-pass and radix-partitioned joins.
 Space hashjoin_space(const SpaceContext& context);
 
 // Ocelot's hash group-by (document 000, sections 2.2.3 and 3.3) with COUNT, SUM, MIN, MAX. The default

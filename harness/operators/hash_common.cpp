@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "base/errors.hpp"
+#include "variants/hash_spaces.hpp"
 
 namespace varex::harness {
 
@@ -31,6 +32,40 @@ void DeviceScan::run(KernelSequence& seq, const std::string& label, const Device
   scan_.enqueue(launcher, in, out, n);
 }
 
+namespace {
+
+// Chunks (work-groups) of a partitioning pass: about 2048 rows each, at most 1024 of them, which fills a
+// large GPU once and keeps the counts (partitions x chunks) small.
+constexpr std::uint64_t kChunkRows = 2048;
+constexpr std::uint64_t kMaxChunks = 1024;
+
+std::uint64_t chunks_for(std::uint64_t rows) {
+  return std::clamp<std::uint64_t>((rows + kChunkRows - 1) / kChunkRows, 1, kMaxChunks);
+}
+
+}  // namespace
+
+RadixPartition::RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint64_t max_parts)
+    : scan_(engine, max_parts * chunks_for(max_rows) + 1) {
+  counts_ = engine.allocate(max_parts * chunks_for(max_rows) * 4);
+  offsets_ = engine.allocate((max_parts * chunks_for(max_rows) + 1) * 4);
+}
+
+void RadixPartition::run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys,
+                         const DeviceBuffer& payload, bool row_payload, DeviceBuffer& out_keys,
+                         DeviceBuffer& out_payload, std::uint64_t n, std::uint32_t multiply, std::uint32_t shift,
+                         std::uint32_t parts, std::uint64_t local) {
+  chunks_ = static_cast<std::uint32_t>(chunks_for(n));
+  const LaunchShape shape{chunks_ * local, local};
+  const auto rows = KernelArg::of(static_cast<std::uint32_t>(n));
+  const auto mul = KernelArg::of(multiply), sh = KernelArg::of(shift), p = KernelArg::of(parts);
+  seq.run(label, "radix_count", shape, {KernelArg::of(keys), KernelArg::of(*counts_), rows, mul, sh, p});
+  scan_.run(seq, label, *counts_, *offsets_, std::uint64_t{parts} * chunks_);
+  seq.run(label, "radix_scatter", shape,
+          {KernelArg::of(keys), KernelArg::of(payload), KernelArg::of(*offsets_), KernelArg::of(out_keys),
+           KernelArg::of(out_payload), rows, mul, sh, p, KernelArg::of(static_cast<std::uint32_t>(row_payload))});
+}
+
 Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device) {
   const std::string& hash = variants::get_string(params, "hash");
   return {{"HASH", hash == "identity" ? "1"
@@ -40,7 +75,8 @@ Defines hash_family_defines(const variants::Params& params, const DeviceInfo& de
           {"MAX_LOCAL", std::to_string(max_local(device))},
           {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // primitives::ScanShape::defines()
           {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)},
-          {"SKETCH_BITS", std::to_string(kSketchBits)}};
+          {"SKETCH_BITS", std::to_string(kSketchBits)},
+          {"MAX_PARTS", std::to_string(variants::max_radix_parts(device))}};
 }
 
 }  // namespace varex::harness

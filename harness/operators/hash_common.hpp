@@ -39,6 +39,30 @@ class DeviceScan {
 // log2 of the HyperLogLog registers the group-by sizes its table with (SKETCH_BITS).
 constexpr int kSketchBits = 12;
 
+// Radix partitioning on the device (kernels radix_count and radix_scatter of the hash family): the rows are
+// cut into a fixed number of chunks, one per work-group; the rows of every chunk in every partition are
+// counted, prefix-summed (partition-major) and scattered, so that partition p ends up contiguous at
+// [offset(p), offset(p + 1)) in the output.
+class RadixPartition {
+ public:
+  // Up to `max_rows` rows into at most `max_parts` partitions.
+  RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint64_t max_parts);
+  // keys[0..n) and their payload (payload[i], or the row index i with `row_payload`) into out_keys and
+  // out_payload, partition (key * multiply) >> shift of `parts`, in work-groups of `local` work-items.
+  // Each launch is timed under `label`.
+  void run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys, const DeviceBuffer& payload,
+           bool row_payload, DeviceBuffer& out_keys, DeviceBuffer& out_payload, std::uint64_t n,
+           std::uint32_t multiply, std::uint32_t shift, std::uint32_t parts, std::uint64_t local);
+  // The scanned counts of the last run: partition p starts at offsets[p * chunks()].
+  const DeviceBuffer& offsets() const { return *offsets_; }
+  std::uint32_t chunks() const { return chunks_; }
+
+ private:
+  std::uint32_t chunks_ = 1;
+  std::unique_ptr<DeviceBuffer> counts_, offsets_;
+  DeviceScan scan_;
+};
+
 // The family's defines every variant shares (hash, probing, scan shape, the device's largest work-group).
 Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device);
 

@@ -1,6 +1,8 @@
 #include "harness/outputs/pairs.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <string>
 
 #include "datasets/int_columns.hpp"
@@ -16,7 +18,54 @@ std::uint64_t pair_digest(std::uint32_t left, std::uint32_t right) {
   return std::uint64_t{left} * 1000003ULL + right;
 }
 
+bool right_rows_ascend(const std::uint32_t* right, std::uint64_t pairs) {
+  std::atomic<bool> ascend{true};
+  datasets::parallel_rows(pairs > 0 ? pairs - 1 : 0, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t t = b; t < e && ascend.load(std::memory_order_relaxed); ++t) {
+      if (right[t] > right[t + 1]) ascend = false;
+    }
+  });
+  return ascend;
+}
+
 }  // namespace
+
+// Pairs in any order into right-row order: every right row's stretch follows from the reference's partner
+// counts, and each pair is placed in its row's stretch (a counting sort). A right row out of range, or
+// with more pairs than the reference gives it, is a mismatch.
+std::string PairsOutput::order_by_right(const std::uint32_t* left, const std::uint32_t* right) {
+  const std::uint64_t rights = reference_.right_set.size();
+  const std::uint64_t pairs = reference_.pairs;
+  std::vector<std::uint32_t> start(rights), room(rights);  // pairs < 2^31: 32-bit positions
+  std::uint64_t at = 0;
+  for (std::uint64_t j = 0; j < rights; ++j) {
+    start[j] = static_cast<std::uint32_t>(at);
+    room[j] = static_cast<std::uint32_t>(reference_.partners(j));
+    at += room[j];
+  }
+  ordered_left_.resize(pairs);
+  ordered_right_.resize(pairs);
+  std::uint64_t first_bad = UINT64_MAX;
+  std::mutex mutex;
+  datasets::parallel_rows(pairs, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t t = b; t < e; ++t) {
+      const std::uint32_t j = right[t];
+      std::uint32_t left_room = 0;
+      if (j < rights) left_room = std::atomic_ref<std::uint32_t>(room[j]).fetch_sub(1);
+      if (left_room == 0 || left_room > UINT32_MAX / 2) {  // no room left: the count wrapped below zero
+        const std::lock_guard<std::mutex> lock(mutex);
+        first_bad = std::min<std::uint64_t>(first_bad, t);
+        return;
+      }
+      const std::uint32_t pos = start[j] + left_room - 1;
+      ordered_left_[pos] = left[t];
+      ordered_right_[pos] = j;
+    }
+  });
+  if (first_bad == UINT64_MAX) return "";
+  return "pair " + std::to_string(first_bad) + " names right row " + std::to_string(right[first_bad]) +
+         (right[first_bad] < rights ? ", which has fewer pairs" : ", past the input");
+}
 
 std::uint64_t PairsReference::partners(std::uint64_t right_row) const {
   const std::uint32_t s = right_set[right_row];
@@ -54,6 +103,15 @@ Collected PairsOutput::collect() {
   const auto* got_left = host_left_->as<std::uint32_t>();
   const auto* got_right = host_right_->as<std::uint32_t>();
   const std::uint64_t rights = reference_.right_set.size();
+  if (!right_rows_ascend(got_right, pairs)) {
+    c.mismatch = order_by_right(got_left, got_right);
+    if (!c.mismatch.empty()) {
+      c.digest.rows = pairs;
+      return c;
+    }
+    got_left = ordered_left_.data();
+    got_right = ordered_right_.data();
+  }
 
   // Right rows ascend, so each chunk of right rows owns a known stretch of the output.
   const std::uint64_t per = (rights + kChunks - 1) / kChunks;

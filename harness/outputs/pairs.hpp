@@ -1,13 +1,14 @@
 #pragma once
 // The Pairs output kind: pairs of row ids (left row, right row) in two device arrays of 32-bit words, such
-// as a join's (build row, probe row). The right rows ascend; the left partners of one right row may come
-// in any order (they are compared as a multiset). The host learns the number of pairs while the kernels
+// as a join's (build row, probe row), in any order: they are compared as a multiset (pairs whose right rows
+// do not ascend are first put in right-row order on the host, outside any timing). The host learns the number of pairs while the kernels
 // run (the source allocates the result there) and says so with set_count().
 //
 // Digest (unsigned 64-bit arithmetic, modulo 2^64): rows = the pairs; checksum = the sum over the pairs of
 // left * 1000003 + right, which does not depend on their order.
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "harness/outputs/output.hpp"
@@ -53,6 +54,10 @@ class PairsOutput final : public Output {
   std::uint64_t count_ = 0;
   std::unique_ptr<DeviceBuffer> left_, right_;
   std::unique_ptr<HostBuffer> host_left_, host_right_;
+  std::vector<std::uint32_t> ordered_left_, ordered_right_;  // pairs put in right-row order
+
+  // Fills ordered_left_/ordered_right_ from pairs in any order; a non-empty result is the mismatch.
+  std::string order_by_right(const std::uint32_t* left, const std::uint32_t* right);
 };
 
 }  // namespace varex::harness

@@ -2,6 +2,7 @@
 //
 // Work-group scans (any work-group size, one value per work-item, through `size` uints of local memory):
 //   wg_scan_inclusive_u32(scratch, value, size), wg_scan_exclusive_u32(scratch, value, size)
+//   wg_reserve(scratch, base, count, counter): places in an output shared by all work-groups
 // Every work-item of the group calls them with size == the work-group's size; they end with a barrier,
 // so the scratch array can be reused at once.
 //
@@ -34,6 +35,18 @@ FUNC uint wg_scan_inclusive_u32(LOCAL uint* scratch, uint value, uint size) {
 
 FUNC uint wg_scan_exclusive_u32(LOCAL uint* scratch, uint value, uint size) {
   return wg_scan_inclusive_u32(scratch, value, size) - value;
+}
+
+// Places in an output that every work-group appends to: each work-item asks for `count`, the work-group
+// takes them all with one atomic on `counter` (an aggregated atomic: the output's order is free) and each
+// work-item gets its first place. Every work-item calls it; `scratch` has lsize() uints, `base` one.
+FUNC uint wg_reserve(LOCAL uint* scratch, LOCAL uint* base, uint count, GLOBAL uint* counter) {
+  const uint inclusive = wg_scan_inclusive_u32(scratch, count, lsize());
+  if (lid() == lsize() - 1) base[0] = inclusive ? atomic_add_u32(counter, inclusive) : 0u;
+  LOCAL_BARRIER();
+  const uint first = base[0] + inclusive - count;
+  LOCAL_BARRIER();
+  return first;
 }
 
 #if defined(SCAN_LOCAL) && defined(SCAN_ITEMS)

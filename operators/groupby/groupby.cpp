@@ -26,6 +26,8 @@ namespace {
 
 constexpr std::uint64_t kMaxRows = 1ULL << 31;
 constexpr std::uint64_t kRegisters = 1ULL << kSketchBits;
+// Rows per tile of the partitioned aggregation (AGG_TILE).
+constexpr std::uint64_t kAggregateTile = 65536;
 
 datasets::GroupColumns materialise(const datasets::WorkloadSpec& spec) {
   const auto& p = spec.params;
@@ -78,6 +80,7 @@ class GroupByRun final : public PreparedRun {
     values_in_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
     table_ = engine.allocate((slots + 2) * 4);
     ids_ = engine.allocate((slots + 3) * 4);
+    slot_rows_ = engine.allocate((slots + 2) * 4);
     status_ = engine.allocate(8);
     registers_ = engine.allocate(kRegisters * 4);
     out_ = std::make_unique<GroupsOutput>(engine, std::move(reference), *host_keys_, rows_, row_capacity_,
@@ -142,10 +145,12 @@ class GroupByRun final : public PreparedRun {
       seq.read(*host_status_, *status_, 8, 0);
       return host_status_->as<std::uint32_t>()[which];
     };
+    const bool extents_at_build = variants::get_string(params, "extents") == "build";
     const auto pessimistic = [&](const TableGeometry& t) {
-      seq.run(
-          "build", "build_pessimistic", plan.rows(rows_),
-          {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(t.mask), KernelArg::of(t.shift)});
+      seq.run("build", "build_pessimistic", plan.rows(rows_),
+              {arg(*table_), arg(*keys_in_), arg(*status_), arg(*slot_rows_),
+               KernelArg::of(static_cast<std::uint32_t>(extents_at_build)), n, KernelArg::of(t.mask),
+               KernelArg::of(t.shift)});
     };
     reset(table);
     bool rebuild = true;
@@ -180,21 +185,27 @@ class GroupByRun final : public PreparedRun {
     GroupsOutput& out = *out_;
 
     seq.run("assign_groups", "assign_groups", plan.cover(table.slots()),
-            {arg(*table_), arg(*ids_), arg(out.keys()), mask});
+            {arg(*table_), arg(*ids_), arg(out.keys()), arg(*slot_rows_), arg(out.extents()),
+             KernelArg::of(static_cast<std::uint32_t>(extents_at_build)), mask});
     const auto groups = static_cast<std::uint32_t>(plan.indexed(device_groups));
     seq.run("init_aggregates", "init_aggregates", plan.cover(groups),
             {arg(out.counts()), arg(out.sums()), arg(out.mins()), arg(out.maxs()), KernelArg::of(groups)});
     seq.run("compute_grouping", "compute_grouping", plan.rows(rows_),
             {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(out.group_ids()),
              arg(out.counts()), arg(out.sums()), arg(out.mins()), arg(out.maxs()), n, mask, shift});
-    if (variants::get_string(params, "fuse") == "off") {
+    const std::string& agg = variants::get_string(params, "agg");
+    if (agg == "partitioned") {
+      aggregate_partitioned(seq, params, device_groups);
+    } else if (variants::get_string(params, "fuse") == "off") {
       seq.run("aggregate", "aggregate", plan.rows(rows_),
               {arg(out.group_ids()), arg(*values_in_), arg(out.counts()), arg(out.sums()), arg(out.mins()),
                arg(out.maxs()), n});
     }
-    const auto extent_rows = static_cast<std::uint32_t>(plan.indexed(rows_));
-    seq.run("extents", "extents", plan.cover(extent_rows),
-            {arg(out.group_ids()), arg(out.extents()), KernelArg::of(extent_rows)});
+    if (!extents_at_build) {
+      const auto extent_rows = static_cast<std::uint32_t>(plan.indexed(rows_));
+      seq.run("extents", "extents", plan.cover(extent_rows),
+              {arg(out.group_ids()), arg(out.extents()), KernelArg::of(extent_rows)});
+    }
     return seq.times();
   }
 
@@ -209,12 +220,41 @@ class GroupByRun final : public PreparedRun {
  private:
   const KernelSource& source() const { return kernel_source(engine_.device().backend, "hash"); }
 
+  // Many groups: the rows' (group id, value) pairs partitioned by group id, so that each tile of them
+  // holds few groups, which a work-group aggregates in local memory (aggregate_tiles).
+  void aggregate_partitioned(KernelSequence& seq, const variants::Params& params, std::uint32_t groups) {
+    const std::uint32_t most = variants::max_radix_parts(engine_.device());
+    if (!partition_) {
+      part_ids_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+      part_values_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+      partition_ = std::make_unique<RadixPartition>(engine_, rows_, most);
+    }
+    // A partition per LOCAL_GROUPS groups; wider partitions where that would be too many.
+    std::uint32_t shift = static_cast<std::uint32_t>(std::countr_zero(local_groups(engine_.device())));
+    while ((std::uint64_t{groups} >> shift) >= most) ++shift;
+    const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
+    const auto local_param = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
+    const std::uint64_t local = local_param ? local_param : std::min<std::uint64_t>(256, max_local(engine_.device()));
+    GroupsOutput& out = *out_;
+    partition_->run(seq, "partition", out.group_ids(), *values_in_, false, *part_ids_, *part_values_, rows_, 1u,
+                     shift, parts, local);
+    const std::uint64_t tiles = (rows_ + kAggregateTile - 1) / kAggregateTile;
+    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
+    seq.run("aggregate", "aggregate_tiles", {std::min<std::uint64_t>(tiles, 4096) * local, local},
+            {arg(*part_ids_), arg(*part_values_), arg(out.counts()), arg(out.sums()), arg(out.mins()),
+             arg(out.maxs()), KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(shift),
+             KernelArg::of(groups)});
+  }
+
   Engine& engine_;
   std::uint64_t rows_ = 0;
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0;
   std::unique_ptr<HostBuffer> host_keys_, host_values_, host_status_, host_registers_;
   std::unique_ptr<GroupsOutput> out_;  // after host_keys_, which it reads
-  std::unique_ptr<DeviceBuffer> keys_in_, values_in_, table_, ids_, status_, registers_;
+  std::unique_ptr<DeviceBuffer> keys_in_, values_in_, table_, ids_, status_, registers_, slot_rows_;
+  // The partitioned aggregation's pairs, allocated when a variant first asks for them.
+  std::unique_ptr<DeviceBuffer> part_ids_, part_values_;
+  std::unique_ptr<RadixPartition> partition_;
   std::unique_ptr<DeviceScan> scan_;
   double h2d_ms_ = 0;
 };
@@ -308,8 +348,11 @@ variants::Space GroupByOperator::space(const variants::SpaceContext& context) co
 Defines GroupByOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
   Defines d = hash_family_defines(params, device);
   d.push_back({"HASH_GROUPBY", "1"});
-  d.push_back({"LOCAL_AGG", variants::get_string(params, "agg") == "local" ? "1" : "0"});
+  const std::string& agg = variants::get_string(params, "agg");
+  d.push_back({"LOCAL_AGG", agg == "local" || agg == "warp" ? "1" : "0"});
+  d.push_back({"VOTE", agg == "warp" ? "1" : "0"});
   d.push_back({"LOCAL_GROUPS", std::to_string(local_groups(device))});
+  d.push_back({"AGG_TILE", std::to_string(kAggregateTile)});
   d.push_back({"FUSED", variants::get_string(params, "fuse") == "on" ? "1" : "0"});
   return d;
 }

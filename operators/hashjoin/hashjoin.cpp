@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -66,11 +67,12 @@ class HashJoinRun final : public PreparedRun {
     counts_ = engine.allocate((slots + 2) * 4);
     offsets_ = engine.allocate((slots + 3) * 4);
     status_ = engine.allocate(8);
+    counter_ = engine.allocate(4);
     lookup_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
     matches_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
     positions_ = engine.allocate((rows2_ + 1) * 4);
     pairs_ = std::make_unique<PairsOutput>(engine, std::move(reference));
-    host_total_ = engine.allocate_host(4);
+    host_words_ = engine.allocate_host(8);
     scan_ = std::make_unique<DeviceScan>(engine, std::max(slots + 2, rows2_ + 1));
     restore_inputs();
   }
@@ -92,52 +94,13 @@ class HashJoinRun final : public PreparedRun {
   void poison() override { pairs_->poison(); }
 
   ExecutionTimes execute(const variants::Params& params) override {
-    const TableGeometry table = table_for(rows_, variants::get_int(params, "load"));
-    const LaunchPlan plan(params, engine_.device());
-    const auto batch = static_cast<std::uint64_t>(variants::get_int(params, "batch"));
-    const bool preprocess = variants::get_string(params, "preprocess") == "on";
-    if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-
     KernelSequence seq(engine_,
                        engine_.compile(source(), HashJoinOperator().defines(params, engine_.device())));
-    const auto n = static_cast<std::uint32_t>(rows_);
-    const auto n2 = static_cast<std::uint32_t>(rows2_);
-    const KernelArg mask = KernelArg::of(table.mask);
-    const KernelArg shift = KernelArg::of(table.shift);
-    const std::uint64_t slots = table.slots();
-    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
-
-    // Build side: the table, the build rows per slot, their prefix sum and the rows grouped by slot.
-    seq.run("init_table", "init_table", plan.cover(slots), {arg(*keys_), mask});
-    seq.run("init_table", "fill_int", plan.cover(slots + 1),
-            {arg(*counts_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(slots + 1))});
-    seq.run("build", "build_pessimistic", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*status_), KernelArg::of(n), mask, shift});
-    seq.run("count_cardinality", "count_cardinality", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*counts_), KernelArg::of(n), mask, shift});
-    scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
-    seq.run("place_offsets", "place_offsets", plan.cover(slots + 2),
-            {arg(*keys_), arg(*offsets_), KernelArg::of(static_cast<std::uint32_t>(slots + 2))});
-    seq.run("build_lookup", "build_lookup", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask, shift});
-
-    // Probe side: matches per probe row, their prefix sum, the pairs.
-    if (preprocess) {
-      seq.run("preprocess_ht", "preprocess_ht", plan.rows(rows2_),
-              {arg(*keys_), arg(*probe_), arg(*slots_), KernelArg::of(n2), mask, shift});
-    }
-    const DeviceBuffer& probe_in = preprocess ? *slots_ : *probe_;
-    seq.run("hj_count", "hj_count", plan.rows(rows2_, batch),
-            {arg(*keys_), arg(probe_in), arg(*matches_), KernelArg::of(n2), mask, shift});
-    scan_->run(seq, "prefix_sum_probe", *matches_, *positions_, rows2_);
-    // The host learns the result's size before the pairs are written (the source allocates it there).
-    seq.read(*host_total_, *positions_, 4, rows2_ * 4);
-    const std::uint32_t pairs = host_total_->as<std::uint32_t>()[0];
-    pairs_->set_count(pairs);
-    if (pairs <= pairs_->capacity()) {
-      seq.run("hj_exec", "hj_exec", plan.rows(rows2_, batch),
-              {arg(*keys_), arg(probe_in), arg(*lookup_), arg(*positions_), arg(pairs_->left_buffer()),
-               arg(pairs_->right_buffer()), KernelArg::of(n2), mask, shift});
+    const std::string& plan = variants::get_string(params, "plan");
+    if (plan == "partitioned") {
+      run_partitioned(seq, params);
+    } else if (plan != "unique" || !run_unique(seq, params)) {
+      run_source(seq, params);
     }
     return seq.times();
   }
@@ -156,6 +119,131 @@ class HashJoinRun final : public PreparedRun {
  private:
   const KernelSource& source() const { return kernel_source(engine_.device().backend, "hash"); }
 
+  // Ocelot's sequence: build, count per slot, prefix sum, lookup table; count per probe row, prefix sum,
+  // the pairs in probe-row order.
+  void run_source(KernelSequence& seq, const variants::Params& params) {
+    const TableGeometry table = table_for(rows_, variants::get_int(params, "load"));
+    const LaunchPlan plan(params, engine_.device());
+    const auto batch = static_cast<std::uint64_t>(variants::get_int(params, "batch"));
+    const bool preprocess = variants::get_string(params, "preprocess") == "on";
+    if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+    const auto n = static_cast<std::uint32_t>(rows_);
+    const auto n2 = static_cast<std::uint32_t>(rows2_);
+    const KernelArg mask = KernelArg::of(table.mask);
+    const KernelArg shift = KernelArg::of(table.shift);
+    const std::uint64_t slots = table.slots();
+
+    // Build side: the table, the build rows per slot, their prefix sum and the rows grouped by slot.
+    seq.run("init_table", "init_table", plan.cover(slots), {arg(*keys_), mask});
+    seq.run("init_table", "fill_int", plan.cover(slots + 1),
+            {arg(*counts_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(slots + 1))});
+    seq.run("build", "build_pessimistic", plan.cover(rows_),
+            {arg(*keys_), arg(*build_), arg(*status_), arg(*status_), KernelArg::of(0u), KernelArg::of(n), mask,
+             shift});
+    seq.run("count_cardinality", "count_cardinality", plan.cover(rows_),
+            {arg(*keys_), arg(*build_), arg(*counts_), KernelArg::of(n), mask, shift});
+    scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
+    seq.run("place_offsets", "place_offsets", plan.cover(slots + 2),
+            {arg(*keys_), arg(*offsets_), KernelArg::of(static_cast<std::uint32_t>(slots + 2))});
+    seq.run("build_lookup", "build_lookup", plan.cover(rows_),
+            {arg(*keys_), arg(*build_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask, shift});
+
+    // Probe side: matches per probe row, their prefix sum, the pairs.
+    if (preprocess) {
+      seq.run("preprocess_ht", "preprocess_ht", plan.rows(rows2_),
+              {arg(*keys_), arg(*probe_), arg(*slots_), KernelArg::of(n2), mask, shift});
+    }
+    const DeviceBuffer& probe_in = preprocess ? *slots_ : *probe_;
+    seq.run("hj_count", "hj_count", plan.rows(rows2_, batch),
+            {arg(*keys_), arg(probe_in), arg(*matches_), KernelArg::of(n2), mask, shift});
+    scan_->run(seq, "prefix_sum_probe", *matches_, *positions_, rows2_);
+    // The host learns the result's size before the pairs are written (the source allocates it there).
+    seq.read(*host_words_, *positions_, 4, rows2_ * 4);
+    const std::uint32_t pairs = host_words_->as<std::uint32_t>()[0];
+    pairs_->set_count(pairs);
+    if (pairs <= pairs_->capacity()) {
+      seq.run("hj_exec", "hj_exec", plan.rows(rows2_, batch),
+              {arg(*keys_), arg(probe_in), arg(*lookup_), arg(*positions_), arg(pairs_->left_buffer()),
+               arg(pairs_->right_buffer()), KernelArg::of(n2), mask, shift});
+    }
+  }
+
+  // The single pass for unique build keys: a table of packed {key, row} slots, built while looking for a
+  // duplicate; without one, each probe row is resolved once and its pair appended through one atomic per
+  // work-group tile. A duplicate (found during the build) returns false: the caller runs the source's
+  // sequence, whose time then counts on top.
+  bool run_unique(KernelSequence& seq, const variants::Params& params) {
+    const TableGeometry table = table_for(rows_, variants::get_int(params, "load"));
+    const LaunchPlan plan(params, engine_.device());
+    const auto batch = static_cast<std::uint64_t>(variants::get_int(params, "batch"));
+    const KernelArg mask = KernelArg::of(table.mask);
+    const KernelArg shift = KernelArg::of(table.shift);
+    seq.run("init_table", "init_table", plan.cover(table.slots()), {arg(*keys_), mask});
+    seq.fill("init_table", *status_, 0, 8);  // duplicate flag, overflow count
+    seq.fill("init_table", *counter_, 0, 4);
+    seq.run("build", "build_unique", plan.cover(rows_),
+            {arg(*keys_), arg(*build_), arg(*status_), KernelArg::of(static_cast<std::uint32_t>(rows_)), mask,
+             shift});
+    seq.read(*host_words_, *status_, 8, 0);
+    const auto* status = host_words_->as<std::uint32_t>();
+    if (status[0] || status[1]) return false;
+    seq.run("probe", "probe_unique", plan.rows(rows2_, batch),
+            {arg(*keys_), arg(*probe_), arg(pairs_->left_buffer()), arg(pairs_->right_buffer()),
+             arg(*counter_), KernelArg::of(static_cast<std::uint32_t>(rows2_)), mask, shift,
+             capacity()});
+    read_pair_count(seq);
+    return true;
+  }
+
+  // The radix-partitioned join: both sides partitioned by the top `radix_bits` bits of their keys'
+  // multiplicative hash, then each partition joined in local memory (join_partitions).
+  void run_partitioned(KernelSequence& seq, const variants::Params& params) {
+    const auto bits = static_cast<std::uint32_t>(variants::get_int(params, "radix_bits"));
+    const std::uint32_t parts = 1u << bits;
+    const std::uint64_t local = partition_local(params);
+    if (!partitioned_) {
+      for (auto* b : {&part_build_keys_, &part_build_rows_})
+        *b = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+      for (auto* b : {&part_probe_keys_, &part_probe_rows_})
+        *b = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+      const std::uint32_t most = variants::max_radix_parts(engine_.device());
+      partition_build_ = std::make_unique<RadixPartition>(engine_, rows_, most);
+      partition_probe_ = std::make_unique<RadixPartition>(engine_, rows2_, most);
+      partitioned_ = true;
+    }
+    constexpr std::uint32_t kFibonacci = 0x9E3779B1u;
+    partition_build_->run(seq, "partition_build", *build_, *build_, true, *part_build_keys_, *part_build_rows_,
+                          rows_, kFibonacci, 32 - bits, parts, local);
+    partition_probe_->run(seq, "partition_probe", *probe_, *probe_, true, *part_probe_keys_, *part_probe_rows_,
+                          rows2_, kFibonacci, 32 - bits, parts, local);
+    seq.fill("join_partitions", *counter_, 0, 4);
+    seq.run("join_partitions", "join_partitions", {std::uint64_t{parts} * local, local},
+            {arg(*part_build_keys_), arg(*part_build_rows_), arg(partition_build_->offsets()),
+             KernelArg::of(partition_build_->chunks()), arg(*part_probe_keys_), arg(*part_probe_rows_),
+             arg(partition_probe_->offsets()), KernelArg::of(partition_probe_->chunks()),
+             arg(pairs_->left_buffer()), arg(pairs_->right_buffer()), arg(*counter_), capacity(),
+             KernelArg::of(parts)});
+    read_pair_count(seq);
+  }
+
+  // The pairs an appending kernel counted.
+  void read_pair_count(KernelSequence& seq) {
+    seq.read(*host_words_, *counter_, 4, 0);
+    pairs_->set_count(host_words_->as<std::uint32_t>()[0]);
+  }
+
+  KernelArg capacity() const {
+    return KernelArg::of(static_cast<std::uint32_t>(std::min<std::uint64_t>(pairs_->capacity(), kMaxPairs)));
+  }
+
+  // The partitioning and joining kernels' work-group size: the variant's, or 256 (within the device's).
+  std::uint64_t partition_local(const variants::Params& params) const {
+    const auto local = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
+    return local ? local : std::min<std::uint64_t>(256, max_local(engine_.device()));
+  }
+
+  static KernelArg arg(const DeviceBuffer& b) { return KernelArg::of(b); }
+
   std::unique_ptr<HostBuffer> upload_source(const std::vector<std::int32_t>& column) {
     auto host = engine_.allocate_host(std::max<std::size_t>(column.size(), 1) * 4);
     if (!column.empty()) std::memcpy(host->data(), column.data(), column.size() * 4);
@@ -165,14 +253,25 @@ class HashJoinRun final : public PreparedRun {
   Engine& engine_;
   std::uint64_t rows_ = 0, rows2_ = 0;
   std::unique_ptr<PairsOutput> pairs_;
-  std::unique_ptr<HostBuffer> host_build_, host_probe_, host_total_;
-  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, lookup_, matches_,
+  std::unique_ptr<HostBuffer> host_build_, host_probe_, host_words_;
+  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, counter_, lookup_, matches_,
       positions_, slots_;
   std::unique_ptr<DeviceScan> scan_;
+  // The partitioned join's sides, allocated when a variant first asks for them.
+  bool partitioned_ = false;
+  std::unique_ptr<DeviceBuffer> part_build_keys_, part_build_rows_, part_probe_keys_, part_probe_rows_;
+  std::unique_ptr<RadixPartition> partition_build_, partition_probe_;
   double h2d_ms_ = 0;
 };
 
 }  // namespace
+
+std::uint64_t join_slots(const DeviceInfo& device) {
+  const std::uint64_t local_mem = device.local_mem ? device.local_mem : 32768;
+  const std::uint64_t scratch = 4 * max_local(device) + 64;  // wg_reserve's scan
+  const std::uint64_t room = local_mem > scratch ? (local_mem - scratch) / 8 : 0;
+  return std::clamp<std::uint64_t>(std::bit_floor(std::max<std::uint64_t>(room, 1)), 64, 4096);
+}
 
 PairsReference join_reference(const std::vector<std::int32_t>& build,
                               const std::vector<std::int32_t>& probe) {
@@ -227,6 +326,7 @@ Defines HashJoinOperator::defines(const variants::Params& params, const DeviceIn
   d.push_back({"BATCH", std::to_string(variants::get_int(params, "batch"))});
   d.push_back({"LOOKUP_LOCAL", variants::get_string(params, "lookup") == "local" ? "1" : "0"});
   d.push_back({"PREPROCESS", variants::get_string(params, "preprocess") == "on" ? "1" : "0"});
+  d.push_back({"JOIN_SLOTS", std::to_string(join_slots(device))});
   return d;
 }
 

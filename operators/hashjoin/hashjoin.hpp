@@ -13,12 +13,16 @@ namespace varex::harness {
 // build rows of each distinct key being one partner set.
 PairsReference join_reference(const std::vector<std::int32_t>& build, const std::vector<std::int32_t>& probe);
 
+// Entries of the partitioned join's local-memory table on `device` (JOIN_SLOTS): 8 bytes each beside the
+// work-group scan's scratch, a power of two of at most 4096.
+std::uint64_t join_slots(const DeviceInfo& device);
+
 class HashJoinOperator final : public Operator {
  public:
   std::string name() const override { return "hashjoin"; }
   std::string description() const override {
     return "Ocelot's hash join of two int32 key columns into pairs of row ids (build side --input/--rows, "
-           "probe side --input2/--rows2)";
+           "probe side --input2/--rows2), beside varex's single-pass and radix-partitioned joins";
   }
   std::string kernel_family() const override { return "hash"; }
   variants::Space space(const variants::SpaceContext& context) const override;
