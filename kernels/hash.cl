@@ -371,8 +371,9 @@ FUNC uint resolve_row(GLOBAL const int* RESTRICT keys, int key, uint s, int2 ent
 // and appends its pairs through one atomic on counter[0] per tile (wg_reserve). Pairs past `capacity`
 // are counted, not written.
 KERNEL void probe_unique(GLOBAL const int* RESTRICT keys, GLOBAL const int* RESTRICT probe,
-                         GLOBAL uint* RESTRICT out_build, GLOBAL uint* RESTRICT out_probe, GLOBAL uint* counter,
-                         const uint n, const uint mask, const uint shift, const uint capacity) {
+                         GLOBAL uint* RESTRICT out_build, GLOBAL uint* RESTRICT out_probe,
+                         GLOBAL uint* counter, const uint n, const uint mask, const uint shift,
+                         const uint capacity) {
   LOCAL_ARRAY uint scratch[MAX_LOCAL];
   LOCAL_ARRAY uint base[1];
   const uint tile = lsize() * BATCH;
@@ -444,7 +445,8 @@ KERNEL void join_partitions(GLOBAL const int* RESTRICT build_keys, GLOBAL const 
   LOCAL_ARRAY uint base[1];
   for (uint p = group_id(); p < parts; p += num_groups()) {
     const uint build_end = build_offsets[(p + 1) * build_chunks];
-    const uint probe_begin = probe_offsets[p * probe_chunks], probe_end = probe_offsets[(p + 1) * probe_chunks];
+    const uint probe_begin = probe_offsets[p * probe_chunks],
+               probe_end = probe_offsets[(p + 1) * probe_chunks];
     if (probe_begin == probe_end) continue;
     for (uint c = build_offsets[p * build_chunks]; c < build_end; c += JOIN_CHUNK) {
       const uint chunk_end = min(c + JOIN_CHUNK, build_end);
@@ -453,7 +455,8 @@ KERNEL void join_partitions(GLOBAL const int* RESTRICT build_keys, GLOBAL const 
       for (uint i = c + lid(); i < chunk_end; i += lsize()) {
         const int key = build_keys[i];
         uint s = local_slot(key);
-        while (atomic_cas_u32(&t_row[s], EMPTY_ROW, (uint)build_rows[i]) != EMPTY_ROW) s = (s + 1) & (JOIN_SLOTS - 1);
+        while (atomic_cas_u32(&t_row[s], EMPTY_ROW, (uint)build_rows[i]) != EMPTY_ROW)
+          s = (s + 1) & (JOIN_SLOTS - 1);
         t_key[s] = key;
       }
       LOCAL_BARRIER();
@@ -574,12 +577,12 @@ KERNEL void init_aggregates(GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int*
 
 // `count` rows of group g with that sum, min and max. Min and max are read first: most rows do not move
 // them, and those need no atomic.
-#define AGG_ADD(space, counts, sums, mins, maxs, g, count, sum, lo, hi)                 \
-  do {                                                                                  \
-    atomic_add_u32((counts) + (g), (count));                                            \
-    SUM_ADD(space, sums, g, sum);                                                       \
-    if ((lo) < ((volatile space int*)(mins))[g]) atomic_min_i32((mins) + (g), (lo));    \
-    if ((hi) > ((volatile space int*)(maxs))[g]) atomic_max_i32((maxs) + (g), (hi));    \
+#define AGG_ADD(space, counts, sums, mins, maxs, g, count, sum, lo, hi)              \
+  do {                                                                               \
+    atomic_add_u32((counts) + (g), (count));                                         \
+    SUM_ADD(space, sums, g, sum);                                                    \
+    if ((lo) < ((volatile space int*)(mins))[g]) atomic_min_i32((mins) + (g), (lo)); \
+    if ((hi) > ((volatile space int*)(maxs))[g]) atomic_max_i32((maxs) + (g), (hi)); \
   } while (0)
 #define AGG_ROW(space, counts, sums, mins, maxs, g, value) \
   AGG_ADD(space, counts, sums, mins, maxs, g, 1u, value, value, value)
@@ -600,28 +603,28 @@ KERNEL void init_aggregates(GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int*
     l_maxs[g] = EMPTY_KEY;                               \
   }                                                      \
   LOCAL_BARRIER();
-#define LOCAL_AGG_MERGE_FROM(first, groups)                                \
-  LOCAL_BARRIER();                                                         \
+#define LOCAL_AGG_MERGE_FROM(first, groups)                                        \
+  LOCAL_BARRIER();                                                                 \
   for (uint g = lid(); g < LOCAL_GROUPS && (first) + g < (groups); g += lsize()) { \
-    if (l_counts[g] == 0) continue;                                        \
-    atomic_add_u32(counts + (first) + g, l_counts[g]);                     \
-    SUM_ADD(GLOBAL, sums, (first) + g, l_sums[g]);                         \
-    atomic_min_i32(mins + (first) + g, l_mins[g]);                         \
-    atomic_max_i32(maxs + (first) + g, l_maxs[g]);                         \
+    if (l_counts[g] == 0) continue;                                                \
+    atomic_add_u32(counts + (first) + g, l_counts[g]);                             \
+    SUM_ADD(GLOBAL, sums, (first) + g, l_sums[g]);                                 \
+    atomic_min_i32(mins + (first) + g, l_mins[g]);                                 \
+    atomic_max_i32(maxs + (first) + g, l_maxs[g]);                                 \
   }
 
 #if VOTE && VAREX_CUDA && __CUDA_ARCH__ >= 800
 // The lanes of a warp with the same group combine first (__match_any_sync, then one-instruction warp
 // reductions over those peers): the lowest of them updates the local aggregates once for all. The sum is
 // reduced in two halves of the value so that no 32-bit partial sum can overflow.
-#define LOCAL_ROW(g, value)                                                                           \
-  do {                                                                                                \
-    const uint peers = __match_any_sync(__activemask(), (g));                                         \
-    const int lo = __reduce_min_sync(peers, (value)), hi = __reduce_max_sync(peers, (value));         \
-    const slong sum = (slong)__reduce_add_sync(peers, (value) >> 16) * 65536 +                        \
-                      (slong)__reduce_add_sync(peers, (uint)(value)&0xFFFFu);                         \
-    if ((threadIdx.x & 31) == __ffs(peers) - 1)                                                       \
-      AGG_ADD(LOCAL, l_counts, l_sums, l_mins, l_maxs, g, (uint)__popc(peers), sum, lo, hi);          \
+#define LOCAL_ROW(g, value)                                                                   \
+  do {                                                                                        \
+    const uint peers = __match_any_sync(__activemask(), (g));                                 \
+    const int lo = __reduce_min_sync(peers, (value)), hi = __reduce_max_sync(peers, (value)); \
+    const slong sum = (slong)__reduce_add_sync(peers, (value) >> 16) * 65536 +                \
+                      (slong)__reduce_add_sync(peers, (uint)(value)&0xFFFFu);                 \
+    if ((threadIdx.x & 31) == __ffs(peers) - 1)                                               \
+      AGG_ADD(LOCAL, l_counts, l_sums, l_mins, l_maxs, g, (uint)__popc(peers), sum, lo, hi);  \
   } while (0)
 #else
 #define LOCAL_ROW(g, value) AGG_ROW(LOCAL, l_counts, l_sums, l_mins, l_maxs, g, value)
@@ -669,14 +672,11 @@ KERNEL void compute_grouping(GLOBAL const int* RESTRICT keys, GLOBAL const uint*
 // The aggregates from the group ids, when not fused into compute_grouping.
 KERNEL void aggregate(GLOBAL const uint* RESTRICT gids, GLOBAL const int* RESTRICT values,
                       GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int* mins, GLOBAL int* maxs,
-                      const uint n) {
-  LOCAL_AGG_DECL
-  FOR_EACH(i, n) {
-    const uint g = gids[i];
-    const int value = values[i];
-    AGGREGATE(g, value);
-  }
-  LOCAL_AGG_MERGE
+                      const uint n){LOCAL_AGG_DECL FOR_EACH(i, n){const uint g = gids[i];
+const int value = values[i];
+AGGREGATE(g, value);
+}
+LOCAL_AGG_MERGE
 }
 
 // The partitioned aggregation of many groups: the rows' (group id, value) pairs arrive partitioned by

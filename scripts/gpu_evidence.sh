@@ -28,6 +28,10 @@
 #   sanitizer  compute-sanitizer over one verified run of every CUDA compile-time variant class of every
 #              operator at small, awkward sizes: memcheck everywhere, racecheck where kernels share memory
 #              (hash family, string refill); loop-count tunables (unroll, batch) at two values each
+#   hash16     issue 16's goals: the join at 2^24 x 2^28 (plans unique and partitioned) and the group-by at
+#              2^28 rows with 16 and 2^20 groups (warp votes, local and partitioned aggregation) on cuda:0 and
+#              ocl:1:0; then duplicate keys and Zipf 1.0 against the source's plans (scripts/hash_summary.py
+#              prints every measurement)
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -219,6 +223,29 @@ part_groupby() {
   varex tune --op groupby --device cpu --rows 2^24 --distinct 16 --db "$db" --strategy auc_bandit --budget 40s \
     "${reps[@]}" --json > "$files/groupby_tune_cpu.json"
   varex best --db "$db" --op groupby
+}
+
+part_hash16() {
+  local reps=(--min-reps 3 --max-reps 10)
+  local join=(--op hashjoin --db "$db" --set hash=mult --set load=50 "${reps[@]}")
+  local group=(--op groupby --db "$db" --set hash=mult --set load=50 --set padding=guard --set build=pessimistic
+    --set sizing=sketch --set extents=build --set probing=linear "${reps[@]}")
+  step "join 2^24 x 2^28, plan=unique"
+  varex sweep --device gpu --rows 2^24 --rows2 2^28 "${join[@]}" --set plan=unique --set batch=1,4,8 \
+    --set local=256,512 --set grid=cover --set padding=guard --set probing=linear,double --json > "$files/h16_unique.json"
+  step "join 2^24 x 2^28, plan=partitioned"
+  varex sweep --device gpu --rows 2^24 --rows2 2^28 "${join[@]}" --set plan=partitioned --set batch=1,4 \
+    --set local=256 --set radix_bits=9,12,13 --json > "$files/h16_partitioned.json"
+  for groups in 16 2^20; do
+    step "groupby 2^28 rows, $groups groups"
+    varex sweep --device cuda:0 --rows 2^28 --distinct "$groups" "${group[@]}" --set agg=local,warp --set fuse=on \
+      --set grid=512wg,2048wg --set local=256 --json > "$files/h16_group_local_cuda_$groups.json"
+    varex sweep --device ocl:1:0 --rows 2^28 --distinct "$groups" "${group[@]}" --set agg=local --set fuse=on \
+      --set grid=512wg,2048wg --set local=256 --json > "$files/h16_group_local_ocl_$groups.json"
+    varex sweep --device gpu --rows 2^28 --distinct "$groups" "${group[@]}" --set agg=global,partitioned \
+      --set fuse=off --set grid=cover --set local=256 --json > "$files/h16_group_part_$groups.json"
+  done
+  python3 scripts/hash_summary.py "$db"
 }
 
 # The string parts read STRING_DEVICES (default gpu), STRING_ROWS (default 2^24) and STRING_SHAPES (the

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <map>
@@ -215,9 +216,10 @@ TEST(References, HyperLogLogEstimatesDistinctKeys) {
 TEST(HashJoinDevice, EveryPairOfCompileTimeValuesOnAPrimeSizeWithDuplicatesAndExtremes) {
   const auto build = awkward_keys(1009, 300, 4);
   const auto probe = awkward_keys(4099, 600, 5);
-  verify_variants(HashJoinOperator(), join_files("compile", build, probe), brute_join(build, probe),
-                  {{"local", "auto"}, {"grid", "cover"}, {"padding", "none"}, {"load", "50"}},
-                  {"hash", "probing", "batch", "preprocess", "lookup"});
+  verify_variants(
+      HashJoinOperator(), join_files("compile", build, probe), brute_join(build, probe),
+      {{"local", "auto"}, {"grid", "cover"}, {"padding", "none"}, {"load", "50"}, {"plan", "source"}},
+      {"hash", "probing", "batch", "preprocess", "lookup"});
 }
 
 TEST(HashJoinDevice, EveryLaunchShape) {
@@ -287,6 +289,102 @@ TEST(HashJoinDevice, GeneratedSkewedWorkloadAndMeasurement) {
   EXPECT_EQ(m.bytes_moved, 20000 * 4 + 60013 * 4 + m.result.rows * 8);
 }
 
+// varex's own plans: the single pass for unique build keys (which falls back to the source's sequence on a
+// duplicate) and the radix-partitioned join, including a partition larger than one local-memory table.
+TEST(HashJoinDevice, SinglePassAndPartitionedPlansOnAwkwardInputs) {
+  struct Case {
+    std::string name;
+    std::vector<std::int32_t> build, probe;
+  };
+  std::vector<std::int32_t> unique_build{kMin, kMax, 0, -1, 1, kMin + 1, kMax - 1};
+  for (std::int32_t i = 0; i < 2000; ++i)
+    unique_build.push_back(static_cast<std::int32_t>(i * 2654435761u) | 1);
+  std::vector<std::int32_t>
+      big_partition;  // 7001 build rows of three keys: several chunks of the local table
+  for (std::int32_t i = 0; i < 7001; ++i) big_partition.push_back(i % 3 - 1);
+  const std::vector<Case> cases{
+      {"unique-with-extremes", unique_build, awkward_keys(3001, 40, 21)},
+      {"duplicate-int-min", {kMin, 5, kMin}, {kMin, 5, 6, kMin}},
+      {"duplicates", awkward_keys(1009, 300, 22), awkward_keys(2003, 600, 23)},
+      {"big-partition", big_partition, {0, -1, 1, 2, 0, kMin}},
+      {"no-matches", {1, 2, 3}, std::vector<std::int32_t>(257, 9)},
+      {"empty-build", {}, {1, 2}},
+      {"empty-probe", {1, 2}, {}},
+      {"one-row", {kMin}, {kMin}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    verify_variants(HashJoinOperator(), join_files("plans-" + c.name, c.build, c.probe),
+                    brute_join(c.build, c.probe),
+                    {{"plan", "unique,partitioned"},
+                     {"radix_bits", "6,12,13"},
+                     {"batch", "1,4"},
+                     {"local", "64"},
+                     {"grid", "cover,32wg"},
+                     {"padding", "guard,none"},
+                     {"hash", "identity,mult"},
+                     {"probing", "linear,double"},
+                     {"load", "50,75"}},
+                    {"plan", "radix_bits", "batch", "hash", "probing", "grid"});
+  }
+}
+
+TEST(HashJoinDevice, TheSinglePassRunsOnlyWithoutDuplicateBuildKeys) {
+  HashJoinOperator op;
+  Engine& engine = test::cpu_engine();
+  MeasureSettings settings;
+  settings.min_reps = 1;
+  settings.max_reps = 1;
+  for (const bool duplicate : {false, true}) {
+    std::vector<std::int32_t> build(3001);
+    for (std::size_t i = 0; i < build.size(); ++i) build[i] = static_cast<std::int32_t>(i * 7);
+    if (duplicate) build[2999] = build[5];
+    const auto probe = build;
+    const auto spec = join_files(duplicate ? "dup" : "nodup", build, probe);
+    auto run = op.prepare(engine, spec);
+    auto params = op.space({engine.device(), spec.rows()}).defaults();
+    params["plan"] = variants::Value{"unique"};
+    const Measurement m = measure(engine, *run, params, settings, 10.0);
+    ASSERT_TRUE(m.ok()) << m.error;
+    EXPECT_EQ(m.result, brute_join(build, probe));
+    std::set<std::string> names;
+    for (const KernelTiming& k : m.kernels) names.insert(k.kernel);
+    EXPECT_EQ(names.count("probe"), duplicate ? 0u : 1u);
+    EXPECT_EQ(names.count("hj_count"), duplicate ? 1u : 0u);
+  }
+}
+
+// Pairs in any order verify as a multiset; a changed, repeated or out-of-range pair does not.
+TEST(PairsOutput, PairsInAnyOrderVerifyAndWrongOnesAreNamed) {
+  Engine& engine = test::cpu_engine();
+  const std::vector<std::int32_t> build{7, 7, 3}, probe{3, 7, 9, 7};
+  const auto upload = [&](DeviceBuffer& buffer, const std::vector<std::uint32_t>& words) {
+    auto host = engine.allocate_host(words.size() * 4);
+    std::memcpy(host->data(), words.data(), words.size() * 4);
+    engine.upload(buffer, 0, *host, words.size() * 4)->elapsed_ms();
+  };
+  const auto collect = [&](const std::vector<std::uint32_t>& left, const std::vector<std::uint32_t>& right) {
+    PairsOutput out(engine, join_reference(build, probe));
+    upload(out.left_buffer(), left);
+    upload(out.right_buffer(), right);
+    out.set_count(left.size());
+    return out.collect();
+  };
+  // The pairs (build row, probe row): (2,0) (0,1) (1,1) (0,3) (1,3), here shuffled.
+  const auto good = collect({1, 2, 0, 1, 0}, {3, 0, 3, 1, 1});
+  EXPECT_TRUE(good.verified) << good.mismatch;
+  EXPECT_EQ(good.digest, brute_join(build, probe));
+  const auto changed = collect({1, 2, 0, 2, 0}, {3, 0, 3, 1, 1});
+  EXPECT_FALSE(changed.verified);
+  EXPECT_NE(changed.mismatch.find("right row 1"), std::string::npos) << changed.mismatch;
+  const auto repeated = collect({1, 2, 0, 1, 1}, {3, 0, 3, 1, 3});
+  EXPECT_FALSE(repeated.verified);
+  EXPECT_NE(repeated.mismatch.find("fewer pairs"), std::string::npos) << repeated.mismatch;
+  const auto past = collect({1, 2, 0, 1, 0}, {3, 0, 3, 1, 4});
+  EXPECT_FALSE(past.verified);
+  EXPECT_NE(past.mismatch.find("past the input"), std::string::npos) << past.mismatch;
+}
+
 // ---- group-by on the device ----
 
 TEST(GroupByDevice, EveryPairOfCompileTimeValuesAndBuildPaths) {
@@ -294,14 +392,15 @@ TEST(GroupByDevice, EveryPairOfCompileTimeValuesAndBuildPaths) {
   const auto values = awkward_keys(10007, 100000, 13);
   verify_variants(GroupByOperator(), group_file("compile", keys, values), brute_groups(keys, values),
                   {{"local", "64"}, {"grid", "128wg"}, {"padding", "guard"}, {"load", "50"}},
-                  {"hash", "probing", "agg", "fuse", "build", "sizing"});
+                  {"hash", "probing", "agg", "fuse", "build", "sizing", "extents"});
 }
 
 TEST(GroupByDevice, EveryLaunchShape) {
   const auto keys = awkward_keys(4999, 300, 14);
   const auto values = awkward_keys(4999, 1000, 15);
-  verify_variants(GroupByOperator(), group_file("launch", keys, values), brute_groups(keys, values),
-                  {{"fuse", "on"}, {"hash", "murmur"}, {"probing", "linear"}, {"sizing", "rows"}});
+  verify_variants(
+      GroupByOperator(), group_file("launch", keys, values), brute_groups(keys, values),
+      {{"fuse", "on"}, {"hash", "murmur"}, {"probing", "linear"}, {"sizing", "rows"}, {"extents", "pass"}});
 }
 
 TEST(GroupByDevice, AwkwardInputs) {
@@ -327,13 +426,14 @@ TEST(GroupByDevice, AwkwardInputs) {
                     {{"local", "auto,32"},
                      {"grid", "cover,16wg"},
                      {"padding", "none,host"},
-                     {"agg", "global,local"},
+                     {"agg", "global,local,partitioned"},
+                     {"extents", "pass,build"},
                      {"build", "optimistic,pessimistic"},
                      {"hash", "identity"},
                      {"sizing", "rows,sketch"},
                      {"probing", "double"},
                      {"load", "50,75"}},
-                    {"local", "grid", "padding", "agg", "build", "sizing", "load", "fuse"});
+                    {"local", "grid", "padding", "agg", "build", "sizing", "load", "fuse", "extents"});
   }
 }
 
@@ -352,6 +452,7 @@ TEST(GroupByDevice, CollidingKeysFallBackToThePessimisticBuild) {
                    {"grid", "cover"},
                    {"padding", "none"},
                    {"fuse", "off,on"},
+                   {"extents", "pass"},
                    {"probing", "linear,double"}});
 }
 
@@ -368,10 +469,13 @@ TEST(GroupByDevice, ManyGroupsGeneratedWithSkew) {
                    {"grid", "cover,512wg"},
                    {"padding", "guard"},
                    {"sizing", "rows,sketch"},
-                   {"agg", "global"},
+                   {"agg", "global,partitioned"},
+                   {"fuse", "off"},
+                   {"extents", "pass,build"},
                    {"hash", "murmur"},
                    {"probing", "double"},
-                   {"build", "optimistic"}});
+                   {"build", "optimistic,pessimistic"}},
+                  {"grid", "sizing", "agg", "extents", "build"});
 }
 
 TEST(HashOperators, BadWorkloadOptionsAreUsageErrors) {

@@ -120,18 +120,22 @@ Space hashjoin_space(const SpaceContext& context) {
        "duplicate keys, then one probe pass appending pairs through one atomic per work-group tile (a "
        "duplicate falls back to the source's sequence); partitioned: both sides radix-partitioned, each "
        "partition joined in local memory (Sioulas et al., ICDE 2019)"});
-  c.tunables.push_back({"radix_bits",
-                        TunableKind::Launch,
-                        {6, 9, 12, 13},
-                        12,
-                        "plan=partitioned: 2^bits partitions by the top bits of the keys' multiplicative hash"});
-  c.constraints.push_back(unused_at_default("plan", "unique", {"preprocess", "lookup", "radix_bits"}, c.tunables));
-  c.constraints.push_back(unused_at_default(
-      "plan", "partitioned", {"preprocess", "lookup", "grid", "padding", "hash", "probing", "load"}, c.tunables));
+  c.tunables.push_back(
+      {"radix_bits",
+       TunableKind::Launch,
+       {6, 9, 12, 13},
+       12,
+       "plan=partitioned: 2^bits partitions by the top bits of the keys' multiplicative hash"});
+  c.constraints.push_back(
+      unused_at_default("plan", "unique", {"preprocess", "lookup", "radix_bits"}, c.tunables));
+  c.constraints.push_back(
+      unused_at_default("plan", "partitioned",
+                        {"preprocess", "lookup", "grid", "padding", "hash", "probing", "load"}, c.tunables));
   c.constraints.push_back(unused_at_default("plan", "source", {"radix_bits"}, c.tunables));
   const std::uint32_t most_parts = max_radix_parts(device);
-  c.constraints.push_back({"2^radix_bits partitions need as many counters in local memory",
-                           [most_parts](const Params& p) { return (1LL << get_int(p, "radix_bits")) <= most_parts; }});
+  c.constraints.push_back(
+      {"2^radix_bits partitions need as many counters in local memory",
+       [most_parts](const Params& p) { return (1LL << get_int(p, "radix_bits")) <= most_parts; }});
   c.constraints.push_back({"the lookup array in local memory needs batch > 1", [](const Params& p) {
                              return p.at("lookup") == Value{"private"} || get_int(p, "batch") > 1;
                            }});
@@ -160,10 +164,7 @@ Space groupby_space(const SpaceContext& context) {
   // __match_any_sync and the warp reductions are CUDA's; NVIDIA's OpenCL offers no sub-group votes.
   if (context.device.backend == Backend::Cuda) aggs.insert(aggs.begin() + 2, Value{"warp"});
   c.tunables.push_back(
-      {"agg",
-       TunableKind::Compile,
-       aggs,
-       Value{"global"},
+      {"agg", TunableKind::Compile, aggs, Value{"global"},
        "global: every row updates the group's aggregates in global memory with atomics; "
        "local: each work-group aggregates the first groups in local memory and merges once; "
        "warp (CUDA): lanes with the same group combine by warp vote before local memory; "
@@ -200,7 +201,9 @@ Space groupby_space(const SpaceContext& context) {
                            }});
   c.constraints.push_back(
       {"extents at build time need the pessimistic build, which knows the row that placed a key",
-       [](const Params& p) { return p.at("extents") == Value{"pass"} || p.at("build") == Value{"pessimistic"}; }});
+       [](const Params& p) {
+         return p.at("extents") == Value{"pass"} || p.at("build") == Value{"pessimistic"};
+       }});
   return Space("groupby", std::move(c.tunables), std::move(c.constraints));
 }
 

@@ -53,17 +53,18 @@ RadixPartition::RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint
 
 void RadixPartition::run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys,
                          const DeviceBuffer& payload, bool row_payload, DeviceBuffer& out_keys,
-                         DeviceBuffer& out_payload, std::uint64_t n, std::uint32_t multiply, std::uint32_t shift,
-                         std::uint32_t parts, std::uint64_t local) {
+                         DeviceBuffer& out_payload, std::uint64_t n, std::uint32_t multiply,
+                         std::uint32_t shift, std::uint32_t parts, std::uint64_t local) {
   chunks_ = static_cast<std::uint32_t>(chunks_for(n));
   const LaunchShape shape{chunks_ * local, local};
   const auto rows = KernelArg::of(static_cast<std::uint32_t>(n));
   const auto mul = KernelArg::of(multiply), sh = KernelArg::of(shift), p = KernelArg::of(parts);
   seq.run(label, "radix_count", shape, {KernelArg::of(keys), KernelArg::of(*counts_), rows, mul, sh, p});
   scan_.run(seq, label, *counts_, *offsets_, std::uint64_t{parts} * chunks_);
-  seq.run(label, "radix_scatter", shape,
-          {KernelArg::of(keys), KernelArg::of(payload), KernelArg::of(*offsets_), KernelArg::of(out_keys),
-           KernelArg::of(out_payload), rows, mul, sh, p, KernelArg::of(static_cast<std::uint32_t>(row_payload))});
+  seq.run(
+      label, "radix_scatter", shape,
+      {KernelArg::of(keys), KernelArg::of(payload), KernelArg::of(*offsets_), KernelArg::of(out_keys),
+       KernelArg::of(out_payload), rows, mul, sh, p, KernelArg::of(static_cast<std::uint32_t>(row_payload))});
 }
 
 Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device) {

@@ -50,9 +50,10 @@ class RadixPartition {
   // keys[0..n) and their payload (payload[i], or the row index i with `row_payload`) into out_keys and
   // out_payload, partition (key * multiply) >> shift of `parts`, in work-groups of `local` work-items.
   // Each launch is timed under `label`.
-  void run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys, const DeviceBuffer& payload,
-           bool row_payload, DeviceBuffer& out_keys, DeviceBuffer& out_payload, std::uint64_t n,
-           std::uint32_t multiply, std::uint32_t shift, std::uint32_t parts, std::uint64_t local);
+  void run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys,
+           const DeviceBuffer& payload, bool row_payload, DeviceBuffer& out_keys, DeviceBuffer& out_payload,
+           std::uint64_t n, std::uint32_t multiply, std::uint32_t shift, std::uint32_t parts,
+           std::uint64_t local);
   // The scanned counts of the last run: partition p starts at offsets[p * chunks()].
   const DeviceBuffer& offsets() const { return *offsets_; }
   std::uint32_t chunks() const { return chunks_; }

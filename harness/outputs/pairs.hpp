@@ -1,8 +1,8 @@
 #pragma once
 // The Pairs output kind: pairs of row ids (left row, right row) in two device arrays of 32-bit words, such
 // as a join's (build row, probe row), in any order: they are compared as a multiset (pairs whose right rows
-// do not ascend are first put in right-row order on the host, outside any timing). The host learns the number of pairs while the kernels
-// run (the source allocates the result there) and says so with set_count().
+// do not ascend are first put in right-row order on the host, outside any timing). The host learns the number
+// of pairs while the kernels run (the source allocates the result there) and says so with set_count().
 //
 // Digest (unsigned 64-bit arithmetic, modulo 2^64): rows = the pairs; checksum = the sum over the pairs of
 // left * 1000003 + right, which does not depend on their order.

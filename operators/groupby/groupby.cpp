@@ -234,10 +234,11 @@ class GroupByRun final : public PreparedRun {
     while ((std::uint64_t{groups} >> shift) >= most) ++shift;
     const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
     const auto local_param = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
-    const std::uint64_t local = local_param ? local_param : std::min<std::uint64_t>(256, max_local(engine_.device()));
+    const std::uint64_t local =
+        local_param ? local_param : std::min<std::uint64_t>(256, max_local(engine_.device()));
     GroupsOutput& out = *out_;
-    partition_->run(seq, "partition", out.group_ids(), *values_in_, false, *part_ids_, *part_values_, rows_, 1u,
-                     shift, parts, local);
+    partition_->run(seq, "partition", out.group_ids(), *values_in_, false, *part_ids_, *part_values_, rows_,
+                    1u, shift, parts, local);
     const std::uint64_t tiles = (rows_ + kAggregateTile - 1) / kAggregateTile;
     const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
     seq.run("aggregate", "aggregate_tiles", {std::min<std::uint64_t>(tiles, 4096) * local, local},

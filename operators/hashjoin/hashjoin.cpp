@@ -138,8 +138,8 @@ class HashJoinRun final : public PreparedRun {
     seq.run("init_table", "fill_int", plan.cover(slots + 1),
             {arg(*counts_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(slots + 1))});
     seq.run("build", "build_pessimistic", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*status_), arg(*status_), KernelArg::of(0u), KernelArg::of(n), mask,
-             shift});
+            {arg(*keys_), arg(*build_), arg(*status_), arg(*status_), KernelArg::of(0u), KernelArg::of(n),
+             mask, shift});
     seq.run("count_cardinality", "count_cardinality", plan.cover(rows_),
             {arg(*keys_), arg(*build_), arg(*counts_), KernelArg::of(n), mask, shift});
     scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
@@ -189,8 +189,7 @@ class HashJoinRun final : public PreparedRun {
     if (status[0] || status[1]) return false;
     seq.run("probe", "probe_unique", plan.rows(rows2_, batch),
             {arg(*keys_), arg(*probe_), arg(pairs_->left_buffer()), arg(pairs_->right_buffer()),
-             arg(*counter_), KernelArg::of(static_cast<std::uint32_t>(rows2_)), mask, shift,
-             capacity()});
+             arg(*counter_), KernelArg::of(static_cast<std::uint32_t>(rows2_)), mask, shift, capacity()});
     read_pair_count(seq);
     return true;
   }
@@ -212,10 +211,10 @@ class HashJoinRun final : public PreparedRun {
       partitioned_ = true;
     }
     constexpr std::uint32_t kFibonacci = 0x9E3779B1u;
-    partition_build_->run(seq, "partition_build", *build_, *build_, true, *part_build_keys_, *part_build_rows_,
-                          rows_, kFibonacci, 32 - bits, parts, local);
-    partition_probe_->run(seq, "partition_probe", *probe_, *probe_, true, *part_probe_keys_, *part_probe_rows_,
-                          rows2_, kFibonacci, 32 - bits, parts, local);
+    partition_build_->run(seq, "partition_build", *build_, *build_, true, *part_build_keys_,
+                          *part_build_rows_, rows_, kFibonacci, 32 - bits, parts, local);
+    partition_probe_->run(seq, "partition_probe", *probe_, *probe_, true, *part_probe_keys_,
+                          *part_probe_rows_, rows2_, kFibonacci, 32 - bits, parts, local);
     seq.fill("join_partitions", *counter_, 0, 4);
     seq.run("join_partitions", "join_partitions", {std::uint64_t{parts} * local, local},
             {arg(*part_build_keys_), arg(*part_build_rows_), arg(partition_build_->offsets()),
@@ -254,8 +253,8 @@ class HashJoinRun final : public PreparedRun {
   std::uint64_t rows_ = 0, rows2_ = 0;
   std::unique_ptr<PairsOutput> pairs_;
   std::unique_ptr<HostBuffer> host_build_, host_probe_, host_words_;
-  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, counter_, lookup_, matches_,
-      positions_, slots_;
+  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, counter_, lookup_,
+      matches_, positions_, slots_;
   std::unique_ptr<DeviceScan> scan_;
   // The partitioned join's sides, allocated when a variant first asks for them.
   bool partitioned_ = false;
