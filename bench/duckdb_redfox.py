@@ -62,8 +62,11 @@ def varex_best(varex, op, files, budget, extra):
                "--min-reps", "3", "--max-reps", "10", "--quiet", "--json", "--db", os.path.join(os.path.dirname(files[0]), "varex.db")]
     if len(files) > 1:
         command += ["--input2", files[1]]
-    out = subprocess.run(command + extra, check=True, capture_output=True, text=True).stdout
-    best = json.loads(out)[0]["best"]
+    run = subprocess.run(command + extra, check=True, capture_output=True, text=True)
+    session = json.loads(run.stdout)[0]
+    if "best" not in session:  # no variant verified within the budget: say what happened
+        raise RuntimeError(f"no verified variant: {json.dumps(session)} {run.stderr[-400:]}")
+    best = session["best"]
     return best["kernel_ms"], best["params"]
 
 

@@ -18,6 +18,7 @@
 //   LOCAL_GROUPS  groups a work-group aggregates locally (group-by)
 //   FUSED         1: compute_grouping also aggregates; 0: a separate aggregate kernel does (group-by)
 //   VOTE          1: lanes of a CUDA warp with the same group combine before local memory (group-by)
+//   REGISTER_AGG  1: each work-item aggregates the first REGISTER_GROUPS groups in registers (group-by)
 //   SCAN_LOCAL    work-group size of the prefix-sum kernels; SCAN_ITEMS elements per work-item
 //   SKETCH_BITS   log2 of the HyperLogLog registers of the group-by's table sizing
 //   MAX_PARTS     the most radix partitions (local counters per work-group) of the partitioned variants
@@ -66,6 +67,12 @@
 #endif
 #ifndef VOTE
 #define VOTE 0
+#endif
+#ifndef REGISTER_AGG
+#define REGISTER_AGG 0
+#endif
+#ifndef REGISTER_GROUPS
+#define REGISTER_GROUPS 16
 #endif
 #ifndef AGG_TILE
 #define AGG_TILE 65536
@@ -447,8 +454,10 @@ KERNEL void join_partitions(GLOBAL const int* RESTRICT build_keys, GLOBAL const 
     const uint build_end = build_offsets[(p + 1) * build_chunks];
     const uint probe_begin = probe_offsets[p * probe_chunks],
                probe_end = probe_offsets[(p + 1) * probe_chunks];
-    if (probe_begin == probe_end) continue;
-    for (uint c = build_offsets[p * build_chunks]; c < build_end; c += JOIN_CHUNK) {
+    // A partition without probe rows loads no table. (No `continue` here: PoCL's barrier regions want the
+    // loops around barriers plain.)
+    const uint build_begin = probe_begin == probe_end ? build_end : build_offsets[p * build_chunks];
+    for (uint c = build_begin; c < build_end; c += JOIN_CHUNK) {
       const uint chunk_end = min(c + JOIN_CHUNK, build_end);
       for (uint s = lid(); s < JOIN_SLOTS; s += lsize()) t_row[s] = EMPTY_ROW;
       LOCAL_BARRIER();
@@ -630,17 +639,59 @@ KERNEL void init_aggregates(GLOBAL uint* counts, GLOBAL slong* sums, GLOBAL int*
 #define LOCAL_ROW(g, value) AGG_ROW(LOCAL, l_counts, l_sums, l_mins, l_maxs, g, value)
 #endif
 
+#if REGISTER_AGG
+// Group ids below REGISTER_GROUPS are aggregated by each work-item in registers first: the unrolled
+// comparisons keep every accumulator at a fixed index, so none leaves the register file. The totals go
+// into local memory once, at the end.
+#define REGISTER_DECL                                        \
+  uint r_counts[REGISTER_GROUPS];                            \
+  slong r_sums[REGISTER_GROUPS];                             \
+  int r_mins[REGISTER_GROUPS], r_maxs[REGISTER_GROUPS];      \
+  PRAGMA_UNROLL for (uint k = 0; k < REGISTER_GROUPS; ++k) { \
+    r_counts[k] = 0;                                         \
+    r_sums[k] = 0;                                           \
+    r_mins[k] = KEY_MAX;                                     \
+    r_maxs[k] = EMPTY_KEY;                                   \
+  }
+#define IN_REGISTERS(g) ((g) < REGISTER_GROUPS)
+#define REGISTER_ROW(g, value)                                       \
+  do {                                                               \
+    PRAGMA_UNROLL for (uint k = 0; k < REGISTER_GROUPS; ++k) {       \
+      const bool mine = (g) == k;                                    \
+      r_counts[k] += mine ? 1u : 0u;                                 \
+      r_sums[k] += mine ? (slong)(value) : 0;                        \
+      r_mins[k] = mine && (value) < r_mins[k] ? (value) : r_mins[k]; \
+      r_maxs[k] = mine && (value) > r_maxs[k] ? (value) : r_maxs[k]; \
+    }                                                                \
+  } while (0)
+#define REGISTER_FLUSH                                                                                   \
+  PRAGMA_UNROLL for (uint k = 0; k < REGISTER_GROUPS; ++k) {                                             \
+    if (r_counts[k])                                                                                     \
+      AGG_ADD(LOCAL, l_counts, l_sums, l_mins, l_maxs, k, r_counts[k], r_sums[k], r_mins[k], r_maxs[k]); \
+  }
+#else
+#define REGISTER_DECL
+#define IN_REGISTERS(g) false
+#define REGISTER_ROW(g, value) \
+  do {                         \
+  } while (0)
+#define REGISTER_FLUSH
+#endif
+
 #if LOCAL_AGG
-// Group ids below LOCAL_GROUPS are aggregated per work-group in local memory, the rest directly.
-#define LOCAL_AGG_DECL LOCAL_AGG_ARRAYS LOCAL_AGG_CLEAR
+// Group ids below LOCAL_GROUPS are aggregated per work-group in local memory (the first REGISTER_GROUPS
+// in registers before that), the rest directly.
+#define LOCAL_AGG_DECL LOCAL_AGG_ARRAYS LOCAL_AGG_CLEAR REGISTER_DECL
 #define AGGREGATE(g, value)                                \
   do {                                                     \
-    if ((g) < LOCAL_GROUPS)                                \
+    if (IN_REGISTERS(g))                                   \
+      REGISTER_ROW(g, value);                              \
+    else if ((g) < LOCAL_GROUPS)                           \
       LOCAL_ROW(g, value);                                 \
     else                                                   \
       AGG_ROW(GLOBAL, counts, sums, mins, maxs, g, value); \
   } while (0)
-#define LOCAL_AGG_MERGE LOCAL_AGG_MERGE_FROM(0u, LOCAL_GROUPS)
+#define LOCAL_AGG_MERGE REGISTER_FLUSH LOCAL_AGG_MERGE_FROM(0u, LOCAL_GROUPS)
 #else
 #define LOCAL_AGG_DECL
 #define AGGREGATE(g, value) AGG_ROW(GLOBAL, counts, sums, mins, maxs, g, value)

@@ -32,6 +32,13 @@
 #              2^28 rows with 16 and 2^20 groups (warp votes, local and partitioned aggregation) on cuda:0 and
 #              ocl:1:0; then duplicate keys and Zipf 1.0 against the source's plans (scripts/hash_summary.py
 #              prints every measurement)
+#   hash16_check  issue 16's variants verified on the GPU devices at odd sizes with duplicates, skew, one
+#              group and every row its own group (sweeps over plans, aggregations, extents)
+#   hash16_skew  issue 16's regression check: duplicate build keys and Zipf 1.0 (join), Zipf 1.0 and 2^26
+#              groups (group-by), today's tuned source variants (docs/RESULTS.md, issue 5) against the new ones
+#   duckdb_hash  the hash join (2^22 x 2^24) and the group-by (2^24 rows, 16 and 2^20 groups) tuned on PoCL
+#              against DuckDB on the same 16 cores (bench/duckdb_hash.py; carry .whl with its wheel)
+#   hash16_dup  the join with 4 build rows per key: tuned source, single pass (falls back), partitioned
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -244,6 +251,71 @@ part_hash16() {
       --set grid=512wg,2048wg --set local=256 --json > "$files/h16_group_local_ocl_$groups.json"
     varex sweep --device gpu --rows 2^28 --distinct "$groups" "${group[@]}" --set agg=global,partitioned \
       --set fuse=off --set grid=cover --set local=256 --json > "$files/h16_group_part_$groups.json"
+  done
+  python3 scripts/hash_summary.py "$db"
+}
+
+part_hash16_check() {
+  local check=(--db "$files/hash16check.db" --warmup 0 --min-reps 1 --max-reps 1)
+  step "join variants verified: duplicates and skew, then unique keys"
+  for shape in "--distinct 30011 --zipf 0.8 --match-ratio 0.7" "--zipf 1.0"; do
+    # shellcheck disable=SC2086
+    varex sweep --op hashjoin --device gpu --rows 100003 --rows2 400009 $shape --set plan=unique,partitioned \
+      --set batch=1,4 --set radix_bits=6,12,13 --set local=256 --set grid=cover,32wg --set padding=guard,none \
+      --set hash=mult --set probing=linear,double --set load=50 "${check[@]}" --json > /dev/null
+  done
+  step "group-by variants verified: 5003 groups (Zipf 0.5), one group, every row its own"
+  for shape in "--distinct 5003 --zipf 0.5" "--distinct 1" "--distinct 1000003"; do
+    for d in cuda:0 ocl:1:0; do
+      aggs=local,registers,partitioned
+      [ "$d" = cuda:0 ] && aggs=$aggs,warp
+      # shellcheck disable=SC2086
+      varex sweep --op groupby --device "$d" --rows 1000003 $shape --set agg=$aggs --set fuse=on,off \
+        --set extents=pass,build --set build=pessimistic --set sizing=rows,sketch --set local=256 \
+        --set grid=cover,512wg --set padding=guard --set hash=mult --set probing=linear --set load=50 \
+        "${check[@]}" --json > /dev/null
+    done
+  done
+  python3 - "$files/hash16check.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for op, status, n in db.execute("""SELECT w.op, m.status, count(*) FROM measurements m
+                                   JOIN workloads w ON w.id = m.workload_id GROUP BY w.op, m.status"""):
+    print(op, status, n)
+PY
+}
+
+part_hash16_skew() {
+  local reps=(--min-reps 3 --max-reps 10)
+  local source_join=(--set plan=source --set grid=cover --set local=256 --set padding=guard --set preprocess=on
+    --set probing=linear --set hash=murmur --set load=75)
+  local new_join=(--set hash=mult --set load=50 --set padding=guard --set local=256)
+  step "join, Zipf 1.0 probe keys: tuned source against unique and partitioned"
+  varex run --op hashjoin --device cuda:0 --rows 2^24 --rows2 2^28 --zipf 1.0 --db "$db" "${source_join[@]}" "${reps[@]}" --json > /dev/null
+  varex sweep --op hashjoin --device cuda:0 --rows 2^24 --rows2 2^28 --zipf 1.0 --db "$db" "${new_join[@]}" \
+    --set plan=unique --set grid=cover --set batch=1 --set probing=linear "${reps[@]}" --json > /dev/null
+  varex run --op hashjoin --device cuda:0 --rows 2^24 --rows2 2^28 --zipf 1.0 --db "$db" --set plan=partitioned \
+    --set radix_bits=13 --set batch=4 --set local=256 "${reps[@]}" --json > /dev/null
+  step "join, 4 build rows per key (2^22 x 2^26, Zipf 1.0): tuned source against unique (falls back) and partitioned"
+  local dup=(--rows 2^22 --rows2 2^26 --distinct 2^20 --zipf 1.0)
+  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" "${source_join[@]}" "${reps[@]}" --json > /dev/null
+  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" "${new_join[@]}" --set plan=unique --set grid=cover \
+    --set batch=1 --set probing=linear "${reps[@]}" --json > /dev/null
+  varex sweep --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=partitioned --set radix_bits=12,13 \
+    --set batch=4 --set local=256 "${reps[@]}" --json > /dev/null
+  step "group-by 2^28 rows, 16 groups: registers"
+  varex sweep --op groupby --device gpu --rows 2^28 --distinct 16 --db "$db" --set agg=registers --set fuse=on \
+    --set grid=512wg,2048wg,8192wg --set local=256 --set padding=guard --set build=pessimistic --set sizing=sketch \
+    --set extents=build --set hash=mult --set probing=linear --set load=50 "${reps[@]}" --json > /dev/null
+  step "group-by 2^28 rows, 2^20 groups Zipf 1.0 and 2^26 groups: tuned source against the new aggregations"
+  local source_group=(--set agg=global --set sizing=sketch --set build=pessimistic --set local=256 --set padding=guard)
+  for shape in "--distinct 2^20 --zipf 1.0" "--distinct 2^26"; do
+    # shellcheck disable=SC2086
+    varex run --op groupby --device cuda:0 --rows 2^28 $shape --db "$db" "${source_group[@]}" "${reps[@]}" --json > /dev/null
+    # shellcheck disable=SC2086
+    varex sweep --op groupby --device cuda:0 --rows 2^28 $shape --db "$db" --set agg=global,partitioned \
+      --set fuse=off --set extents=build --set sizing=sketch --set build=pessimistic --set local=256 \
+      --set padding=guard --set grid=cover --set hash=mult --set probing=linear --set load=50 "${reps[@]}" --json > /dev/null
   done
   python3 scripts/hash_summary.py "$db"
 }
@@ -676,6 +748,30 @@ part_duckdb() {
     || { echo "no DuckDB wheel"; return; }
   PYTHONPATH=/tmp/site python3 bench/duckdb_redfox.py --varex "$(command -v varex)" --rows "${DUCKDB_ROWS:-4194304}" \
     --budget "${DUCKDB_BUDGET:-15s}" --ops "${DUCKDB_OPS:-ra_select,ra_reduce,ra_product,ra_sort}" | tee "$files/duckdb.jsonl"
+}
+
+# The hash join and the group-by on PoCL against DuckDB on the same cores (bench/duckdb_hash.py).
+part_duckdb_hash() {
+  step "PoCL against DuckDB: hash join and group-by"
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || { echo "no DuckDB wheel"; return; }
+  PYTHONPATH=/tmp/site python3 bench/duckdb_hash.py --varex "$(command -v varex)" --build-rows 4194304 \
+    --probe-rows 16777216 --group-rows 16777216 --groups 1048576 --budget "${DUCKDB_BUDGET:-40s}" \
+    --workloads "${DUCKDB_WORKLOADS:-join,groupby}" | tee "$files/duckdb_hash.jsonl"
+}
+
+# The join with 4 build rows per key (2^22 x 2^26, 2^28 pairs): the tuned source, the single pass (which
+# falls back to it) and the partitioned join.
+part_hash16_dup() {
+  local reps=(--min-reps 3 --max-reps 10) dup=(--rows 2^22 --rows2 2^26 --distinct 2^20)
+  step "join with duplicate build keys"
+  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=source --set grid=cover --set local=256 \
+    --set padding=guard --set preprocess=on --set probing=linear --set hash=murmur --set load=75 "${reps[@]}" --json > /dev/null
+  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=unique --set hash=murmur --set load=75 \
+    --set padding=guard --set local=256 --set grid=cover --set probing=linear "${reps[@]}" --json > /dev/null
+  varex sweep --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=partitioned --set radix_bits=12,13 \
+    --set batch=1,4 --set local=256 "${reps[@]}" --json > /dev/null
+  python3 scripts/hash_summary.py "$db"
 }
 
 # ra_join and the set operations on two sorted relations of 2^25 tuples (unique keys, every right key on the

@@ -426,7 +426,7 @@ TEST(GroupByDevice, AwkwardInputs) {
                     {{"local", "auto,32"},
                      {"grid", "cover,16wg"},
                      {"padding", "none,host"},
-                     {"agg", "global,local,partitioned"},
+                     {"agg", "global,local,registers,partitioned"},
                      {"extents", "pass,build"},
                      {"build", "optimistic,pessimistic"},
                      {"hash", "identity"},

@@ -160,13 +160,14 @@ Space groupby_space(const SpaceContext& context) {
                         "optimistic: every key written to its first slot without atomics, then validated, "
                         "rebuilt pessimistically on a collision (the source); pessimistic: atomic inserts "
                         "with probing from the start"});
-  std::vector<Value> aggs{Value{"global"}, Value{"local"}, Value{"partitioned"}};
+  std::vector<Value> aggs{Value{"global"}, Value{"local"}, Value{"registers"}, Value{"partitioned"}};
   // __match_any_sync and the warp reductions are CUDA's; NVIDIA's OpenCL offers no sub-group votes.
   if (context.device.backend == Backend::Cuda) aggs.insert(aggs.begin() + 2, Value{"warp"});
   c.tunables.push_back(
       {"agg", TunableKind::Compile, aggs, Value{"global"},
        "global: every row updates the group's aggregates in global memory with atomics; "
        "local: each work-group aggregates the first groups in local memory and merges once; "
+       "registers: as local, each work-item first aggregating the first 16 groups in registers; "
        "warp (CUDA): lanes with the same group combine by warp vote before local memory; "
        "partitioned: the rows' (group id, value) pairs are radix-partitioned by group id, and each tile of "
        "them is aggregated in local memory (for many groups)"});

@@ -350,8 +350,9 @@ Defines GroupByOperator::defines(const variants::Params& params, const DeviceInf
   Defines d = hash_family_defines(params, device);
   d.push_back({"HASH_GROUPBY", "1"});
   const std::string& agg = variants::get_string(params, "agg");
-  d.push_back({"LOCAL_AGG", agg == "local" || agg == "warp" ? "1" : "0"});
+  d.push_back({"LOCAL_AGG", agg == "local" || agg == "warp" || agg == "registers" ? "1" : "0"});
   d.push_back({"VOTE", agg == "warp" ? "1" : "0"});
+  d.push_back({"REGISTER_AGG", agg == "registers" ? "1" : "0"});
   d.push_back({"LOCAL_GROUPS", std::to_string(local_groups(device))});
   d.push_back({"AGG_TILE", std::to_string(kAggregateTile)});
   d.push_back({"FUSED", variants::get_string(params, "fuse") == "on" ? "1" : "0"});
