@@ -14,7 +14,8 @@
 //   BATCH         probe rows whose slots a work-item resolves before emitting (join)
 //   LOOKUP_LOCAL  1: that batch of slots is staged in local memory, 0: in private memory (join)
 //   PREPROCESS    1: hj_count and hj_exec read each probe row's slot from preprocess_ht's output (join)
-//   LOCAL_AGG     1: aggregate group ids below LOCAL_GROUPS per work-group in local memory first
+//   APPEND_GROUP  1: the single-pass probe appends pairs with one atomic per work-group tile, 0: per
+//   work-item LOCAL_AGG     1: aggregate group ids below LOCAL_GROUPS per work-group in local memory first
 //   LOCAL_GROUPS  groups a work-group aggregates locally (group-by)
 //   FUSED         1: compute_grouping also aggregates; 0: a separate aggregate kernel does (group-by)
 //   VOTE          1: lanes of a CUDA warp with the same group combine before local memory (group-by)
@@ -67,6 +68,9 @@
 #endif
 #ifndef VOTE
 #define VOTE 0
+#endif
+#ifndef APPEND_GROUP
+#define APPEND_GROUP 1
 #endif
 #ifndef REGISTER_AGG
 #define REGISTER_AGG 0
@@ -375,14 +379,17 @@ FUNC uint resolve_row(GLOBAL const int* RESTRICT keys, int key, uint s, int2 ent
 }
 
 // One pass over the probe rows: each work-group takes tiles of BATCH rows per work-item, resolves them,
-// and appends its pairs through one atomic on counter[0] per tile (wg_reserve). Pairs past `capacity`
-// are counted, not written.
+// and appends its pairs through one atomic on counter[0] per tile (wg_reserve; APPEND_GROUP) or per
+// work-item and tile (no barrier: a CPU's atomics are cheap, and PoCL 5.0's kernel compiler aborts on the
+// work-group scan inside this loop). Pairs past `capacity` are counted, not written.
 KERNEL void probe_unique(GLOBAL const int* RESTRICT keys, GLOBAL const int* RESTRICT probe,
                          GLOBAL uint* RESTRICT out_build, GLOBAL uint* RESTRICT out_probe,
                          GLOBAL uint* counter, const uint n, const uint mask, const uint shift,
                          const uint capacity) {
+#if APPEND_GROUP
   LOCAL_ARRAY uint scratch[MAX_LOCAL];
   LOCAL_ARRAY uint base[1];
+#endif
   const uint tile = lsize() * BATCH;
   for (uint first = group_id() * tile; first < n; first += num_groups() * tile) {
     int key[BATCH];
@@ -401,7 +408,11 @@ KERNEL void probe_unique(GLOBAL const int* RESTRICT keys, GLOBAL const int* REST
       row[b] = j < n ? resolve_row(keys, key[b], slot[b], entry[b], mask, shift) : NOT_FOUND;
       count += row[b] != NOT_FOUND;
     }
+#if APPEND_GROUP
     uint at = wg_reserve(scratch, base, count, counter);
+#else
+    uint at = count ? atomic_add_u32(counter, count) : 0u;
+#endif
     PRAGMA_UNROLL for (uint b = 0; b < BATCH; ++b) {
       if (row[b] == NOT_FOUND) continue;
       if (at < capacity) {

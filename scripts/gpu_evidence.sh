@@ -27,7 +27,8 @@
 #              each at --budget 10%), and each GPU's best variant measured again on its twin
 #   sanitizer  compute-sanitizer over one verified run of every CUDA compile-time variant class of every
 #              operator at small, awkward sizes: memcheck everywhere, racecheck where kernels share memory
-#              (hash family, string refill); loop-count tunables (unroll, batch) at two values each
+#              (hash family, string refill); loop-count tunables (unroll, batch) at two values each;
+#              SANITIZE_ONLY (a regular expression over the labels) picks some
 #   hash16     issue 16's goals: the join at 2^24 x 2^28 (plans unique and partitioned) and the group-by at
 #              2^28 rows with 16 and 2^20 groups (warp votes, local and partitioned aggregation) on cuda:0 and
 #              ocl:1:0; then duplicate keys and Zipf 1.0 against the source's plans (scripts/hash_summary.py
@@ -518,6 +519,9 @@ part_sanitizer() {
   local runs=(
     "selection;selection;--rows 30011;--set padding=guard --set local=128 --set grid=cover"
     "hashjoin;hashjoin;--rows 3001 --rows2 12007 --distinct 1500;--set local=128 --set grid=cover --set padding=guard --set load=50 --set batch=1,4"
+    "hashjoin-unique;hashjoin;--rows 3001 --rows2 12007;--set local=128 --set grid=32wg --set padding=none --set hash=mult --set probing=double --set load=50 --set plan=unique,partitioned --set batch=1,4 --set append=group,item"
+    "hashjoin-duplicates;hashjoin;--rows 3001 --rows2 12007 --distinct 700 --zipf 1;--set local=128 --set grid=32wg --set padding=none --set hash=mult --set probing=double --set load=50 --set plan=unique,partitioned --set batch=4 --set radix_bits=6,13"
+    "groupby-issue16;groupby;--rows 20011 --distinct 1500 --zipf 1;--set local=128 --set grid=32wg --set padding=guard --set load=50 --set build=pessimistic --set sizing=sketch --set agg=registers,warp,partitioned --set extents=build --set hash=mult --set probing=linear"
     "groupby-optimistic-sketch;groupby;--rows 20011 --distinct 257;--set local=128 --set grid=cover --set padding=guard --set load=50 --set build=optimistic --set sizing=sketch"
     "groupby-pessimistic-zipf;groupby;--rows 20011 --distinct 257 --zipf 1;--set local=128 --set grid=32wg --set padding=guard --set load=50 --set build=pessimistic --set sizing=rows"
     "str_equal;str_equal;--rows 4099 --selectivity 0.1;--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
@@ -529,6 +533,7 @@ part_sanitizer() {
   for tool in memcheck racecheck; do
     for line in "${runs[@]}"; do
       IFS=';' read -r label op workload pins <<<"$line"
+      [[ "$label" =~ ${SANITIZE_ONLY:-.} ]] || continue
       [ "$tool" = racecheck ] && [ "$op" = selection ] && continue  # CUDA selection shares no memory
       local base=$files/sanitizer_${tool}_$label
       # shellcheck disable=SC2086
@@ -757,7 +762,8 @@ part_duckdb_hash() {
     || { echo "no DuckDB wheel"; return; }
   PYTHONPATH=/tmp/site python3 bench/duckdb_hash.py --varex "$(command -v varex)" --build-rows 4194304 \
     --probe-rows 16777216 --group-rows 16777216 --groups 1048576 --budget "${DUCKDB_BUDGET:-40s}" \
-    --workloads "${DUCKDB_WORKLOADS:-join,groupby}" | tee "$files/duckdb_hash.jsonl"
+    --workloads "${DUCKDB_WORKLOADS:-join,groupby}" --join-set plan=unique --join-set append=item \
+    | tee "$files/duckdb_hash.jsonl"
 }
 
 # The join with 4 build rows per key (2^22 x 2^26, 2^28 pairs): the tuned source, the single pass (which

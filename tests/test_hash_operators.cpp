@@ -317,6 +317,7 @@ TEST(HashJoinDevice, SinglePassAndPartitionedPlansOnAwkwardInputs) {
     verify_variants(HashJoinOperator(), join_files("plans-" + c.name, c.build, c.probe),
                     brute_join(c.build, c.probe),
                     {{"plan", "unique,partitioned"},
+                     {"append", "group,item"},
                      {"radix_bits", "6,12,13"},
                      {"batch", "1,4"},
                      {"local", "64"},
@@ -325,7 +326,7 @@ TEST(HashJoinDevice, SinglePassAndPartitionedPlansOnAwkwardInputs) {
                      {"hash", "identity,mult"},
                      {"probing", "linear,double"},
                      {"load", "50,75"}},
-                    {"plan", "radix_bits", "batch", "hash", "probing", "grid"});
+                    {"plan", "radix_bits", "batch", "hash", "probing", "grid", "append"});
   }
 }
 

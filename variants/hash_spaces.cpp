@@ -128,10 +128,17 @@ Space hashjoin_space(const SpaceContext& context) {
        "plan=partitioned: 2^bits partitions by the top bits of the keys' multiplicative hash"});
   c.constraints.push_back(
       unused_at_default("plan", "unique", {"preprocess", "lookup", "radix_bits"}, c.tunables));
-  c.constraints.push_back(
-      unused_at_default("plan", "partitioned",
-                        {"preprocess", "lookup", "grid", "padding", "hash", "probing", "load"}, c.tunables));
-  c.constraints.push_back(unused_at_default("plan", "source", {"radix_bits"}, c.tunables));
+  c.tunables.push_back(
+      {"append",
+       TunableKind::Compile,
+       {Value{"group"}, Value{"item"}},
+       Value{"group"},
+       "plan=unique: pairs appended with one atomic per work-group tile (a work-group scan), or "
+       "one per work-item and tile (no barrier)"});
+  c.constraints.push_back(unused_at_default(
+      "plan", "partitioned", {"preprocess", "lookup", "grid", "padding", "hash", "probing", "load", "append"},
+      c.tunables));
+  c.constraints.push_back(unused_at_default("plan", "source", {"radix_bits", "append"}, c.tunables));
   const std::uint32_t most_parts = max_radix_parts(device);
   c.constraints.push_back(
       {"2^radix_bits partitions need as many counters in local memory",

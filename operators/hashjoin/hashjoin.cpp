@@ -326,6 +326,7 @@ Defines HashJoinOperator::defines(const variants::Params& params, const DeviceIn
   d.push_back({"LOOKUP_LOCAL", variants::get_string(params, "lookup") == "local" ? "1" : "0"});
   d.push_back({"PREPROCESS", variants::get_string(params, "preprocess") == "on" ? "1" : "0"});
   d.push_back({"JOIN_SLOTS", std::to_string(join_slots(device))});
+  d.push_back({"APPEND_GROUP", variants::get_string(params, "append") == "group" ? "1" : "0"});
   return d;
 }
 
