@@ -14,8 +14,8 @@
 //   BATCH         probe rows whose slots a work-item resolves before emitting (join)
 //   LOOKUP_LOCAL  1: that batch of slots is staged in local memory, 0: in private memory (join)
 //   PREPROCESS    1: hj_count and hj_exec read each probe row's slot from preprocess_ht's output (join)
-//   APPEND_GROUP  1: the single-pass probe appends pairs with one atomic per work-group tile, 0: per
-//   work-item LOCAL_AGG     1: aggregate group ids below LOCAL_GROUPS per work-group in local memory first
+//   APPEND_GROUP  1: one atomic per work-group tile appends the single pass's pairs; 0: one per work-item
+//   LOCAL_AGG     1: aggregate group ids below LOCAL_GROUPS per work-group in local memory first
 //   LOCAL_GROUPS  groups a work-group aggregates locally (group-by)
 //   FUSED         1: compute_grouping also aggregates; 0: a separate aggregate kernel does (group-by)
 //   VOTE          1: lanes of a CUDA warp with the same group combine before local memory (group-by)
@@ -28,8 +28,8 @@
 //
 // Beside the source's kernels, the family holds varex's own faster variants: the single-pass join for
 // unique build keys (build_unique, probe_unique), the radix-partitioned join (radix_count, radix_scatter,
-// join_partitions), warp votes before local aggregation and the partitioned aggregation of many groups
-// (aggregate_tiles).
+// join_partitions), warp votes or registers before local aggregation and the partitioned aggregation of many
+// groups (aggregate_tiles).
 //
 // Every kernel walks its elements with a work-group-uniform stride loop: a grid that covers the elements
 // runs it once, a fixed number of work-groups (Ocelot's `processors`) strides, and the loop's bound is

@@ -401,7 +401,13 @@ TEST(GroupByDevice, EveryLaunchShape) {
   const auto values = awkward_keys(4999, 1000, 15);
   verify_variants(
       GroupByOperator(), group_file("launch", keys, values), brute_groups(keys, values),
-      {{"fuse", "on"}, {"hash", "murmur"}, {"probing", "linear"}, {"sizing", "rows"}, {"extents", "pass"}});
+      {{"fuse", "on"},
+       {"hash", "murmur"},
+       {"probing", "linear"},
+       {"sizing", "rows"},
+       {"extents", "pass"},
+       {"agg",
+        "global,local"}});  // the other aggregations' launch shapes: the pairwise tests above and below
 }
 
 TEST(GroupByDevice, AwkwardInputs) {

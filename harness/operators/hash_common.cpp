@@ -45,6 +45,11 @@ std::uint64_t chunks_for(std::uint64_t rows) {
 
 }  // namespace
 
+std::uint64_t partition_local(const variants::Params& params, const DeviceInfo& device) {
+  const auto local = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
+  return local ? local : std::min<std::uint64_t>(256, max_local(device));
+}
+
 RadixPartition::RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint64_t max_parts)
     : scan_(engine, max_parts * chunks_for(max_rows) + 1) {
   counts_ = engine.allocate(max_parts * chunks_for(max_rows) * 4);

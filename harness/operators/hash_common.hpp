@@ -39,6 +39,10 @@ class DeviceScan {
 // log2 of the HyperLogLog registers the group-by sizes its table with (SKETCH_BITS).
 constexpr int kSketchBits = 12;
 
+// The work-group size of the partitioning kernels and of those that walk partitions: the variant's `local`,
+// or 256 (within the device's largest) where the driver would choose.
+std::uint64_t partition_local(const variants::Params& params, const DeviceInfo& device);
+
 // Radix partitioning on the device (kernels radix_count and radix_scatter of the hash family): the rows are
 // cut into a fixed number of chunks, one per work-group; the rows of every chunk in every partition are
 // counted, prefix-summed (partition-major) and scattered, so that partition p ends up contiguous at

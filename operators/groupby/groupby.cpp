@@ -233,9 +233,7 @@ class GroupByRun final : public PreparedRun {
     std::uint32_t shift = static_cast<std::uint32_t>(std::countr_zero(local_groups(engine_.device())));
     while ((std::uint64_t{groups} >> shift) >= most) ++shift;
     const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
-    const auto local_param = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
-    const std::uint64_t local =
-        local_param ? local_param : std::min<std::uint64_t>(256, max_local(engine_.device()));
+    const std::uint64_t local = partition_local(params, engine_.device());
     GroupsOutput& out = *out_;
     partition_->run(seq, "partition", out.group_ids(), *values_in_, false, *part_ids_, *part_values_, rows_,
                     1u, shift, parts, local);
@@ -405,7 +403,9 @@ DeviceFootprint GroupByOperator::footprint(const datasets::WorkloadSpec& spec, c
   const std::uint64_t groups =
       spec.generator == "group_keys" ? spec.params.at("distinct").get<std::uint64_t>() : rows;
   const std::uint64_t slots = table_for(rows, 25).slots();
-  return {rows * 12 + slots * 8 + groups * 28, std::max({rows * 4, slots * 4, groups * 8})};
+  // Keys, values and group ids; the table, its ids and extents; the groups; the partitioned aggregation's
+  // (group id, value) pairs.
+  return {rows * 20 + slots * 12 + groups * 28, std::max({rows * 4, slots * 4, groups * 8})};
 }
 
 std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine,

@@ -199,7 +199,7 @@ class HashJoinRun final : public PreparedRun {
   void run_partitioned(KernelSequence& seq, const variants::Params& params) {
     const auto bits = static_cast<std::uint32_t>(variants::get_int(params, "radix_bits"));
     const std::uint32_t parts = 1u << bits;
-    const std::uint64_t local = partition_local(params);
+    const std::uint64_t local = partition_local(params, engine_.device());
     if (!partitioned_) {
       for (auto* b : {&part_build_keys_, &part_build_rows_})
         *b = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
@@ -233,12 +233,6 @@ class HashJoinRun final : public PreparedRun {
 
   KernelArg capacity() const {
     return KernelArg::of(static_cast<std::uint32_t>(std::min<std::uint64_t>(pairs_->capacity(), kMaxPairs)));
-  }
-
-  // The partitioning and joining kernels' work-group size: the variant's, or 256 (within the device's).
-  std::uint64_t partition_local(const variants::Params& params) const {
-    const auto local = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
-    return local ? local : std::min<std::uint64_t>(256, max_local(engine_.device()));
   }
 
   static KernelArg arg(const DeviceBuffer& b) { return KernelArg::of(b); }
@@ -408,7 +402,8 @@ DeviceFootprint HashJoinOperator::footprint(const datasets::WorkloadSpec& spec, 
   }
   const auto pairs = static_cast<std::uint64_t>(per_probe * static_cast<double>(rows2));
   const std::uint64_t slots = table_for(rows, 25).slots();
-  const std::uint64_t total = rows * 8 + rows2 * 16 + slots * 12 + pairs * 8;
+  // The sides and their partitioned copies, matches and positions, the table, the pairs.
+  const std::uint64_t total = rows * 16 + rows2 * 24 + slots * 12 + pairs * 8;
   return {total, std::max({rows2 * 4, slots * 4, pairs * 4})};
 }
 
