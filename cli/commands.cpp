@@ -185,7 +185,7 @@ void add_variants(CLI::App& app, int&) {
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     json out = json::array();
     for (const DeviceInfo& d : devices) {
-      const auto space = op.space({d, spec.rows()});
+      const auto space = op.space({d, spec.rows(), &spec.query});
       const auto points = space.enumerate(pins);
       json list = json::array();
       for (const auto& p : points) {
@@ -271,7 +271,7 @@ void add_run(CLI::App& app, int& exit_code) {
     }
     const DeviceInfo& device = devices.front();
     const auto spec = f->workload.resolve(op, devices);
-    const auto space = op.space({device, spec.rows()});
+    const auto space = op.space({device, spec.rows(), &spec.query});
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     const auto params = space.with_settings(space.defaults(), pins);
     harness::check_fits(op, spec, device);
@@ -448,13 +448,16 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     }
     // Everything is checked before anything is measured or recorded: the strategy, the input, every
     // device's space and memory.
-    tuner::make_strategy(options.strategy,
-                         options.op->space({options.devices.front(), options.workload.rows()}));
+    tuner::make_strategy(
+        options.strategy,
+        options.op->space({options.devices.front(), options.workload.rows(), &options.workload.query}));
     if (options.workload.rows() == 0)
       throw UsageError("the input has no rows: there is nothing to " + kind +
                        " (varex run measures it once)");
     for (const DeviceInfo& d : options.devices) {
-      if (options.op->space({d, options.workload.rows()}).restricted(options.pins).count_valid() == 0) {
+      if (options.op->space({d, options.workload.rows(), &options.workload.query})
+              .restricted(options.pins)
+              .count_valid() == 0) {
         throw UsageError(options.op->name() + ": no valid variant on " + d.id +
                          " with the given --set values");
       }

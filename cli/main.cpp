@@ -21,6 +21,25 @@ int main(int argc, char** argv) {
   if ((argc == 2 || argc == 3) && std::strcmp(argv[1], "__worker") == 0)
     return varex::harness::worker_main(3, 4, argc == 3 ? std::atol(argv[2]) : 0);
 
+  // `varex plan run|sweep|tune PLAN …` is `varex run|sweep|tune --op plan --plan PLAN …`.
+  std::vector<std::string> words(argv, argv + argc);
+  if (argc >= 2 && words[1] == "plan") {
+    if (argc < 4 || (words[2] != "run" && words[2] != "sweep" && words[2] != "tune") || words[3][0] == '-') {
+      std::cerr << "varex: plan takes run, sweep or tune and a plan (a shipped one or a file), as in "
+                   "`varex plan run A --device ocl:0:0`\n";
+      return 2;
+    }
+    words = [&] {
+      std::vector<std::string> w{words[0], words[2], "--op", "plan", "--plan", words[3]};
+      w.insert(w.end(), words.begin() + 4, words.end());
+      return w;
+    }();
+  }
+  std::vector<char*> arg_pointers;
+  for (std::string& w : words) arg_pointers.push_back(w.data());
+  argc = static_cast<int>(arg_pointers.size());
+  argv = arg_pointers.data();
+
   CLI::App app{"varex: variant explorer and auto-tuner for database operators on OpenCL and CUDA devices",
                "varex"};
   app.set_version_flag("-V,--version", VAREX_VERSION);

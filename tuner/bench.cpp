@@ -50,8 +50,8 @@ std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<s
     if (!sessions.empty() && std::find(sessions.begin(), sessions.end(), s.id) == sessions.end()) continue;
     const harness::Operator& o = harness::find_operator(s.op);
     BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr};
-    sweep.recording =
-        std::make_shared<Recording>(o.space({s.device, s.workload.rows()}), store.session_measurements(s.id));
+    sweep.recording = std::make_shared<Recording>(o.space({s.device, s.workload.rows(), &s.workload.query}),
+                                                  store.session_measurements(s.id));
     std::size_t ok = 0;
     for (const auto& p : sweep.recording->space().enumerate())
       ok += std::isfinite(sweep.recording->true_ms(p));

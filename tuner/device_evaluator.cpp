@@ -14,7 +14,11 @@ DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context,
 
 void DeviceEvaluator::upcoming(const std::vector<variants::Params>& params) {
   prefetch_.clear();
-  for (const auto& p : params) prefetch_.push_back(c_.op->defines(p, c_.remote->device()));
+  for (const auto& p : params) {
+    // An operator whose kernels are specialised while it runs (a plan) names no defines: nothing to prefetch.
+    harness::Defines d = c_.op->defines(p, c_.remote->device());
+    if (!d.empty()) prefetch_.push_back(std::move(d));
+  }
 }
 
 double DeviceEvaluator::exhaustive_cost_s(double mean_cost_s) const {

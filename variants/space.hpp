@@ -92,6 +92,8 @@ namespace varex::variants {
 struct SpaceContext {
   DeviceInfo device;
   std::uint64_t rows = 0;
+  // The workload, for operators whose space depends on more than its rows (a plan's steps); may be null.
+  const nlohmann::json* query = nullptr;
 };
 
 }  // namespace varex::variants

@@ -1,0 +1,76 @@
+// The kernels of a plan's element-wise steps (SELECT, arithmetic, PROJECT), one source for OpenCL and CUDA.
+// A group of steps that read one relation runs as one count/offsets/scatter triple (or one map kernel where
+// no step drops rows): one step alone when the plan is not fused, a whole chain of steps (Kernel Weaver's
+// fusion) when it is. What the steps compute is generated on the host (operators/plan/plan_codegen.cpp)
+// and put before this file, as a query compiler would:
+//   PLAN_IN_PARAMS    the columns read, "GLOBAL const uint* RESTRICT c0, …," (a trailing comma; may be empty)
+//   PLAN_OUT_PARAMS   the columns written, "GLOBAL uint* RESTRICT o0, …,"
+//   PLAN_MASK_DECL    one mask per compacted output: bit k set where row first + k is kept
+//   PLAN_MASKS(k)     sets bit k of every mask for row r
+//   PLAN_TILE_COUNTS  writes each compacted output's count of the tile
+//   PLAN_SCATTER      writes each compacted output's kept rows of the tile
+//   PLAN_MAP(r)       writes row r of the outputs that keep every row
+// Values are expressions over c<i>[r]: 32-bit columns are read as int, 64-bit ones (arithmetic results)
+// through a cast to slong.
+// Specialised further by SCAN_LOCAL (work-group size) and SCAN_ITEMS (rows per work-item, at most 32): a
+// work-group takes a tile of SCAN_LOCAL x SCAN_ITEMS consecutive rows, each work-item SCAN_ITEMS of them,
+// so the outputs keep the input's order (common/compact.h).
+// Row counts stay on the device: a relation's count is n_at[n_index], so a chain runs without reading
+// anything back; grids cover the input's capacity and tiles past the count keep nothing.
+#include "common/compact.h"
+#include "common/portable.h"
+
+// One work-group per tile: counts[o * stride + tile] = the rows of the tile that output o keeps.
+KERNEL void plan_count(PLAN_IN_PARAMS GLOBAL uint* RESTRICT counts, GLOBAL const uint* RESTRICT n_at,
+                       const uint n_index, const uint stride) {
+  LOCAL_ARRAY uint part[SCAN_LOCAL];
+  const uint n = n_at[n_index];
+  const uint tile = group_id();
+  const uint first = compact_first_item(tile);
+  PLAN_MASK_DECL
+  PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) {
+    const uint r = first + k;
+    if (r < n) {
+      PLAN_MASKS(k)
+    }
+  }
+  PLAN_TILE_COUNTS
+}
+
+// One work-group per compacted output: the exclusive sums of its tile counts in place, their total (the
+// output's row count) behind them at counts[o * stride + tiles].
+KERNEL void plan_offsets(GLOBAL uint* RESTRICT counts, const uint tiles, const uint stride) {
+  LOCAL_ARRAY uint part[SCAN_LOCAL];
+  scan_totals(counts + group_id() * stride, tiles, part);
+}
+
+// One work-group per tile, as plan_count: the kept rows, each at its tile's offset plus the kept rows
+// before it. The predicates are evaluated again rather than stored (recomputing is cheaper than a flag
+// array's write and read).
+KERNEL void plan_scatter(PLAN_IN_PARAMS PLAN_OUT_PARAMS GLOBAL const uint* RESTRICT counts,
+                         GLOBAL const uint* RESTRICT n_at, const uint n_index, const uint stride) {
+  LOCAL_ARRAY uint part[SCAN_LOCAL];
+  const uint n = n_at[n_index];
+  const uint tile = group_id();
+  const uint first = compact_first_item(tile);
+  PLAN_MASK_DECL
+  PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) {
+    const uint r = first + k;
+    if (r < n) {
+      PLAN_MASKS(k)
+    }
+  }
+  PLAN_SCATTER
+}
+
+// Every row: the outputs that keep every row (arithmetic without a selection before it). Nothing is
+// compacted, so a work-group's rows are interleaved (row tile + k x SCAN_LOCAL + lid()): coalesced.
+KERNEL void plan_map(PLAN_IN_PARAMS PLAN_OUT_PARAMS GLOBAL const uint* RESTRICT n_at, const uint n_index) {
+  const uint n = n_at[n_index];
+  PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) {
+    const uint r = group_id() * SCAN_TILE + k * SCAN_LOCAL + lid();
+    if (r < n) {
+      PLAN_MAP(r)
+    }
+  }
+}

@@ -1,0 +1,588 @@
+#include "operators/plan/plan.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "base/embedded.hpp"
+#include "base/errors.hpp"
+#include "base/hash.hpp"
+#include "base/text.hpp"
+#include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/registry.hpp"
+#include "harness/operators/workload_flags.hpp"
+#include "harness/outputs/output.hpp"
+#include "harness/primitives/scan.hpp"
+#include "operators/plan/plan_codegen.hpp"
+#include "operators/plan/plan_reference.hpp"
+
+namespace varex::plan::embedded {
+extern const EmbeddedFile kFiles[];
+extern const std::size_t kFileCount;
+}  // namespace varex::plan::embedded
+
+namespace varex::harness {
+
+namespace {
+
+using plan::Plan;
+using plan::StepKind;
+
+constexpr std::uint64_t kLocals[] = {64, 128, 256, 512};
+constexpr std::uint64_t kSmallestTile = 64;  // local 64 x one row per work-item: sizes the tile counts
+
+std::string tunable(const plan::Step& step, const char* what) {
+  return step.id + "." + what;
+}
+
+Plan plan_of(const nlohmann::json& query) {
+  return plan::parse_plan(query.at("plan"), query.value("origin", std::string("(workload)")));
+}
+
+// Where a relation lies on the device: its columns (a scan's, another relation's or its own) and the word
+// that holds its row count.
+struct DeviceRelation {
+  std::vector<const DeviceBuffer*> columns;
+  const DeviceBuffer* count = nullptr;
+  std::uint32_t count_index = 0;
+};
+
+std::size_t width_of(const plan::Column& c) {
+  return c.type.wide ? 8 : 4;
+}
+
+// The digest of the plan's outputs: their rows, and FNV-1a over every value, output by output, column by
+// column.
+Digest digest_of(const Plan& plan, const std::vector<plan::HostRelation>& relations) {
+  Digest d;
+  std::uint64_t h = kFnvOffset;
+  for (int o : plan.outputs) {
+    const plan::HostRelation& r = relations[static_cast<std::size_t>(o)];
+    d.rows += r.rows;
+    for (const auto& column : r.columns) h = fnv1a_bytes(column->data(), column->size() * 8, h);
+  }
+  d.checksum = h;
+  return d;
+}
+
+class PlanRun final : public PreparedRun {
+ public:
+  PlanRun(Engine& engine, const datasets::WorkloadSpec& spec)
+      : engine_(engine),
+        plan_(plan_of(spec.query)),
+        data_(spec.params.at("sf").get<double>(), spec.params.value("seed", std::uint64_t{42})) {
+    reference_ = plan::plan_reference(plan_, data_);
+    reference_digest_ = digest_of(plan_, reference_);
+    scan_counts_ = engine.allocate(plan_.steps.size() * 4);
+    auto counts_host = engine.allocate_host(plan_.steps.size() * 4);
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
+      const plan::Step& step = plan_.steps[s];
+      capacity_.push_back(step.kind == StepKind::Scan ? data_.rows(step.table)
+                                                      : capacity_[static_cast<std::size_t>(step.input)]);
+      counts_host->as<std::uint32_t>()[s] = static_cast<std::uint32_t>(reference_[s].rows);
+      if (step.kind != StepKind::Scan) continue;
+      for (const plan::Column& c : step.schema) {
+        const std::vector<std::int32_t>& values = data_.column(c.name);
+        TableColumn t;
+        t.bytes = values.size() * 4;
+        t.pinned = engine.allocate_host(std::max<std::size_t>(t.bytes, 4));
+        t.pageable = engine.allocate_pageable(std::max<std::size_t>(t.bytes, 4));
+        std::copy(values.begin(), values.end(), t.pinned->as<std::int32_t>());
+        std::copy(values.begin(), values.end(), t.pageable->as<std::int32_t>());
+        t.device = engine.allocate(std::max<std::size_t>(t.bytes, 4));
+        tables_[static_cast<int>(s)].push_back(std::move(t));
+      }
+    }
+    engine.upload(*scan_counts_, 0, *counts_host, plan_.steps.size() * 4)->elapsed_ms();
+    // Everything either execution (fused or not) writes, allocated now so that poison() reaches it.
+    for (const bool fuse : {false, true}) {
+      for (const plan::Group& g : plan::plan_groups(plan_, fuse)) {
+        const plan::GroupCode code = plan::generate_group(plan_, g);
+        const std::uint64_t cap = capacity_[static_cast<std::size_t>(g.source)];
+        for (const auto& [step, column] : code.writes) {
+          auto& buffer = written_[{step, column}];
+          const auto& c =
+              plan_.steps[static_cast<std::size_t>(step)].schema[static_cast<std::size_t>(column)];
+          if (!buffer) buffer = engine.allocate(std::max<std::size_t>(cap * width_of(c), 8));
+        }
+        if (code.compacted)
+          counts_[count_key(fuse, g)] =
+              engine.allocate(code.compacted * ((cap + kSmallestTile - 1) / kSmallestTile + 2) * 4);
+      }
+    }
+    for (int o : plan_.outputs) {
+      std::size_t bytes = 4;
+      for (const auto& c : plan_.steps[static_cast<std::size_t>(o)].schema)
+        bytes += capacity_[static_cast<std::size_t>(o)] * width_of(c);
+      results_pinned_[o] = engine.allocate_host(bytes);
+      results_pageable_[o] = engine.allocate_pageable(bytes);
+    }
+    h2d_ms_ = upload_tables(false, nullptr);
+  }
+
+  double h2d_ms() const override { return h2d_ms_; }
+  void restore_inputs() override { upload_tables(false, nullptr); }
+
+  CompileInfo compile(const variants::Params& params) override {
+    CompileInfo total;
+    total.cached = true;
+    for (const plan::Group& g : plan::plan_groups(plan_, fused(params))) {
+      const plan::GroupCode& code = code_of(fused(params), g);
+      if (!code.compacted && !code.mapped) continue;
+      CompileInfo info;
+      engine_.compile(source_of(code), shape_of(params, g).defines(), &info);
+      total.ms += info.ms;
+      total.cached = total.cached && info.cached;
+    }
+    return total;
+  }
+
+  void poison() override {
+    for (auto& [key, buffer] : written_) engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
+    for (auto& [key, buffer] : counts_) engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
+  }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const bool fuse = fused(params);
+    const bool transferred = variants::get_string(params, "residency") == "transferred";
+    const bool pageable = variants::get_string(params, "memory") == "pageable";
+    ops_.clear();
+    if (transferred) upload_tables(pageable, &ops_);
+    relations_.clear();
+    for (const auto& [s, columns] : tables_) {
+      DeviceRelation& r = relations_[s];
+      for (const TableColumn& c : columns) r.columns.push_back(c.device.get());
+      r.count = scan_counts_.get();
+      r.count_index = static_cast<std::uint32_t>(s);
+    }
+    for (const plan::Group& g : plan::plan_groups(plan_, fuse)) run_group(params, fuse, g);
+    if (transferred) download_outputs(pageable);
+    engine_.finish();
+
+    ExecutionTimes times;
+    std::map<std::string, double> by_label;
+    std::vector<std::string> order;
+    double sum = 0;
+    for (Op& op : ops_) {
+      const double ms = op.event->elapsed_ms();
+      if (!by_label.count(op.label)) order.push_back(op.label);
+      by_label[op.label] += ms;
+      sum += ms;
+    }
+    // The device's span from the first operation's start to the last one's end: the kernels, the
+    // transfers and the gaps between them (launches, and the read-back of the result sizes).
+    times.total_ms = ops_.empty() ? 0 : engine_.span_ms(*ops_.front().event, *ops_.back().event);
+    for (const std::string& label : order) times.kernels.push_back({label, by_label[label]});
+    times.kernels.push_back({"launch", std::max(0.0, times.total_ms - sum)});
+    return times;
+  }
+
+  Collected collect() override {
+    Collected c;
+    std::vector<plan::HostRelation> got(plan_.steps.size());
+    auto host = engine_.allocate_host(8);
+    for (const auto& [s, rel] : relations_) {
+      if (plan_.steps[static_cast<std::size_t>(s)].kind == StepKind::Scan) continue;
+      const plan::Step& step = plan_.steps[static_cast<std::size_t>(s)];
+      const plan::HostRelation& want = reference_[static_cast<std::size_t>(s)];
+      c.d2h_ms += engine_.download(*host, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
+      const std::uint64_t rows = host->as<std::uint32_t>()[0];
+      if (rows != want.rows) {
+        if (c.mismatch.empty())
+          c.mismatch = "step '" + step.id + "': " + std::to_string(rows) + " rows, expected " +
+                       std::to_string(want.rows);
+        continue;
+      }
+      got[static_cast<std::size_t>(s)].rows = rows;
+      for (std::size_t col = 0; col < step.schema.size(); ++col) {
+        const std::size_t width = width_of(step.schema[col]);
+        auto buffer = engine_.allocate_host(std::max<std::size_t>(rows * width, 8));
+        if (rows) c.d2h_ms += engine_.download(*buffer, *rel.columns[col], rows * width)->elapsed_ms();
+        auto values = std::make_shared<std::vector<std::int64_t>>(rows);
+        for (std::uint64_t r = 0; r < rows; ++r) {
+          (*values)[r] = width == 8 ? buffer->as<std::int64_t>()[r] : buffer->as<std::int32_t>()[r];
+        }
+        const auto& expected = *want.columns[col];
+        for (std::uint64_t r = 0; r < rows && c.mismatch.empty(); ++r) {
+          if ((*values)[r] != expected[r]) {
+            c.mismatch = "step '" + step.id + "': row " + std::to_string(r) + " of " + step.schema[col].name +
+                         " is " + std::to_string((*values)[r]) + ", expected " + std::to_string(expected[r]);
+          }
+        }
+        got[static_cast<std::size_t>(s)].columns.push_back(std::move(values));
+      }
+    }
+    for (int o : plan_.outputs) {
+      if (got[static_cast<std::size_t>(o)].columns.size() !=
+          plan_.steps[static_cast<std::size_t>(o)].schema.size()) {
+        if (c.mismatch.empty())
+          c.mismatch = "output '" + plan_.steps[static_cast<std::size_t>(o)].id + "' was not made";
+      }
+    }
+    if (c.mismatch.empty()) c.digest = digest_of(plan_, got);
+    c.verified = c.mismatch.empty() && c.digest == reference_digest_;
+    if (c.verified) return c;
+    if (c.mismatch.empty()) c.mismatch = "the outputs' digest differs";
+    return c;
+  }
+
+  Digest reference() const override { return reference_digest_; }
+
+  // At least: every scanned column read once, every output written once.
+  std::uint64_t bytes_moved() const override {
+    std::uint64_t bytes = 0;
+    for (const auto& [s, columns] : tables_) {
+      for (const TableColumn& c : columns) bytes += c.bytes;
+    }
+    for (int o : plan_.outputs) {
+      for (const auto& c : plan_.steps[static_cast<std::size_t>(o)].schema)
+        bytes += reference_[static_cast<std::size_t>(o)].rows * width_of(c);
+    }
+    return bytes;
+  }
+  std::uint64_t working_set_bytes() const override {
+    std::uint64_t bytes = 0;
+    for (const auto& [s, columns] : tables_) {
+      for (const TableColumn& c : columns) bytes += c.bytes;
+    }
+    for (const auto& [key, buffer] : written_) bytes += buffer->bytes();
+    return bytes;
+  }
+
+ private:
+  struct TableColumn {
+    std::size_t bytes = 0;
+    std::unique_ptr<HostBuffer> pinned, pageable;
+    std::unique_ptr<DeviceBuffer> device;
+  };
+  struct Op {
+    std::string label;
+    EventPtr event;
+  };
+
+  static bool fused(const variants::Params& params) { return variants::get_string(params, "fuse") == "on"; }
+  static std::string count_key(bool fuse, const plan::Group& g) {
+    return std::string(fuse ? "fused/" : "steps/") + std::to_string(g.steps.front());
+  }
+
+  // The work-group size and rows per work-item of a group: its leader's tunables.
+  primitives::ScanShape shape_of(const variants::Params& params, const plan::Group& g) const {
+    const plan::Step& leader = plan_.steps[static_cast<std::size_t>(g.leader)];
+    return {static_cast<std::uint64_t>(variants::get_int(params, tunable(leader, "local"))),
+            static_cast<std::uint64_t>(variants::get_int(params, tunable(leader, "ept")))};
+  }
+
+  const plan::GroupCode& code_of(bool fuse, const plan::Group& g) {
+    const std::string key = count_key(fuse, g);
+    auto it = code_.find(key);
+    if (it == code_.end()) it = code_.emplace(key, plan::generate_group(plan_, g)).first;
+    return it->second;
+  }
+
+  // kernels/plan.cl behind the group's generated defines: a source of its own (its hash covers them).
+  const KernelSource& source_of(const plan::GroupCode& code) {
+    auto it = sources_.find(code.prelude);
+    if (it == sources_.end()) {
+      const KernelSource& base = kernel_source(engine_.device().backend, "plan");
+      std::string text = code.prelude + base.text;
+      std::string hash = hex64(fnv1a(text));
+      it = sources_.emplace(code.prelude, KernelSource{base.name, std::move(text), std::move(hash)}).first;
+    }
+    return it->second;
+  }
+
+  double upload_tables(bool pageable, std::vector<Op>* ops) {
+    double ms = 0;
+    for (auto& [s, columns] : tables_) {
+      for (TableColumn& c : columns) {
+        if (!c.bytes) continue;
+        EventPtr e = engine_.upload(*c.device, 0, pageable ? *c.pageable : *c.pinned, c.bytes);
+        if (ops) {
+          ops->push_back({"h2d", std::move(e)});
+        } else {
+          ms += e->elapsed_ms();
+        }
+      }
+    }
+    return ms;
+  }
+
+  void launch(const std::string& label, const Program& program, const std::string& kernel,
+              const LaunchShape& shape, const std::vector<KernelArg>& args) {
+    if (shape.global == 0) return;
+    ops_.push_back({label, engine_.launch(program, kernel, shape, args)});
+  }
+
+  void run_group(const variants::Params& params, bool fuse, const plan::Group& g) {
+    const plan::GroupCode& code = code_of(fuse, g);
+    const DeviceRelation& source = relations_.at(g.source);
+    const std::uint64_t cap = capacity_[static_cast<std::size_t>(g.source)];
+    const DeviceBuffer* counts = code.compacted ? counts_.at(count_key(fuse, g)).get() : nullptr;
+    std::uint64_t tiles = 0, local = 0;
+    if (code.compacted || code.mapped) {
+      const primitives::ScanShape shape = shape_of(params, g);
+      tiles = shape.tiles(cap);
+      local = shape.local;
+    }
+    const auto stride = static_cast<std::uint32_t>(tiles + 2);
+    for (const plan::OutputLayout& out : code.outputs) {
+      DeviceRelation r;
+      const plan::Step& step = plan_.steps[static_cast<std::size_t>(out.step)];
+      for (std::size_t c = 0; c < step.schema.size(); ++c) {
+        r.columns.push_back(out.shared[c] >= 0 ? source.columns[static_cast<std::size_t>(out.shared[c])]
+                                               : written_.at({out.step, static_cast<int>(c)}).get());
+      }
+      if (out.compacted >= 0) {
+        r.count = counts;
+        r.count_index =
+            static_cast<std::uint32_t>(out.compacted) * stride + static_cast<std::uint32_t>(tiles);
+      } else {
+        r.count = source.count;
+        r.count_index = source.count_index;
+      }
+      relations_[out.step] = r;
+    }
+    if (!code.compacted && !code.mapped) return;
+
+    const Program& program = engine_.compile(source_of(code), shape_of(params, g).defines());
+    std::vector<KernelArg> in, out;
+    for (const DeviceBuffer* b : source.columns) in.push_back(KernelArg::of(*b));
+    for (const auto& [step, column] : code.writes) out.push_back(KernelArg::of(*written_.at({step, column})));
+    const auto concat = [](std::vector<KernelArg> a, const std::vector<KernelArg>& b) {
+      a.insert(a.end(), b.begin(), b.end());
+      return a;
+    };
+    const std::string prefix = plan_.steps[static_cast<std::size_t>(g.leader)].id + ".";
+    const LaunchShape over_tiles{tiles * local, local};
+    const std::vector<KernelArg> n_at{KernelArg::of(*source.count), KernelArg::of(source.count_index)};
+    if (code.compacted) {
+      launch(prefix + "count", program, "plan_count", over_tiles,
+             concat(concat(in, {KernelArg::of(*counts)}), concat(n_at, {KernelArg::of(stride)})));
+      launch(
+          prefix + "offsets", program, "plan_offsets", {code.compacted * local, local},
+          {KernelArg::of(*counts), KernelArg::of(static_cast<std::uint32_t>(tiles)), KernelArg::of(stride)});
+      launch(
+          prefix + "scatter", program, "plan_scatter", over_tiles,
+          concat(concat(concat(in, out), {KernelArg::of(*counts)}), concat(n_at, {KernelArg::of(stride)})));
+    }
+    if (code.mapped) launch(prefix + "map", program, "plan_map", over_tiles, concat(concat(in, out), n_at));
+  }
+
+  // The outputs to the host, as a caller of the plan gets them: each one's row count, then its rows.
+  void download_outputs(bool pageable) {
+    for (int o : plan_.outputs) {
+      const DeviceRelation& r = relations_.at(o);
+      HostBuffer& host = pageable ? *results_pageable_.at(o) : *results_pinned_.at(o);
+      EventPtr count = engine_.download(host, *r.count, 4, r.count_index * 4ull);
+      count->elapsed_ms();  // the host needs the size before it asks for the rows
+      const std::uint64_t rows = host.as<std::uint32_t>()[0];
+      ops_.push_back({"d2h", std::move(count)});
+      const auto& schema = plan_.steps[static_cast<std::size_t>(o)].schema;
+      for (std::size_t c = 0; c < schema.size() && rows <= capacity_[static_cast<std::size_t>(o)]; ++c) {
+        if (rows) ops_.push_back({"d2h", engine_.download(host, *r.columns[c], rows * width_of(schema[c]))});
+      }
+    }
+  }
+
+  Engine& engine_;
+  Plan plan_;
+  datasets::TpchData data_;
+  std::vector<plan::HostRelation> reference_;
+  Digest reference_digest_;
+  std::vector<std::uint64_t> capacity_;  // rows each step's relation may hold
+  std::map<int, std::vector<TableColumn>> tables_;
+  std::unique_ptr<DeviceBuffer> scan_counts_;
+  std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> written_;
+  std::map<std::string, std::unique_ptr<DeviceBuffer>> counts_;
+  std::map<int, std::unique_ptr<HostBuffer>> results_pinned_, results_pageable_;
+  std::map<std::string, plan::GroupCode> code_;
+  std::map<std::string, KernelSource> sources_;
+  std::map<int, DeviceRelation> relations_;  // of the last execution
+  std::vector<Op> ops_;
+  double h2d_ms_ = 0;
+};
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
+std::vector<std::string> shipped_plans() {
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < plan::embedded::kFileCount; ++i) {
+    std::string name = plan::embedded::kFiles[i].name;
+    name = name.substr(0, name.rfind('.'));
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    names.push_back(name);
+  }
+  return names;
+}
+
+nlohmann::json plan_document(const std::string& name_or_path) {
+  const std::string file = lower(name_or_path) + ".json";
+  for (std::size_t i = 0; i < plan::embedded::kFileCount; ++i) {
+    if (file == plan::embedded::kFiles[i].name) return nlohmann::json::parse(plan::embedded::kFiles[i].text);
+  }
+  if (name_or_path.find('/') == std::string::npos && name_or_path.find('.') == std::string::npos)
+    throw UsageError("--plan " + name_or_path + ": neither a shipped plan (" + join(shipped_plans(), ", ") +
+                     ") nor a file");
+  return plan::read_plan_file(name_or_path);
+}
+
+WorkloadDecl PlanOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {{"tables", "the TPC-H columns the plan's scans name (docs/PLANS.md)",
+               "TPC-H's value rules by scale factor, seeded", "none: generated only"}};
+  d.flags = {
+      {"plan", "PLAN",
+       "The plan: a shipped one (" + join(shipped_plans(), ", ") + ", default A) or a plan file (JSON)"},
+      {"sf", "X", "TPC-H scale factor (default: --rows / 6,000,000)"},
+      flags::rows("About N lineitem rows when --sf is not given (default 6,000,000: scale factor 1)"),
+      flags::seed()};
+  d.output = OutputKind::Rows;
+  return d;
+}
+
+variants::Space PlanOperator::space(const variants::SpaceContext& context) const {
+  using variants::Value;
+  const Plan plan = context.query && context.query->contains("plan")
+                        ? plan_of(*context.query)
+                        : plan::parse_plan(plan_document("A"), "A");
+  std::vector<variants::Tunable> tunables{
+      {"fuse",
+       variants::TunableKind::Compile,
+       {Value{"off"}, Value{"on"}},
+       Value{"off"},
+       "off: a kernel triple per step, every intermediate written to device memory (the source's chain of "
+       "primitives); on: the element-wise steps over one table as one triple, intermediates in registers "
+       "(Kernel Weaver's fusion)"},
+      {"residency",
+       variants::TunableKind::Launch,
+       {Value{"resident"}, Value{"transferred"}},
+       Value{"transferred"},
+       "resident: the tables are on the device before the plan starts and the outputs stay there; "
+       "transferred: the plan uploads its tables and downloads its outputs (the source's total time)"},
+      {"memory",
+       variants::TunableKind::Launch,
+       {Value{"pinned"}, Value{"pageable"}},
+       Value{"pinned"},
+       "host memory the transfers use: page-locked, or ordinary pageable memory the runtime stages"},
+  };
+  std::vector<variants::Constraint> constraints{
+      {"host memory matters only when the plan transfers its data",
+       [](const variants::Params& p) {
+         return variants::get_string(p, "residency") == "transferred" ||
+                variants::get_string(p, "memory") == "pinned";
+       }},
+  };
+  const std::uint64_t largest = max_local(context.device);
+  std::vector<std::string> leaders;  // the steps whose tunables fused groups take
+  for (const plan::Group& g : plan::plan_groups(plan, true)) {
+    if (g.leader >= 0) leaders.push_back(plan.steps[static_cast<std::size_t>(g.leader)].id);
+  }
+  for (const plan::Step& step : plan.steps) {
+    if (!plan::has_kernel(step.kind)) continue;
+    std::vector<Value> locals;
+    for (std::uint64_t l : kLocals) {
+      if (l <= largest) locals.push_back(static_cast<std::int64_t>(l));
+    }
+    tunables.push_back({tunable(step, "local"), variants::TunableKind::Compile, locals,
+                        Value{std::int64_t{256}}, "work-group size of the kernels of step " + step.id});
+    tunables.push_back(
+        {tunable(step, "ept"),
+         variants::TunableKind::Compile,
+         {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
+         Value{std::int64_t{4}},
+         "rows per work-item of the kernels of step " + step.id});
+    if (std::find(leaders.begin(), leaders.end(), step.id) != leaders.end()) continue;
+    const std::string local = tunable(step, "local"), ept = tunable(step, "ept");
+    constraints.push_back(
+        {"fused, step " + step.id + " runs in its group's kernels: its tunables keep their defaults",
+         [local, ept](const variants::Params& p) {
+           return variants::get_string(p, "fuse") == "off" ||
+                  (variants::get_int(p, local) == 256 && variants::get_int(p, ept) == 4);
+         }});
+  }
+  return variants::Space("plan", std::move(tunables), std::move(constraints));
+}
+
+datasets::WorkloadSpec PlanOperator::workload(const WorkloadOptions& options) const {
+  const std::string which = options.text("plan").value_or("A");
+  nlohmann::json doc = plan_document(which);
+  const Plan plan = plan::parse_plan(doc, which);
+  double sf = 0;
+  if (options.text("sf")) {
+    sf = *options.number("sf");
+    if (!(sf > 0) || sf > 1000)
+      throw UsageError("--sf " + *options.text("sf") + ": a scale factor is above 0 and at most 1000");
+  } else {
+    const std::uint64_t rows = options.count("rows").value_or(6000000);
+    if (rows == 0) throw UsageError("--rows 0: a plan needs at least one row");
+    sf = static_cast<double>(rows) / 6000000.0;
+  }
+  datasets::WorkloadSpec spec;
+  spec.op = name();
+  spec.generator = "tpch";
+  spec.params["sf"] = sf;
+  spec.params["seed"] = options.seed();
+  spec.params["plan"] = plan.name;
+  spec.query = {{"plan", doc}, {"origin", which}};
+  datasets::TpchData data(sf, options.seed());
+  std::uint64_t rows = 0;
+  for (const std::string& table : plan::tables_of(plan)) rows = std::max(rows, data.rows(table));
+  if (rows >= (1ull << 32)) throw UsageError("--sf: more than 2^32 rows in one table");
+  spec.params["rows"] = rows;
+  return spec;
+}
+
+datasets::WorkloadClass PlanOperator::workload_class(const datasets::WorkloadSpec& spec) const {
+  datasets::WorkloadClass c;
+  c.shape = {{"generator", spec.generator},
+             {"plan", spec.params.value("plan", std::string())},
+             {"plan_text", hex64(fnv1a(spec.query.value("plan", nlohmann::json::object()).dump()))}};
+  c.scale = {{"rows", spec.rows()}, {"sf", spec.params.value("sf", 0.0)}};
+  return c;
+}
+
+DeviceFootprint PlanOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
+  const Plan plan = plan_of(spec.query);
+  const std::uint64_t rows = spec.rows();
+  DeviceFootprint f;
+  for (const plan::Step& step : plan.steps) {
+    for (const plan::Column& c : step.schema) {
+      const std::uint64_t bytes = rows * (step.kind == StepKind::Scan ? 4 : width_of(c));
+      f.total += bytes;
+      f.largest = std::max(f.largest, bytes);
+    }
+  }
+  return f;
+}
+
+std::unique_ptr<PreparedRun> PlanOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
+  return std::make_unique<PlanRun>(engine, spec);
+}
+
+nlohmann::json PlanOperator::query_plan(const datasets::WorkloadSpec& spec) const {
+  const Plan plan = plan_of(spec.query);
+  nlohmann::json steps = nlohmann::json::array();
+  for (const plan::Step& s : plan.steps) {
+    nlohmann::json columns = nlohmann::json::array();
+    for (const plan::Column& c : s.schema) columns.push_back(c.name + ":" + c.type.describe());
+    steps.push_back({{"id", s.id}, {"op", plan::to_string(s.kind)}, {"columns", columns}});
+  }
+  return {{"plan", plan.name}, {"steps", steps}};
+}
+
+}  // namespace varex::harness
+
+namespace varex::operators {
+
+void register_plan(harness::OperatorRegistry& registry) {
+  registry.add(std::make_unique<harness::PlanOperator>());
+}
+
+}  // namespace varex::operators

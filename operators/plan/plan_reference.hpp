@@ -1,0 +1,21 @@
+#pragma once
+// The host reference of a plan: every step evaluated row by row over the generated columns, in 64-bit
+// integers, sharing nothing with the kernels or their generated code.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "datasets/tpch.hpp"
+#include "operators/plan/plan_file.hpp"
+
+namespace varex::plan {
+
+struct HostRelation {
+  std::uint64_t rows = 0;
+  std::vector<std::shared_ptr<const std::vector<std::int64_t>>> columns;  // in the step's schema order
+};
+
+// One relation per step of plan.steps.
+std::vector<HostRelation> plan_reference(const Plan& plan, datasets::TpchData& data);
+
+}  // namespace varex::plan
