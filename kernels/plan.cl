@@ -6,7 +6,9 @@
 //   PLAN_IN_PARAMS    the columns read, "GLOBAL const uint* RESTRICT c0, …," (a trailing comma; may be empty)
 //   PLAN_OUT_PARAMS   the columns written, "GLOBAL uint* RESTRICT o0, …,"
 //   PLAN_MASK_DECL    one mask per compacted output: bit k set where row first + k is kept
-//   PLAN_MASKS(k)     sets bit k of every mask for row r
+//   PLAN_ROW_DECL     the build rows a row of the probe side joins (j0, j1, …: one per join, -1: none)
+//   PLAN_MASKS(k)     sets bit k of every mask for row r (a join's lookup is part of the predicate)
+//   PLAN_LOOKUPS      finds the build rows of a kept row again, before its values are written
 //   PLAN_TILE_COUNTS  writes each compacted output's count of the tile
 //   PLAN_SCATTER      writes each compacted output's kept rows of the tile
 //   PLAN_MAP(r)       writes row r of the outputs that keep every row
@@ -15,10 +17,47 @@
 // Specialised further by SCAN_LOCAL (work-group size) and SCAN_ITEMS (rows per work-item, at most 32): a
 // work-group takes a tile of SCAN_LOCAL x SCAN_ITEMS consecutive rows, each work-item SCAN_ITEMS of them,
 // so the outputs keep the input's order (common/compact.h).
+// A join probes a hash table of its build side's unique keys (a primary key): open addressing, linear
+// probing, keys in hk, build rows in hr, built by plan_build before the group that probes it runs.
 // Row counts stay on the device: a relation's count is n_at[n_index], so a chain runs without reading
 // anything back; grids cover the input's capacity and tiles past the count keep nothing.
 #include "common/compact.h"
 #include "common/portable.h"
+
+// The empty slot of a join's hash table (a build key may not take it).
+#define PLAN_EMPTY_KEY (-2147483647 - 1)
+
+// murmur3's finaliser over the table's slots.
+FUNC uint plan_slot(int key, uint mask) {
+  uint h = (uint)key;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h & mask;
+}
+
+// The build row of `key`, or -1.
+FUNC int plan_lookup(GLOBAL const int* RESTRICT keys, GLOBAL const uint* RESTRICT rows, uint mask, int key) {
+  for (uint s = plan_slot(key, mask);; s = (s + 1) & mask) {
+    const int k = keys[s];
+    if (k == key) return (int)rows[s];
+    if (k == PLAN_EMPTY_KEY) return -1;
+  }
+}
+
+// Inserts the build side's keys (the table is cleared to PLAN_EMPTY_KEY before): any grid.
+KERNEL void plan_build(GLOBAL const uint* RESTRICT key_column, GLOBAL int* keys, GLOBAL uint* rows,
+                       const uint mask, GLOBAL const uint* RESTRICT n_at, const uint n_index) {
+  const uint n = n_at[n_index];
+  for (uint r = gid(); r < n; r += gsize()) {
+    const int key = (int)key_column[r];
+    uint s = plan_slot(key, mask);
+    while (atomic_cas_i32(&keys[s], PLAN_EMPTY_KEY, key) != PLAN_EMPTY_KEY) s = (s + 1) & mask;
+    rows[s] = r;
+  }
+}
 
 // One work-group per tile: counts[o * stride + tile] = the rows of the tile that output o keeps.
 KERNEL void plan_count(PLAN_IN_PARAMS GLOBAL uint* RESTRICT counts, GLOBAL const uint* RESTRICT n_at,
@@ -31,6 +70,7 @@ KERNEL void plan_count(PLAN_IN_PARAMS GLOBAL uint* RESTRICT counts, GLOBAL const
   PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) {
     const uint r = first + k;
     if (r < n) {
+      PLAN_ROW_DECL
       PLAN_MASKS(k)
     }
   }
@@ -57,6 +97,7 @@ KERNEL void plan_scatter(PLAN_IN_PARAMS PLAN_OUT_PARAMS GLOBAL const uint* RESTR
   PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) {
     const uint r = first + k;
     if (r < n) {
+      PLAN_ROW_DECL
       PLAN_MASKS(k)
     }
   }

@@ -13,6 +13,7 @@
 #include "operators/plan/plan.hpp"
 #include "operators/plan/plan_codegen.hpp"
 #include "operators/plan/plan_file.hpp"
+#include "operators/plan/plan_reference.hpp"
 #include "tests/support.hpp"
 #ifdef VAREX_HAVE_CUDA
 #include "harness/backends/cuda_engine.hpp"
@@ -110,8 +111,8 @@ std::string refusal(const json& doc) {
 }
 
 TEST(PlanFile, UnknownOperatorsCyclesAndTypeMismatchesAreRefusedNamingTheStep) {
-  EXPECT_NE(refusal(lineitem_plan(json::array({{{"id", "j"}, {"op", "join"}, {"input", "li"}}})))
-                .find("plan t.json: step 'j': unknown operator 'join'"),
+  EXPECT_NE(refusal(lineitem_plan(json::array({{{"id", "j"}, {"op", "group_by"}, {"input", "li"}}})))
+                .find("plan t.json: step 'j': unknown operator 'group_by'"),
             std::string::npos);
   json cycle = lineitem_plan(
       json::array({{{"id", "a"}, {"op", "select"}, {"input", "b"}, {"where", {{"l_quantity", "<", "3"}}}},
@@ -141,6 +142,40 @@ TEST(PlanFile, UnknownOperatorsCyclesAndTypeMismatchesAreRefusedNamingTheStep) {
                 .find("unknown input 'nowhere'"),
             std::string::npos);
   EXPECT_EQ(refusal(select({"l_discount", "<=", "0.07"})), "(accepted)");
+
+  const auto join = [](json on, const char* build_table, json build_columns) {
+    json doc = lineitem_plan(
+        json::array({{{"id", "j"}, {"op", "join"}, {"input", "li"}, {"build", "b"}, {"on", on}}}));
+    doc["steps"].push_back({{"id", "b"}, {"op", "scan"}, {"table", build_table}, {"columns", build_columns}});
+    return doc;
+  };
+  EXPECT_EQ(refusal(join({"l_quantity", "o_orderkey"}, "orders", {"o_orderkey", "o_orderdate"})),
+            "(accepted)");
+  EXPECT_NE(refusal(join({"l_shipdate", "o_orderkey"}, "orders", {"o_orderkey"})).find("type mismatch"),
+            std::string::npos);
+  json self_join = lineitem_plan(json::array({{{"id", "j"},
+                                               {"op", "join"},
+                                               {"input", "li"},
+                                               {"build", "b"},
+                                               {"on", {"l_quantity", "l_quantity"}}}}));
+  self_join["steps"].push_back(
+      {{"id", "b"}, {"op", "select"}, {"input", "li"}, {"where", {{"l_quantity", "<", "3"}}}});
+  EXPECT_NE(refusal(self_join).find("self-join"), std::string::npos) << refusal(self_join);
+  EXPECT_NE(refusal(join({"l_quantity", "o_nokey"}, "orders", {"o_orderkey"})).find("no column 'o_nokey'"),
+            std::string::npos);
+}
+
+TEST(PlanReference, AJoinWhoseBuildSideRepeatsAKeyIsRefused) {
+  json doc = lineitem_plan(json::array(
+      {{{"id", "j"}, {"op", "join"}, {"input", "li"}, {"build", "o"}, {"on", {"l_quantity", "o_custkey"}}}}));
+  doc["steps"].push_back({{"id", "o"}, {"op", "scan"}, {"table", "orders"}, {"columns", {"o_custkey"}}});
+  datasets::TpchData data(0.001, 1);
+  try {
+    plan_reference(parse_plan(doc, "t.json"), data);
+    ADD_FAILURE() << "orders repeat customer keys";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("join 'j': the build side's key"), std::string::npos) << e.what();
+  }
 }
 
 TEST(PlanFile, TypesFollowTheArithmetic) {

@@ -47,6 +47,14 @@ struct DeviceRelation {
   std::uint32_t count_index = 0;
 };
 
+// Slots of a join's table: the smallest power of two that keeps the build side's keys at `load` percent
+// (at least 64).
+std::uint64_t table_slots(std::uint64_t build_rows, std::uint64_t load) {
+  std::uint64_t slots = 64;
+  while (slots * load < build_rows * 100) slots *= 2;
+  return slots;
+}
+
 std::size_t width_of(const plan::Column& c) {
   return c.type.wide ? 8 : 4;
 }
@@ -77,8 +85,15 @@ class PlanRun final : public PreparedRun {
     auto counts_host = engine.allocate_host(plan_.steps.size() * 4);
     for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
       const plan::Step& step = plan_.steps[s];
+      // A join keeps at most its probe rows: its build side's keys are unique.
       capacity_.push_back(step.kind == StepKind::Scan ? data_.rows(step.table)
                                                       : capacity_[static_cast<std::size_t>(step.input)]);
+      if (step.kind == StepKind::Join) {
+        const std::uint64_t slots = table_slots(capacity_[static_cast<std::size_t>(step.build)], 25);
+        JoinTable& t = joins_[static_cast<int>(s)];
+        t.keys = engine.allocate(slots * 4);
+        t.rows = engine.allocate(slots * 4);
+      }
       counts_host->as<std::uint32_t>()[s] = static_cast<std::uint32_t>(reference_[s].rows);
       if (step.kind != StepKind::Scan) continue;
       for (const plan::Column& c : step.schema) {
@@ -259,6 +274,9 @@ class PlanRun final : public PreparedRun {
     std::string label;
     EventPtr event;
   };
+  struct JoinTable {
+    std::unique_ptr<DeviceBuffer> keys, rows;
+  };
 
   static bool fused(const variants::Params& params) { return variants::get_string(params, "fuse") == "on"; }
   static std::string count_key(bool fuse, const plan::Group& g) {
@@ -347,6 +365,15 @@ class PlanRun final : public PreparedRun {
     const Program& program = engine_.compile(source_of(code), shape_of(params, g).defines());
     std::vector<KernelArg> in, out;
     for (const DeviceBuffer* b : source.columns) in.push_back(KernelArg::of(*b));
+    for (int j : code.joins) {
+      const plan::Step& join = plan_.steps[static_cast<std::size_t>(j)];
+      const DeviceRelation& build = relations_.at(join.build);
+      const std::uint32_t mask = build_table(program, params, join, build, local);
+      for (const DeviceBuffer* b : build.columns) in.push_back(KernelArg::of(*b));
+      in.push_back(KernelArg::of(*joins_.at(j).keys));
+      in.push_back(KernelArg::of(*joins_.at(j).rows));
+      in.push_back(KernelArg::of(mask));
+    }
     for (const auto& [step, column] : code.writes) out.push_back(KernelArg::of(*written_.at({step, column})));
     const auto concat = [](std::vector<KernelArg> a, const std::vector<KernelArg>& b) {
       a.insert(a.end(), b.begin(), b.end());
@@ -366,6 +393,22 @@ class PlanRun final : public PreparedRun {
           concat(concat(concat(in, out), {KernelArg::of(*counts)}), concat(n_at, {KernelArg::of(stride)})));
     }
     if (code.mapped) launch(prefix + "map", program, "plan_map", over_tiles, concat(concat(in, out), n_at));
+  }
+
+  // Clears the join's table and inserts its build side's keys; returns the slot mask.
+  std::uint32_t build_table(const Program& program, const variants::Params& params, const plan::Step& join,
+                            const DeviceRelation& build, std::uint64_t local) {
+    const std::uint64_t cap = capacity_[static_cast<std::size_t>(join.build)];
+    const std::uint64_t slots =
+        table_slots(cap, static_cast<std::uint64_t>(variants::get_int(params, tunable(join, "load"))));
+    JoinTable& t = joins_.at(static_cast<int>(&join - plan_.steps.data()));
+    ops_.push_back({join.id + ".build", engine_.fill(*t.keys, 0x80000000u, 0, slots * 4)});
+    launch(join.id + ".build", program, "plan_build",
+           {round_up(std::max<std::uint64_t>(cap, 1), local), local},
+           {KernelArg::of(*build.columns[static_cast<std::size_t>(join.build_key)]), KernelArg::of(*t.keys),
+            KernelArg::of(*t.rows), KernelArg::of(static_cast<std::uint32_t>(slots - 1)),
+            KernelArg::of(*build.count), KernelArg::of(build.count_index)});
+    return static_cast<std::uint32_t>(slots - 1);
   }
 
   // The outputs to the host, as a caller of the plan gets them: each one's row count, then its rows.
@@ -393,6 +436,7 @@ class PlanRun final : public PreparedRun {
   std::map<int, std::vector<TableColumn>> tables_;
   std::unique_ptr<DeviceBuffer> scan_counts_;
   std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> written_;
+  std::map<int, JoinTable> joins_;  // by join step
   std::map<std::string, std::unique_ptr<DeviceBuffer>> counts_;
   std::map<int, std::unique_ptr<HostBuffer>> results_pinned_, results_pageable_;
   std::map<std::string, plan::GroupCode> code_;
@@ -498,6 +542,14 @@ variants::Space PlanOperator::space(const variants::SpaceContext& context) const
          {std::int64_t{1}, std::int64_t{2}, std::int64_t{4}, std::int64_t{8}, std::int64_t{16}},
          Value{std::int64_t{4}},
          "rows per work-item of the kernels of step " + step.id});
+    if (step.kind == StepKind::Join) {
+      tunables.push_back(
+          {tunable(step, "load"),
+           variants::TunableKind::Launch,
+           {std::int64_t{50}, std::int64_t{25}},
+           Value{std::int64_t{50}},
+           "largest load of join " + step.id + "'s hash table in percent (its build side's keys)"});
+    }
     if (std::find(leaders.begin(), leaders.end(), step.id) != leaders.end()) continue;
     const std::string local = tunable(step, "local"), ept = tunable(step, "ept");
     constraints.push_back(

@@ -21,7 +21,8 @@ class PlanOperator final : public Operator {
  public:
   std::string name() const override { return "plan"; }
   std::string description() const override {
-    return "A chain of SELECT, arithmetic and PROJECT steps over generated TPC-H tables, run as one, fused "
+    return "A chain of SELECT, JOIN, arithmetic and PROJECT steps over generated TPC-H tables, run as one, "
+           "fused "
            "or step by step (the TPC-H micro-benchmarks of document 002, sec. 4.3)";
   }
   std::string kernel_family() const override { return "plan"; }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 namespace varex::plan {
 
@@ -16,6 +17,7 @@ struct StepCode {
   std::vector<std::string> values;  // per schema column
   std::vector<int> origin;          // per schema column: the source column it is, or -1
   std::string keep = "1";           // the rows it keeps
+  std::string lookup;               // a join: the assignment of its build row
   bool compacts = false;            // a SELECT lies on the way from the source
 };
 
@@ -23,9 +25,29 @@ std::string operand(const StepCode& in, const Operand& o) {
   return o.column < 0 ? literal(o.literal) : in.values[static_cast<std::size_t>(o.column)];
 }
 
-StepCode step_code(const Step& s, const StepCode& in) {
+std::string column_param(const ColumnType& type, const std::string& param, const std::string& row) {
+  return type.wide ? "(((GLOBAL const slong*)" + param + ")[" + row + "])"
+                   : "((slong)(int)" + param + "[" + row + "])";
+}
+
+// `join`: the join's ordinal in its group (its table's parameters and build row are named after it).
+StepCode step_code(const Plan& plan, const Step& s, const StepCode& in, int join) {
   StepCode out = in;
   switch (s.kind) {
+    case StepKind::Join: {
+      const std::string j = std::to_string(join), row = "j" + j;
+      out.lookup = row + "=plan_lookup(hk" + j + ",hr" + j + ",hm" + j + ",(int)(" +
+                   in.values[static_cast<std::size_t>(s.probe_key)] + "))";
+      out.keep += "&&((" + out.lookup + ")>=0)";
+      const Schema& build = plan.steps[static_cast<std::size_t>(s.build)].schema;
+      for (std::size_t c = 0; c < build.size(); ++c) {
+        if (static_cast<int>(c) == s.build_key) continue;
+        out.values.push_back(column_param(build[c].type, "b" + j + "_" + std::to_string(c), row));
+        out.origin.push_back(-1);
+      }
+      out.compacts = true;
+      break;
+    }
     case StepKind::Select:
       for (const Condition& c : s.where) {
         out.keep += "&&(" + in.values[static_cast<std::size_t>(c.column)] + to_string(c.op) +
@@ -64,15 +86,18 @@ std::string store(const ColumnType& type, int param, const std::string& at, cons
 }  // namespace
 
 bool has_kernel(StepKind kind) {
-  return kind == StepKind::Select || kind == StepKind::Arith;
+  return kind == StepKind::Select || kind == StepKind::Arith || kind == StepKind::Join;
 }
 
 std::vector<Group> plan_groups(const Plan& plan, bool fuse) {
   std::vector<Group> groups;
   const auto& steps = plan.steps;
-  const auto is_output = [&](int i) {
-    return std::find(plan.outputs.begin(), plan.outputs.end(), i) != plan.outputs.end();
-  };
+  // Materialised: the plan's outputs, and the build sides of joins (a hash table is built from them).
+  std::vector<bool> materialised(steps.size(), false);
+  for (int o : plan.outputs) materialised[static_cast<std::size_t>(o)] = true;
+  for (const Step& s : steps) {
+    if (s.kind == StepKind::Join) materialised[static_cast<std::size_t>(s.build)] = true;
+  }
   if (!fuse) {
     for (std::size_t i = 0; i < steps.size(); ++i) {
       if (steps[i].kind == StepKind::Scan) continue;
@@ -83,24 +108,42 @@ std::vector<Group> plan_groups(const Plan& plan, bool fuse) {
       groups.push_back(g);
     }
   } else {
-    // Every element-wise step belongs to the group of the scan it descends from; steps are in input order.
-    std::map<int, std::size_t> group_of_scan;
-    std::vector<int> root(steps.size(), -1);
+    // Every element-wise step and join belongs to the group of the scan its rows come from; steps are in
+    // input order, so the groups are too, except that a group must follow those that make its build sides.
+    std::map<int, std::size_t> group_of_root;
     for (std::size_t i = 0; i < steps.size(); ++i) {
-      if (steps[i].kind == StepKind::Scan) {
-        root[i] = static_cast<int>(i);
-        continue;
-      }
-      root[i] = root[static_cast<std::size_t>(steps[i].input)];
-      auto [it, added] = group_of_scan.try_emplace(root[i], groups.size());
+      if (steps[i].kind == StepKind::Scan) continue;
+      auto [it, added] = group_of_root.try_emplace(steps[i].root, groups.size());
       if (added) {
         groups.emplace_back();
-        groups.back().source = root[i];
+        groups.back().source = steps[i].root;
       }
       Group& g = groups[it->second];
       g.steps.push_back(static_cast<int>(i));
-      if (is_output(static_cast<int>(i))) g.outputs.push_back(static_cast<int>(i));
+      if (materialised[i]) g.outputs.push_back(static_cast<int>(i));
     }
+    std::vector<Group> ordered;
+    std::vector<bool> done(groups.size(), false);
+    while (ordered.size() < groups.size()) {
+      const std::size_t before = ordered.size();
+      for (std::size_t k = 0; k < groups.size(); ++k) {
+        if (done[k]) continue;
+        bool ready = true;
+        for (int s : groups[k].steps) {
+          if (steps[static_cast<std::size_t>(s)].kind != StepKind::Join) continue;
+          const Step& build = steps[static_cast<std::size_t>(steps[static_cast<std::size_t>(s)].build)];
+          if (build.kind == StepKind::Scan) continue;
+          for (std::size_t m = 0; m < groups.size(); ++m) {
+            if (!done[m] && groups[m].source == build.root) ready = false;
+          }
+        }
+        if (!ready) continue;
+        done[k] = true;
+        ordered.push_back(groups[k]);
+      }
+      if (ordered.size() == before) throw std::logic_error("plan groups depend on each other in a circle");
+    }
+    groups = std::move(ordered);
   }
   for (Group& g : groups) {
     for (int s : g.steps) {
@@ -125,12 +168,24 @@ GroupCode generate_group(const Plan& plan, const Group& group) {
                                                     : "((slong)(int)" + p + "[r])");
     src.origin.push_back(static_cast<int>(c));
   }
+  GroupCode out;
+  std::string row_decl, lookups;
   for (int s : group.steps) {
     const Step& step = plan.steps[static_cast<std::size_t>(s)];
-    code[s] = step_code(step, code.at(step.input));
+    const int join = static_cast<int>(out.joins.size());
+    code[s] = step_code(plan, step, code.at(step.input), join);
+    if (step.kind != StepKind::Join) continue;
+    out.joins.push_back(s);
+    const std::string j = std::to_string(join);
+    const Schema& build = plan.steps[static_cast<std::size_t>(step.build)].schema;
+    for (std::size_t c = 0; c < build.size(); ++c)
+      in_params += "GLOBAL const uint* RESTRICT b" + j + "_" + std::to_string(c) + ",";
+    in_params += "GLOBAL const int* RESTRICT hk" + j + ",GLOBAL const uint* RESTRICT hr" + j +
+                 ",const uint hm" + j + ",";
+    row_decl += "int j" + j + "=-1;";
+    lookups += code[s].lookup + ";";
   }
 
-  GroupCode out;
   std::string out_params, masks_decl, masks, counts, scatter, map;
   for (int o : group.outputs) {
     const Step& step = plan.steps[static_cast<std::size_t>(o)];
@@ -156,7 +211,7 @@ GroupCode generate_group(const Plan& plan, const Group& group) {
                 "*stride+tile]=total;}";
       scatter += "{uint slot=compact_first_slot(part,mask" + m + ",counts[" + m +
                  "*stride+tile]);for(uint k=0;k<SCAN_ITEMS;++k){if((mask" + m +
-                 ">>k)&1u){const uint r=first+k;" + stores + "++slot;}}}";
+                 ">>k)&1u){const uint r=first+k;PLAN_ROW_DECL PLAN_LOOKUPS " + stores + "++slot;}}}";
     } else if (!stores.empty()) {
       out.mapped = true;
       map += stores;
@@ -164,6 +219,7 @@ GroupCode generate_group(const Plan& plan, const Group& group) {
     out.outputs.push_back(layout);
   }
   out.prelude = "#define PLAN_IN_PARAMS " + in_params + "\n#define PLAN_OUT_PARAMS " + out_params +
+                "\n#define PLAN_ROW_DECL " + row_decl + "\n#define PLAN_LOOKUPS " + lookups +
                 "\n#define PLAN_MASK_DECL " + masks_decl + "\n#define PLAN_MASKS(k) " + masks +
                 "\n#define PLAN_TILE_COUNTS " + counts + "\n#define PLAN_SCATTER " + scatter +
                 "\n#define PLAN_MAP(r) " + map + "\n";

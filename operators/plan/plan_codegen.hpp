@@ -10,8 +10,10 @@
 namespace varex::plan {
 
 // Steps that run one after the other over one relation (`source`, a scan or a relation an earlier group
-// materialised). Fused: every element-wise step over a scan, however many outputs it feeds (a chain of
-// SELECTs, several filters of one relation, an expression). Not fused: each step alone, reading its input.
+// materialised). Fused: every step whose rows come from one scan, however many outputs it feeds (a chain of
+// SELECTs, several filters of one relation, an expression, the probes of joins: a pipeline, whose breakers
+// are the joins' build sides). Not fused: each step alone, reading its input. Groups come in an order in
+// which the build sides a group probes are made before it.
 struct Group {
   int source = -1;
   std::vector<int> steps;    // inputs first
@@ -21,7 +23,7 @@ struct Group {
 };
 std::vector<Group> plan_groups(const Plan& plan, bool fuse);
 
-// Steps that run kernels of their own (and have tunables).
+// Steps that run kernels of their own (and have tunables): select, arith and join.
 bool has_kernel(StepKind kind);
 
 // One materialised step as the group leaves it: compacted (a SELECT lies between the source and it: every
@@ -37,8 +39,11 @@ struct GroupCode {
   std::string prelude;                      // the defines kernels/plan.cl expects
   std::vector<std::pair<int, int>> writes;  // (step, column) of each written column, as o0, o1, …
   std::vector<OutputLayout> outputs;        // as group.outputs
-  std::uint32_t compacted = 0;              // outputs that need plan_count, plan_offsets, plan_scatter
-  bool mapped = false;                      // outputs that need plan_map
+  // The joins the group probes, in order: after the source's columns come, per join, its build side's
+  // columns (b<j>_0, …) and its table (hk<j> keys, hr<j> build rows, hm<j> the slot mask).
+  std::vector<int> joins;
+  std::uint32_t compacted = 0;  // outputs that need plan_count, plan_offsets, plan_scatter
+  bool mapped = false;          // outputs that need plan_map
 };
 // The source's columns are the parameters c0, c1, … in schema order.
 GroupCode generate_group(const Plan& plan, const Group& group);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 
@@ -233,6 +234,33 @@ void parse_step_body(Step& s, const json& j, const Plan& plan, const std::map<st
       s.schema.push_back({name, out});
       return;
     }
+    case StepKind::Join: {
+      s.build = index.at(j["build"].get<std::string>());
+      const Schema& build = plan.steps[static_cast<std::size_t>(s.build)].schema;
+      const std::vector<std::string> on = string_list(j, "on", where);
+      if (on.size() != 2)
+        throw UsageError(where + ": \"on\" is [a column of its input, a column of its build side]");
+      s.probe_key = input_column(in, on[0], where);
+      const int b = column_index(build, on[1]);
+      if (b < 0) throw UsageError(where + ": its build side has no column '" + on[1] + "'");
+      s.build_key = b;
+      const Column& pk = in[static_cast<std::size_t>(s.probe_key)];
+      const Column& bk = build[static_cast<std::size_t>(b)];
+      if (!comparable(pk.type, bk.type) || pk.type.wide || bk.type.wide)
+        throw UsageError(where + ": type mismatch: " + pk.name + " is a " + pk.type.describe() + ", " +
+                         bk.name + " a " + bk.type.describe() + " (join keys are 32-bit values of one type)");
+      const int probe_root = plan.steps[static_cast<std::size_t>(s.input)].root;
+      if (probe_root == plan.steps[static_cast<std::size_t>(s.build)].root)
+        throw UsageError(where + ": both sides come from one scan (a self-join is not supported)");
+      s.schema = in;
+      for (std::size_t c = 0; c < build.size(); ++c) {
+        if (static_cast<int>(c) == b) continue;
+        if (column_index(s.schema, build[c].name) >= 0)
+          throw UsageError(where + ": both sides have a column '" + build[c].name + "'");
+        s.schema.push_back(build[c]);
+      }
+      return;
+    }
     case StepKind::Project: {
       for (const std::string& name : string_list(j, "columns", where)) {
         const int i = input_column(in, name, where);
@@ -305,6 +333,8 @@ std::string to_string(StepKind kind) {
       return "arith";
     case StepKind::Project:
       return "project";
+    case StepKind::Join:
+      return "join";
   }
   return "?";
 }
@@ -322,57 +352,57 @@ Plan parse_plan(const json& doc, const std::string& origin) {
   static const std::map<std::string, StepKind> kinds{{"scan", StepKind::Scan},
                                                      {"select", StepKind::Select},
                                                      {"arith", StepKind::Arith},
-                                                     {"project", StepKind::Project}};
+                                                     {"project", StepKind::Project},
+                                                     {"join", StepKind::Join}};
   std::map<std::string, std::size_t> position;
-  std::vector<std::string> inputs;
+  std::vector<std::vector<std::string>> inputs;  // per step: its input, and a join's build side
   const json& steps = doc["steps"];
+  const auto id_of = [&](std::size_t i) { return steps[i]["id"].get<std::string>(); };
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const json& j = steps[i];
     if (!j.is_object() || !j.contains("id") || !j["id"].is_string() || j["id"].get<std::string>().empty())
       refuse(origin, "step " + std::to_string(i + 1) + " needs \"id\", a name");
-    const std::string id = j["id"].get<std::string>();
-    const std::string where = "step '" + id + "'";
-    if (!position.emplace(id, i).second) refuse(origin, where + " is declared twice");
+    const std::string where = "step '" + id_of(i) + "'";
+    if (!position.emplace(id_of(i), i).second) refuse(origin, where + " is declared twice");
     const std::string op = j.value("op", std::string());
     if (!kinds.count(op))
-      refuse(origin, where + ": unknown operator '" + op + "' (scan, select, arith, project)");
-    std::string input;
-    if (kinds.at(op) != StepKind::Scan) {
-      if (!j.contains("input") || !j["input"].is_string())
-        refuse(origin, where + ": needs \"input\", a step id");
-      input = j["input"].get<std::string>();
+      refuse(origin, where + ": unknown operator '" + op + "' (scan, select, arith, project, join)");
+    inputs.emplace_back();
+    for (const char* key : {"input", "build"}) {
+      if (kinds.at(op) == StepKind::Scan || (kinds.at(op) != StepKind::Join && std::string(key) == "build"))
+        continue;
+      if (!j.contains(key) || !j[key].is_string())
+        refuse(origin, where + ": needs \"" + key + "\", a step id");
+      inputs.back().push_back(j[key].get<std::string>());
     }
-    inputs.push_back(input);
   }
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (!inputs[i].empty() && !position.count(inputs[i]))
-      refuse(origin, "step '" + steps[i]["id"].get<std::string>() + "': unknown input '" + inputs[i] + "'");
-  }
-  // Each step has at most one input, so following inputs from any step either reaches a scan or loops.
-  std::vector<int> state(steps.size(), 0);  // 0 unseen, 1 on the path, 2 placed
-  std::vector<std::size_t> order;
-  for (std::size_t start = 0; start < steps.size(); ++start) {
-    std::vector<std::size_t> path;
-    std::size_t at = start;
-    while (state[at] == 0) {
-      state[at] = 1;
-      path.push_back(at);
-      if (inputs[at].empty()) break;
-      at = position.at(inputs[at]);
+    for (const std::string& in : inputs[i]) {
+      if (!position.count(in)) refuse(origin, "step '" + id_of(i) + "': unknown input '" + in + "'");
     }
-    if (state[at] == 1 && !inputs[at].empty()) {
+  }
+  // Depth first from every step: a step is placed once its inputs are; meeting a step that is still on the
+  // path is a cycle, named in the direction data flows.
+  std::vector<int> state(steps.size(), 0);  // 0 unseen, 1 on the path, 2 placed
+  std::vector<std::size_t> order, path;
+  std::function<void(std::size_t)> place = [&](std::size_t at) {
+    if (state[at] == 2) return;
+    if (state[at] == 1) {
       std::vector<std::string> cycle;
-      const auto from = std::find(path.begin(), path.end(), at);
-      for (auto it = from; it != path.end(); ++it) cycle.push_back(steps[*it]["id"].get<std::string>());
+      for (auto it = std::find(path.begin(), path.end(), at); it != path.end(); ++it)
+        cycle.push_back(id_of(*it));
       std::reverse(cycle.begin(), cycle.end());
       cycle.push_back(cycle.front());
       refuse(origin, "the steps " + join(cycle, " -> ") + " form a cycle");
     }
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      state[*it] = 2;
-      order.push_back(*it);
-    }
-  }
+    state[at] = 1;
+    path.push_back(at);
+    for (const std::string& in : inputs[at]) place(position.at(in));
+    path.pop_back();
+    state[at] = 2;
+    order.push_back(at);
+  };
+  for (std::size_t start = 0; start < steps.size(); ++start) place(start);
 
   std::map<std::string, int> index;
   for (std::size_t i : order) {
@@ -389,6 +419,7 @@ Plan parse_plan(const json& doc, const std::string& origin) {
       refuse(origin, "step '" + s.id + "' has " + std::to_string(s.schema.size()) + " columns (at most " +
                          std::to_string(kMaxColumns) + ")");
     index[s.id] = static_cast<int>(plan.steps.size());
+    s.root = s.kind == StepKind::Scan ? index[s.id] : plan.steps[static_cast<std::size_t>(s.input)].root;
     plan.steps.push_back(std::move(s));
   }
 

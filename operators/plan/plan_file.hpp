@@ -7,7 +7,9 @@
 //               "where": [["l_shipdate", ">=", "1994-01-01"], ["l_shipdate", "<", "1995-01-01"]]},
 //              {"id": "net", "op": "arith", "input": "in_1994", "compute": ["net", "l_extendedprice", "*",
 //               "l_discount"]},
-//              {"id": "out", "op": "project", "input": "net", "columns": ["net"]}],
+//              {"id": "out", "op": "project", "input": "net", "columns": ["net"]},
+//              {"id": "j", "op": "join", "input": "lines", "build": "orders", "on": ["l_orderkey",
+//              "o_orderkey"]}],
 //    "outputs": ["out"],
 //    "sql": ["SELECT … (what DuckDB runs for each output, in order)"]}
 // Parsing checks everything a run would trip over and refuses it with one line naming the file and the
@@ -62,18 +64,21 @@ struct Condition {
 
 enum class ArithOp { Add, Sub, Mul };
 
-enum class StepKind { Scan, Select, Arith, Project };
+enum class StepKind { Scan, Select, Arith, Project, Join };
 std::string to_string(StepKind kind);
 
 struct Step {
   std::string id;
   StepKind kind = StepKind::Scan;
-  int input = -1;                // index of the input step (every kind but scan)
-  std::string table;             // scan
-  std::vector<int> columns;      // project: indices into the input schema
-  std::vector<Condition> where;  // select: a conjunction
-  ArithOp arith = ArithOp::Add;  // arith: out = lhs arith rhs, both rescaled to the result's scale
-  Operand lhs, rhs;              // (Mul: no rescaling; the scales add up)
+  int input = -1;                      // index of the input step (every kind but scan); a join's probe side
+  int root = -1;                       // the scan the step's rows come from (a join's: its probe side's)
+  int build = -1;                      // join: the build side, whose keys are unique (a primary key)
+  int probe_key = -1, build_key = -1;  // join: the key columns, in the input's and the build side's schema
+  std::string table;                   // scan
+  std::vector<int> columns;            // project: indices into the input schema
+  std::vector<Condition> where;        // select: a conjunction
+  ArithOp arith = ArithOp::Add;        // arith: out = lhs arith rhs, both rescaled to the result's scale
+  Operand lhs, rhs;                    // (Mul: no rescaling; the scales add up)
   std::int64_t lhs_factor = 1, rhs_factor = 1;
   Schema schema;  // the step's output
 };

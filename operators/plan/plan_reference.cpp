@@ -1,5 +1,9 @@
 #include "operators/plan/plan_reference.hpp"
 
+#include <unordered_map>
+
+#include "base/errors.hpp"
+
 namespace varex::plan {
 
 namespace {
@@ -65,6 +69,38 @@ HostRelation evaluate(const Step& s, const std::vector<HostRelation>& done, data
         (*computed)[r] = s.arith == ArithOp::Add ? a + b : s.arith == ArithOp::Sub ? a - b : a * b;
       }
       out.columns.push_back(std::move(computed));
+      return out;
+    }
+    case StepKind::Join: {
+      const HostRelation& build = done[static_cast<std::size_t>(s.build)];
+      const auto& build_keys = *build.columns[static_cast<std::size_t>(s.build_key)];
+      std::unordered_map<std::int64_t, std::uint64_t> row_of;
+      row_of.reserve(build.rows);
+      for (std::uint64_t b = 0; b < build.rows; ++b) {
+        if (build_keys[b] == kEmptyKey)
+          throw UsageError("join '" + s.id + "': the build key " + std::to_string(build_keys[b]) +
+                           " is the hash table's empty marker");
+        if (!row_of.emplace(build_keys[b], b).second)
+          throw UsageError("join '" + s.id + "': the build side's key " + std::to_string(build_keys[b]) +
+                           " is there twice (a join's build side must be a key)");
+      }
+      const auto& probe_keys = *in.columns[static_cast<std::size_t>(s.probe_key)];
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
+      for (std::uint64_t r = 0; r < in.rows; ++r) {
+        const auto it = row_of.find(probe_keys[r]);
+        if (it != row_of.end()) pairs.emplace_back(r, it->second);
+      }
+      out.rows = pairs.size();
+      const auto gather = [&](const std::vector<std::int64_t>& column, bool probe_side) {
+        auto g = std::make_shared<std::vector<std::int64_t>>();
+        g->reserve(pairs.size());
+        for (const auto& [r, b] : pairs) g->push_back(column[probe_side ? r : b]);
+        return g;
+      };
+      for (const auto& column : in.columns) out.columns.push_back(gather(*column, true));
+      for (std::size_t c = 0; c < build.columns.size(); ++c) {
+        if (static_cast<int>(c) != s.build_key) out.columns.push_back(gather(*build.columns[c], false));
+      }
       return out;
     }
     case StepKind::Project:

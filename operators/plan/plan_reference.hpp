@@ -15,7 +15,10 @@ struct HostRelation {
   std::vector<std::shared_ptr<const std::vector<std::int64_t>>> columns;  // in the step's schema order
 };
 
-// One relation per step of plan.steps.
+// The hash tables' empty slot (INT_MIN): a join's build key may not take it.
+constexpr std::int64_t kEmptyKey = -2147483647LL - 1;
+
+// One relation per step of plan.steps. UsageError where a join's build side repeats a key.
 std::vector<HostRelation> plan_reference(const Plan& plan, datasets::TpchData& data);
 
 }  // namespace varex::plan
