@@ -10,6 +10,8 @@
 #include "base/text.hpp"
 #include "cli/options.hpp"
 #include "harness/worker.hpp"
+#include "operators/plan/plan.hpp"
+#include "operators/plan/plan_tables.hpp"
 #include "results/export.hpp"
 #include "results/merge.hpp"
 #include "results/report.hpp"
@@ -819,6 +821,25 @@ void add_report(CLI::App& app, int& exit_code) {
 
 }  // namespace
 
+// The tables a plan reads and its reference result, for another database (bench/duckdb_plans.py).
+void add_tpch(CLI::App& app, int&) {
+  auto* cmd = app.add_subcommand(
+      "tpch",
+      "Write the TPC-H columns a plan reads as CSV, with the plan and its reference result's summary");
+  auto plan = std::make_shared<std::string>("A");
+  auto out = std::make_shared<std::string>();
+  auto sf = std::make_shared<double>(1.0);
+  auto seed = std::make_shared<std::uint64_t>(42);
+  cmd->add_option("--plan", *plan, "A shipped plan or a plan file")->capture_default_str();
+  cmd->add_option("--sf", *sf, "TPC-H scale factor")->capture_default_str()->check(CLI::Range(1e-6, 1000.0));
+  cmd->add_option("--seed", *seed, "Seed of the generator")->capture_default_str();
+  cmd->add_option("--out", *out, "Directory to write")->required();
+  cmd->callback([=] {
+    const json summary = plan::write_plan_tables(harness::plan_document(*plan), *plan, *sf, *seed, *out);
+    std::cout << summary.dump(2) << "\n";
+  });
+}
+
 void add_commands(CLI::App& app, int& exit_code) {
   add_devices(app, exit_code);
   add_ops(app, exit_code);
@@ -832,6 +853,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_export(app, exit_code);
   add_merge(app, exit_code);
   add_report(app, exit_code);
+  add_tpch(app, exit_code);
 }
 
 }  // namespace varex::cli
