@@ -175,6 +175,24 @@ std::string write_measurements(const ReportData& data, const std::string& out_di
   return f.path();
 }
 
+// The median of each kernel (each label of the operator's sequence: a plan's steps, transfers and launch
+// gaps) of every verified measurement, keyed as measurements.csv's rows (session, order).
+std::string write_kernels(const ReportData& data, const std::string& out_dir) {
+  CsvFile f(out_dir + "/kernels.csv", {"session", "order", "op", "device", "workload", "kernel", "ms"});
+  for (std::size_t i = 0; i < data.sessions.size(); ++i) {
+    std::size_t order = 0;
+    for (const RecordedMeasurement& r : data.measurements[i]) {
+      ++order;
+      if (!r.m.ok()) continue;
+      for (const KernelTiming& k : r.m.kernels) {
+        f.row({std::to_string(data.sessions[i].id), std::to_string(order), data.sessions[i].op,
+               data.sessions[i].device.id, data.workload[i], k.kernel, number(k.ms)});
+      }
+    }
+  }
+  return f.path();
+}
+
 // Every column, tunables included: this is the data; the HTML table shows the columns that apply.
 std::string write_best(Store& store, const ReportData& data, const ExportFilter& filter,
                        const std::string& out_dir) {
@@ -223,6 +241,7 @@ ReportFiles write_report(Store& store, const std::string& out_dir, const ExportF
   files.csv.push_back(write_devices(data, out_dir));
   files.csv.push_back(write_sessions(data, out_dir));
   files.csv.push_back(write_measurements(data, out_dir));
+  files.csv.push_back(write_kernels(data, out_dir));
   files.csv.push_back(write_best(store, data, filter, out_dir));
   files.csv.push_back(write_defaults(defaults, out_dir));
 

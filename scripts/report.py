@@ -376,6 +376,48 @@ def transfers(best, figures):
         figures.add(fig, f"Kernel against transfer time{part}", "transfers")
 
 
+# How a plan's measured time splits (docs/PLANS.md): its kernels, its transfers and the gaps between them.
+BREAKDOWN_PARTS = [("kernels", "kernels"), ("transfers", "transfers (h2d, d2h)"), ("launch", "launches and gaps")]
+
+
+def breakdown_part(label):
+    if label in ("h2d", "d2h"):
+        return "transfers"
+    return "launch" if label == "launch" else "kernels"
+
+
+def breakdown(measurements, kernels, figures):
+    """Plans: for each workload, the fastest verified variant per device with resident and with transferred
+    data, its time stacked as kernels, transfers and launches (the source's figures 16-17)."""
+    parts = defaultdict(lambda: defaultdict(float))
+    for k in kernels:
+        if k["op"] == "plan":
+            parts[(k["session"], k["order"])][breakdown_part(k["kernel"])] += num(k["ms"]) or 0
+    fastest = {}
+    for m in measurements:
+        if m["op"] != "plan" or m["status"] != "ok" or (m["session"], m["order"]) not in parts:
+            continue
+        key = (m["workload"], f"{m['device']}@{m['host']}", m.get("p_residency", ""))
+        if key not in fastest or num(m["kernel_ms"]) < num(fastest[key]["kernel_ms"]):
+            fastest[key] = m
+    for workload in sorted({k[0] for k in fastest}):
+        bars = sorted((k, m) for k, m in fastest.items() if k[0] == workload)
+        fig, ax = plt.subplots(figsize=(min(PAGE_INCHES, 3 + 1.2 * len(bars)), 4.5), constrained_layout=True)
+        bottom = [0.0] * len(bars)
+        for part, name in BREAKDOWN_PARTS:
+            heights = [parts[(m["session"], m["order"])][part] for _, m in bars]
+            ax.bar(range(len(bars)), heights, 0.6, bottom=bottom, label=name)
+            bottom = [b + h for b, h in zip(bottom, heights)]
+        ax.set_ylabel("ms")
+        ax.set_xticks(range(len(bars)),
+                      [f"{device}\n{residency}\nfuse={m.get('p_fuse', '')}" for (_, device, residency), m in bars],
+                      fontsize=9)
+        ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.set_title("\n".join(textwrap.wrap(f"plan {workload}: the fastest variant's time", 80)))
+        figures.add(fig, f"Plan breakdown: {workload}", "breakdown",
+                    sessions=sorted({int(m["session"]) for _, m in bars}))
+
+
 def convergence_curve(measurements):
     """Cost so far (s) and best kernel ms so far after each measurement with a verified time."""
     cost, best, xs, ys = 0.0, math.inf, [], []
@@ -558,6 +600,7 @@ def main():
     devices = read(directory, "devices.csv")
     sessions = read(directory, "sessions.csv")
     measurements = read(directory, "measurements.csv")
+    kernels = read(directory, "kernels.csv")
     best = read(directory, "best.csv")
     defaults = read(directory, "defaults.csv")
     groups = sweep_groups(measurements, sessions)
@@ -565,6 +608,7 @@ def main():
     heatmaps(groups, figures)
     speedups(groups, defaults, figures)
     transfers(best, figures)
+    breakdown(measurements, kernels, figures)
     convergence(measurements, sessions, figures)
     bandwidth(groups, devices, figures)
     with open(os.path.join(directory, "plots.json"), "w") as f:

@@ -301,5 +301,35 @@ TEST(PlanCli, APlanFileWithACycleOrAnUnknownOperatorExitsWithStatus2AndOneLine) 
   EXPECT_EQ(json::parse(ok.out).at("verified"), true);
 }
 
+// Tuned with resident and with transferred data, a plan's report stacks each one's fastest variant as
+// kernels, transfers and launches (kernels.csv holds the parts).
+TEST(PlanCli, TheReportBreaksAPlansTimeIntoKernelsTransfersAndLaunches) {
+  const std::string dir = test::scratch_dir("plan-report");
+  const std::string db = dir + "/v.db";
+  for (const char* residency : {"resident", "transferred"}) {
+    const auto r =
+        test::run_varex({"plan", "tune", "E", "--device", "ocl:0:0", "--sf", "0.001", "--db", db, "--budget",
+                         "2", "--set", std::string("residency=") + residency, "--quiet"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const auto r = test::run_varex({"report", "--db", db, "--out", dir + "/report"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream kernels(dir + "/report/kernels.csv");
+  std::string text((std::istreambuf_iterator<char>(kernels)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(",h2d,"), std::string::npos);
+  EXPECT_NE(text.find(",launch,"), std::string::npos);
+  EXPECT_NE(text.find(".map,"), std::string::npos);
+  const json plots = json::parse(std::ifstream(dir + "/report/plots.json"));
+  int breakdowns = 0;
+  for (const json& p : plots) {
+    if (p.at("kind") != "breakdown") continue;
+    ++breakdowns;
+    const auto labels = p.at("tick_labels").dump();
+    EXPECT_NE(labels.find("resident"), std::string::npos) << labels;
+    EXPECT_NE(labels.find("transferred"), std::string::npos) << labels;
+  }
+  EXPECT_EQ(breakdowns, 1);
+}
+
 }  // namespace
 }  // namespace varex::plan
