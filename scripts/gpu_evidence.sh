@@ -71,6 +71,12 @@
 #   govindaraju_paper  document 004's experiments (sec. 5.5-5.10) on cuda:0, ocl:1:0 and PoCL: 1 M TCP/IP-trace
 #              records and 360 K census records, the kernel, upload and CPU baseline of each; k-th largest over
 #              k, the median over n and at 80% selectivity; the bit-counting SUM against the direct one
+#   plans17    issue 17's plans (A to E) at PLAN_SFS (default 1 10) on PLAN_DEVICES (default cuda:0 ocl:1:0):
+#              step by step and fused at the defaults, each with resident data and transferred through pinned
+#              and pageable memory (one sweep per plan), then tuned with resident data for PLAN_BUDGET
+#              (default 20s) and the tuned variant transferred; scripts/plan_summary.py prints the table
+#   duckdb_plans  the plans in DuckDB on the same data and all host cores at PLAN_SFS, results checked against
+#              varex's reference (bench/duckdb_plans.py; carry .whl with its wheel)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=$PWD/.carry
@@ -942,6 +948,53 @@ part_govindaraju_paper() {
       varex run --device "$d" --op cnf_filter "${census[@]}" --query 'where=(a0 < 30 or a2 >= 50) and a3 <= 3' "${reps[@]}"
     } 2> "$files/gov_paper_${d//:/_}.err" | tr -d '\n' | sed 's/}{/}\n{/g' | python3 -c "$gov_show"
     echo
+  done
+}
+
+# `--set` pins holding every step tunable of plan $1 at its default (a sweep over the plan's own knobs).
+plan_defaults() {
+  python3 - "$1" <<'PY'
+import json, sys
+name = sys.argv[1]
+plan = json.load(open(f"plans/{name.lower()}.json"))
+for s in plan["steps"]:
+    if s["op"] in ("select", "arith", "join"):
+        print(f"--set {s['id']}.local=256 --set {s['id']}.ept=4", end=" ")
+    if s["op"] == "join":
+        print(f"--set {s['id']}.load=50", end=" ")
+PY
+}
+
+part_plans17() {
+  for sf in ${PLAN_SFS:-1 10}; do
+    for p in ${PLANS:-A B C D E}; do
+      for d in ${PLAN_DEVICES:-cuda:0 ocl:1:0}; do
+        step "plan $p sf $sf on $d"
+        # shellcheck disable=SC2046
+        varex plan sweep "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
+          --set fuse=off,on $(plan_defaults "$p") > /dev/null || echo "sweep failed"
+        varex plan tune "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --budget "${PLAN_BUDGET:-20s}" \
+          --set residency=resident > "$files/plan_${p}_${sf}_${d//:/_}.json" || echo "tune failed"
+        best=$(python3 -c "import json,sys; b=json.load(open(sys.argv[1]))[0]['best']['params']; print(' '.join(f'--set {k}={v}' for k,v in b.items() if k not in ('residency','memory')))" \
+          "$files/plan_${p}_${sf}_${d//:/_}.json")
+        # shellcheck disable=SC2086
+        varex plan sweep "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
+          $best --set residency=transferred --set memory=pinned,pageable > /dev/null || echo "transfer sweep failed"
+      done
+    done
+  done
+  varex report --db "$db" --out "$files/report" > /dev/null
+  python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17.md"
+}
+
+part_duckdb_plans() {
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
+    || { echo "no DuckDB wheel"; return; }
+  for sf in ${PLAN_SFS:-1 10}; do
+    step "DuckDB plans sf $sf"
+    PYTHONPATH=/tmp/site python3 bench/duckdb_plans.py --varex "$(command -v varex)" --sf "$sf" --reps 5 \
+      --keep /tmp/plan-tables | tee -a "$files/duckdb_plans.jsonl"
+    rm -rf /tmp/plan-tables
   done
 }
 
