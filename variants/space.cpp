@@ -150,21 +150,21 @@ std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& p
 }
 
 Space Space::restricted(const std::map<std::string, std::string>& pins) const {
-  if (pins.empty()) return *this;
-  std::map<std::string, std::vector<Value>> allowed;
-  std::string description = "pinned:";
+  Space copy = *this;
   for (const auto& [name, list] : pins) {
     const Tunable& t = tunable(name);
-    for (const std::string& text : split(list, ',')) allowed[name].push_back(t.parse(text, op_));
-    description += " " + name + "=" + list;
+    std::vector<Value> wanted;
+    for (const std::string& text : split(list, ',')) wanted.push_back(t.parse(text, op_));
+    Tunable& narrowed = *std::find_if(copy.tunables_.begin(), copy.tunables_.end(),
+                                      [&](const Tunable& c) { return c.name == name; });
+    narrowed.values.clear();
+    for (const Value& v : t.values) {
+      if (std::find(wanted.begin(), wanted.end(), v) != wanted.end()) narrowed.values.push_back(v);
+    }
+    if (std::find(narrowed.values.begin(), narrowed.values.end(), t.default_value) == narrowed.values.end())
+      narrowed.default_value = narrowed.values.front();
   }
-  return with_constraint({description, [allowed](const Params& p) {
-                            for (const auto& [name, values] : allowed) {
-                              if (std::find(values.begin(), values.end(), p.at(name)) == values.end())
-                                return false;
-                            }
-                            return true;
-                          }});
+  return copy;
 }
 
 Space Space::with_constraint(Constraint constraint) const {

@@ -65,8 +65,9 @@ class Space {
 
   // Valid points in index order. `pins` restricts tunables to comma-separated value lists.
   std::vector<Params> enumerate(const std::map<std::string, std::string>& pins = {}) const;
-  // The same space with the pinned tunables restricted to their listed values (a sub-space), as an
-  // added constraint. UsageError for unknown tunables or values.
+  // The sub-space whose pinned tunables take only their listed values (in the space's order; the default
+  // stays where it is listed, else the first listed value), so that counting and enumerating it cost what
+  // the sub-space holds, however large the whole space. UsageError for unknown tunables or values.
   Space restricted(const std::map<std::string, std::string>& pins) const;
   // This space with one more constraint.
   Space with_constraint(Constraint constraint) const;
