@@ -993,7 +993,7 @@ part_duckdb_plans() {
   for sf in ${PLAN_SFS:-1 10}; do
     step "DuckDB plans sf $sf"
     PYTHONPATH=/tmp/site python3 bench/duckdb_plans.py --varex "$(command -v varex)" --sf "$sf" --reps 5 \
-      --keep /tmp/plan-tables | tee -a "$files/duckdb_plans.jsonl"
+      --plans "${PLANS:-A,B,C,D,E}" --keep /tmp/plan-tables | tee -a "$files/duckdb_plans.jsonl"
     rm -rf /tmp/plan-tables
   done
 }

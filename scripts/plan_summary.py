@@ -30,7 +30,6 @@ def main():
     for k in read(args.report, "kernels.csv"):
         part = "transfers" if k["kernel"] in ("h2d", "d2h") else "launch" if k["kernel"] == "launch" else "kernels"
         parts[(k["session"], k["order"])][part] += float(k["ms"])
-    sessions = {s["session"]: s for s in read(args.report, "sessions.csv")}
     rows = {}
     for m in measurements:
         if m["op"] != "plan" or m["status"] != "ok":
@@ -38,8 +37,11 @@ def main():
         workload = m["workload"]
         plan = re.search(r"plan=(\w+)", workload).group(1)
         sf = float(re.search(r"sf=([0-9.e+-]+)", workload).group(1))
-        kind = sessions.get(m["session"], {}).get("kind", m["kind"])
-        setting = "tuned" if kind == "tune" else f"fuse={m['p_fuse']}"
+        # The defaults of every step's tunables, or a tuned variant (a tune session's, or measured again).
+        steps_at_default = all(m[c] in ("", {"local": "256", "ept": "4", "load": "50"}[c.rsplit(".", 1)[1]])
+                               for c in m if c.startswith("p_") and c.rsplit(".", 1)[-1] in ("local", "ept", "load"))
+        tuned = m["kind"] == "tune" or not steps_at_default
+        setting = ("tuned, " if tuned else "defaults, ") + f"fuse={m['p_fuse']}"
         placement = m["p_residency"] + ("" if m["p_residency"] == "resident" else f" ({m['p_memory']})")
         key = (plan, sf, m["device"], setting, placement)
         ms = float(m["kernel_ms"])
