@@ -132,6 +132,9 @@ class PlanRun final : public PreparedRun {
       results_pinned_[o] = engine.allocate_host(bytes);
       results_pageable_[o] = engine.allocate_pageable(bytes);
     }
+    std::uint64_t largest = 8;
+    for (std::size_t st = 0; st < plan_.steps.size(); ++st) largest = std::max(largest, capacity_[st] * 8);
+    staging_ = engine.allocate_pageable(largest);
     h2d_ms_ = upload_tables(false, nullptr);
   }
 
@@ -192,52 +195,56 @@ class PlanRun final : public PreparedRun {
     return times;
   }
 
+  // Every materialised relation downloaded and compared with the reference's in full; the digest runs over
+  // the plan's outputs in order, as digest_of does over the reference.
   Collected collect() override {
     Collected c;
-    std::vector<plan::HostRelation> got(plan_.steps.size());
-    auto host = engine_.allocate_host(8);
+    std::vector<int> order(plan_.outputs.begin(), plan_.outputs.end());
     for (const auto& [s, rel] : relations_) {
-      if (plan_.steps[static_cast<std::size_t>(s)].kind == StepKind::Scan) continue;
-      const plan::Step& step = plan_.steps[static_cast<std::size_t>(s)];
-      const plan::HostRelation& want = reference_[static_cast<std::size_t>(s)];
-      c.d2h_ms += engine_.download(*host, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
-      const std::uint64_t rows = host->as<std::uint32_t>()[0];
-      if (rows != want.rows) {
-        if (c.mismatch.empty())
-          c.mismatch = "step '" + step.id + "': " + std::to_string(rows) + " rows, expected " +
-                       std::to_string(want.rows);
+      if (plan_.steps[static_cast<std::size_t>(s)].kind != StepKind::Scan &&
+          std::find(order.begin(), order.end(), s) == order.end())
+        order.push_back(s);
+    }
+    const auto fail = [&](const std::string& what) {
+      if (c.mismatch.empty()) c.mismatch = what;
+    };
+    std::uint64_t h = kFnvOffset;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const plan::Step& step = plan_.steps[static_cast<std::size_t>(order[i])];
+      const bool output = i < plan_.outputs.size();
+      const auto it = relations_.find(order[i]);
+      if (it == relations_.end()) {
+        fail("output '" + step.id + "' was not made");
         continue;
       }
-      got[static_cast<std::size_t>(s)].rows = rows;
+      const DeviceRelation& rel = it->second;
+      const plan::HostRelation& want = reference_[static_cast<std::size_t>(order[i])];
+      c.d2h_ms += engine_.download(*staging_, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
+      const std::uint64_t rows = staging_->as<std::uint32_t>()[0];
+      if (rows != want.rows) {
+        fail("step '" + step.id + "': " + std::to_string(rows) + " rows, expected " +
+             std::to_string(want.rows));
+        continue;
+      }
+      if (output) c.digest.rows += rows;
       for (std::size_t col = 0; col < step.schema.size(); ++col) {
         const std::size_t width = width_of(step.schema[col]);
-        auto buffer = engine_.allocate_host(std::max<std::size_t>(rows * width, 8));
-        if (rows) c.d2h_ms += engine_.download(*buffer, *rel.columns[col], rows * width)->elapsed_ms();
-        auto values = std::make_shared<std::vector<std::int64_t>>(rows);
-        for (std::uint64_t r = 0; r < rows; ++r) {
-          (*values)[r] = width == 8 ? buffer->as<std::int64_t>()[r] : buffer->as<std::int32_t>()[r];
-        }
+        if (rows) c.d2h_ms += engine_.download(*staging_, *rel.columns[col], rows * width)->elapsed_ms();
         const auto& expected = *want.columns[col];
-        for (std::uint64_t r = 0; r < rows && c.mismatch.empty(); ++r) {
-          if ((*values)[r] != expected[r]) {
-            c.mismatch = "step '" + step.id + "': row " + std::to_string(r) + " of " + step.schema[col].name +
-                         " is " + std::to_string((*values)[r]) + ", expected " + std::to_string(expected[r]);
+        for (std::uint64_t r = 0; r < rows; ++r) {
+          const std::int64_t v =
+              width == 8 ? staging_->as<std::int64_t>()[r] : staging_->as<std::int32_t>()[r];
+          if (v != expected[r] && c.mismatch.empty()) {
+            fail("step '" + step.id + "': row " + std::to_string(r) + " of " + step.schema[col].name +
+                 " is " + std::to_string(v) + ", expected " + std::to_string(expected[r]));
           }
+          if (output) h = fnv1a_bytes(&v, sizeof v, h);
         }
-        got[static_cast<std::size_t>(s)].columns.push_back(std::move(values));
       }
     }
-    for (int o : plan_.outputs) {
-      if (got[static_cast<std::size_t>(o)].columns.size() !=
-          plan_.steps[static_cast<std::size_t>(o)].schema.size()) {
-        if (c.mismatch.empty())
-          c.mismatch = "output '" + plan_.steps[static_cast<std::size_t>(o)].id + "' was not made";
-      }
-    }
-    if (c.mismatch.empty()) c.digest = digest_of(plan_, got);
+    c.digest.checksum = h;
     c.verified = c.mismatch.empty() && c.digest == reference_digest_;
-    if (c.verified) return c;
-    if (c.mismatch.empty()) c.mismatch = "the outputs' digest differs";
+    if (!c.verified) fail("the outputs' digest differs");
     return c;
   }
 
@@ -439,6 +446,7 @@ class PlanRun final : public PreparedRun {
   std::map<int, JoinTable> joins_;  // by join step
   std::map<std::string, std::unique_ptr<DeviceBuffer>> counts_;
   std::map<int, std::unique_ptr<HostBuffer>> results_pinned_, results_pageable_;
+  std::unique_ptr<HostBuffer> staging_;  // collect()'s downloads, one column at a time
   std::map<std::string, plan::GroupCode> code_;
   std::map<std::string, KernelSource> sources_;
   std::map<int, DeviceRelation> relations_;  // of the last execution
