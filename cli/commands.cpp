@@ -188,6 +188,12 @@ void add_variants(CLI::App& app, int&) {
     json out = json::array();
     for (const DeviceInfo& d : devices) {
       const auto space = op.space({d, spec.rows(), &spec.query});
+      // A plan's space can hold 10^8 points: listing is for what fits on a screen or in a file.
+      constexpr std::uint64_t kMostListed = 1000000;
+      const std::uint64_t size = space.restricted(pins).cardinality();
+      if (size > kMostListed)
+        throw UsageError(op.name() + "'s space holds " + std::to_string(size) + " points on " + d.id +
+                         " (at most " + std::to_string(kMostListed) + " are listed): pin tunables with --set");
       const auto points = space.enumerate(pins);
       json list = json::array();
       for (const auto& p : points) {
