@@ -193,7 +193,8 @@ void add_variants(CLI::App& app, int&) {
       const std::uint64_t size = space.restricted(pins).cardinality();
       if (size > kMostListed)
         throw UsageError(op.name() + "'s space holds " + std::to_string(size) + " points on " + d.id +
-                         " (at most " + std::to_string(kMostListed) + " are listed): pin tunables with --set");
+                         " (at most " + std::to_string(kMostListed) +
+                         " are listed): pin tunables with --set");
       const auto points = space.enumerate(pins);
       json list = json::array();
       for (const auto& p : points) {

@@ -117,26 +117,7 @@ bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t 
     for (const Predicate& p : clause.any) {
       const std::int64_t a = table.columns[p.attribute][r];
       const std::int64_t b = p.rhs_is_attribute ? table.columns[static_cast<std::size_t>(p.rhs)][r] : p.rhs;
-      switch (p.op) {
-        case CompareOp::Eq:
-          any = any || a == b;
-          break;
-        case CompareOp::Ne:
-          any = any || a != b;
-          break;
-        case CompareOp::Lt:
-          any = any || a < b;
-          break;
-        case CompareOp::Le:
-          any = any || a <= b;
-          break;
-        case CompareOp::Gt:
-          any = any || a > b;
-          break;
-        case CompareOp::Ge:
-          any = any || a >= b;
-          break;
-      }
+      any = any || compares(a, p.op, b);
     }
     if (!any) return false;
   }

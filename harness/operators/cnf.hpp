@@ -20,6 +20,25 @@ std::string to_string(CompareOp op);                      // "=", "!=", "<", …
 CompareOp compare_op_from_string(std::string_view text);  // UsageError for anything else ("==" is "=")
 CompareOp negated(CompareOp op);                          // not (x < y) is x >= y
 CompareOp mirrored(CompareOp op);                         // c < a is a > c
+// x op y, on the host (the references).
+template <typename T>
+bool compares(T x, CompareOp op, T y) {
+  switch (op) {
+    case CompareOp::Eq:
+      return x == y;
+    case CompareOp::Ne:
+      return x != y;
+    case CompareOp::Lt:
+      return x < y;
+    case CompareOp::Le:
+      return x <= y;
+    case CompareOp::Gt:
+      return x > y;
+    case CompareOp::Ge:
+      return x >= y;
+  }
+  return false;
+}
 
 struct Predicate {
   std::uint32_t attribute = 0;

@@ -47,24 +47,6 @@ std::string float_literal(float v) {
   return std::string("(") + buffer + ")";
 }
 
-bool compare(long double x, CompareOp op, long double y) {
-  switch (op) {
-    case CompareOp::Eq:
-      return x == y;
-    case CompareOp::Ne:
-      return x != y;
-    case CompareOp::Lt:
-      return x < y;
-    case CompareOp::Le:
-      return x <= y;
-    case CompareOp::Gt:
-      return x > y;
-    case CompareOp::Ge:
-      return x >= y;
-  }
-  return false;
-}
-
 }  // namespace
 
 nlohmann::json SemilinearOperator::parse_query(const std::map<std::string, std::string>& query,
@@ -129,7 +111,7 @@ AttributeFilter::RowReference SemilinearOperator::reference(const nlohmann::json
     }
     const long double scale = std::max(std::fabs(static_cast<long double>(l.b)), terms);
     tolerated = std::fabs(dot - l.b) <= kSemilinearTolerance * scale;
-    return compare(dot, l.op, l.b);
+    return compares<long double>(dot, l.op, l.b);
   };
 }
 
@@ -144,7 +126,7 @@ BlockFilter SemilinearOperator::baseline(const nlohmann::json& query,
       const float s = l.coef[a];
       for (std::uint64_t i = 0; i < n; ++i) dot[i] += s * static_cast<float>(x[i]);
     }
-    for (std::uint64_t i = 0; i < n; ++i) keep[i] = compare(dot[i], l.op, l.b) ? 1 : 0;
+    for (std::uint64_t i = 0; i < n; ++i) keep[i] = compares<long double>(dot[i], l.op, l.b) ? 1 : 0;
   };
 }
 

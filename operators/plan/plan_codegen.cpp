@@ -50,8 +50,8 @@ StepCode step_code(const Plan& plan, const Step& s, const StepCode& in, int join
     }
     case StepKind::Select:
       for (const Condition& c : s.where) {
-        out.keep += "&&(" + in.values[static_cast<std::size_t>(c.column)] + to_string(c.op) +
-                    operand(in, c.rhs) + ")";
+        const std::string op = c.op == CompareOp::Eq ? "==" : to_string(c.op);
+        out.keep += "&&(" + in.values[static_cast<std::size_t>(c.column)] + op + operand(in, c.rhs) + ")";
       }
       out.compacts = true;
       break;

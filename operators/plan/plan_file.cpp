@@ -305,24 +305,6 @@ int column_index(const Schema& schema, const std::string& name) {
   return -1;
 }
 
-std::string to_string(CompareOp op) {
-  switch (op) {
-    case CompareOp::Eq:
-      return "==";
-    case CompareOp::Ne:
-      return "!=";
-    case CompareOp::Lt:
-      return "<";
-    case CompareOp::Le:
-      return "<=";
-    case CompareOp::Gt:
-      return ">";
-    case CompareOp::Ge:
-      return ">=";
-  }
-  return "?";
-}
-
 std::string to_string(StepKind kind) {
   switch (kind) {
     case StepKind::Scan:

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "datasets/tpch.hpp"
+#include "harness/operators/cnf.hpp"
 
 namespace varex::plan {
 
@@ -44,8 +45,7 @@ using Schema = std::vector<Column>;
 // The index of `name` in `schema`, or -1.
 int column_index(const Schema& schema, const std::string& name);
 
-enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
-std::string to_string(CompareOp op);
+using harness::CompareOp;  // harness/operators/cnf.hpp: to_string, compares
 
 // A condition's right-hand side or an arithmetic operand: a column of the step's input, or a literal held
 // as the column's own representation (days, hundredths, a dictionary code) or, in arithmetic, as an

@@ -8,24 +8,6 @@ namespace varex::plan {
 
 namespace {
 
-bool holds(std::int64_t a, CompareOp op, std::int64_t b) {
-  switch (op) {
-    case CompareOp::Eq:
-      return a == b;
-    case CompareOp::Ne:
-      return a != b;
-    case CompareOp::Lt:
-      return a < b;
-    case CompareOp::Le:
-      return a <= b;
-    case CompareOp::Gt:
-      return a > b;
-    case CompareOp::Ge:
-      return a >= b;
-  }
-  return false;
-}
-
 std::int64_t operand(const HostRelation& in, const Operand& o, std::uint64_t r) {
   return o.column < 0 ? o.literal : (*in.columns[static_cast<std::size_t>(o.column)])[r];
 }
@@ -47,8 +29,8 @@ HostRelation evaluate(const Step& s, const std::vector<HostRelation>& done, data
       for (std::uint64_t r = 0; r < in.rows; ++r) {
         bool keep = true;
         for (const Condition& c : s.where) {
-          keep = keep &&
-                 holds((*in.columns[static_cast<std::size_t>(c.column)])[r], c.op, operand(in, c.rhs, r));
+          keep = keep && harness::compares((*in.columns[static_cast<std::size_t>(c.column)])[r], c.op,
+                                           operand(in, c.rhs, r));
         }
         if (keep) kept.push_back(r);
       }
