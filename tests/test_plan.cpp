@@ -301,15 +301,15 @@ TEST(PlanCli, APlanFileWithACycleOrAnUnknownOperatorExitsWithStatus2AndOneLine) 
   EXPECT_EQ(json::parse(ok.out).at("verified"), true);
 }
 
-// Tuned with resident and with transferred data, a plan's report stacks each one's fastest variant as
+// Run with resident and with transferred data, a plan's report stacks each one's fastest variant as
 // kernels, transfers and launches (kernels.csv holds the parts).
 TEST(PlanCli, TheReportBreaksAPlansTimeIntoKernelsTransfersAndLaunches) {
   const std::string dir = test::scratch_dir("plan-report");
   const std::string db = dir + "/v.db";
   for (const char* residency : {"resident", "transferred"}) {
-    const auto r =
-        test::run_varex({"plan", "tune", "E", "--device", "ocl:0:0", "--sf", "0.001", "--db", db, "--budget",
-                         "2", "--set", std::string("residency=") + residency, "--quiet"});
+    const auto r = test::run_varex({"plan", "run", "E", "--device", "ocl:0:0", "--sf", "0.001", "--db", db,
+                                    "--set", std::string("residency=") + residency, "--min-reps", "2",
+                                    "--max-reps", "3", "--quiet"});
     ASSERT_EQ(r.status, 0) << r.err;
   }
   const auto r = test::run_varex({"report", "--db", db, "--out", dir + "/report"});
