@@ -75,6 +75,9 @@
 #              step by step and fused at the defaults, each with resident data and transferred through pinned
 #              and pageable memory (one sweep per plan), then tuned with resident data for PLAN_BUDGET
 #              (default 20s) and the tuned variant transferred; scripts/plan_summary.py prints the table
+#   plans17_standalone  each plan of PLANS (default A C D E) at PLAN_SFS on PLAN_DEVICES tuned as a whole
+#              (PLAN_BUDGET, default 60s) against the composition of its steps' stand-alone bests
+#              (scripts/plan_standalone.py)
 #   duckdb_plans  the plans in DuckDB on the same data and all host cores at PLAN_SFS, results checked against
 #              varex's reference (bench/duckdb_plans.py; carry .whl with its wheel)
 set -uo pipefail
@@ -985,6 +988,18 @@ part_plans17() {
   done
   varex report --db "$db" --out "$files/report" > /dev/null
   python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17.md"
+}
+
+part_plans17_standalone() {
+  for sf in ${PLAN_SFS:-1}; do
+    for p in ${PLANS:-A C D E}; do
+      for d in ${PLAN_DEVICES:-cuda:0 ocl:1:0}; do
+        step "plan $p sf $sf on $d: tuned as a whole against the stand-alone bests"
+        python3 scripts/plan_standalone.py --varex "$carry/bin/varex" --plan "$p" --sf "$sf" --device "$d" \
+          --budget "${PLAN_BUDGET:-60s}" --db "$db" | tee -a "$files/plans17_standalone.jsonl"
+      done
+    done
+  done
 }
 
 part_duckdb_plans() {
