@@ -138,6 +138,11 @@ class Engine {
   // Ordinary pageable host memory (the source's other case): the runtime stages its copies through a
   // pinned buffer of its own.
   std::unique_ptr<HostBuffer> allocate_pageable(std::size_t bytes) const;
+  // Mapped (zero-copy) host memory: a device buffer whose storage is host memory, which kernels read and
+  // write in place, with no copy before or after them. A CUDA device reaches page-locked host memory over
+  // its bus; an OpenCL CPU device's memory is the host's own. Null where the device offers none (see
+  // offers_mapped_memory). Uploads, downloads and fills work on it as on any device buffer.
+  virtual std::unique_ptr<DeviceBuffer> allocate_mapped(std::size_t bytes) = 0;
 
   virtual EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) = 0;
   // Copies `bytes` from `src`, starting `src_offset` bytes in, to the start of `dst`.
@@ -206,5 +211,9 @@ class Engine {
 // Every device of every backend built into this binary. Backends without a driver contribute none.
 std::vector<DeviceInfo> enumerate_devices();
 std::unique_ptr<Engine> open_engine(const DeviceInfo& device);
+// Whether the device's engine has mapped host memory (Engine::allocate_mapped): CUDA devices, and OpenCL
+// CPU devices. A discrete GPU behind OpenCL has no zero-copy access the API promises (its host-pointer
+// buffers are copied when mapped), so none is offered there.
+bool offers_mapped_memory(const DeviceInfo& device);
 
 }  // namespace varex::harness

@@ -75,6 +75,8 @@
 #              step by step and fused at the defaults, each with resident data and transferred through pinned
 #              and pageable memory (one sweep per plan), then tuned with resident data for PLAN_BUDGET
 #              (default 20s) and the tuned variant transferred; scripts/plan_summary.py prints the table
+#   plans17_memory  each plan of PLANS at PLAN_SFS on PLAN_DEVICES (default cuda:0) transferred through
+#              pinned, pageable and mapped (zero-copy) memory, step by step and fused, at the defaults
 #   plans17_standalone  each plan of PLANS (default A C D E) at PLAN_SFS on PLAN_DEVICES tuned as a whole
 #              (PLAN_BUDGET, default 60s) against the composition of its steps' stand-alone bests
 #              (scripts/plan_standalone.py)
@@ -988,6 +990,22 @@ part_plans17() {
   done
   varex report --db "$db" --out "$files/report" > /dev/null
   python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17.md"
+}
+
+part_plans17_memory() {
+  for sf in ${PLAN_SFS:-1 10}; do
+    for p in ${PLANS:-A B C D E}; do
+      for d in ${PLAN_DEVICES:-cuda:0}; do
+        step "plan $p sf $sf on $d: pinned, pageable and mapped memory"
+        # shellcheck disable=SC2046
+        varex plan sweep "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
+          --set fuse=off,on $(plan_defaults "$p") --set residency=transferred --set memory=pinned,pageable,mapped \
+          > /dev/null || echo "sweep failed"
+      done
+    done
+  done
+  varex report --db "$db" --out "$files/report" > /dev/null
+  python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17_memory.md"
 }
 
 part_plans17_standalone() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tables of the plans' measurements (docs/PLANS.md) from a report's CSV files (`varex report --out DIR`):
 per plan, scale factor and device, the step-by-step and fused plans at their defaults and the tuned one,
-each with its data resident and transferred (pinned, pageable): the measured time (the device's span),
+each with its data resident and transferred (pinned, pageable, mapped): the measured time (the device's span),
 its kernels, transfers and launch gaps. With --duckdb FILE (bench/duckdb_plans.py's JSON lines), DuckDB's
 time beside the fastest resident plan.
 

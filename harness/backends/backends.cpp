@@ -37,4 +37,8 @@ std::unique_ptr<Engine> open_engine(const DeviceInfo& device) {
 #endif
 }
 
+bool offers_mapped_memory(const DeviceInfo& device) {
+  return device.backend == Backend::Cuda || device.type == "cpu";
+}
+
 }  // namespace varex::harness

@@ -106,16 +106,26 @@ NvrtcOutput run_nvrtc(const KernelSource& source, const Defines& defines, const 
   return out;
 }
 
+// Device memory, or mapped page-locked host memory (`host`, which the buffer frees) that the device reaches
+// through `ptr`.
 class CuBuffer final : public DeviceBuffer {
  public:
-  CuBuffer(CUdeviceptr ptr, std::size_t bytes) : ptr_(ptr), bytes_(bytes) {}
-  ~CuBuffer() override { driver().cuMemFree(ptr_); }
+  CuBuffer(CUdeviceptr ptr, std::size_t bytes, void* host = nullptr)
+      : ptr_(ptr), bytes_(bytes), host_(host) {}
+  ~CuBuffer() override {
+    if (host_) {
+      driver().cuMemFreeHost(host_);
+    } else {
+      driver().cuMemFree(ptr_);
+    }
+  }
   std::size_t bytes() const override { return bytes_; }
   CUdeviceptr ptr() const { return ptr_; }
 
  private:
   CUdeviceptr ptr_;
   std::size_t bytes_;
+  void* host_;
 };
 
 class CuHostBuffer final : public HostBuffer {
@@ -207,6 +217,22 @@ class CudaEngine final : public Engine {
       return std::make_unique<CuHostBuffer>(ptr, bytes);
     }
     return allocate_pageable(bytes);
+  }
+
+  std::unique_ptr<DeviceBuffer> allocate_mapped(std::size_t bytes) override {
+    void* host = nullptr;
+    CUresult r = driver().cuMemHostAlloc(&host, std::max<std::size_t>(bytes, 256), CU_MEMHOSTALLOC_DEVICEMAP);
+    if (r != CUDA_SUCCESS) {
+      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of mapped host memory for " + info_.id +
+                         ": " + driver().describe(r));
+    }
+    CUdeviceptr ptr = 0;
+    r = driver().cuMemHostGetDevicePointer(&ptr, host, 0);
+    if (r != CUDA_SUCCESS) {
+      driver().cuMemFreeHost(host);
+      throw RuntimeError(info_.id + " cannot map host memory: " + driver().describe(r));
+    }
+    return std::make_unique<CuBuffer>(ptr, bytes, host);
   }
 
   EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) override {

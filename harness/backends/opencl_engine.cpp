@@ -192,9 +192,11 @@ DeviceInfo describe_device(cl_platform_id platform, cl_device_id device, std::si
   return info;
 }
 
+// A buffer of the device's, or one over host memory the buffer owns (`host`: CL_MEM_USE_HOST_PTR).
 class ClBuffer final : public DeviceBuffer {
  public:
-  ClBuffer(cl_mem mem, std::size_t bytes) : mem_(mem), bytes_(bytes) {}
+  ClBuffer(cl_mem mem, std::size_t bytes, std::unique_ptr<HostBuffer> host = nullptr)
+      : mem_(mem), bytes_(bytes), host_(std::move(host)) {}
   ~ClBuffer() override { clReleaseMemObject(mem_); }
   std::size_t bytes() const override { return bytes_; }
   cl_mem mem() const { return mem_; }
@@ -202,6 +204,7 @@ class ClBuffer final : public DeviceBuffer {
  private:
   cl_mem mem_;
   std::size_t bytes_;
+  std::unique_ptr<HostBuffer> host_;  // released after mem_
 };
 
 // Page-locked host memory through CL_MEM_ALLOC_HOST_PTR, mapped once (for GPUs).
@@ -319,6 +322,20 @@ class OpenClEngine final : public Engine {
       return allocate_pageable(bytes);
     }
     return std::make_unique<ClPinnedHostBuffer>(queue_, mem, ptr, bytes);
+  }
+
+  // On a CPU device the kernels use the page-aligned host allocation itself (CL_MEM_USE_HOST_PTR).
+  std::unique_ptr<DeviceBuffer> allocate_mapped(std::size_t bytes) override {
+    if (!offers_mapped_memory(info_)) return nullptr;
+    auto host = allocate_pageable(std::max<std::size_t>(bytes, 64));
+    cl_int err = CL_SUCCESS;
+    cl_mem mem =
+        clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, host->bytes(), host->data(), &err);
+    if (err != CL_SUCCESS) {
+      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of mapped host memory for " + info_.id +
+                         ": " + describe_cl(err));
+    }
+    return std::make_unique<ClBuffer>(mem, bytes, std::move(host));
   }
 
   EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) override {

@@ -105,6 +105,10 @@ class PlanRun final : public PreparedRun {
         std::copy(values.begin(), values.end(), t.pinned->as<std::int32_t>());
         std::copy(values.begin(), values.end(), t.pageable->as<std::int32_t>());
         t.device = engine.allocate(std::max<std::size_t>(t.bytes, 4));
+        if (offers_mapped_memory(engine.device())) {
+          t.mapped = engine.allocate_mapped(std::max<std::size_t>(t.bytes, 4));
+          if (t.bytes) engine.upload(*t.mapped, 0, *t.pinned, t.bytes)->elapsed_ms();
+        }
         tables_[static_cast<int>(s)].push_back(std::move(t));
       }
     }
@@ -119,6 +123,10 @@ class PlanRun final : public PreparedRun {
           const auto& c =
               plan_.steps[static_cast<std::size_t>(step)].schema[static_cast<std::size_t>(column)];
           if (!buffer) buffer = engine.allocate(std::max<std::size_t>(cap * width_of(c), 8));
+          // An output's columns also in mapped host memory, which kernels write in place.
+          if (is_output(step) && offers_mapped_memory(engine.device()) &&
+              !mapped_written_.count({step, column}))
+            mapped_written_[{step, column}] = engine.allocate_mapped(buffer->bytes());
         }
         if (code.compacted)
           counts_[count_key(fuse, g)] =
@@ -158,18 +166,25 @@ class PlanRun final : public PreparedRun {
   void poison() override {
     for (auto& [key, buffer] : written_) engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
     for (auto& [key, buffer] : counts_) engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
+    for (auto& [key, buffer] : mapped_written_)
+      engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
   }
 
   ExecutionTimes execute(const variants::Params& params) override {
     const bool fuse = fused(params);
     const bool transferred = variants::get_string(params, "residency") == "transferred";
-    const bool pageable = variants::get_string(params, "memory") == "pageable";
+    const std::string memory = variants::get_string(params, "memory");
+    const bool pageable = memory == "pageable";
+    // Mapped: the kernels read the tables and write the outputs in host memory; nothing is copied.
+    mapped_ = transferred && memory == "mapped";
+    if (mapped_ && !offers_mapped_memory(engine_.device()))
+      throw LaunchError("memory=mapped: " + engine_.device().id + " offers no mapped host memory");
     ops_.clear();
-    if (transferred) upload_tables(pageable, &ops_);
+    if (transferred && !mapped_) upload_tables(pageable, &ops_);
     relations_.clear();
     for (const auto& [s, columns] : tables_) {
       DeviceRelation& r = relations_[s];
-      for (const TableColumn& c : columns) r.columns.push_back(c.device.get());
+      for (const TableColumn& c : columns) r.columns.push_back(mapped_ ? c.mapped.get() : c.device.get());
       r.count = scan_counts_.get();
       r.count_index = static_cast<std::uint32_t>(s);
     }
@@ -276,6 +291,7 @@ class PlanRun final : public PreparedRun {
     std::size_t bytes = 0;
     std::unique_ptr<HostBuffer> pinned, pageable;
     std::unique_ptr<DeviceBuffer> device;
+    std::unique_ptr<DeviceBuffer> mapped;  // where the device offers mapped host memory
   };
   struct Op {
     std::string label;
@@ -284,6 +300,18 @@ class PlanRun final : public PreparedRun {
   struct JoinTable {
     std::unique_ptr<DeviceBuffer> keys, rows;
   };
+
+  bool is_output(int step) const {
+    return std::find(plan_.outputs.begin(), plan_.outputs.end(), step) != plan_.outputs.end();
+  }
+  // Where the kernels write a column: an output's goes to mapped host memory when the plan runs mapped.
+  const DeviceBuffer& written(int step, int column) const {
+    if (mapped_) {
+      const auto it = mapped_written_.find({step, column});
+      if (it != mapped_written_.end() && it->second) return *it->second;
+    }
+    return *written_.at({step, column});
+  }
 
   static bool fused(const variants::Params& params) { return variants::get_string(params, "fuse") == "on"; }
   static std::string count_key(bool fuse, const plan::Group& g) {
@@ -355,7 +383,7 @@ class PlanRun final : public PreparedRun {
       const plan::Step& step = plan_.steps[static_cast<std::size_t>(out.step)];
       for (std::size_t c = 0; c < step.schema.size(); ++c) {
         r.columns.push_back(out.shared[c] >= 0 ? source.columns[static_cast<std::size_t>(out.shared[c])]
-                                               : written_.at({out.step, static_cast<int>(c)}).get());
+                                               : &written(out.step, static_cast<int>(c)));
       }
       if (out.compacted >= 0) {
         r.count = counts;
@@ -381,7 +409,7 @@ class PlanRun final : public PreparedRun {
       in.push_back(KernelArg::of(*joins_.at(j).rows));
       in.push_back(KernelArg::of(mask));
     }
-    for (const auto& [step, column] : code.writes) out.push_back(KernelArg::of(*written_.at({step, column})));
+    for (const auto& [step, column] : code.writes) out.push_back(KernelArg::of(written(step, column)));
     const auto concat = [](std::vector<KernelArg> a, const std::vector<KernelArg>& b) {
       a.insert(a.end(), b.begin(), b.end());
       return a;
@@ -418,7 +446,20 @@ class PlanRun final : public PreparedRun {
     return static_cast<std::uint32_t>(slots - 1);
   }
 
-  // The outputs to the host, as a caller of the plan gets them: each one's row count, then its rows.
+  bool in_host_memory(const DeviceBuffer* b) const {
+    for (const auto& [key, mapped] : mapped_written_) {
+      if (mapped.get() == b) return true;
+    }
+    for (const auto& [s, columns] : tables_) {
+      for (const TableColumn& c : columns) {
+        if (c.mapped.get() == b) return true;
+      }
+    }
+    return false;
+  }
+
+  // The outputs to the host, as a caller of the plan gets them: each one's row count, then its rows (but
+  // those the kernels wrote, or left, in mapped host memory).
   void download_outputs(bool pageable) {
     for (int o : plan_.outputs) {
       const DeviceRelation& r = relations_.at(o);
@@ -429,7 +470,8 @@ class PlanRun final : public PreparedRun {
       ops_.push_back({"d2h", std::move(count)});
       const auto& schema = plan_.steps[static_cast<std::size_t>(o)].schema;
       for (std::size_t c = 0; c < schema.size() && rows <= capacity_[static_cast<std::size_t>(o)]; ++c) {
-        if (rows) ops_.push_back({"d2h", engine_.download(host, *r.columns[c], rows * width_of(schema[c]))});
+        if (rows && !(mapped_ && in_host_memory(r.columns[c])))
+          ops_.push_back({"d2h", engine_.download(host, *r.columns[c], rows * width_of(schema[c]))});
       }
     }
   }
@@ -443,7 +485,9 @@ class PlanRun final : public PreparedRun {
   std::map<int, std::vector<TableColumn>> tables_;
   std::unique_ptr<DeviceBuffer> scan_counts_;
   std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> written_;
-  std::map<int, JoinTable> joins_;  // by join step
+  std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> mapped_written_;  // the outputs' columns
+  bool mapped_ = false;                                                          // the last execution's
+  std::map<int, JoinTable> joins_;                                               // by join step
   std::map<std::string, std::unique_ptr<DeviceBuffer>> counts_;
   std::map<int, std::unique_ptr<HostBuffer>> results_pinned_, results_pageable_;
   std::unique_ptr<HostBuffer> staging_;  // collect()'s downloads, one column at a time
@@ -520,9 +564,11 @@ variants::Space PlanOperator::space(const variants::SpaceContext& context) const
        "transferred: the plan uploads its tables and downloads its outputs (the source's total time)"},
       {"memory",
        variants::TunableKind::Launch,
-       {Value{"pinned"}, Value{"pageable"}},
+       {Value{"pinned"}, Value{"pageable"}, Value{"mapped"}},
        Value{"pinned"},
-       "host memory the transfers use: page-locked, or ordinary pageable memory the runtime stages"},
+       "host memory the transfers use: page-locked, ordinary pageable memory the runtime stages, or mapped "
+       "(zero-copy) memory the kernels read the tables from and write the outputs to, where the device "
+       "offers it (CUDA, OpenCL CPU devices)"},
   };
   std::vector<variants::Constraint> constraints{
       {"host memory matters only when the plan transfers its data",
@@ -531,6 +577,11 @@ variants::Space PlanOperator::space(const variants::SpaceContext& context) const
                 variants::get_string(p, "memory") == "pinned";
        }},
   };
+  if (!offers_mapped_memory(context.device)) {
+    constraints.push_back({"no mapped host memory on this device", [](const variants::Params& p) {
+                             return variants::get_string(p, "memory") != "mapped";
+                           }});
+  }
   const std::uint64_t largest = max_local(context.device);
   std::vector<std::string> leaders;  // the steps whose tunables fused groups take
   for (const plan::Group& g : plan::plan_groups(plan, true)) {
