@@ -15,6 +15,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,14 +24,12 @@ KERNEL_STEPS = ("select", "arith", "join")
 DEFAULTS = {"local": "256", "ept": "4", "load": "50"}
 
 
-def plan_steps(plan):
-    """The steps of a plan file, or of a shipped plan (plans/NAME.json)."""
-    if os.path.exists(plan):
-        with open(plan) as f:
-            return json.load(f)["steps"]
-    here = os.path.dirname(os.path.abspath(__file__))
-    with open(os.path.join(here, "..", "plans", plan.lower() + ".json")) as f:
-        return json.load(f)["steps"]
+def plan_document(plan):
+    """A plan file, or a shipped plan (plans/NAME.json)."""
+    if not os.path.exists(plan):
+        plan = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "plans", plan.lower() + ".json")
+    with open(plan) as f:
+        return json.load(f)
 
 
 def tunables_of(step):
@@ -57,7 +56,9 @@ def main():
     parser.add_argument("--budget", default="60s", help="varex plan tune's budget for the whole chain")
     parser.add_argument("--db", help="varex's database (default: a temporary one)")
     args = parser.parse_args()
-    steps = [s for s in plan_steps(args.plan) if s["op"] in KERNEL_STEPS]
+    document = plan_document(args.plan)
+    plan_name = document["plan"]
+    steps = [s for s in document["steps"] if s["op"] in KERNEL_STEPS]
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or os.path.join(tmp, "plans.db")
         common = ["--device", args.device, "--sf", str(args.sf), "--db", db, "--quiet", "--json"]
@@ -69,7 +70,10 @@ def main():
             varex_json([args.varex, "plan", "sweep", args.plan, *common, "--set", "fuse=off", "--set",
                         "residency=resident", *pins])
             report = os.path.join(tmp, f"report-{step['id']}")
-            subprocess.run([args.varex, "report", "--db", db, "--out", report], check=True, capture_output=True)
+            # Its CSV files are what is read: a machine without matplotlib gets them and a non-zero status.
+            made = subprocess.run([args.varex, "report", "--db", db, "--out", report], capture_output=True, text=True)
+            if not os.path.exists(os.path.join(report, "kernels.csv")):
+                sys.exit(f"varex report wrote no CSV files: {made.stderr.strip()}")
             own = {}
             for k in read(report, "kernels.csv"):
                 if k["op"] == "plan" and k["kernel"].startswith(step["id"] + "."):
@@ -79,6 +83,11 @@ def main():
             for m in read(report, "measurements.csv"):
                 key = (m["session"], m["order"])
                 if m["op"] != "plan" or m["status"] != "ok" or key not in own or m.get("p_fuse") != "off":
+                    continue
+                # A shared database may hold other plans, scale factors, devices and transferred data.
+                if (m["device"] != args.device or f"plan={plan_name} " not in m["workload"] + " "
+                        or float(re.search(r"sf=([0-9.e+-]+)", m["workload"]).group(1)) != float(args.sf)
+                        or m.get("p_residency") != "resident"):
                     continue
                 if any(m.get("p_" + t) != DEFAULTS[t.rsplit(".", 1)[1]] for s in steps if s is not step
                        for t in tunables_of(s)):

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/errors.hpp"
+#include "tuner/strategy.hpp"
 #include "variants/selection_space.hpp"
 
 namespace varex::variants {
@@ -125,6 +126,59 @@ TEST(Space, NeighboursDifferInOneTunableAndAreValid) {
     for (const auto& [name, value] : n) differences += start.at(name) != value;
     EXPECT_EQ(differences, 1);
   }
+}
+
+// mode=b ignores x (as a fused plan ignores its later steps' shapes).
+Space conditional_space() {
+  return Space("conditional",
+               {{"mode", TunableKind::Compile, {Value{"a"}, Value{"b"}}, Value{"a"}, ""},
+                {"x", TunableKind::Compile, {1, 2, 3}, Value{1}, ""},
+                {"y", TunableKind::Launch, {1, 2}, Value{1}, ""}},
+               {}, {{"b ignores x", [](const Params& p) { return p.at("mode") == Value{"b"}; }, {"x"}}});
+}
+
+Params point(const char* mode, int x, int y) {
+  return {{"mode", Value{mode}}, {"x", Value{x}}, {"y", Value{y}}};
+}
+
+TEST(Space, InactiveTunablesMakeOneVariantOfThePointsThatDifferOnlyInThem) {
+  const Space space = conditional_space();
+  EXPECT_EQ(space.count_valid(), 8u);  // a: 3 x 2; b: 1 x 2
+  const auto all = space.enumerate();
+  ASSERT_EQ(all.size(), 8u);
+  for (const Params& p : all) EXPECT_TRUE(space.is_canonical(p)) << describe(p);
+  EXPECT_EQ(space.canonical(point("b", 3, 2)), point("b", 1, 2));
+  EXPECT_EQ(space.canonical(point("a", 3, 2)), point("a", 3, 2));
+  EXPECT_EQ(space.with_settings(space.defaults(), {{"mode", "b"}, {"x", "3"}}), point("b", 1, 1));
+  // Neighbours are canonical and never the point itself.
+  EXPECT_EQ(space.neighbours(point("a", 2, 1)).size(), 4u);
+  const auto from_b = space.neighbours(point("b", 1, 1));
+  EXPECT_EQ(from_b, (std::vector<Params>{point("a", 1, 1), point("b", 1, 2)}));
+}
+
+TEST(Space, TheTunersDrawsGiveAPartWithInactiveTunablesItsShareOfTheProduct) {
+  // Pinned by a constraint instead, mode=b would be 2 of the 8 valid points: a quarter of the draws.
+  int b_first = 0;
+  for (std::uint64_t seed = 0; seed < 400; ++seed) {
+    tuner::SearchSpace space(conditional_space(), seed);
+    b_first += space.random_unseen()->at("mode") == Value{"b"};
+  }
+  EXPECT_GT(b_first, 160);
+  EXPECT_LT(b_first, 240);
+  // Every variant is drawn once, canonical, and then there is none left.
+  tuner::SearchSpace space(conditional_space(), 7);
+  std::set<std::uint64_t> drawn;
+  while (const auto p = space.random_unseen()) {
+    EXPECT_TRUE(space.space().is_canonical(*p));
+    EXPECT_TRUE(drawn.insert(space.space().index_of(*p)).second) << describe(*p);
+    space.mark(*p);
+  }
+  EXPECT_EQ(drawn.size(), 8u);
+  // A point marked is its variant marked.
+  tuner::SearchSpace fresh(conditional_space(), 7);
+  fresh.mark(point("b", 3, 2));
+  EXPECT_TRUE(fresh.seen(point("b", 1, 2)));
+  EXPECT_FALSE(fresh.seen(point("a", 3, 2)));
 }
 
 TEST(Space, CompilePartKeepsOnlyCompileTimeTunables) {

@@ -8,12 +8,15 @@ std::optional<variants::Params> SearchSpace::random_unseen() {
   const std::uint64_t n = space_.cardinality();
   if (n == 0) return std::nullopt;
   std::uniform_int_distribution<std::uint64_t> pick(0, n - 1);
-  // Rejection sampling is cheap while valid, unseen points are common…
+  // Rejection sampling is cheap while valid, unseen points are common. A point stands for its canonical
+  // form, so a part of the space with inactive tunables is drawn as often as its share of the product…
   for (int attempt = 0; attempt < 4096; ++attempt) {
     const std::uint64_t index = pick(rng_);
     if (seen_.count(index)) continue;
     variants::Params p = space_.at(index);
-    if (space_.valid(p)) return p;
+    if (!space_.valid(p)) continue;
+    p = space_.canonical(p);
+    if (!seen(p)) return p;
   }
   // …and a scan from a random start finds the rare ones, or proves there are none left.
   const std::uint64_t start = pick(rng_);
@@ -21,7 +24,7 @@ std::optional<variants::Params> SearchSpace::random_unseen() {
     const std::uint64_t index = (start + k) % n;
     if (seen_.count(index)) continue;
     variants::Params p = space_.at(index);
-    if (space_.valid(p)) return p;
+    if (space_.valid(p) && space_.is_canonical(p)) return p;
   }
   return std::nullopt;
 }
@@ -35,11 +38,11 @@ std::vector<variants::Params> SearchSpace::unseen_neighbours(const variants::Par
 }
 
 bool SearchSpace::seen(const variants::Params& params) const {
-  return seen_.count(space_.index_of(params)) > 0;
+  return seen_.count(space_.index_of(space_.canonical(params))) > 0;
 }
 
 void SearchSpace::mark(const variants::Params& params) {
-  seen_.insert(space_.index_of(params));
+  seen_.insert(space_.index_of(space_.canonical(params)));
 }
 
 }  // namespace varex::tuner

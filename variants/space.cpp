@@ -25,11 +25,21 @@ Value Tunable::parse(std::string_view text, std::string_view op) const {
                    "' (allowed: " + join(allowed, ", ") + ")");
 }
 
-Space::Space(std::string op, std::vector<Tunable> tunables, std::vector<Constraint> constraints)
-    : op_(std::move(op)), tunables_(std::move(tunables)), constraints_(std::move(constraints)) {
+Space::Space(std::string op, std::vector<Tunable> tunables, std::vector<Constraint> constraints,
+             std::vector<Inactive> inactive)
+    : op_(std::move(op)),
+      tunables_(std::move(tunables)),
+      constraints_(std::move(constraints)),
+      inactive_(std::move(inactive)) {
   for (const Tunable& t : tunables_) {
     if (t.values.empty() || !t.index_of(t.default_value)) {
       throw std::logic_error("space " + op_ + ": tunable " + t.name + " has no values or a foreign default");
+    }
+  }
+  for (const Inactive& i : inactive_) {
+    for (const std::string& name : i.tunables) {
+      if (std::none_of(tunables_.begin(), tunables_.end(), [&](const Tunable& t) { return t.name == name; }))
+        throw std::logic_error("space " + op_ + ": inactive tunable " + name + " is not one of its tunables");
     }
   }
 }
@@ -54,14 +64,18 @@ std::uint64_t Space::count_valid() const {
   const std::uint64_t n = cardinality();
   if (n <= (1ULL << 22)) {
     std::uint64_t count = 0;
-    for (std::uint64_t i = 0; i < n; ++i) count += valid(at(i));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const Params p = at(i);
+      count += valid(p) && is_canonical(p);
+    }
     return count;
   }
   constexpr std::uint64_t kSample = 1 << 16;
   std::uint64_t hits = 0, x = 0x9e3779b97f4a7c15ULL;
   for (std::uint64_t i = 0; i < kSample; ++i) {
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift: a fixed, seed-free sample
-    hits += valid(at(x % n));
+    const Params p = at(x % n);
+    hits += valid(p) && is_canonical(p);
   }
   return static_cast<std::uint64_t>(static_cast<double>(hits) / kSample * static_cast<double>(n));
 }
@@ -102,6 +116,15 @@ std::optional<std::string> Space::violation(const Params& params) const {
   return std::nullopt;
 }
 
+Params Space::canonical(const Params& params) const {
+  Params p = params;
+  for (const Inactive& i : inactive_) {
+    if (!i.when(params)) continue;
+    for (const std::string& name : i.tunables) p[name] = tunable(name).default_value;
+  }
+  return p;
+}
+
 Params Space::defaults() const {
   Params p;
   for (const Tunable& t : tunables_) p[t.name] = t.default_value;
@@ -114,7 +137,7 @@ Params Space::with_settings(const Params& base, const std::map<std::string, std:
   if (const auto why = violation(p)) {
     throw UsageError(op_ + ": the variant " + describe(p) + " is not valid: " + *why);
   }
-  return p;
+  return canonical(p);
 }
 
 std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& pins) const {
@@ -137,7 +160,7 @@ std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& p
     Params p;
     for (std::size_t t = 0; t < tunables_.size(); ++t)
       p[tunables_[t].name] = tunables_[t].values[allowed[t][digit[t]]];
-    if (valid(p)) out.push_back(std::move(p));
+    if (valid(p) && is_canonical(p)) out.push_back(std::move(p));
     std::size_t t = tunables_.size();
     while (t > 0) {
       --t;
@@ -174,13 +197,16 @@ Space Space::with_constraint(Constraint constraint) const {
 }
 
 std::vector<Params> Space::neighbours(const Params& params) const {
+  const Params self = canonical(params);
   std::vector<Params> out;
   for (const Tunable& t : tunables_) {
     for (const Value& v : t.values) {
       if (params.at(t.name) == v) continue;
       Params q = params;
       q[t.name] = v;
-      if (valid(q)) out.push_back(std::move(q));
+      if (!valid(q)) continue;
+      q = canonical(q);
+      if (q != self && std::find(out.begin(), out.end(), q) == out.end()) out.push_back(std::move(q));
     }
   }
   return out;

@@ -37,19 +37,34 @@ struct Constraint {
   std::function<bool(const Params&)> holds;
 };
 
+// Tunables without effect in part of the space (a conditional parameter): where `when` holds, `tunables`
+// are inactive, and the points that differ only in them are one variant. A fused step's work-group size is
+// one: its group's kernels take their first step's.
+struct Inactive {
+  std::string description;
+  std::function<bool(const Params&)> when;
+  std::vector<std::string> tunables;
+};
+
+// Every point has one canonical form, its inactive tunables at their defaults; enumeration, counting,
+// neighbours, settings and the tuner's sampling deal in canonical points only. Drawn uniformly from the
+// whole product, a part of the space with inactive tunables keeps its share of the draws (fused and
+// step-by-step plans half each), which it would not if the inactive tunables were pinned by a constraint.
 class Space {
  public:
-  Space(std::string op, std::vector<Tunable> tunables, std::vector<Constraint> constraints);
+  Space(std::string op, std::vector<Tunable> tunables, std::vector<Constraint> constraints,
+        std::vector<Inactive> inactive = {});
 
   const std::string& op() const { return op_; }
   const std::vector<Tunable>& tunables() const { return tunables_; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
+  const std::vector<Inactive>& inactive() const { return inactive_; }
   const Tunable& tunable(std::string_view name) const;  // UsageError if unknown
 
   // Number of points before constraints (the product of the value counts).
   std::uint64_t cardinality() const;
-  // Number of valid points: counted exactly for spaces up to a few million points, else estimated from a
-  // deterministic sample of indices.
+  // Number of valid canonical points (variants): counted exactly for spaces up to a few million points, else
+  // estimated from a deterministic sample of indices.
   std::uint64_t count_valid() const;
   Params at(std::uint64_t index) const;
   std::uint64_t index_of(const Params& params) const;
@@ -57,13 +72,16 @@ class Space {
   // Nullopt when `params` is a valid point; otherwise the reason it is not.
   std::optional<std::string> violation(const Params& params) const;
   bool valid(const Params& params) const { return !violation(params); }
+  // `params` with every tunable that is inactive there at its default.
+  Params canonical(const Params& params) const;
+  bool is_canonical(const Params& params) const { return canonical(params) == params; }
 
   Params defaults() const;
-  // `base` with the given "name=value" settings applied; unknown names or values are a UsageError, and
-  // so is a result that breaks a constraint.
+  // `base` with the given "name=value" settings applied, in canonical form; unknown names or values are a
+  // UsageError, and so is a result that breaks a constraint.
   Params with_settings(const Params& base, const std::map<std::string, std::string>& settings) const;
 
-  // Valid points in index order. `pins` restricts tunables to comma-separated value lists.
+  // Valid canonical points in index order. `pins` restricts tunables to comma-separated value lists.
   std::vector<Params> enumerate(const std::map<std::string, std::string>& pins = {}) const;
   // The sub-space whose pinned tunables take only their listed values (in the space's order; the default
   // stays where it is listed, else the first listed value), so that counting and enumerating it cost what
@@ -71,7 +89,8 @@ class Space {
   Space restricted(const std::map<std::string, std::string>& pins) const;
   // This space with one more constraint.
   Space with_constraint(Constraint constraint) const;
-  // Valid points that differ from `params` in exactly one tunable.
+  // The canonical forms of the valid points that differ from `params` in exactly one tunable, but for
+  // `params`' own.
   std::vector<Params> neighbours(const Params& params) const;
 
   // The compile-time part of a point: variants that share it share one compiled program.
@@ -81,6 +100,7 @@ class Space {
   std::string op_;
   std::vector<Tunable> tunables_;
   std::vector<Constraint> constraints_;
+  std::vector<Inactive> inactive_;
 };
 
 }  // namespace varex::variants

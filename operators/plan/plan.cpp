@@ -570,12 +570,11 @@ variants::Space PlanOperator::space(const variants::SpaceContext& context) const
        "(zero-copy) memory the kernels read the tables from and write the outputs to, where the device "
        "offers it (CUDA, OpenCL CPU devices)"},
   };
-  std::vector<variants::Constraint> constraints{
+  std::vector<variants::Constraint> constraints;
+  std::vector<variants::Inactive> inactive{
       {"host memory matters only when the plan transfers its data",
-       [](const variants::Params& p) {
-         return variants::get_string(p, "residency") == "transferred" ||
-                variants::get_string(p, "memory") == "pinned";
-       }},
+       [](const variants::Params& p) { return variants::get_string(p, "residency") == "resident"; },
+       {"memory"}},
   };
   if (!offers_mapped_memory(context.device)) {
     constraints.push_back({"no mapped host memory on this device", [](const variants::Params& p) {
@@ -610,15 +609,13 @@ variants::Space PlanOperator::space(const variants::SpaceContext& context) const
            "largest load of join " + step.id + "'s hash table in percent (its build side's keys)"});
     }
     if (std::find(leaders.begin(), leaders.end(), step.id) != leaders.end()) continue;
-    const std::string local = tunable(step, "local"), ept = tunable(step, "ept");
-    constraints.push_back(
-        {"fused, step " + step.id + " runs in its group's kernels: its tunables keep their defaults",
-         [local, ept](const variants::Params& p) {
-           return variants::get_string(p, "fuse") == "off" ||
-                  (variants::get_int(p, local) == 256 && variants::get_int(p, ept) == 4);
-         }});
+    inactive.push_back({"fused, step " + step.id +
+                            " runs in its group's kernels, which take their first step's "
+                            "shape",
+                        [](const variants::Params& p) { return variants::get_string(p, "fuse") == "on"; },
+                        {tunable(step, "local"), tunable(step, "ept")}});
   }
-  return variants::Space("plan", std::move(tunables), std::move(constraints));
+  return variants::Space("plan", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 datasets::WorkloadSpec PlanOperator::workload(const WorkloadOptions& options) const {

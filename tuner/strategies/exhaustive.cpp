@@ -1,5 +1,5 @@
-// Every valid variant once, in index order (compile-time tunables lead, so variants that share a program
-// come together). The baseline every other strategy is judged against.
+// Every valid variant (canonical point) once, in index order (compile-time tunables lead, so variants that
+// share a program come together). The baseline every other strategy is judged against.
 #include "tuner/strategies/strategies.hpp"
 
 namespace varex::tuner {
@@ -13,7 +13,8 @@ class Exhaustive final : public Strategy {
     // A batch lets the driver compile the next programs while the first is measured.
     while (batch.size() < 16 && next_ < space.space().cardinality()) {
       variants::Params p = space.space().at(next_++);
-      if (space.space().valid(p) && !space.seen(p)) batch.push_back({std::move(p), 0});
+      if (space.space().valid(p) && space.space().is_canonical(p) && !space.seen(p))
+        batch.push_back({std::move(p), 0});
     }
     return batch;
   }
