@@ -75,6 +75,7 @@
 #              step by step and fused at the defaults, each with resident data and transferred through pinned
 #              and pageable memory (one sweep per plan), then tuned with resident data for PLAN_BUDGET
 #              (default 20s) and the tuned variant transferred; scripts/plan_summary.py prints the table
+#   plans17_sweep  the first sweep of plans17 alone (defaults; no tune)
 #   plans17_memory  each plan of PLANS at PLAN_SFS on PLAN_DEVICES (default cuda:0) transferred through
 #              pinned, pageable and mapped (zero-copy) memory, step by step and fused, at the defaults
 #   plans17_standalone  each plan of PLANS (default A C D E) at PLAN_SFS on PLAN_DEVICES tuned as a whole
@@ -970,14 +971,32 @@ for s in plan["steps"]:
 PY
 }
 
+# One plan's defaults step by step and fused, resident and transferred through every host memory offered.
+plan_sweep() {
+  # shellcheck disable=SC2046
+  varex plan sweep "$1" --device "$2" --sf "$3" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
+    --set fuse=off,on $(plan_defaults "$1") > /dev/null || echo "sweep failed"
+}
+
+part_plans17_sweep() {
+  for sf in ${PLAN_SFS:-1 10}; do
+    for p in ${PLANS:-A B C D E}; do
+      for d in ${PLAN_DEVICES:-cuda:0 ocl:1:0}; do
+        step "plan $p sf $sf on $d: defaults"
+        plan_sweep "$p" "$d" "$sf"
+      done
+    done
+  done
+  varex report --db "$db" --out "$files/report" > /dev/null
+  python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17_sweep.md"
+}
+
 part_plans17() {
   for sf in ${PLAN_SFS:-1 10}; do
     for p in ${PLANS:-A B C D E}; do
       for d in ${PLAN_DEVICES:-cuda:0 ocl:1:0}; do
         step "plan $p sf $sf on $d"
-        # shellcheck disable=SC2046
-        varex plan sweep "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
-          --set fuse=off,on $(plan_defaults "$p") > /dev/null || echo "sweep failed"
+        plan_sweep "$p" "$d" "$sf"
         varex plan tune "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --budget "${PLAN_BUDGET:-20s}" \
           --set residency=resident > "$files/plan_${p}_${sf}_${d//:/_}.json" || echo "tune failed"
         best=$(python3 -c "import json,sys; b=json.load(open(sys.argv[1]))[0]['best']['params']; print(' '.join(f'--set {k}={v}' for k,v in b.items() if k not in ('residency','memory')))" \
