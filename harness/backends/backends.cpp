@@ -1,5 +1,7 @@
 // The list of backends built into this binary.
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "base/errors.hpp"
 #include "harness/backends/opencl_engine.hpp"
@@ -24,6 +26,15 @@ std::vector<DeviceInfo> enumerate_devices() {
       if (o.backend == Backend::OpenCL && c.backend == Backend::Cuda && o.physical == c.physical)
         o.cache_bytes = std::max(o.cache_bytes, c.cache_bytes);
     }
+  }
+  // A virtual machine may report its host's last-level cache (a 2-core VM: 260 MiB), which sizes every cache
+  // flush and the bandwidth probe: VAREX_LLC_BYTES sets the size to assume for every device.
+  if (const char* llc = std::getenv("VAREX_LLC_BYTES")) {
+    char* end = nullptr;
+    const unsigned long long bytes = std::strtoull(llc, &end, 10);
+    if (!*llc || *end || bytes == 0)
+      throw UsageError(std::string("VAREX_LLC_BYTES=") + llc + ": not a positive number of bytes");
+    for (DeviceInfo& d : out) d.cache_bytes = bytes;
   }
   return out;
 }
