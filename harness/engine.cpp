@@ -179,6 +179,11 @@ EventPtr Engine::call_native(const std::string& what, const std::function<int(vo
   throw LaunchError(what + ": " + device().id + " runs no vendor library");
 }
 
+void Engine::allocation_failed(std::size_t bytes, const char* what, const std::string& why) const {
+  throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of " + what + " memory on " + device().id +
+                     ": " + why);
+}
+
 void* Engine::native_address(const DeviceBuffer&) const {
   return nullptr;
 }

@@ -178,6 +178,8 @@ class Engine {
   void flush_cache();
 
  protected:
+  // The error of an allocation the backend refused: `what` is "device" or "mapped host" memory.
+  [[noreturn]] void allocation_failed(std::size_t bytes, const char* what, const std::string& why) const;
   // Called from the compiling thread, which may not be the engine's own.
   virtual std::unique_ptr<Program> build(const KernelSource& source, const Defines& defines) = 0;
   // The machine code of a built program and a program made from it, for the disk cache. An empty

@@ -971,24 +971,39 @@ for s in plan["steps"]:
 PY
 }
 
-# One plan's defaults step by step and fused, resident and transferred through every host memory offered.
+# One plan's defaults step by step and fused, resident and transferred through every host memory offered
+# (further arguments narrow the sweep).
 plan_sweep() {
+  local p=$1 d=$2 sf=$3
+  shift 3
   # shellcheck disable=SC2046
-  varex plan sweep "$1" --device "$2" --sf "$3" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
-    --set fuse=off,on $(plan_defaults "$1") > /dev/null || echo "sweep failed"
+  varex plan sweep "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
+    --set fuse=off,on $(plan_defaults "$p") "$@" > /dev/null || echo "sweep failed"
 }
 
-part_plans17_sweep() {
+# plan_sweep over PLANS x PLAN_SFS x PLAN_DEVICES (default $2), each step labelled $1, the rest passed on.
+sweep_plans() {
+  local label=$1 devices=$2
+  shift 2
   for sf in ${PLAN_SFS:-1 10}; do
     for p in ${PLANS:-A B C D E}; do
-      for d in ${PLAN_DEVICES:-cuda:0 ocl:1:0}; do
-        step "plan $p sf $sf on $d: defaults"
-        plan_sweep "$p" "$d" "$sf"
+      for d in ${PLAN_DEVICES:-$devices}; do
+        step "plan $p sf $sf on $d: $label"
+        plan_sweep "$p" "$d" "$sf" "$@"
       done
     done
   done
+}
+
+# The report of the database and scripts/plan_summary.py's table of it, into $files/$1.md.
+plan_tables() {
   varex report --db "$db" --out "$files/report" > /dev/null
-  python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17_sweep.md"
+  python3 scripts/plan_summary.py "$files/report" | tee "$files/$1.md"
+}
+
+part_plans17_sweep() {
+  sweep_plans defaults "cuda:0 ocl:1:0"
+  plan_tables plans17_sweep
 }
 
 part_plans17() {
@@ -1007,24 +1022,13 @@ part_plans17() {
       done
     done
   done
-  varex report --db "$db" --out "$files/report" > /dev/null
-  python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17.md"
+  plan_tables plans17
 }
 
 part_plans17_memory() {
-  for sf in ${PLAN_SFS:-1 10}; do
-    for p in ${PLANS:-A B C D E}; do
-      for d in ${PLAN_DEVICES:-cuda:0}; do
-        step "plan $p sf $sf on $d: pinned, pageable and mapped memory"
-        # shellcheck disable=SC2046
-        varex plan sweep "$p" --device "$d" --sf "$sf" --db "$db" --quiet --json --min-reps 5 --max-reps 30 \
-          --set fuse=off,on $(plan_defaults "$p") --set residency=transferred --set memory=pinned,pageable,mapped \
-          > /dev/null || echo "sweep failed"
-      done
-    done
-  done
-  varex report --db "$db" --out "$files/report" > /dev/null
-  python3 scripts/plan_summary.py "$files/report" | tee "$files/plans17_memory.md"
+  sweep_plans "pinned, pageable and mapped memory" cuda:0 \
+    --set residency=transferred --set memory=pinned,pageable,mapped
+  plan_tables plans17_memory
 }
 
 part_plans17_standalone() {

@@ -2,6 +2,7 @@
 // run prints its digest; an end-to-end sweep on the CPU device records every variant.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -63,6 +64,26 @@ TEST(Cli, DevicesListsTheCpuDevice) {
   }
   EXPECT_TRUE(found);
   EXPECT_EQ(run_varex({"devices", "--device", "cpu"}).status, 0);
+}
+
+// VAREX_LLC_BYTES replaces every device's last-level cache; a value that is not a number of bytes is a usage
+// error. (The test script sets it too: the previous value is restored.)
+TEST(Cli, TheAssumedLastLevelCacheIsTakenFromTheEnvironment) {
+  const char* before = std::getenv("VAREX_LLC_BYTES");
+  const std::string saved = before ? before : "";
+  setenv("VAREX_LLC_BYTES", "12345678", 1);
+  const auto r = run_varex({"devices", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const auto& d : nlohmann::json::parse(r.out)) EXPECT_EQ(d["cache_bytes"], 12345678) << d["id"];
+  for (const char* bad : {"lots", "0", "12MiB", ""}) {
+    setenv("VAREX_LLC_BYTES", bad, 1);
+    expect_usage_error({"devices"}, std::string("VAREX_LLC_BYTES=") + bad + ": not a positive number");
+  }
+  if (before) {
+    setenv("VAREX_LLC_BYTES", saved.c_str(), 1);
+  } else {
+    unsetenv("VAREX_LLC_BYTES");
+  }
 }
 
 TEST(Cli, BadInputIsOneLineAndStatusTwo) {

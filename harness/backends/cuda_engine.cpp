@@ -204,10 +204,7 @@ class CudaEngine final : public Engine {
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
     CUdeviceptr ptr = 0;
     const CUresult r = driver().cuMemAlloc(&ptr, std::max<std::size_t>(bytes, 256));
-    if (r != CUDA_SUCCESS) {
-      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " on " + info_.id + ": " +
-                         driver().describe(r));
-    }
+    if (r != CUDA_SUCCESS) allocation_failed(bytes, "device", driver().describe(r));
     return std::make_unique<CuBuffer>(ptr, bytes);
   }
 
@@ -222,15 +219,12 @@ class CudaEngine final : public Engine {
   std::unique_ptr<DeviceBuffer> allocate_mapped(std::size_t bytes) override {
     void* host = nullptr;
     CUresult r = driver().cuMemHostAlloc(&host, std::max<std::size_t>(bytes, 256), CU_MEMHOSTALLOC_DEVICEMAP);
-    if (r != CUDA_SUCCESS) {
-      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of mapped host memory for " + info_.id +
-                         ": " + driver().describe(r));
-    }
+    if (r != CUDA_SUCCESS) allocation_failed(bytes, "mapped host", driver().describe(r));
     CUdeviceptr ptr = 0;
     r = driver().cuMemHostGetDevicePointer(&ptr, host, 0);
     if (r != CUDA_SUCCESS) {
       driver().cuMemFreeHost(host);
-      throw RuntimeError(info_.id + " cannot map host memory: " + driver().describe(r));
+      allocation_failed(bytes, "mapped host", driver().describe(r));
     }
     return std::make_unique<CuBuffer>(ptr, bytes, host);
   }

@@ -301,10 +301,7 @@ class OpenClEngine final : public Engine {
     cl_int err = CL_SUCCESS;
     // Zero-sized buffers are invalid in OpenCL; empty inputs still get a valid (tiny) buffer.
     cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 64), nullptr, &err);
-    if (err != CL_SUCCESS) {
-      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " on " + info_.id + ": " +
-                         describe_cl(err));
-    }
+    if (err != CL_SUCCESS) allocation_failed(bytes, "device", describe_cl(err));
     return std::make_unique<ClBuffer>(mem, bytes);
   }
 
@@ -331,10 +328,7 @@ class OpenClEngine final : public Engine {
     cl_int err = CL_SUCCESS;
     cl_mem mem =
         clCreateBuffer(context_, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, host->bytes(), host->data(), &err);
-    if (err != CL_SUCCESS) {
-      throw RuntimeError("cannot allocate " + format_bytes(bytes) + " of mapped host memory for " + info_.id +
-                         ": " + describe_cl(err));
-    }
+    if (err != CL_SUCCESS) allocation_failed(bytes, "mapped host", describe_cl(err));
     return std::make_unique<ClBuffer>(mem, bytes, std::move(host));
   }
 

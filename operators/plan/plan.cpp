@@ -308,7 +308,7 @@ class PlanRun final : public PreparedRun {
   const DeviceBuffer& written(int step, int column) const {
     if (mapped_) {
       const auto it = mapped_written_.find({step, column});
-      if (it != mapped_written_.end() && it->second) return *it->second;
+      if (it != mapped_written_.end()) return *it->second;
     }
     return *written_.at({step, column});
   }
