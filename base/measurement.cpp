@@ -28,11 +28,25 @@ Status status_from_string(std::string_view text) {
   throw UsageError("unknown measurement status '" + std::string(text) + "'");
 }
 
+std::string to_string(Check check) {
+  return check == Check::Device ? "device" : "host";
+}
+
+Check check_from_string(std::string_view text) {
+  if (text == "host") return Check::Host;
+  if (text == "device") return Check::Device;
+  throw UsageError("unknown verification '" + std::string(text) + "'");
+}
+
 nlohmann::json MeasureSettings::to_json() const {
-  return {{"warmup", warmup},         {"min_reps", min_reps},
-          {"max_reps", max_reps},     {"target_rel_ci", target_rel_ci},
-          {"confidence", confidence}, {"max_rep_seconds", max_rep_seconds},
-          {"baseline", baseline}};
+  nlohmann::json j{{"warmup", warmup},         {"min_reps", min_reps},
+                   {"max_reps", max_reps},     {"target_rel_ci", target_rel_ci},
+                   {"confidence", confidence}, {"max_rep_seconds", max_rep_seconds},
+                   {"baseline", baseline}};
+  // The per-request parts only where set: the JSON of a session's settings (its identity) stays as it was.
+  if (check != Check::Host) j["check"] = to_string(check);
+  if (cutoff_ms > 0) j["cutoff_ms"] = cutoff_ms;
+  return j;
 }
 
 MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
@@ -44,6 +58,8 @@ MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
   s.confidence = j.value("confidence", s.confidence);
   s.max_rep_seconds = j.value("max_rep_seconds", s.max_rep_seconds);
   s.baseline = j.value("baseline", s.baseline);
+  s.check = check_from_string(j.value("check", std::string("host")));
+  s.cutoff_ms = j.value("cutoff_ms", 0.0);
   return s;
 }
 
@@ -75,6 +91,8 @@ nlohmann::json Measurement::to_json() const {
           {"rows", result.rows},
           {"checksum", result.checksum},
           {"verified", verified},
+          {"checked", to_string(checked)},
+          {"cut_off", cut_off},
           {"baseline", baseline_json(baseline)}};
 }
 
@@ -99,6 +117,8 @@ Measurement Measurement::from_json(const nlohmann::json& j) {
   m.result.rows = j.value("rows", std::uint64_t{0});
   m.result.checksum = j.value("checksum", std::uint64_t{0});
   m.verified = j.value("verified", false);
+  m.checked = check_from_string(j.value("checked", std::string("host")));
+  m.cut_off = j.value("cut_off", false);
   m.baseline = baseline_from_json(j.value("baseline", nlohmann::json()));
   return m;
 }

@@ -37,6 +37,16 @@ enum class Status { Ok, CompileError, LaunchError, Timeout, WrongResult };
 std::string to_string(Status status);
 Status status_from_string(std::string_view text);
 
+// How a variant's first result is checked against the host reference before its times count.
+enum class Check {
+  Host,    // downloaded and compared in full on the host, naming the first mismatch
+  Device,  // reduced to a digest on the device (order-aware, or order-free for multisets) and compared
+           // with the reference's digest, so that only a few words cross the bus; a digest that differs
+           // is then compared in full on the host, which names the mismatch
+};
+std::string to_string(Check check);
+Check check_from_string(std::string_view text);
+
 struct MeasureSettings {
   int warmup = 1;
   int min_reps = 5;
@@ -48,6 +58,11 @@ struct MeasureSettings {
   double max_rep_seconds = 2.0;
   // Also time the operator's CPU baseline once the variant is measured.
   bool baseline = false;
+  // Per request, set by the tuner (not part of a session's identity):
+  Check check = Check::Host;
+  // A variant whose first timed repetition is slower than this (0: never) is recorded after that one
+  // repetition, marked cut off (the warm-up is skipped when the verified run was already slower).
+  double cutoff_ms = 0;
 
   nlohmann::json to_json() const;
   static MeasureSettings from_json(const nlohmann::json& j);
@@ -71,6 +86,8 @@ struct Measurement {
   Digest result;
   bool verified = false;
   std::optional<BaselineTiming> baseline;
+  Check checked = Check::Host;  // how the result was verified
+  bool cut_off = false;         // stopped after one repetition, far slower than the incumbent: never a best
 
   bool ok() const { return status == Status::Ok; }
   // What the measurement cost: its wall time, or for rows recorded before wall times were kept an

@@ -360,6 +360,7 @@ struct SessionFlags {
   std::string budget = "10%";
   std::uint64_t seed = 1;
   int remeasure = 3;
+  std::optional<double> cutoff;
   bool reprobe = false;
   bool fresh = false;
   bool sequential = false;
@@ -378,6 +379,7 @@ json run_json(const tuner::DeviceRun& r) {
          {"resumed_measurements", r.resumed_measurements},
          {"ok", r.outcome.ok},
          {"failed", r.outcome.failed},
+         {"cut_off", r.outcome.cut_off},
          {"spent_s", r.outcome.spent_s},
          {"probe_gbps", r.probe_gbps}};
   if (!r.error.empty()) j["error"] = r.error;
@@ -428,6 +430,13 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
                   "re-measured times are what `varex best` compares)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+  cmd->add_option(
+         "--cutoff", f->cutoff,
+         std::string("Time a variant once, and never let it be best, when its first repetition is "
+                     "slower than this many times the best so far (0: measure every variant in full; "
+                     "default: ") +
+             (tune ? fixed(tuner::kDefaultCutoff, 0) + " for a tune)" : "0 for a sweep)"))
+      ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("--quiet", f->quiet, "No progress on stderr (only failures)");
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
@@ -448,6 +457,10 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.progress = !f->quiet;
     options.worker_executable = self_executable();
     options.remeasure = f->remeasure;
+    options.cutoff = f->cutoff.value_or(tune ? tuner::kDefaultCutoff : 0.0);
+    if (options.cutoff > 0 && options.cutoff < 1)
+      throw UsageError("--cutoff: " + fixed(options.cutoff, 2) +
+                       " would cut off variants faster than the best; give 0 or at least 1");
     if (tune) {
       options.strategy = f->strategy;
       options.budget = tuner::Budget::parse(f->budget);
@@ -484,9 +497,9 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
       const auto& m = r.outcome.best_measurement;
       rows.push_back({r.device.id, std::to_string(r.session), r.status,
                       std::to_string(r.outcome.evaluations) + "/" + std::to_string(r.valid_variants),
-                      std::to_string(r.outcome.failed), fixed(r.outcome.spent_s, 1),
-                      r.outcome.best ? fixed(r.outcome.best_ms, 4) : "-", m ? fixed(m->gbps, 1) : "-",
-                      m ? fixed(100 * m->probe_fraction, 1) + "%" : "-",
+                      std::to_string(r.outcome.failed), std::to_string(r.outcome.cut_off),
+                      fixed(r.outcome.spent_s, 1), r.outcome.best ? fixed(r.outcome.best_ms, 4) : "-",
+                      m ? fixed(m->gbps, 1) : "-", m ? fixed(100 * m->probe_fraction, 1) + "%" : "-",
                       r.outcome.best ? variants::describe(*r.outcome.best) : "-"});
     }
     if (f->json_out) {
@@ -496,8 +509,8 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     std::cout << options.op->name() << " " << kind
               << (tune ? " (" + options.strategy + ", budget " + options.budget.to_string() + ")" : "")
               << " over " << options.workload.describe() << "\n";
-    print_table({"device", "session", "status", "evaluated", "failed", "cost s", "best ms", "GB/s",
-                 "of probe", "best variant"},
+    print_table({"device", "session", "status", "evaluated", "failed", "cut off", "spent s", "best ms",
+                 "GB/s", "of probe", "best variant"},
                 rows);
     std::size_t lanes = 0;
     for (const auto& phase : tuner::plan_schedule(options.devices, options.schedule))

@@ -24,10 +24,16 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
     return m;
   }
   try {
-    // The first result decides whether the variant's times count at all.
+    // The first result decides whether the variant's times count at all. A digest computed on the device
+    // that differs from the reference's is compared in full, which names the mismatch (and is the judge).
     run.poison();
-    run.execute(params);
-    const Collected first = run.collect();
+    const double verified_run_ms = run.execute(params).total_ms;
+    Collected first = run.collect(settings.check);
+    m.checked = settings.check;
+    if (!first.verified && settings.check == Check::Device) {
+      first = run.collect(Check::Host);
+      m.checked = Check::Host;
+    }
     m.d2h_ms = first.d2h_ms;
     m.result = first.digest;
     m.verified = first.verified;
@@ -36,7 +42,12 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
       m.error = first.mismatch;
       return m;
     }
-    for (int i = 0; i < settings.warmup; ++i) run.execute(params);
+    // A loser far behind the incumbent is timed once: no warm-up when the verified run was already slower
+    // than the cut-off, and no repetition after a first one that is.
+    const bool cutting = settings.cutoff_ms > 0;
+    if (!(cutting && verified_run_ms > settings.cutoff_ms)) {
+      for (int i = 0; i < settings.warmup; ++i) run.execute(params);
+    }
 
     // An input that fits in the last-level cache would be measured from the cache: evict it before
     // every repetition by writing a buffer twice the cache's size.
@@ -55,6 +66,10 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
         v.push_back(k.ms);
       }
       spent_ms += t.total_ms;
+      if (cutting && m.samples_ms.size() == 1 && t.total_ms > settings.cutoff_ms) {
+        m.cut_off = true;
+        break;
+      }
       if (static_cast<int>(m.samples_ms.size()) < settings.min_reps) continue;
       if (spent_ms > settings.max_rep_seconds * 1e3) break;
       if (summarize(m.samples_ms, settings.confidence).relative_ci() <= settings.target_rel_ci) break;

@@ -19,6 +19,7 @@
 #endif
 
 #include "common/compact.h"
+#include "common/digest.h"
 #include "common/histogram.h"
 #include "common/portable.h"
 #include "common/reduce.h"
@@ -64,6 +65,52 @@ KERNEL void reduce_sum_u32(GLOBAL const uint* in, GLOBAL ulong* out, const uint 
   for (uint i = gid(); i < n; i += gsize()) sum += in[i];
   sum = wg_reduce_add_u32(scratch, sum);
   if (lid() == 0 && sum) global_add_u64(out, (ulong)sum);
+}
+
+// ---- output digests (common/digest.h; out[0] cleared by the host) ----
+
+// Tuple i < n is the words of every column in turn: column j holds width_j consecutive words per tuple
+// (`widths`: 4 bits per column, column 0 lowest, a width of 0 ends the list). With `soa` non-zero every
+// column lies in c0, column j from word j * soa on. Unused column arguments may repeat c0.
+KERNEL void digest_columns(GLOBAL const uint* c0, GLOBAL const uint* c1, GLOBAL const uint* c2,
+                           GLOBAL const uint* c3, GLOBAL const uint* c4, GLOBAL ulong* out, const uint n,
+                           const uint widths, const uint soa, const uint ordered) {
+  LOCAL_ARRAY ulong scratch[MAX_LOCAL];
+  ulong sum = 0;
+  for (ulong i = gid(); i < n; i += gsize()) {
+    ulong h = digest_start(ordered ? i + 1 : 0);
+    for (uint j = 0; j < 5; ++j) {
+      const uint width = (widths >> (4 * j)) & 15u;
+      if (width == 0) break;
+      GLOBAL const uint* column = soa      ? c0 + (ulong)j * soa
+                                  : j == 0 ? c0
+                                  : j == 1 ? c1
+                                  : j == 2 ? c2
+                                  : j == 3 ? c3
+                                           : c4;
+      for (uint k = 0; k < width; ++k) h = digest_add(h, column[i * width + k]);
+    }
+    sum += h;
+  }
+  sum = wg_reduce_add_u64(scratch, sum);
+  if (lid() == 0) global_add_u64(out, sum);
+}
+
+// Tuple i < n is (own[i] where has_own, table[index[i]]), started from position i + 1 where ordered. An
+// index at or past `limit` names no row of the table: its tuple mixes the index with a different finish.
+KERNEL void digest_gather(GLOBAL const uint* index, GLOBAL const uint* table, GLOBAL const uint* own,
+                          GLOBAL ulong* out, const uint n, const uint limit, const uint has_own,
+                          const uint ordered) {
+  LOCAL_ARRAY ulong scratch[MAX_LOCAL];
+  ulong sum = 0;
+  for (ulong i = gid(); i < n; i += gsize()) {
+    ulong h = digest_start(ordered ? i + 1 : 0);
+    if (has_own) h = digest_add(h, own[i]);
+    const uint at = index[i];
+    sum += at < limit ? digest_add(h, table[at]) : ~digest_add(h, at);
+  }
+  sum = wg_reduce_add_u64(scratch, sum);
+  if (lid() == 0) global_add_u64(out, sum);
 }
 
 // ---- histograms (bins cleared by the host) ----

@@ -145,6 +145,8 @@ std::vector<std::string> measurement_cells(const RecordedSession& s, const std::
           std::to_string(r.fidelity),
           to_string(m.status),
           m.verified ? "1" : "0",
+          varex::to_string(m.checked),
+          m.cut_off ? "1" : "0",
           timed ? number(m.kernel.median) : "",
           timed ? number(m.kernel.ci_low) : "",
           timed ? number(m.kernel.ci_high) : "",
@@ -158,12 +160,13 @@ std::vector<std::string> measurement_cells(const RecordedSession& s, const std::
 }
 
 std::string write_measurements(const ReportData& data, const std::string& out_dir) {
-  CsvFile f(out_dir + "/measurements.csv",
-            with_params({"session",    "kind",     "strategy",  "op",      "device",  "host",
-                         "rows",       "workload", "order",     "variant", "purpose", "fidelity",
-                         "status",     "verified", "kernel_ms", "ci_low",  "ci_high", "reps",
-                         "compile_ms", "h2d_ms",   "d2h_ms",    "cost_s",  "gbps",    "probe_fraction"},
-                        data.tunables));
+  CsvFile f(
+      out_dir + "/measurements.csv",
+      with_params({"session",  "kind",    "strategy",  "op",      "device",        "host",   "rows",
+                   "workload", "order",   "variant",   "purpose", "fidelity",      "status", "verified",
+                   "checked",  "cut_off", "kernel_ms", "ci_low",  "ci_high",       "reps",   "compile_ms",
+                   "h2d_ms",   "d2h_ms",  "cost_s",    "gbps",    "probe_fraction"},
+                  data.tunables));
   for (std::size_t i = 0; i < data.sessions.size(); ++i) {
     std::size_t order = 0;
     for (const RecordedMeasurement& r : data.measurements[i]) {

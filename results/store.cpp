@@ -186,11 +186,19 @@ UPDATE variants SET params = json_remove(json_set(params, '$.grid',
 WHERE op = 'groupby' AND json_type(params, '$.groups') IS NOT NULL;
 )sql";
 
+// Version 8: how each result was verified (`checked`: 'host', compared in full on the host, or 'device', by a
+// digest computed on the device; rows before were all checked on the host) and whether the measurement was
+// cut off after one repetition as far slower than the session's incumbent (never a best).
+const char* kSchemaV8 = R"sql(
+ALTER TABLE measurements ADD COLUMN checked TEXT NOT NULL DEFAULT 'host' CHECK (checked IN ('host', 'device'));
+ALTER TABLE measurements ADD COLUMN cut_off INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
   static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4,
-                                            kSchemaV5, kSchemaV6, kSchemaV7};
+                                            kSchemaV5, kSchemaV6, kSchemaV7, kSchemaV8};
   return all;
 }
 
@@ -579,7 +587,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
   Statement s(db_,
               R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
       m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
-      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline
+      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline, m.checked, m.cut_off
       FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 AND m.duplicate_of IS NULL
       ORDER BY m.id)sql");
   s.bind(1, session);
@@ -609,6 +617,8 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     m.wall_ms = s.real(19);
     r.created_at = s.text(20);
     if (!s.is_null(21)) m.baseline = varex::baseline_from_json(nlohmann::json::parse(s.text(21)));
+    m.checked = varex::check_from_string(s.text(22));
+    m.cut_off = s.integer(23) != 0;
     m.samples_ms = samples[r.id];
     m.kernel = summarize(m.samples_ms);
     out.push_back(std::move(r));
@@ -623,9 +633,10 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   Statement s(db_, R"sql(
     INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
       checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad,
-      reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction, wall_ms, fidelity, purpose, baseline)
+      reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction, wall_ms, fidelity, purpose, baseline, checked,
+      cut_off)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
-            ?24, ?25, ?26, ?27))sql");
+            ?24, ?25, ?26, ?27, ?28, ?29))sql");
   const bool timed = !m.samples_ms.empty();
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : m.kernels) kernels.push_back({{"kernel", k.kernel}, {"ms", k.ms}});
@@ -658,6 +669,7 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   } else {
     s.bind_null(27);
   }
+  s.bind(28, varex::to_string(m.checked)).bind(29, m.cut_off ? 1 : 0);
   s.step();
   const std::int64_t id = db_.last_insert_rowid();
   Statement sample(db_, "INSERT INTO samples (measurement_id, rep, kernel_ms) VALUES (?1, ?2, ?3)");
@@ -683,7 +695,7 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
       SELECT m.id, m.device_id, v.op, COALESCE(w.class_id, 'workload ' || w.id), m.variant_id, m.kernel_ms
       FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN workloads w ON w.id = m.workload_id
            JOIN sessions x ON x.id = m.session_id
-      WHERE m.status = 'ok' AND m.verified = 1 AND m.fidelity = 0 AND m.kernel_ms IS NOT NULL
+      WHERE m.status = 'ok' AND m.verified = 1 AND m.fidelity = 0 AND m.kernel_ms IS NOT NULL AND m.cut_off = 0
         AND m.duplicate_of IS NULL AND w.rows > 0
         AND (m.purpose = 'remeasure' OR (?2 AND x.kind = 'run')) AND (?1 IS NULL OR v.op = ?1)
       ORDER BY m.id)sql");

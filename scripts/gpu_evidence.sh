@@ -43,10 +43,6 @@
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
-#   toolkit_ab  issue 13's regression check: the build before the toolkit (.carry/bin/varex-old, carried by
-#              hand) against this one, alternating, on the H200 figures of docs/RESULTS.md: selection 2^28
-#              (each device's best variant), join 2^24 x 2^28 and group-by 2^28 at 16 and 2^20 groups (the
-#              tuned variants described there), regex search on 2^24 titles; GPU devices only
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
@@ -76,6 +72,11 @@
 #              and pageable memory (one sweep per plan), then tuned with resident data for PLAN_BUDGET
 #              (default 20s) and the tuned variant transferred; scripts/plan_summary.py prints the table
 #   plans17_sweep  the first sweep of plans17 alone (defaults; no tune)
+#   tune27     issue 27's evidence: a TUNE_BUDGET (default 60s) tune from an empty database, no warm start, of
+#              the join 2^24 x 2^28 (unique keys), the group-by at 2^28 rows with 16 and 2^20 groups, ra_sort 2^26
+#              (key, value), regex on 2^24 titles at 1% and plan D at SF 10 (resident) on each of TUNE_DEVICES
+#              (default cuda:0 ocl:1:0); TUNE_WORKLOADS picks some (join g16 g20 sort regex planD); prints
+#              budget, evaluations, cut-offs, spent and the tuned best
 #   plans17_memory  each plan of PLANS at PLAN_SFS on PLAN_DEVICES (default cuda:0) transferred through
 #              pinned, pageable and mapped (zero-copy) memory, step by step and fused, at the defaults
 #   plans17_standalone  each plan of PLANS (default A C D E) at PLAN_SFS on PLAN_DEVICES tuned as a whole
@@ -558,55 +559,6 @@ part_sanitizer() {
   done | tee -a "$files/sanitizer.txt"
 }
 
-# One A/B pair: the old and the new build on one device and variant, twice each, alternating; prints the
-# device time and share of the copy probe of each run. The pairs name the grid by its old names
-# (groups_per_cu, processors, groups), which the old build knows and this one reads as `grid`.
-ab() {
-  local label=$1 device=$2; shift 2
-  local round build
-  for round in 1 2; do
-    for build in varex-old varex; do
-      "$carry/bin/$build" run --device "$device" --db "$files/toolkit_$build.db" --min-reps 5 --max-reps 20 --quiet \
-        --json "$@" 2>/dev/null | python3 -c "import json,sys; m=json.load(sys.stdin); print('$label', '$device', '$build', round(m['kernel_ms'],4), 'ms', round(100*m['probe_fraction'],1), '% of probe', 'verified' if m['verified'] else 'WRONG')" \
-        || echo "$label $device $build failed"
-    done
-  done
-}
-
-part_toolkit_ab() {
-  step toolkit A/B
-  local gpus; gpus=$(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin) if d['type']=='gpu'))")
-  local d
-  for d in $gpus; do
-    if [[ $d == cuda:* ]]; then
-      ab selection "$d" --op selection --rows 2^28 --set kernel=overflow --set ept=8 --set vec=2 --set local=256 --set padding=none
-    else
-      ab selection "$d" --op selection --rows 2^28 --set kernel=overflow --set ept=8 --set vec=8 --set local=128 --set groups_per_cu=32 --set padding=guard
-    fi
-    ab join "$d" --op hashjoin --rows 2^24 --rows2 2^28 --set processors=cover --set local=256 --set padding=guard \
-      --set preprocess=on --set probing=linear --set hash=murmur --set load=75 --set batch=1
-    ab regex_naive "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
-      --query 'pattern=quasi(periodic|crystal)' --set kernel=naive --set local=256
-    ab regex_refill "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
-      --query 'pattern=quasi(periodic|crystal)' --set kernel=refill --set groups_per_cu=16 --set local=256
-  done | tee -a "$files/toolkit_ab.txt"
-}
-
-part_toolkit_ab2() {
-  step toolkit A/B group-by and regex
-  local gpus; gpus=$(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin) if d['type']=='gpu'))")
-  local d
-  for d in $gpus; do
-    ab groupby16 "$d" --op groupby --rows 2^28 --distinct 16 --set agg=local --set fuse=on --set groups=8192 \
-      --set sizing=sketch --set build=pessimistic --set local=512
-    ab groupby2^20 "$d" --op groupby --rows 2^28 --distinct 2^20 --set agg=global --set fuse=off --set sizing=sketch \
-      --set build=pessimistic --set local=256 --set padding=guard
-    ab regex_naive "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
-      --query 'pattern=quasi(periodic|crystal)' --set kernel=naive --set local=256
-    ab regex_refill "$d" --op regex --strings titles --rows 2^24 --selectivity 0.01 \
-      --query 'pattern=quasi(periodic|crystal)' --set kernel=refill --set groups_per_cu=16 --set local=256
-  done | tee -a "$files/toolkit_ab.txt"
-}
 
 part_toolkit_new() {
   step Red Fox primitives
@@ -1051,6 +1003,28 @@ part_duckdb_plans() {
     PYTHONPATH=/tmp/site python3 bench/duckdb_plans.py --varex "$(command -v varex)" --sf "$sf" --reps 5 \
       --plans "${PLANS:-A,B,C,D,E}" --keep /tmp/plan-tables | tee -a "$files/duckdb_plans.jsonl"
     rm -rf /tmp/plan-tables
+  done
+}
+
+part_tune27() {
+  local budget=${TUNE_BUDGET:-60s} d w
+  for d in ${TUNE_DEVICES:-cuda:0 ocl:1:0}; do
+    local tdb=$files/tune27_${d//:/_}_$budget.db
+    for w in ${TUNE_WORKLOADS:-join g16 g20 sort regex planD}; do
+      step "tune27 $w on $d, $budget"
+      local args=(--device "$d" --db "$tdb" --budget "$budget" --quiet --json)
+      case $w in
+        join) varex tune --op hashjoin --rows 2^24 --rows2 2^28 "${args[@]}" ;;
+        g16) varex tune --op groupby --rows 2^28 --distinct 16 "${args[@]}" ;;
+        g20) varex tune --op groupby --rows 2^28 --distinct 2^20 "${args[@]}" ;;
+        sort) varex tune --op ra_sort --rows 2^26 --values 1 "${args[@]}" ;;
+        regex) varex tune --op regex --strings titles --rows 2^24 --selectivity 0.01 \
+          --query 'pattern=quasiperiodic tiling' "${args[@]}" ;;
+        planD) varex plan tune D --sf 10 --set residency=resident "${args[@]}" ;;
+      esac > "$files/tune27_${w}_${d//:/_}_$budget.json" 2> "$files/tune27_${w}_${d//:/_}_$budget.err" || echo "failed"
+      python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; b=r.get('best',{}); print('$w', r['device'], '$budget', 'evaluations', r['evaluations'], 'cut off', r.get('cut_off'), 'failed', r['failed'], 'spent', round(r['spent_s'],1), 's best', round(b.get('kernel_ms',float('nan')),4), 'ms', ' '.join(f'{k}={v}' for k,v in sorted(b.get('params',{}).items())))" \
+        "$files/tune27_${w}_${d//:/_}_$budget.json" || tail -3 "$files/tune27_${w}_${d//:/_}_$budget.err"
+    done
   done
 }
 

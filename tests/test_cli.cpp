@@ -330,6 +330,34 @@ TEST(Cli, TuneResumesAfterInterruptionWithoutDuplicates) {
   EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM measurements"), 33);
 }
 
+// A wall-time budget covers the whole session (preparation, search, re-measurement): the tune ends within
+// 10% of it, and says what it spent.
+TEST(Cli, ATuneKeepsItsWallTimeBudget) {
+  const std::string db = test::scratch_dir("cli-budget") + "/varex.db";
+  const auto r = run_varex({"tune", "--op", "selection", "--device", test::cpu_device().id, "--db", db,
+                            "--rows", "2^18", "--budget", "15s", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("budget 15s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("spent s"), std::string::npos) << r.out;
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(), "SELECT spent_seconds, evaluations FROM sessions WHERE kind = 'tune'");
+  ASSERT_TRUE(s.step());
+  EXPECT_LE(s.real(0), 16.5);
+  EXPECT_GE(s.real(0), 12.0);
+  EXPECT_GE(s.integer(1), 2);
+  // The default was measured first and re-measured.
+  const auto defaults =
+      harness::find_operator("selection").space({test::cpu_device(), std::uint64_t{1} << 18}).defaults();
+  const std::string id = harness::variant_id(harness::find_operator("selection"), Backend::OpenCL, defaults);
+  results::Statement first(store.db(), "SELECT variant_id FROM measurements ORDER BY id LIMIT 1");
+  ASSERT_TRUE(first.step());
+  EXPECT_EQ(first.text(0), id);
+  EXPECT_EQ(
+      count_where(
+          db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'remeasure' AND variant_id = '" + id + "'"),
+      1);
+}
+
 TEST(Cli, TunerBenchReplaysRecordedSweeps) {
   const std::string dir = test::scratch_dir("cli-bench");
   const std::string db = dir + "/varex.db";

@@ -1,8 +1,9 @@
 // The contract every operator keeps, checked once for all of them (the registry's list): a foreign flag or
 // query key is refused naming what the operator takes; a poisoned output never verifies; a generated
 // workload of one row, of sizes that are not multiples of 8, 32 or a local size, verifies with the default
-// variant; an empty workload is refused as a usage error or runs and verifies. Every compile-time variant
-// building with NVRTC is Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc (test_cuda.cpp).
+// variant, checked in full and by the device's digest alike; an empty workload is refused as a usage error or
+// runs and verifies. Every compile-time variant building with NVRTC is
+// Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc (test_cuda.cpp).
 #include <gtest/gtest.h>
 
 #include <set>
@@ -25,12 +26,19 @@ class Contract : public testing::TestWithParam<std::string> {
     return op().workload(options);
   }
 
+  // The default variant's result, checked in full on the host; the check by the device's digest must agree.
   Collected run_default(const datasets::WorkloadSpec& spec) const {
     auto run = op().prepare(test::cpu_engine(), spec);
     const auto params = op().space({test::cpu_device(), spec.rows()}).defaults();
     run->poison();
     run->execute(params);
-    return run->collect();
+    const Collected on_device = run->collect(Check::Device);
+    const Collected c = run->collect();
+    EXPECT_EQ(on_device.verified, c.verified) << spec.describe();
+    if (on_device.verified) {
+      EXPECT_EQ(on_device.digest, c.digest) << spec.describe();
+    }
+    return c;
   }
 };
 
@@ -79,7 +87,9 @@ TEST_P(Contract, APoisonedOutputNeverVerifies) {
   run->poison();
   run->execute(params);
   ASSERT_TRUE(run->collect().verified);
+  ASSERT_TRUE(run->collect(Check::Device).verified);
   run->poison();  // as if the kernels had written nothing
+  EXPECT_FALSE(run->collect(Check::Device).verified);
   const Collected c = run->collect();
   EXPECT_FALSE(c.verified);
   EXPECT_FALSE(c.mismatch.empty());

@@ -2,6 +2,7 @@
 // random search, and that failed or wrong variants are never declared best.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <set>
 
 #include "base/errors.hpp"
@@ -106,6 +107,90 @@ TEST(Strategies, BudgetsAreKept) {
   }
 }
 
+// A replay that keeps every request it answers.
+class LoggingEvaluator final : public Evaluator {
+ public:
+  LoggingEvaluator(const Recording& recording, std::uint64_t seed) : replay_(recording, seed) {}
+  Evaluation evaluate(const EvaluationRequest& request) override {
+    requests.push_back(request);
+    return replay_.evaluate(request);
+  }
+  double exhaustive_cost_s(double mean) const override { return replay_.exhaustive_cost_s(mean); }
+  std::vector<EvaluationRequest> requests;
+
+ private:
+  ReplayEvaluator replay_;
+};
+
+TuneOutcome logged(const std::string& name, std::uint64_t seed, const TuneSettings& settings,
+                   LoggingEvaluator& evaluator) {
+  SearchSpace space(fixture().recording.space(), seed);
+  auto strategy = make_strategy(name, space.space());
+  return run_tuning(*strategy, space, evaluator, settings);
+}
+
+TEST(Tuning, TheDefaultIsMeasuredFirstAndCompetesInTheRemeasurement) {
+  const Recording& rec = fixture().recording;
+  const variants::Params defaults = rec.space().defaults();
+  ASSERT_NE(rec.find(defaults), nullptr);
+  for (const auto& name : strategy_names()) {
+    LoggingEvaluator evaluator(rec, 5);
+    const TuneOutcome o = logged(name, 5, {Budget::parse("15"), 3}, evaluator);
+    ASSERT_FALSE(evaluator.requests.empty());
+    EXPECT_EQ(evaluator.requests.front().params, defaults) << name;
+    EXPECT_EQ(evaluator.requests.front().purpose, "search") << name;
+    std::size_t default_searches = 0;
+    bool remeasured = false;
+    for (const auto& r : evaluator.requests) {
+      if (r.params == defaults && r.purpose == "search") ++default_searches;
+      if (r.params == defaults && r.purpose == "remeasure") remeasured = true;
+    }
+    EXPECT_EQ(default_searches, 1u) << name << ": measured again by the strategy";
+    EXPECT_TRUE(remeasured) << name;
+    EXPECT_LE(o.best_ms, rec.true_ms(defaults)) << name;
+  }
+}
+
+TEST(Tuning, LosersAreCutOffAfterOneRepetitionAndNeverBest) {
+  const Recording& rec = fixture().recording;
+  // Random search proposes the same variants whatever it observes: the two runs differ only by the cut-off.
+  LoggingEvaluator full(rec, 3), cutting(rec, 3);
+  const TuneOutcome a = logged("random", 3, {Budget::parse("200"), 3, 0}, full);
+  const TuneOutcome b = logged("random", 3, {Budget::parse("200"), 3, kDefaultCutoff}, cutting);
+  EXPECT_EQ(a.cut_off, 0u);
+  EXPECT_GT(b.cut_off, 20u);
+  EXPECT_LT(b.spent_s, a.spent_s);
+  EXPECT_EQ(a.best, b.best);
+  ASSERT_TRUE(b.best);
+  for (const auto& r : cutting.requests) {
+    if (r.purpose == "remeasure") {
+      EXPECT_EQ(r.cutoff_ms, 0) << "a re-measurement is never cut off";
+    }
+  }
+  // Every variant cut off was at least twice as slow as the best seen before it.
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < b.history.size(); ++i) {
+    const auto& r = cutting.requests[i];
+    if (r.cutoff_ms > 0) {
+      EXPECT_DOUBLE_EQ(r.cutoff_ms, kDefaultCutoff * best);
+    }
+    best = b.history[i].best_ms;
+  }
+}
+
+TEST(Tuning, AWallTimeBudgetCoversPreparationAndRemeasurement) {
+  const double exhaustive = fixture().recording.exhaustive_cost_s();
+  for (const auto& name : searchers()) {
+    TuneSettings settings{Budget::parse("10%"), 3, kDefaultCutoff};
+    settings.spent_before_s = 0.02 * exhaustive;  // the preparation
+    LoggingEvaluator evaluator(fixture().recording, 4);
+    const TuneOutcome o = logged(name, 4, settings, evaluator);
+    EXPECT_GE(o.remeasured, 1) << name;
+    EXPECT_LE(o.spent_s, 0.11 * exhaustive) << name;
+    EXPECT_GE(o.spent_s, 0.08 * exhaustive) << name;
+  }
+}
+
 TEST(Strategies, FailedAndWrongVariantsAreNeverBest) {
   const Recording& rec = fixture().recording;
   for (const auto& name : strategy_names()) {
@@ -120,12 +205,14 @@ TEST(Strategies, FailedAndWrongVariantsAreNeverBest) {
   }
 }
 
-TEST(Strategies, BanditsFindNearOptimaAndBeatRandomAtTenPercent) {
+TEST(Strategies, BanditsFindNearOptimaAndBeatRandomAtTwelvePercent) {
   const Recording& rec = fixture().recording;
+  // 12%: a share of the exhaustive cost now pays for the re-measurement of the best and the default too
+  // (before, the search alone spent the 10%; with the re-measurement inside, ucb1 ended at 1.059 at 10%).
   auto median_ratio = [&](const std::string& name) {
     std::vector<double> ratios;
     for (std::uint64_t seed = 1; seed <= 15; ++seed) {
-      const TuneOutcome o = replay(name, seed, Budget::parse("10%"));
+      const TuneOutcome o = replay(name, seed, Budget::parse("12%"));
       ratios.push_back(o.best ? rec.true_ms(*o.best) / rec.optimum_ms() : 1e9);
     }
     std::sort(ratios.begin(), ratios.end());
@@ -149,7 +236,7 @@ TEST(Strategies, HalvingMeasuresCheaplyFirst) {
   for (const auto& p : first) EXPECT_EQ(p.fidelity, 2);
   ReplayEvaluator evaluator(rec, 9);
   for (const auto& p : first) {
-    const Evaluation e = evaluator.evaluate(p.params, p.fidelity, "search");
+    const Evaluation e = evaluator.evaluate({p.params, p.fidelity, "search"});
     EXPECT_LE(e.m.samples_ms.size(), 2u);
     Observation o{p.params, p.fidelity, e.m.ok(), e.m.ok() ? e.m.kernel.median : 1e9, 0, e.cost_s};
     halving->observe(o);

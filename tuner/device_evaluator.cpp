@@ -25,12 +25,13 @@ double DeviceEvaluator::exhaustive_cost_s(double mean_cost_s) const {
   return static_cast<double>(valid_count_) * mean_cost_s;
 }
 
-Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fidelity,
-                                     const std::string& purpose) {
+Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
+  const variants::Params& params = request.params;
   const DeviceInfo& device = c_.remote->device();
   const std::string id = harness::variant_id(*c_.op, device.backend, params);
   // A resumed session: what was measured before the interruption is used, not measured again.
-  if (const auto it = resumed_.find({id, fidelity, purpose}); it != resumed_.end() && !it->second.empty()) {
+  if (const auto it = resumed_.find({id, request.fidelity, request.purpose});
+      it != resumed_.end() && !it->second.empty()) {
     Evaluation e{std::move(it->second.front().m), 0};
     it->second.pop_front();
     e.cost_s = e.m.cost_s();
@@ -38,10 +39,18 @@ Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fi
     return e;
   }
   varex::MeasureSettings settings = c_.settings;
-  if (fidelity > 0) {
-    settings.max_reps = fidelity;
-    settings.min_reps = std::min(settings.min_reps, fidelity);
+  if (request.fidelity > 0) {
+    settings.max_reps = request.fidelity;
+    settings.min_reps = std::min(settings.min_reps, request.fidelity);
   }
+  settings.cutoff_ms = request.cutoff_ms;
+  // The repetitions stop before the budget runs out (a tenth of a second at least, for the minimum).
+  settings.max_rep_seconds = std::min(settings.max_rep_seconds, std::max(0.1, request.seconds_left));
+  // A search result is checked by its digest on the device, but in full on the host for the first variant
+  // of each program (compile-time class) and for every candidate of the re-measurement.
+  const std::string compile_class = variants::canonical(c_.space->compile_part(params));
+  const bool first_of_class = checked_classes_.insert(compile_class).second;
+  settings.check = request.purpose == "search" && !first_of_class ? Check::Device : Check::Host;
   c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
                            c_.space->compile_part(params));
   // The cost is what the tuner waited for: worker round trip and any worker restart included.
@@ -53,7 +62,7 @@ Evaluation DeviceEvaluator::evaluate(const variants::Params& params, Fidelity fi
   // limit): budgets and replays must count it.
   e.m.wall_ms = e.cost_s * 1e3;
   prefetch_.clear();
-  c_.store->record(c_.session, id, c_.device_row, c_.workload.id(), e.m, fidelity, purpose);
+  c_.store->record(c_.session, id, c_.device_row, c_.workload.id(), e.m, request.fidelity, request.purpose);
   return e;
 }
 

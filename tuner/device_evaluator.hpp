@@ -4,6 +4,7 @@
 // recorded twice.
 #include <deque>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "harness/operators/operator.hpp"
@@ -30,7 +31,7 @@ class DeviceEvaluator final : public Evaluator {
  public:
   DeviceEvaluator(DeviceEvaluatorContext context, std::vector<results::RecordedMeasurement> resumed);
 
-  Evaluation evaluate(const variants::Params& params, Fidelity fidelity, const std::string& purpose) override;
+  Evaluation evaluate(const EvaluationRequest& request) override;
   void upcoming(const std::vector<variants::Params>& params) override;
   double exhaustive_cost_s(double mean_cost_s) const override;
 
@@ -43,6 +44,7 @@ class DeviceEvaluator final : public Evaluator {
   std::vector<harness::Defines> prefetch_;
   std::uint64_t valid_count_ = 0;
   std::string kernel_hash_;
+  std::set<std::string> checked_classes_;  // compile-time classes whose first result was checked in full
 };
 
 }  // namespace varex::tuner

@@ -1,6 +1,7 @@
 #pragma once
 // What the tuning driver asks of the world: measure this variant. A device (tuner/device_evaluator.hpp)
 // or a recorded sweep (tuner/replay.hpp) answers.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,17 @@
 #include "tuner/strategy.hpp"
 
 namespace varex::tuner {
+
+// One evaluation the driver asks for, decided once: what to measure and within which limits.
+struct EvaluationRequest {
+  variants::Params params;
+  Fidelity fidelity = 0;
+  std::string purpose = "search";  // or "remeasure": the final check of the best candidates
+  // Cut the variant off after one repetition when it is slower than this (0: never); tuner/tuner.hpp.
+  double cutoff_ms = 0;
+  // What is left of a wall-time budget: the timed repetitions stop before it runs out.
+  double seconds_left = std::numeric_limits<double>::infinity();
+};
 
 struct Evaluation {
   varex::Measurement m;
@@ -17,9 +29,7 @@ struct Evaluation {
 class Evaluator {
  public:
   virtual ~Evaluator() = default;
-  // `purpose` is "search" or "remeasure" (the final check of the best candidates).
-  virtual Evaluation evaluate(const variants::Params& params, Fidelity fidelity,
-                              const std::string& purpose) = 0;
+  virtual Evaluation evaluate(const EvaluationRequest& request) = 0;
   // Variants likely to be evaluated next, so that their programs can be compiled meanwhile.
   virtual void upcoming(const std::vector<variants::Params>& params) { (void)params; }
   // The (estimated) cost of evaluating every valid variant once.

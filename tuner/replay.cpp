@@ -70,16 +70,25 @@ double Recording::run_cost_s(const results::RecordedMeasurement& r, Fidelity fid
   return (fixed_ms + runs_of(r.m, used)) / 1e3;
 }
 
-Evaluation ReplayEvaluator::evaluate(const variants::Params& params, Fidelity fidelity, const std::string&) {
+Evaluation ReplayEvaluator::evaluate(const EvaluationRequest& request) {
+  const variants::Params& params = request.params;
+  const Fidelity fidelity = request.fidelity;
   const results::RecordedMeasurement* r = recording_.find(params);
   if (!r) throw RuntimeError("replay: variant " + variants::describe(params) + " was not recorded");
   Evaluation e;
   e.m = r->m;
-  e.cost_s = recording_.run_cost_s(*r, fidelity);
+  // A variant whose recorded first repetition is slower than the cut-off stops there, as live.
+  const bool cut = request.cutoff_ms > 0 && r->m.ok() && !r->m.samples_ms.empty() &&
+                   r->m.samples_ms.front() > request.cutoff_ms;
+  e.cost_s = recording_.run_cost_s(*r, cut ? 1 : fidelity);
   if (compiled_.insert(variants::canonical(recording_.space().compile_part(params))).second) {
     e.cost_s += recording_.compile_cost_s(params);
   }
-  if (fidelity > 0 && r->m.ok() && !r->m.samples_ms.empty()) {
+  if (cut) {
+    e.m.samples_ms.resize(1);
+    e.m.kernel = summarize(e.m.samples_ms);
+    e.m.cut_off = true;
+  } else if (fidelity > 0 && r->m.ok() && !r->m.samples_ms.empty()) {
     // A cheap look: the median of a few repetitions drawn from the recorded ones.
     std::uniform_int_distribution<std::size_t> pick(0, r->m.samples_ms.size() - 1);
     e.m.samples_ms.clear();

@@ -43,7 +43,7 @@ class Recording {
 class ReplayEvaluator final : public Evaluator {
  public:
   ReplayEvaluator(const Recording& recording, std::uint64_t seed) : recording_(recording), rng_(seed) {}
-  Evaluation evaluate(const variants::Params& params, Fidelity fidelity, const std::string& purpose) override;
+  Evaluation evaluate(const EvaluationRequest& request) override;
   double exhaustive_cost_s(double) const override { return recording_.exhaustive_cost_s(); }
 
  private:

@@ -112,6 +112,7 @@ void report_finished(results::Store& store, std::int64_t session, DeviceRun& run
   }
   for (const auto& r : store.session_measurements(session)) {
     if (r.purpose == "search") ++(r.m.ok() ? run.outcome.ok : run.outcome.failed);
+    if (r.purpose == "search" && r.m.cut_off) ++run.outcome.cut_off;
     if (r.purpose == "remeasure") ++run.outcome.remeasured;
     if (r.variant_id == run.best_variant) run.outcome.best = r.params;
   }
@@ -139,7 +140,12 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   }
   run.probe_gbps = ensure_probe(store, plan.device_row, remote, options.reprobe);
   lane.board->update(lane.line, "preparing the workload and its reference", true);
+  // The preparation counts against a wall-time budget; the probe, a property of the device measured once
+  // for every later session, does not.
+  const auto prepare_start = std::chrono::steady_clock::now();
   remote.prepare(options.workload);
+  const double prepare_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - prepare_start).count();
 
   DeviceEvaluatorContext context{&store,        &remote,          &op,
                                  &space,        options.workload, plan.device_row,
@@ -148,7 +154,11 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   DeviceEvaluator evaluator(context, std::move(resumed));
   SearchSpace search(space, options.seed);
   const auto strategy = strategy_of(options, search.space());
-  const TuneSettings settings{options.budget, options.remeasure};
+  TuneSettings settings;
+  settings.budget = options.budget;
+  settings.remeasure = options.remeasure;
+  settings.cutoff = options.cutoff;
+  settings.spent_before_s = prepare_s;
   run.outcome = run_tuning(
       *strategy, search, evaluator, settings,
       [&](const TuneOutcome& o, const Proposal&, const Evaluation& e) {
@@ -177,6 +187,7 @@ nlohmann::json session_settings(const RunOptions& options) {
   settings["timeout_seconds"] = options.timeout_seconds;
   settings["pins"] = options.pins;
   settings["remeasure"] = options.remeasure;
+  if (options.cutoff > 0) settings["cutoff"] = options.cutoff;
   if (options.kind == "tune") {
     settings["budget"] = options.budget.to_string();
     settings["seed"] = options.seed;

@@ -27,6 +27,7 @@ struct RunOptions {
   Budget budget;
   std::uint64_t seed = 1;
   int remeasure = 3;
+  double cutoff = 0;  // TuneSettings::cutoff (the command line gives tunes kDefaultCutoff)
   varex::MeasureSettings settings;
   double timeout_seconds = 300;
   // A sub-space; for a run, the settings that pick its one variant (defaults otherwise).

@@ -33,6 +33,7 @@ struct Observation {
   double time_ms = std::numeric_limits<double>::infinity();  // median kernel time
   double rel_ci = 0;  // half-width of the median's confidence interval relative to the median
   double cost_s = 0;
+  bool cut_off = false;  // timed once only, far slower than the incumbent: time_ms is that one repetition
 };
 
 // The strategies' view of the space: lazy sampling of valid points that were not proposed before. Owns

@@ -15,24 +15,112 @@ Observation observation_of(const Proposal& p, const Evaluation& e) {
   o.time_ms = o.ok ? e.m.kernel.median : std::numeric_limits<double>::infinity();
   o.rel_ci = o.ok ? e.m.kernel.relative_ci() : 0;
   o.cost_s = e.cost_s;
+  o.cut_off = e.m.cut_off;
   return o;
 }
+
+// What the search has seen of the candidates for the re-measurement: per variant its best time and what
+// its evaluations cost (which estimates what measuring it again will).
+struct Candidate {
+  double time_ms = std::numeric_limits<double>::infinity();
+  double cost_s = 0;
+};
 
 }  // namespace
 
 TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evaluator,
                        const TuneSettings& settings, const StepCallback& on_step) {
   TuneOutcome out;
+  out.spent_s = settings.spent_before_s;
   const variants::Space& s = space.space();
-  // The best observed time per variant (any fidelity), for the final re-measurement.
-  std::map<std::uint64_t, double> observed;
+  const Budget& budget = settings.budget;
+  const bool timed_budget = budget.kind == Budget::Kind::Seconds || budget.kind == Budget::Kind::Fraction;
+  std::map<std::uint64_t, Candidate> candidates;  // verified, not cut off, by index in the space
+  std::optional<std::uint64_t> default_index;
   std::optional<varex::Measurement> best_seen;
-  auto exhausted = [&] {
-    const double mean = out.evaluations ? out.spent_s / static_cast<double>(out.evaluations) : 0;
-    return out.evaluations > 0 &&
-           settings.budget.exhausted(out.evaluations, out.spent_s, evaluator.exhaustive_cost_s(mean));
+  auto budget_s = [&] {
+    const double mean = out.evaluations ? (out.spent_s - settings.spent_before_s) / out.evaluations : 0;
+    return budget.seconds(evaluator.exhaustive_cost_s(mean));
   };
+  // The variants the re-measurement will take, best first; the default always competes.
+  auto finalists = [&] {
+    std::vector<std::pair<double, std::uint64_t>> ranked;
+    for (const auto& [index, c] : candidates) ranked.emplace_back(c.time_ms, index);
+    const std::size_t keep =
+        std::min(ranked.size(), static_cast<std::size_t>(std::max(settings.remeasure, 0)));
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end());
+    std::vector<std::uint64_t> list;
+    for (std::size_t i = 0; i < keep; ++i) list.push_back(ranked[i].second);
+    // The default takes the last place where it is not among the best (a place of its own after a best
+    // alone).
+    if (!list.empty() && default_index && candidates.count(*default_index) &&
+        std::find(list.begin(), list.end(), *default_index) == list.end()) {
+      if (list.size() >= 2) list.pop_back();
+      list.push_back(*default_index);
+    }
+    return list;
+  };
+  // A wall-time budget covers the re-measurement too: the search stops where what is left pays for it.
+  auto reserve_s = [&] {
+    double sum = 0;
+    if (!timed_budget || settings.remeasure <= 0) return sum;
+    for (std::uint64_t index : finalists()) sum += candidates[index].cost_s;
+    return sum;
+  };
+  auto exhausted = [&] {
+    if (out.evaluations == 0) return false;
+    if (budget.kind == Budget::Kind::Evaluations) return static_cast<double>(out.evaluations) >= budget.value;
+    return out.spent_s + reserve_s() >= budget_s();
+  };
+  auto evaluate = [&](const Proposal& p, const std::string& purpose) {
+    EvaluationRequest request{p.params, p.fidelity, purpose};
+    const double incumbent =
+        out.history.empty() ? std::numeric_limits<double>::infinity() : out.history.back().best_ms;
+    if (purpose == "search" && settings.cutoff > 0 && std::isfinite(incumbent))
+      request.cutoff_ms = settings.cutoff * incumbent;
+    if (timed_budget) request.seconds_left = std::max(0.0, budget_s() - out.spent_s - reserve_s());
+    return evaluator.evaluate(request);
+  };
+
+  // One search evaluation: measured, observed by the strategy, and kept for the re-measurement.
   bool stop = false;
+  auto search = [&](const Proposal& p) {
+    space.mark(p.params);
+    const Evaluation e = evaluate(p, "search");
+    ++out.evaluations;
+    out.spent_s += e.cost_s;
+    const Observation o = observation_of(p, e);
+    strategy.observe(o);
+    const std::uint64_t index = s.index_of(p.params);
+    TunePoint point{out.evaluations, out.spent_s, std::numeric_limits<double>::infinity(), 0};
+    if (!out.history.empty())
+      point = {out.evaluations, out.spent_s, out.history.back().best_ms, out.history.back().best_index};
+    if (o.ok) {
+      ++out.ok;
+      if (o.cut_off) {
+        ++out.cut_off;
+      } else {
+        Candidate& c = candidates[index];
+        c.time_ms = std::min(c.time_ms, o.time_ms);
+        c.cost_s = std::max(c.cost_s, o.cost_s);
+        if (o.time_ms < point.best_ms) {
+          point = {out.evaluations, out.spent_s, o.time_ms, index};
+          best_seen = e.m;
+        }
+      }
+    } else {
+      ++out.failed;
+    }
+    out.history.push_back(point);
+    if (on_step && !on_step(out, p, e)) stop = true;
+  };
+
+  // The default first, in every session: a search that finds nothing better still declares it.
+  const variants::Params defaults = s.canonical(s.defaults());
+  if (settings.measure_default && s.valid(defaults) && !space.seen(defaults)) {
+    default_index = s.index_of(defaults);
+    search({defaults, 0});
+  }
   while (!stop && !exhausted()) {
     const std::vector<Proposal> batch = strategy.propose(space);
     if (batch.empty()) {
@@ -44,52 +132,30 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
         stop = true;
         break;
       }
-      const Proposal& p = batch[i];
       std::vector<variants::Params> next;
       for (std::size_t j = i + 1; j < batch.size(); ++j) next.push_back(batch[j].params);
       evaluator.upcoming(next);
-      space.mark(p.params);
-      const Evaluation e = evaluator.evaluate(p.params, p.fidelity, "search");
-      ++out.evaluations;
-      out.spent_s += e.cost_s;
-      const Observation o = observation_of(p, e);
-      strategy.observe(o);
-      const std::uint64_t index = s.index_of(p.params);
-      TunePoint point{out.evaluations, out.spent_s, std::numeric_limits<double>::infinity(), 0};
-      if (!out.history.empty())
-        point = {out.evaluations, out.spent_s, out.history.back().best_ms, out.history.back().best_index};
-      if (o.ok) {
-        ++out.ok;
-        auto [it, inserted] = observed.emplace(index, o.time_ms);
-        if (!inserted) it->second = std::min(it->second, o.time_ms);
-        if (o.time_ms < point.best_ms) {
-          point = {out.evaluations, out.spent_s, o.time_ms, index};
-          best_seen = e.m;
-        }
-      } else {
-        ++out.failed;
-      }
-      out.history.push_back(point);
-      if (on_step && !on_step(out, p, e)) stop = true;
+      search(batch[i]);
     }
   }
 
-  // Measurements are noisy, and cheap ones (halving) noisier: the best few are measured again with the
-  // full protocol before one is declared best.
-  std::vector<std::pair<double, std::uint64_t>> ranked;
-  for (const auto& [index, time] : observed) ranked.emplace_back(time, index);
-  std::sort(ranked.begin(), ranked.end());
+  // Measurements are noisy, and cheap ones (halving) noisier: the best few and the default are measured
+  // again with the full protocol before one is declared best.
+  const std::vector<std::uint64_t> list = finalists();
   if (settings.remeasure <= 0) {
-    if (!ranked.empty()) {
-      out.best = s.at(ranked.front().second);
-      out.best_ms = ranked.front().first;
+    if (!out.history.empty() && std::isfinite(out.history.back().best_ms)) {
+      out.best = s.at(out.history.back().best_index);
+      out.best_ms = out.history.back().best_ms;
       out.best_measurement = best_seen;
     }
     return out;
   }
-  for (std::size_t i = 0; i < ranked.size() && i < static_cast<std::size_t>(settings.remeasure); ++i) {
-    const variants::Params params = s.at(ranked[i].second);
-    const Evaluation e = evaluator.evaluate(params, 0, "remeasure");
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    // The best and the default are always measured again; the others while the budget pays for them.
+    const bool required = i == 0 || (default_index && list[i] == *default_index);
+    if (!required && timed_budget && out.spent_s + candidates[list[i]].cost_s > budget_s()) continue;
+    const variants::Params params = s.at(list[i]);
+    const Evaluation e = evaluate({params, 0}, "remeasure");
     ++out.remeasured;
     out.spent_s += e.cost_s;
     if (e.m.ok() && e.m.kernel.median < out.best_ms) {

@@ -1,7 +1,11 @@
 #pragma once
 // The tuning driver: asks a strategy for variants, has an evaluator measure them, stops at the budget,
-// then re-measures the best few candidates before declaring one best. Failed and wrong variants are
-// observed (the strategy learns from them) but can never be declared best.
+// then re-measures the best few candidates before declaring one best. The default variant is measured
+// first and re-measured with the best candidates. Failed and wrong variants are observed (the strategy
+// learns from them) but can never be declared best, and neither can variants cut off after one repetition.
+// A wall-time budget covers the preparation, the search and the re-measurement: the search stops where
+// what is left pays for re-measuring the candidates (as their search evaluations cost).
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -15,8 +19,18 @@ namespace varex::tuner {
 
 struct TuneSettings {
   Budget budget;
-  int remeasure = 3;  // best candidates measured again at the end
+  int remeasure = 3;  // best candidates measured again at the end (the default among them)
+  // A search evaluation whose first repetition is slower than `cutoff` times the best time so far is
+  // recorded after that repetition, cut off: never a candidate (0: every variant measured in full).
+  double cutoff = 0;
+  // What the session spent before the search (preparing the workload), which a wall-time budget covers.
+  double spent_before_s = 0;
+  // Measure the space's default variant first.
+  bool measure_default = true;
 };
+
+// The cut-off a tune uses unless told otherwise: variants over twice the incumbent's time are timed once.
+inline constexpr double kDefaultCutoff = 2.0;
 
 // The state after each evaluation: the convergence curve of a run.
 struct TunePoint {
@@ -32,9 +46,10 @@ struct TuneOutcome {
   std::optional<varex::Measurement> best_measurement;
   std::int64_t evaluations = 0;  // search evaluations (re-measurements not counted)
   std::int64_t remeasured = 0;
-  double spent_s = 0;  // everything, re-measurements included
+  double spent_s = 0;  // everything: the preparation before the search, the search, the re-measurement
   std::size_t ok = 0;
   std::size_t failed = 0;
+  std::size_t cut_off = 0;       // verified, then stopped after one repetition (counted in `ok` too)
   bool space_exhausted = false;  // the strategy had nothing left to propose
   std::vector<TunePoint> history;
 };

@@ -40,8 +40,10 @@ class PreparedRun {
   // Fills every output buffer with a pattern, so an unwritten output cannot pass verification.
   virtual void poison() = 0;
   virtual ExecutionTimes execute(const variants::Params& params) = 0;
-  // Downloads the output, reduces it to a digest and compares it with the reference in full.
-  virtual Collected collect() = 0;
+  // Checks the output against the reference: downloaded and compared in full (Check::Host), or by a digest
+  // computed on the device (Check::Device; harness/outputs/output.hpp).
+  virtual Collected collect(Check how) = 0;
+  Collected collect() { return collect(Check::Host); }
   virtual Digest reference() const = 0;
   // Bytes the operator must read and write at least (the bytes-moved model behind GB/s).
   virtual std::uint64_t bytes_moved() const = 0;

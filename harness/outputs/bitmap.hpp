@@ -4,9 +4,11 @@
 // modulo 2^64. Bits past the last row are ignored.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "harness/outputs/output.hpp"
+#include "harness/primitives/digest.hpp"
 
 namespace varex::harness {
 
@@ -34,6 +36,9 @@ class BitmapOutput final : public Output {
 
   void poison() override;
   Collected collect() override;
+  // The whole words by their device digest; the last, partial word downloaded and compared without its
+  // slack bits. A bitmap with tolerated rows compares in full.
+  Collected check_on_device() override;
   Digest reference() const override { return digest_; }
   std::uint64_t bytes_written() const override { return (rows_ + 7) / 8; }
 
@@ -45,6 +50,10 @@ class BitmapOutput final : public Output {
   Digest digest_;
   std::unique_ptr<DeviceBuffer> device_;
   std::unique_ptr<HostBuffer> host_;
+  std::unique_ptr<primitives::DeviceDigest> device_digest_;
+  std::optional<std::uint64_t> reference_words_digest_;  // of the whole words, computed when first needed
+
+  std::uint32_t reference_word(std::uint64_t w) const;
 };
 
 }  // namespace varex::harness

@@ -46,6 +46,52 @@ void GroupsOutput::poison() {
     engine_.fill(**b, kPoisonWord, 0, (*b)->bytes())->elapsed_ms();
 }
 
+Collected GroupsOutput::check_on_device() {
+  if (!device_row_keys_) return collect();
+  using primitives::HostDigest;
+  const std::uint64_t groups = reference_.groups.size();
+  if (!device_reference_) {
+    DeviceReference d;
+    for (const GroupAggregates& g : reference_.groups) {
+      const auto sum = static_cast<std::uint64_t>(g.sum);
+      std::uint64_t h = HostDigest::add(HostDigest::start(0), static_cast<std::uint32_t>(g.key));
+      h = HostDigest::add(h, g.count);
+      h = HostDigest::add(HostDigest::add(h, static_cast<std::uint32_t>(sum)),
+                          static_cast<std::uint32_t>(sum >> 32));
+      h = HostDigest::add(HostDigest::add(h, static_cast<std::uint32_t>(g.min)),
+                          static_cast<std::uint32_t>(g.max));
+      d.groups += h;
+      const std::uint64_t key = HostDigest::add(HostDigest::start(0), static_cast<std::uint32_t>(g.key));
+      d.extents += HostDigest::add(key, static_cast<std::uint32_t>(g.key));
+    }
+    const auto* row_keys = row_keys_.as<std::uint32_t>();
+    std::vector<std::uint64_t> part(256, 0);
+    const std::uint64_t per = (rows_ + part.size() - 1) / part.size();
+    datasets::parallel_rows(part.size(), [&](std::uint64_t b, std::uint64_t e) {
+      for (std::uint64_t k = b; k < e; ++k) {
+        for (std::uint64_t r = k * per; r < std::min(rows_, (k + 1) * per); ++r)
+          part[k] += HostDigest::add(HostDigest::start(r + 1), row_keys[r]);
+      }
+    });
+    for (std::uint64_t p : part) d.rows += p;
+    device_reference_ = d;
+  }
+  Collected c;
+  c.digest.rows = count_;
+  if (count_ != groups) return c;
+  if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
+  primitives::DeviceDigest& digest = *device_digest_;
+  c.verified =
+      digest.columns(
+          {{keys_.get(), 1}, {counts_.get(), 1}, {sums_.get(), 2}, {mins_.get(), 1}, {maxs_.get(), 1}},
+          groups, false) == device_reference_->groups &&
+      digest.gather(*group_ids_, *keys_, groups, nullptr, rows_, true) == device_reference_->rows &&
+      digest.gather(*extents_, *device_row_keys_, rows_, keys_.get(), groups, false) ==
+          device_reference_->extents;
+  if (c.verified) c.digest = reference_.digest;
+  return c;
+}
+
 Collected GroupsOutput::collect() {
   Collected c;
   const std::uint64_t groups = reference_.groups.size();

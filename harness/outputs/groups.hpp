@@ -9,10 +9,12 @@
 // of key * 1000003 + count + sum, key and sum as signed 64-bit values wrapped.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "harness/operators/key_index.hpp"
 #include "harness/outputs/output.hpp"
+#include "harness/primitives/digest.hpp"
 
 namespace varex::harness {
 
@@ -51,8 +53,15 @@ class GroupsOutput final : public Output {
   // The groups the device says it found in the last execution.
   void set_count(std::uint64_t groups) { count_ = groups; }
 
+  // The input's keys on the device, which lets check_on_device() check the extents there; without them
+  // it compares in full.
+  void set_device_row_keys(const DeviceBuffer& keys) { device_row_keys_ = &keys; }
+
   void poison() override;
   Collected collect() override;
+  // By three device digests: the groups with their aggregates as a multiset, each row's group's key in row
+  // order, and each group's key beside the key of the row its extent names.
+  Collected check_on_device() override;
   Digest reference() const override { return reference_.digest; }
   std::uint64_t bytes_written() const override { return rows_ * 4 + reference_.groups.size() * 28; }
   std::uint64_t groups() const { return reference_.groups.size(); }
@@ -67,6 +76,12 @@ class GroupsOutput final : public Output {
   std::unique_ptr<DeviceBuffer> keys_, counts_, sums_, mins_, maxs_, extents_, group_ids_;
   std::unique_ptr<HostBuffer> host_keys_, host_counts_, host_sums_, host_mins_, host_maxs_, host_extents_,
       host_group_ids_;
+  const DeviceBuffer* device_row_keys_ = nullptr;
+  std::unique_ptr<primitives::DeviceDigest> device_digest_;
+  struct DeviceReference {
+    std::uint64_t groups = 0, rows = 0, extents = 0;
+  };
+  std::optional<DeviceReference> device_reference_;  // computed when first needed
 };
 
 }  // namespace varex::harness

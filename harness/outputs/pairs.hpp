@@ -8,10 +8,12 @@
 // left * 1000003 + right, which does not depend on their order.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/outputs/output.hpp"
+#include "harness/primitives/digest.hpp"
 
 namespace varex::harness {
 
@@ -43,6 +45,8 @@ class PairsOutput final : public Output {
 
   void poison() override;
   Collected collect() override;
+  // The pairs as a multiset by their device digest.
+  Collected check_on_device() override;
   Digest reference() const override { return reference_.digest; }
   std::uint64_t bytes_written() const override { return reference_.pairs * 8; }
   std::uint64_t device_bytes() const { return left_->bytes() + right_->bytes(); }
@@ -55,6 +59,8 @@ class PairsOutput final : public Output {
   std::unique_ptr<DeviceBuffer> left_, right_;
   std::unique_ptr<HostBuffer> host_left_, host_right_;
   std::vector<std::uint32_t> ordered_left_, ordered_right_;  // pairs put in right-row order
+  std::unique_ptr<primitives::DeviceDigest> device_digest_;
+  std::optional<std::uint64_t> reference_device_digest_;  // computed when first needed
 
   // Fills ordered_left_/ordered_right_ from pairs in any order; a non-empty result is the mismatch.
   std::string order_by_right(const std::uint32_t* left, const std::uint32_t* right);

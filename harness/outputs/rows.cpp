@@ -81,6 +81,36 @@ std::uint64_t RowsOutput::bytes_written() const {
   return reference_.size() * 4 + (counted_ ? 4 : 0);
 }
 
+Collected RowsOutput::check_on_device() {
+  // A digest over more attributes than the kernel takes as arrays: compared in full.
+  if (layout_ == TupleLayout::Soa && attributes_ > 5) return collect();
+  const std::uint64_t want = reference_.size() / attributes_;
+  if (!reference_device_digest_) {
+    std::uint64_t sum = 0;
+    for (std::uint64_t p = 0; p < want; ++p) {
+      std::uint64_t h = primitives::HostDigest::start(order_.free ? 0 : p + 1);
+      for (std::uint32_t a = 0; a < attributes_; ++a)
+        h = primitives::HostDigest::add(h, reference_[p * attributes_ + a]);
+      sum += h;
+    }
+    reference_device_digest_ = sum;
+  }
+  Collected c;
+  std::uint64_t count = want;
+  if (counted_) {
+    c.d2h_ms += engine_.download(*host_count_, *count_, 4)->elapsed_ms();
+    count = *host_count_->as<std::uint32_t>();
+    if (count != want) return c;
+  }
+  if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
+  const std::uint64_t got = layout_ == TupleLayout::Aos
+                                ? device_digest_->columns({{tuples_.get(), attributes_}}, count, !order_.free)
+                                : device_digest_->soa(*tuples_, attributes_, capacity_, count, !order_.free);
+  c.verified = got == *reference_device_digest_;
+  if (c.verified) c.digest = reference_digest_;
+  return c;
+}
+
 Collected RowsOutput::collect() {
   Collected c;
   const std::uint64_t want = reference_.size() / attributes_;

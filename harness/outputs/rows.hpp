@@ -12,9 +12,11 @@
 // (a * 1000003 + b) * 1000003 + c, c being the attribute RowOrder::third names (0 where it names none).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "harness/outputs/output.hpp"
+#include "harness/primitives/digest.hpp"
 
 namespace varex::harness {
 
@@ -48,6 +50,9 @@ class RowsOutput final : public Output {
 
   void poison() override;
   Collected collect() override;
+  // The counted tuples (the count downloaded) by their device digest, with their position where order
+  // counts.
+  Collected check_on_device() override;
   Digest reference() const override { return reference_digest_; }
   std::uint64_t bytes_written() const override;
 
@@ -64,6 +69,8 @@ class RowsOutput final : public Output {
   std::unique_ptr<DeviceBuffer> count_;
   std::vector<std::unique_ptr<HostBuffer>> host_;  // one per attribute (SoA) or one (AoS)
   std::unique_ptr<HostBuffer> host_count_;
+  std::unique_ptr<primitives::DeviceDigest> device_digest_;
+  std::optional<std::uint64_t> reference_device_digest_;  // computed when first needed
 };
 
 }  // namespace varex::harness

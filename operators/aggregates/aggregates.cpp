@@ -136,7 +136,7 @@ class AggregateRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // The attribute and the filter's attributes, read once per pass at least (one pass counted).
   std::uint64_t bytes_moved() const override { return rows_ * 4 * where_.attributes_read(attribute_) + 16; }

@@ -84,7 +84,9 @@ class FilterRun final : public PreparedRun {
 
   // A count is compared with the reference's digest as it is: only bitmaps tolerate rows (semilinear, which
   // has no count output).
-  Collected collect() override { return count_only_ ? counted_->collect() : bitmap_->collect(); }
+  Collected collect(Check how) override {
+    return count_only_ ? harness::collect(*counted_, how) : harness::collect(*bitmap_, how);
+  }
   Digest reference() const override { return bitmap_->reference(); }
   std::uint64_t bytes_moved() const override {
     return rows_ * 4 * op_.attributes_read(query_) + (rows_ + 7) / 8;

@@ -85,6 +85,7 @@ class GroupByRun final : public PreparedRun {
     registers_ = engine.allocate(kRegisters * 4);
     out_ = std::make_unique<GroupsOutput>(engine, std::move(reference), *host_keys_, rows_, row_capacity_,
                                           group_capacity_);
+    out_->set_device_row_keys(*keys_in_);
     host_status_ = engine.allocate_host(8);
     host_registers_ = engine.allocate_host(kRegisters * 4);
     scan_ = std::make_unique<DeviceScan>(engine, slots + 2);
@@ -209,7 +210,7 @@ class GroupByRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return out_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*out_, how); }
 
   Digest reference() const override { return out_->reference(); }
   std::uint64_t bytes_moved() const override { return rows_ * 8 + out_->bytes_written(); }

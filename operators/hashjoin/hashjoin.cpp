@@ -105,7 +105,7 @@ class HashJoinRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return pairs_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*pairs_, how); }
 
   Digest reference() const override { return pairs_->reference(); }
   std::uint64_t bytes_moved() const override { return rows_ * 4 + rows2_ * 4 + pairs_->bytes_written(); }

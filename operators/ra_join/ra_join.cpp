@@ -177,7 +177,7 @@ class JoinRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // Both relations read once, the output and its count written.
   std::uint64_t bytes_moved() const override { return (n_ + m_) * width_ * 4 + output_->bytes_written(); }

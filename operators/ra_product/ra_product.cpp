@@ -60,7 +60,7 @@ class ProductRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // Both relations read once, the product written.
   std::uint64_t bytes_moved() const override {

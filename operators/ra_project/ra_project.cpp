@@ -61,7 +61,7 @@ class ProjectRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // At least the kept attributes are read (all of a tuple's words under AoS, which this does not count)
   // and written.

@@ -91,7 +91,7 @@ class ReduceRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // The attribute read once and the sum written.
   std::uint64_t bytes_moved() const override { return rows_ * 4 + output_->bytes_written(); }

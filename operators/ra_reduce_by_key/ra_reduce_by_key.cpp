@@ -133,7 +133,7 @@ class ReduceByKeyRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // At least: every key and v0 read, the runs' keys and sums and their count written.
   std::uint64_t bytes_moved() const override { return rows_ * 8 + output_->bytes_written(); }

@@ -122,7 +122,7 @@ class SelectRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // At least: every key read, the survivors' other attributes read, the survivors and their count written.
   std::uint64_t bytes_moved() const override {

@@ -143,7 +143,7 @@ class SetRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // At least: both relations read once, the result and its count written.
   std::uint64_t bytes_moved() const override { return (n_ + m_) * width_ * 4 + output_->bytes_written(); }

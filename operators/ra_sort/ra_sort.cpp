@@ -127,7 +127,7 @@ class SortRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // At least: every tuple read once and written once.
   std::uint64_t bytes_moved() const override { return 2 * rows_ * width_ * 4; }

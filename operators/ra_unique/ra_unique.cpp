@@ -124,7 +124,7 @@ class UniqueRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return output_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
   // At least: every key read, the kept tuples' other attributes read, the kept tuples and their count
   // written.

@@ -99,7 +99,7 @@ class SelectionRun final : public PreparedRun {
     return {ms, {{"selection", ms}}};
   }
 
-  Collected collect() override { return out_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*out_, how); }
 
   Digest reference() const override { return out_->reference(); }
   std::uint64_t bytes_moved() const override { return rows_ * 4 + (rows_ + 7) / 8; }

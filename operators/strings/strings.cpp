@@ -122,7 +122,7 @@ class StringRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect() override { return out_->collect(); }
+  Collected collect(Check how) override { return harness::collect(*out_, how); }
 
   Digest reference() const override { return out_->reference(); }
   std::uint64_t bytes_moved() const override {
