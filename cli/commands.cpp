@@ -361,6 +361,7 @@ struct SessionFlags {
   std::uint64_t seed = 1;
   int remeasure = 3;
   std::optional<double> cutoff;
+  bool no_warm_start = false;
   bool reprobe = false;
   bool fresh = false;
   bool sequential = false;
@@ -424,6 +425,10 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
                     "Seed of the strategy's random choices (--seed seeds the data)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    cmd->add_flag(
+        "--no-warm-start", f->no_warm_start,
+        "Do not measure first the bests the database holds for this operator on other workloads and "
+        "devices (nearest first)");
   }
   cmd->add_option("--remeasure", f->remeasure,
                   "Best candidates measured again with the full protocol before one is declared best (the "
@@ -458,6 +463,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.worker_executable = self_executable();
     options.remeasure = f->remeasure;
     options.cutoff = f->cutoff.value_or(tune ? tuner::kDefaultCutoff : 0.0);
+    options.warm_start = tune && !f->no_warm_start;
     if (options.cutoff > 0 && options.cutoff < 1)
       throw UsageError("--cutoff: " + fixed(options.cutoff, 2) +
                        " would cut off variants faster than the best; give 0 or at least 1");

@@ -79,8 +79,8 @@ TEST(DeviceDigest, BitmapWordsAndTheLastPartialWord) {
 }
 
 // Tuples (a, b) in AoS or SoA, in order or as a multiset.
-Collected check_rows(const std::vector<std::uint32_t>& reference, std::vector<std::uint32_t> got, RowOrder order,
-                     TupleLayout layout = TupleLayout::Aos) {
+Collected check_rows(const std::vector<std::uint32_t>& reference, std::vector<std::uint32_t> got,
+                     RowOrder order, TupleLayout layout = TupleLayout::Aos) {
   RowsOutput out(engine(), 2, reference.size() / 2, reference, /*counted=*/true, order);
   out.set_layout(layout);
   const std::uint64_t count = got.size() / 2;
@@ -101,9 +101,11 @@ TEST(DeviceDigest, RowsInOrder) {
   const std::vector<std::uint32_t> ref{1, 10, 2, 20, 3, 30, 4, 40};
   for (const TupleLayout layout : {TupleLayout::Aos, TupleLayout::Soa}) {
     EXPECT_TRUE(check_rows(ref, ref, RowOrder::defined(), layout).verified);
-    EXPECT_FALSE(check_rows(ref, {2, 20, 1, 10, 3, 30, 4, 40}, RowOrder::defined(), layout).verified);  // moved
+    EXPECT_FALSE(
+        check_rows(ref, {2, 20, 1, 10, 3, 30, 4, 40}, RowOrder::defined(), layout).verified);    // moved
     EXPECT_FALSE(check_rows(ref, {1, 10, 2, 20, 3, 30}, RowOrder::defined(), layout).verified);  // dropped
-    EXPECT_FALSE(check_rows(ref, {1, 10, 2, 20, 3, 31, 4, 40}, RowOrder::defined(), layout).verified);  // changed
+    EXPECT_FALSE(
+        check_rows(ref, {1, 10, 2, 20, 3, 31, 4, 40}, RowOrder::defined(), layout).verified);  // changed
   }
 }
 
@@ -111,8 +113,8 @@ TEST(DeviceDigest, RowsAsAMultiset) {
   const std::vector<std::uint32_t> ref{1, 10, 2, 20, 3, 30, 4, 40};
   const RowOrder any = RowOrder::any();
   EXPECT_TRUE(check_rows(ref, {4, 40, 2, 20, 1, 10, 3, 30}, any).verified);
-  EXPECT_FALSE(check_rows(ref, {4, 40, 2, 20, 1, 10, 1, 10}, any).verified);  // dropped and duplicated
-  EXPECT_FALSE(check_rows(ref, {4, 40, 20, 2, 1, 10, 3, 30}, any).verified);  // attributes swapped
+  EXPECT_FALSE(check_rows(ref, {4, 40, 2, 20, 1, 10, 1, 10}, any).verified);         // dropped and duplicated
+  EXPECT_FALSE(check_rows(ref, {4, 40, 20, 2, 1, 10, 3, 30}, any).verified);         // attributes swapped
   EXPECT_FALSE(check_rows(ref, {4, 40, 2, 20, 1, 10, 3, 30, 3, 30}, any).verified);  // one more
 }
 

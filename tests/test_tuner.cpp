@@ -10,6 +10,7 @@
 #include "tuner/bench.hpp"
 #include "tuner/replay.hpp"
 #include "tuner/tuner.hpp"
+#include "tuner/warm_start.hpp"
 
 namespace varex::tuner {
 namespace {
@@ -189,6 +190,78 @@ TEST(Tuning, AWallTimeBudgetCoversPreparationAndRemeasurement) {
     EXPECT_LE(o.spent_s, 0.11 * exhaustive) << name;
     EXPECT_GE(o.spent_s, 0.08 * exhaustive) << name;
   }
+}
+
+// The cost until the best variant observed is truly within 5% of the recording's optimum (inf: never).
+double cost_to_five_percent(const TuneOutcome& o, const Recording& rec) {
+  for (const TunePoint& p : o.history) {
+    if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * rec.optimum_ms())
+      return p.cost_s;
+  }
+  return std::numeric_limits<double>::infinity();
+}
+
+TEST(Tuning, AWarmStartFromAnotherDeviceReachesFivePercentSooner) {
+  // Device B: the synthetic GPU's times bent by up to +-2% per variant, so that its optimum is another
+  // variant near device A's.
+  const Recording& a = fixture().recording;
+  std::vector<results::RecordedMeasurement> bent = test::synthetic_recording(fixture().full);
+  for (auto& r : bent) {
+    const double f =
+        0.98 + 0.04 * static_cast<double>(fnv1a(variants::canonical(r.params) + "B") % 1000) / 1000.0;
+    for (double& ms : r.m.samples_ms) ms *= f;
+    r.m.kernel = summarize(r.m.samples_ms);
+  }
+  const Recording b(fixture().full, std::move(bent));
+  variants::Params a_best;
+  for (const auto& r : test::synthetic_recording(fixture().full)) {
+    if (r.m.ok() && a.true_ms(r.params) == a.optimum_ms()) a_best = r.params;
+  }
+  DeviceInfo other = test::synthetic_device();
+  other.name = "Another synthetic GPU";
+  const auto klass = datasets::WorkloadClass{{}, {{"rows", 1 << 20}}};
+  const std::vector<variants::Params> warm =
+      warm_start_points({{other, klass, a_best}}, test::synthetic_device(), klass, b.space());
+  ASSERT_EQ(warm.size(), 1u);
+  std::vector<double> cold, hot;
+  for (std::uint64_t seed = 1; seed <= 15; ++seed) {
+    for (const bool warm_started : {false, true}) {
+      SearchSpace space(b.space(), seed);
+      ReplayEvaluator evaluator(b, seed);
+      auto strategy = make_strategy("random", space.space());
+      TuneSettings settings{Budget::parse("30%"), 0};
+      if (warm_started) settings.warm_start = warm;
+      (warm_started ? hot : cold)
+          .push_back(cost_to_five_percent(run_tuning(*strategy, space, evaluator, settings), b));
+    }
+  }
+  std::sort(cold.begin(), cold.end());
+  std::sort(hot.begin(), hot.end());
+  EXPECT_LE(hot[hot.size() / 2], 0.25 * cold[cold.size() / 2]);
+}
+
+TEST(WarmStart, NearestFirstAndOnlyWhatTheSpaceTakes) {
+  const variants::Space& space = fixture().recording.space();
+  const DeviceInfo self = test::synthetic_device();
+  DeviceInfo other = self;
+  other.name = "Another synthetic GPU";
+  auto point = [&](const std::string& ept, const std::string& local = "auto") {
+    return space.with_settings(space.defaults(), {{"ept", ept}, {"local", local}});
+  };
+  const auto at = [](std::uint64_t rows) { return datasets::WorkloadClass{{}, {{"rows", rows}}}; };
+  const datasets::WorkloadClass target = at(1 << 20);
+  variants::Params foreign = point("16");
+  foreign["no_such_tunable"] = variants::Value{"x"};  // a tunable of another space is left out
+  foreign["ept"] = variants::Value{std::int64_t{3}};  // and a value it does not offer: the default's
+  const auto points = warm_start_points({{other, target, point("8", "128")},
+                                         {self, at(1 << 10), point("32")},
+                                         {self, at(1 << 21), foreign},
+                                         {self, at(1 << 22), space.defaults()}},
+                                        self, target, space);
+  ASSERT_EQ(points.size(), 3u);  // the last is the third's point again
+  EXPECT_EQ(points[0], space.defaults());
+  EXPECT_EQ(points[1], point("32"));
+  EXPECT_EQ(points[2], point("8", "128"));
 }
 
 TEST(Strategies, FailedAndWrongVariantsAreNeverBest) {

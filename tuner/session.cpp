@@ -18,6 +18,7 @@
 #include "base/process.hpp"
 #include "tuner/device_evaluator.hpp"
 #include "tuner/progress.hpp"
+#include "tuner/warm_start.hpp"
 
 namespace varex::tuner {
 
@@ -64,6 +65,7 @@ struct DevicePlan {
   std::int64_t device_row = 0;
   std::optional<variants::Space> space;
   results::SessionClaim claim;
+  std::vector<variants::Params> warm_start;
 };
 
 // The owner's heartbeat while a session runs, from a thread of its own (a variant may take minutes), through
@@ -159,6 +161,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   settings.remeasure = options.remeasure;
   settings.cutoff = options.cutoff;
   settings.spent_before_s = prepare_s;
+  settings.warm_start = plan.warm_start;
   run.outcome = run_tuning(
       *strategy, search, evaluator, settings,
       [&](const TuneOutcome& o, const Proposal&, const Evaluation& e) {
@@ -188,6 +191,7 @@ nlohmann::json session_settings(const RunOptions& options) {
   settings["pins"] = options.pins;
   settings["remeasure"] = options.remeasure;
   if (options.cutoff > 0) settings["cutoff"] = options.cutoff;
+  if (options.kind == "tune" && !options.warm_start) settings["warm_start"] = false;
   if (options.kind == "tune") {
     settings["budget"] = options.budget.to_string();
     settings["seed"] = options.seed;
@@ -237,6 +241,11 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
   std::vector<DevicePlan> plans(options.devices.size());
   std::vector<std::string> labels;
 
+  // What earlier sessions found best for this operator, read before any lane writes.
+  std::vector<WarmStartSource> warm_sources;
+  if (options.kind == "tune" && options.warm_start) warm_sources = recorded_bests(store, op.name());
+  const datasets::WorkloadClass workload_class = op.workload_class(options.workload);
+
   // Every device's session is claimed before anything runs: a second identical command refuses (or waits,
   // with `wait`) before it measures anything, and two at once cannot both take one session.
   try {
@@ -248,6 +257,7 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
       labels.push_back(device.id);
       plan.space = space_of(options, device);
       run.valid_variants = plan.space->count_valid();
+      plan.warm_start = warm_start_points(warm_sources, device, workload_class, *plan.space);
       plan.device_row = store.device(device);
       const results::SessionKey key{options.kind,          op.name(),        plan.device_row,
                                     options.workload.id(), options.strategy, session_settings(options)};

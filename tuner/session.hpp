@@ -27,7 +27,8 @@ struct RunOptions {
   Budget budget;
   std::uint64_t seed = 1;
   int remeasure = 3;
-  double cutoff = 0;  // TuneSettings::cutoff (the command line gives tunes kDefaultCutoff)
+  double cutoff = 0;        // TuneSettings::cutoff (the command line gives tunes kDefaultCutoff)
+  bool warm_start = false;  // a tune measures the store's bests of the operator first (tuner/warm_start.hpp)
   varex::MeasureSettings settings;
   double timeout_seconds = 300;
   // A sub-space; for a run, the settings that pick its one variant (defaults otherwise).

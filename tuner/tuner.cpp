@@ -115,11 +115,17 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     if (on_step && !on_step(out, p, e)) stop = true;
   };
 
-  // The default first, in every session: a search that finds nothing better still declares it.
+  // The default first, in every session: a search that finds nothing better still declares it. Then what
+  // earlier sessions found best elsewhere.
   const variants::Params defaults = s.canonical(s.defaults());
   if (settings.measure_default && s.valid(defaults) && !space.seen(defaults)) {
     default_index = s.index_of(defaults);
     search({defaults, 0});
+  }
+  for (const variants::Params& p : settings.warm_start) {
+    if (stop || exhausted()) break;
+    const variants::Params point = s.canonical(p);
+    if (s.valid(point) && !space.seen(point)) search({point, 0});
   }
   while (!stop && !exhausted()) {
     const std::vector<Proposal> batch = strategy.propose(space);

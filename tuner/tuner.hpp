@@ -1,10 +1,10 @@
 #pragma once
 // The tuning driver: asks a strategy for variants, has an evaluator measure them, stops at the budget,
 // then re-measures the best few candidates before declaring one best. The default variant is measured
-// first and re-measured with the best candidates. Failed and wrong variants are observed (the strategy
-// learns from them) but can never be declared best, and neither can variants cut off after one repetition.
-// A wall-time budget covers the preparation, the search and the re-measurement: the search stops where
-// what is left pays for re-measuring the candidates (as their search evaluations cost).
+// first and re-measured with the best candidates; the warm-start points follow it. Failed and wrong variants
+// are observed (the strategy learns from them) but can never be declared best, and neither can variants cut
+// off after one repetition. A wall-time budget covers the preparation, the search and the re-measurement: the
+// search stops where what is left pays for re-measuring the candidates (as their search evaluations cost).
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -27,6 +27,8 @@ struct TuneSettings {
   double spent_before_s = 0;
   // Measure the space's default variant first.
   bool measure_default = true;
+  // Then these (tuner/warm_start.hpp), before the strategy's first proposal.
+  std::vector<variants::Params> warm_start = {};
 };
 
 // The cut-off a tune uses unless told otherwise: variants over twice the incumbent's time are timed once.

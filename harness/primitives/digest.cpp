@@ -38,8 +38,8 @@ std::uint64_t DeviceDigest::launch(const std::string& kernel, std::uint64_t n,
   if (n >= (std::uint64_t{1} << 32)) throw std::invalid_argument("DeviceDigest: more than 2^32 - 1 tuples");
   engine_.fill(*sum_, 0, 0, 8)->elapsed_ms();
   if (n) {
-    const std::uint64_t groups =
-        std::clamp<std::uint64_t>((n + kLocal - 1) / kLocal, 1, 4 * std::max(1u, engine_.device().compute_units));
+    const std::uint64_t groups = std::clamp<std::uint64_t>((n + kLocal - 1) / kLocal, 1,
+                                                           4 * std::max(1u, engine_.device().compute_units));
     const Program& program = primitives_program(engine_, {{"MAX_LOCAL", std::to_string(kLocal)}});
     engine_.launch(program, kernel, {groups * kLocal, kLocal}, args)->elapsed_ms();
   }
@@ -55,7 +55,8 @@ std::uint64_t DeviceDigest::columns(const std::vector<DigestColumn>& columns, st
     const DigestColumn& c = columns[std::min(j, columns.size() - 1)];
     args.push_back(KernelArg::of(*c.buffer));
     if (j < columns.size()) {
-      if (c.width == 0 || c.width > 15) throw std::invalid_argument("DeviceDigest: a column of 1 to 15 words");
+      if (c.width == 0 || c.width > 15)
+        throw std::invalid_argument("DeviceDigest: a column of 1 to 15 words");
       widths |= c.width << (4 * j);
     }
   }
@@ -83,8 +84,9 @@ std::uint64_t DeviceDigest::gather(const DeviceBuffer& index, const DeviceBuffer
                                    const DeviceBuffer* own, std::uint64_t n, bool ordered) {
   std::vector<KernelArg> args{KernelArg::of(index), KernelArg::of(table), KernelArg::of(own ? *own : index),
                               KernelArg::of(*sum_)};
-  for (std::uint32_t v : {static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, UINT32_MAX)),
-                          own ? 1u : 0u, ordered ? 1u : 0u})
+  for (std::uint32_t v :
+       {static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(std::min<std::uint64_t>(limit, UINT32_MAX)),
+        own ? 1u : 0u, ordered ? 1u : 0u})
     args.push_back(KernelArg::of(v));
   return launch("digest_gather", n, args);
 }
