@@ -25,6 +25,23 @@ double DeviceEvaluator::exhaustive_cost_s(double mean_cost_s) const {
   return static_cast<double>(valid_count_) * mean_cost_s;
 }
 
+// A search result is checked by its digest on the device, and in full on the host where the variant's
+// program brings a compile-time value no result of this session was compared in full with yet (so every
+// code path a value selects is compared in full at least once), and for a re-measured candidate not
+// compared in full before: none is declared best without it. Checking the first variant of every program
+// in full would check nearly every variant of spaces whose tunables are mostly compile-time (the join's: a
+// 2^24 x 2^28 join compared in full on the host took 4 to 10 s on an H100 machine's 16 cores).
+Check DeviceEvaluator::check_for(const EvaluationRequest& request) const {
+  if (request.purpose != "search")
+    return checked_on_host_.count(harness::variant_id(*c_.op, c_.remote->device().backend, request.params))
+               ? Check::Device
+               : Check::Host;
+  for (const auto& [name, value] : c_.space->compile_part(request.params)) {
+    if (!checked_values_.count(name + "=" + variants::to_string(value))) return Check::Host;
+  }
+  return Check::Device;
+}
+
 Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   const variants::Params& params = request.params;
   const DeviceInfo& device = c_.remote->device();
@@ -46,11 +63,7 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   settings.cutoff_ms = request.cutoff_ms;
   // The repetitions stop before the budget runs out (a tenth of a second at least, for the minimum).
   settings.max_rep_seconds = std::min(settings.max_rep_seconds, std::max(0.1, request.seconds_left));
-  // A search result is checked by its digest on the device, but in full on the host for the first variant
-  // of each program (compile-time class) and for every candidate of the re-measurement.
-  const std::string compile_class = variants::canonical(c_.space->compile_part(params));
-  const bool first_of_class = checked_classes_.insert(compile_class).second;
-  settings.check = request.purpose == "search" && !first_of_class ? Check::Device : Check::Host;
+  settings.check = check_for(request);
   c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
                            c_.space->compile_part(params));
   // The cost is what the tuner waited for: worker round trip and any worker restart included.
@@ -62,6 +75,11 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   // limit): budgets and replays must count it.
   e.m.wall_ms = e.cost_s * 1e3;
   prefetch_.clear();
+  if (e.m.ok() && e.m.checked == Check::Host) {
+    checked_on_host_.insert(id);
+    for (const auto& [name, value] : c_.space->compile_part(params))
+      checked_values_.insert(name + "=" + variants::to_string(value));
+  }
   c_.store->record(c_.session, id, c_.device_row, c_.workload.id(), e.m, request.fidelity, request.purpose);
   return e;
 }

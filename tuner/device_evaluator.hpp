@@ -44,7 +44,10 @@ class DeviceEvaluator final : public Evaluator {
   std::vector<harness::Defines> prefetch_;
   std::uint64_t valid_count_ = 0;
   std::string kernel_hash_;
-  std::set<std::string> checked_classes_;  // compile-time classes whose first result was checked in full
+  // Compared in full on the host in this session: compile-time values ("name=value") and variant ids.
+  std::set<std::string> checked_values_, checked_on_host_;
+
+  Check check_for(const EvaluationRequest& request) const;
 };
 
 }  // namespace varex::tuner

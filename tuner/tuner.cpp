@@ -24,6 +24,22 @@ Observation observation_of(const Proposal& p, const Evaluation& e) {
 struct Candidate {
   double time_ms = std::numeric_limits<double>::infinity();
   double cost_s = 0;
+  bool checked_on_host =
+      false;  // its result was compared in full: the re-measurement checks it on the device
+};
+
+// The mean wall time of evaluations by how their result was checked, to tell what comparing a candidate in
+// full on the host at the re-measurement will add.
+struct CheckCosts {
+  double host_s = 0, device_s = 0;
+  int host = 0, device = 0;
+
+  void add(const varex::Measurement& m, double cost_s) {
+    if (!m.ok() || m.cut_off) return;
+    (m.checked == Check::Host ? host_s : device_s) += cost_s;
+    ++(m.checked == Check::Host ? host : device);
+  }
+  double surcharge_s() const { return host && device ? std::max(0.0, host_s / host - device_s / device) : 0; }
 };
 
 }  // namespace
@@ -60,11 +76,17 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     }
     return list;
   };
+  // A candidate measured again costs what its search evaluation did, and a full comparison on the host
+  // where that evaluation had none.
+  CheckCosts check_costs;
+  auto estimate_s = [&](const Candidate& c) {
+    return c.cost_s + (c.checked_on_host ? 0.0 : check_costs.surcharge_s());
+  };
   // A wall-time budget covers the re-measurement too: the search stops where what is left pays for it.
   auto reserve_s = [&] {
     double sum = 0;
     if (!timed_budget || settings.remeasure <= 0) return sum;
-    for (std::uint64_t index : finalists()) sum += candidates[index].cost_s;
+    for (std::uint64_t index : finalists()) sum += estimate_s(candidates[index]);
     return sum;
   };
   auto exhausted = [&] {
@@ -91,6 +113,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     out.spent_s += e.cost_s;
     const Observation o = observation_of(p, e);
     strategy.observe(o);
+    check_costs.add(e.m, e.cost_s);
     const std::uint64_t index = s.index_of(p.params);
     TunePoint point{out.evaluations, out.spent_s, std::numeric_limits<double>::infinity(), 0};
     if (!out.history.empty())
@@ -103,6 +126,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
         Candidate& c = candidates[index];
         c.time_ms = std::min(c.time_ms, o.time_ms);
         c.cost_s = std::max(c.cost_s, o.cost_s);
+        c.checked_on_host = c.checked_on_host || e.m.checked == Check::Host;
         if (o.time_ms < point.best_ms) {
           point = {out.evaluations, out.spent_s, o.time_ms, index};
           best_seen = e.m;
@@ -159,7 +183,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   for (std::size_t i = 0; i < list.size(); ++i) {
     // The best and the default are always measured again; the others while the budget pays for them.
     const bool required = i == 0 || (default_index && list[i] == *default_index);
-    if (!required && timed_budget && out.spent_s + candidates[list[i]].cost_s > budget_s()) continue;
+    if (!required && timed_budget && out.spent_s + estimate_s(candidates[list[i]]) > budget_s()) continue;
     const variants::Params params = s.at(list[i]);
     const Evaluation e = evaluate({params, 0}, "remeasure");
     ++out.remeasured;

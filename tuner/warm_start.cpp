@@ -44,7 +44,8 @@ std::optional<variants::Params> take_over(const variants::Params& params, const 
 }  // namespace
 
 std::vector<variants::Params> warm_start_points(const std::vector<WarmStartSource>& sources,
-                                                const DeviceInfo& device, const datasets::WorkloadClass& target,
+                                                const DeviceInfo& device,
+                                                const datasets::WorkloadClass& target,
                                                 const variants::Space& space, std::size_t limit) {
   using Rank = std::tuple<int, int, double, std::size_t>;
   std::vector<Rank> ranked;

@@ -23,7 +23,8 @@ struct WarmStartSource {
 
 // The points to measure first, nearest first, distinct, at most `limit`.
 std::vector<variants::Params> warm_start_points(const std::vector<WarmStartSource>& sources,
-                                                const DeviceInfo& device, const datasets::WorkloadClass& target,
+                                                const DeviceInfo& device,
+                                                const datasets::WorkloadClass& target,
                                                 const variants::Space& space, std::size_t limit = 4);
 
 // The store's re-measured bests of `op` as sources.
