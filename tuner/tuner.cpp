@@ -23,9 +23,9 @@ Observation observation_of(const Proposal& p, const Evaluation& e) {
 // its evaluations cost (which estimates what measuring it again will).
 struct Candidate {
   double time_ms = std::numeric_limits<double>::infinity();
-  double cost_s = 0;
-  bool checked_on_host =
-      false;  // its result was compared in full: the re-measurement checks it on the device
+  double cost_s = 0;  // its search evaluation's, less the compilation (the program is cached by then)
+  // Its result was compared in full on the host: the re-measurement checks it on the device.
+  bool checked_on_host = false;
 };
 
 // The mean wall time of evaluations by how their result was checked, to tell what comparing a candidate in
@@ -80,7 +80,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   // where that evaluation had none.
   CheckCosts check_costs;
   auto estimate_s = [&](const Candidate& c) {
-    return c.cost_s + (c.checked_on_host ? 0.0 : check_costs.surcharge_s());
+    return std::max(0.0, c.cost_s + (c.checked_on_host ? -1.0 : 1.0) * check_costs.surcharge_s());
   };
   // A wall-time budget covers the re-measurement too: the search stops where what is left pays for it.
   auto reserve_s = [&] {
@@ -125,7 +125,8 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       } else {
         Candidate& c = candidates[index];
         c.time_ms = std::min(c.time_ms, o.time_ms);
-        c.cost_s = std::max(c.cost_s, o.cost_s);
+        const double compile_s = e.m.compile_cached ? 0.0 : e.m.compile_ms / 1e3;
+        c.cost_s = std::max(c.cost_s, o.cost_s - compile_s);
         c.checked_on_host = c.checked_on_host || e.m.checked == Check::Host;
         if (o.time_ms < point.best_ms) {
           point = {out.evaluations, out.spent_s, o.time_ms, index};

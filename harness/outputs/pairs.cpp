@@ -37,12 +37,28 @@ std::string PairsOutput::order_by_right(const std::uint32_t* left, const std::ui
   const std::uint64_t rights = reference_.right_set.size();
   const std::uint64_t pairs = reference_.pairs;
   std::vector<std::uint32_t> start(rights), room(rights);  // pairs < 2^31: 32-bit positions
-  std::uint64_t at = 0;
-  for (std::uint64_t j = 0; j < rights; ++j) {
-    start[j] = static_cast<std::uint32_t>(at);
-    room[j] = static_cast<std::uint32_t>(reference_.partners(j));
-    at += room[j];
-  }
+  // Each right row's stretch, in parallel: the rows' partner counts by chunks, the chunks' offsets, then
+  // the rows' (a single thread took 13 s over 2^28 right rows, each count a cache miss).
+  const std::uint64_t per = (rights + kChunks - 1) / kChunks;
+  std::vector<std::uint64_t> chunk_start(kChunks + 1, 0);
+  datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t k = b; k < e; ++k) {
+      for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j) {
+        room[j] = static_cast<std::uint32_t>(reference_.partners(j));
+        chunk_start[k + 1] += room[j];
+      }
+    }
+  });
+  for (std::uint64_t k = 0; k < kChunks; ++k) chunk_start[k + 1] += chunk_start[k];
+  datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t k = b; k < e; ++k) {
+      std::uint64_t at = chunk_start[k];
+      for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j) {
+        start[j] = static_cast<std::uint32_t>(at);
+        at += room[j];
+      }
+    }
+  });
   ordered_left_.resize(pairs);
   ordered_right_.resize(pairs);
   std::uint64_t first_bad = UINT64_MAX;
