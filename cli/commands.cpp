@@ -359,7 +359,7 @@ struct SessionFlags {
   WorkloadFlags workload;
   MeasureFlags measure;
   std::vector<std::string> set;
-  std::string strategy = "auc_bandit";
+  std::string strategy = "ensemble";
   std::string budget = "10%";
   std::uint64_t seed = 1;
   int remeasure = 3;
