@@ -6,6 +6,8 @@
 #include <iostream>
 #include <memory>
 
+#include <unistd.h>
+
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "cli/options.hpp"
@@ -37,14 +39,15 @@ std::unique_ptr<results::Store> open_results(const std::string& path) {
 // The device rows of a database that a selector names (the same selectors as for this machine's devices,
 // matched against the devices the database recorded: `cuda:0`, `cuda:0@node7`, `gpu`, …); every device
 // when the selector is empty.
-std::optional<std::vector<std::int64_t>> recorded_devices(results::Store& store,
-                                                          const std::string& selector) {
+std::optional<std::vector<std::int64_t>> recorded_devices(results::Store& store, const std::string& selector,
+                                                          const std::string& where = "") {
   if (selector.empty()) return std::nullopt;
   const auto recorded = store.devices();
   std::vector<DeviceInfo> infos;
   for (const auto& r : recorded) infos.push_back(r.device);
   std::vector<std::int64_t> rows;
-  for (const DeviceInfo& d : select_devices(infos, selector, "in " + store.path())) {
+  for (const DeviceInfo& d :
+       select_devices(infos, selector, "in " + (where.empty() ? store.path() : where))) {
     for (const auto& r : recorded) {
       if (r.device.uid() == d.uid()) rows.push_back(r.row);
     }
@@ -356,7 +359,7 @@ struct SessionFlags {
   WorkloadFlags workload;
   MeasureFlags measure;
   std::vector<std::string> set;
-  std::string strategy = "auc_bandit";
+  std::string strategy = "ensemble";
   std::string budget = "10%";
   std::uint64_t seed = 1;
   int remeasure = 3;
@@ -542,7 +545,7 @@ struct BenchFlags {
   std::string budgets = "2%,5%,10%,20%";
   std::string strategies;
   std::optional<std::string> csv;
-  bool json_out = false;
+  std::optional<std::string> json;
 };
 
 void add_tuner_bench(CLI::App& app, int&) {
@@ -560,8 +563,13 @@ void add_tuner_bench(CLI::App& app, int&) {
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--budgets", f->budgets, "Budgets as shares of the exhaustive cost")->capture_default_str();
   cmd->add_option("--strategies", f->strategies, "Strategies (default: all but exhaustive)");
-  cmd->add_option("--csv", f->csv, "Also write the table as CSV to this file (- for standard output)");
-  cmd->add_flag("--json", f->json_out, "Print JSON");
+  cmd->add_option("--csv", f->csv,
+                  "Also write the table as CSV to this file (-: print CSV instead of the table)");
+  cmd->add_option(
+         "--json", f->json,
+         "Also write the results as JSON to this file (- or no file: print JSON instead of the table)")
+      ->expected(0, 1)
+      ->default_str("-");
   cmd->callback([f] {
     if (f->op) harness::find_operator(*f->op);
     tuner::BenchOptions options;
@@ -579,8 +587,10 @@ void add_tuner_bench(CLI::App& app, int&) {
         options.strategies.push_back(s);
       }
     }
-    results::Store store(f->db, results::Database::Mode::Existing);
-    const auto devices = recorded_devices(store, f->device);
+    // The user's file is only read: an older schema is migrated in a private copy, never in place.
+    results::PrivateCopy copy(f->db);
+    results::Store& store = copy.store();
+    const auto devices = recorded_devices(store, f->device, f->db);
     std::vector<std::int64_t> sessions;
     if (!f->sessions.empty()) {
       for (const std::string& id : split(f->sessions, ',')) sessions.push_back(parse_int(id, "--sessions"));
@@ -588,9 +598,24 @@ void add_tuner_bench(CLI::App& app, int&) {
     auto sweeps = tuner::load_sweeps(store, f->op, devices, sessions);
     if (sweeps.empty())
       throw UsageError("no recorded sweeps to replay in " + f->db + " (run varex sweep first)");
+    // Progress on standard error: redrawn in place on a terminal, else a line every few seconds.
+    const bool terminal = ::isatty(STDERR_FILENO) != 0;
+    auto last = std::chrono::steady_clock::now();
+    options.progress = [&](std::size_t done, std::size_t total) {
+      const auto now = std::chrono::steady_clock::now();
+      const bool finished = done == total;
+      if (!finished && now - last < (terminal ? std::chrono::milliseconds(200) : std::chrono::seconds(5)))
+        return;
+      last = now;
+      std::cerr << (terminal ? "\r" : "") << "tuner-bench: " << done << " of " << total << " replays ("
+                << fixed(100.0 * static_cast<double>(done) / static_cast<double>(total), 0) << "%)"
+                << (terminal && !finished ? "" : "\n");
+      std::cerr.flush();
+    };
     const tuner::BenchReport report = tuner::run_bench(std::move(sweeps), options);
     if (f->csv) write_output(*f->csv, report.to_csv());
-    if (f->csv != "-") std::cout << (f->json_out ? report.to_json().dump(2) + "\n" : report.to_text());
+    if (f->json) write_output(*f->json, report.to_json().dump(2) + "\n");
+    if (f->csv != "-" && f->json != "-") std::cout << report.to_text();
   });
 }
 

@@ -27,9 +27,11 @@ namespace {
 // A directory of private copies, removed with everything in it however the merge ends.
 class ScratchDir {
  public:
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "varex-merge-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw RuntimeError("cannot create a temporary directory for the merge");
+  explicit ScratchDir(const std::string& purpose = "merge") {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / ("varex-" + purpose + "-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data()))
+      throw RuntimeError("cannot create a temporary directory for the " + purpose);
     path_ = pattern;
   }
   ~ScratchDir() {
@@ -176,6 +178,21 @@ MergeStats merge_into(Store& target, const std::string& source) {
   const auto copy = scratch.file("source.db");
   checked_copy(source, copy);
   return merge_copy(target, copy);
+}
+
+struct PrivateCopy::Scratch {
+  ScratchDir dir{"copy"};
+};
+
+PrivateCopy::PrivateCopy(const std::string& source) : scratch_(std::make_unique<Scratch>()) {
+  const auto copy = scratch_->dir.file("copy.db");
+  checked_copy(source, copy);
+  store_ = std::make_unique<Store>(copy.string(), Database::Mode::Existing);
+}
+
+// The store closes before its directory goes.
+PrivateCopy::~PrivateCopy() {
+  store_.reset();
 }
 
 MergeReport merge_databases(const std::string& target, const std::vector<std::string>& sources) {

@@ -377,6 +377,39 @@ TEST(Cli, TunerBenchReplaysRecordedSweeps) {
   std::string header;
   std::getline(in, header);
   EXPECT_NE(header.find("median_ratio"), std::string::npos);
+  EXPECT_NE(header.find("evaluations_median"), std::string::npos);
+
+  // --json FILE writes the file beside the table; the database, made read-only, is only read.
+  std::filesystem::permissions(db, std::filesystem::perms::owner_read | std::filesystem::perms::group_read |
+                                       std::filesystem::perms::others_read);
+  const auto size = std::filesystem::file_size(db);
+  const std::string json_file = dir + "/bench.json";
+  const auto table = test::run_varex({"tuner-bench", "--db", db, "--seeds", "2", "--budgets", "5%",
+                                      "--strategies", "random,ucb1", "--json", json_file});
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("best/opt p25"), std::string::npos) << table.out;
+  EXPECT_NE(table.err.find("tuner-bench: 8 of 8 replays"), std::string::npos) << table.err;
+  std::ifstream json_in(json_file);
+  const auto written = nlohmann::json::parse(json_in);
+  ASSERT_EQ(written["quality"].size(), 2u);
+  EXPECT_EQ(written["quality"][0]["evaluations"].size(), 2u);
+  EXPECT_EQ(std::filesystem::file_size(db), size);
+
+  // A database of an older schema is migrated in a private copy, never in place.
+  const std::string old_db = dir + "/old.db";
+  {
+    auto steps = results::Store::migrations();
+    steps.resize(3);
+    results::Store old(old_db, results::Database::Mode::Create, steps);
+  }
+  expect_usage_error({"tuner-bench", "--db", old_db}, "no recorded sweeps");
+  {
+    results::Database raw(old_db, results::Database::Mode::ReadOnly);
+    results::Statement version(raw, "PRAGMA user_version");
+    ASSERT_TRUE(version.step());
+    EXPECT_EQ(version.integer(0), 3);
+  }
+
   expect_usage_error({"tuner-bench", "--db", db, "--budgets", "10"}, "is not a share");
   expect_usage_error({"tuner-bench", "--db", db, "--strategies", "annealing"},
                      "unknown strategy 'annealing'");

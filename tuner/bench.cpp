@@ -50,8 +50,9 @@ std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<s
     if (!sessions.empty() && std::find(sessions.begin(), sessions.end(), s.id) == sessions.end()) continue;
     const harness::Operator& o = harness::find_operator(s.op);
     BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr};
+    // GPU devices compile a batch's programs in the background (harness::Engine::prefetch); CPUs do not.
     sweep.recording = std::make_shared<Recording>(o.space({s.device, s.workload.rows(), &s.workload.query}),
-                                                  store.session_measurements(s.id));
+                                                  store.session_measurements(s.id), s.device.type != "cpu");
     std::size_t ok = 0;
     for (const auto& p : sweep.recording->space().enumerate())
       ok += std::isfinite(sweep.recording->true_ms(p));
@@ -69,13 +70,23 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
       if (s != "exhaustive") strategies.push_back(s);
     }
   }
+  const std::size_t total = report.sweeps.size() * strategies.size() * (options.budgets.size() + 1) *
+                            static_cast<std::size_t>(options.seeds);
+  std::size_t done = 0;
+  auto step = [&] {
+    ++done;
+    if (options.progress) options.progress(done, total);
+  };
   for (const BenchSweep& sweep : report.sweeps) {
     const Recording& rec = *sweep.recording;
     const double optimum = rec.optimum_ms();
     for (const std::string& name : strategies) {
       // Quality at each budget: a separate run per budget, since a strategy may plan by its budget.
       for (double budget : options.budgets) {
-        BenchRow row{&sweep, name, budget, {}, {}, 0, 0, 0, 0};
+        BenchRow row;
+        row.sweep = &sweep;
+        row.strategy = name;
+        row.budget = budget;
         for (int k = 0; k < options.seeds; ++k) {
           SearchSpace space(rec.space(), seed_of(name, k));
           ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
@@ -84,35 +95,50 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
                                            {Budget{Budget::Kind::Fraction, budget}, options.remeasure});
           row.ratios.push_back(o.best ? rec.true_ms(*o.best) / optimum : kInf);
           row.evaluations.push_back(static_cast<double>(o.evaluations));
+          step();
         }
         row.median_ratio = quantile(row.ratios, 0.5);
         row.p10 = quantile(row.ratios, 0.1);
+        row.p25 = quantile(row.ratios, 0.25);
+        row.p75 = quantile(row.ratios, 0.75);
         row.p90 = quantile(row.ratios, 0.9);
+        row.evaluations_p25 = quantile(row.evaluations, 0.25);
+        row.evaluations_median = quantile(row.evaluations, 0.5);
+        row.evaluations_p75 = quantile(row.evaluations, 0.75);
         row.within_5pct = static_cast<double>(std::count_if(row.ratios.begin(), row.ratios.end(),
                                                             [](double r) { return r <= 1.05; })) /
                           static_cast<double>(row.ratios.size());
         report.rows.push_back(std::move(row));
       }
       // Cost until the best observed variant is truly within 5% of the optimum.
-      CostRow cost{&sweep, name, {}, 0, 0, 0, 0};
+      CostRow cost;
+      cost.sweep = &sweep;
+      cost.strategy = name;
       for (int k = 0; k < options.seeds; ++k) {
         SearchSpace space(rec.space(), seed_of(name, k));
         ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
         auto strategy = make_strategy(name, space.space());
-        double reached = kInf;
+        double reached = kInf, evaluations = kInf;
         run_tuning(
-            *strategy, space, evaluator, {Budget{}, 0},
+            *strategy, space, evaluator,
+            {options.cost_cap < 1 ? Budget{Budget::Kind::Fraction, options.cost_cap} : Budget{}, 0},
             [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
               const TunePoint& p = o.history.back();
               if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * optimum) {
                 reached = p.cost_s;
+                evaluations = static_cast<double>(p.evaluations);
                 return false;
               }
               return true;
             });
         cost.cost_s.push_back(reached);
+        cost.evaluations.push_back(evaluations);
+        step();
       }
       cost.median_cost_s = quantile(cost.cost_s, 0.5);
+      cost.p25_cost_s = quantile(cost.cost_s, 0.25);
+      cost.p75_cost_s = quantile(cost.cost_s, 0.75);
+      cost.median_evaluations = quantile(cost.evaluations, 0.5);
       cost.share_of_exhaustive = cost.median_cost_s / rec.exhaustive_cost_s();
       cost.reached = static_cast<double>(std::count_if(cost.cost_s.begin(), cost.cost_s.end(),
                                                        [](double c) { return std::isfinite(c); })) /
@@ -155,15 +181,24 @@ nlohmann::json BenchReport::to_json() const {
                               {"budget", r.budget},
                               {"median_ratio", finite(r.median_ratio)},
                               {"p10", finite(r.p10)},
+                              {"p25", finite(r.p25)},
+                              {"p75", finite(r.p75)},
                               {"p90", finite(r.p90)},
                               {"within_5pct", r.within_5pct},
-                              {"ratios", ratios}});
+                              {"evaluations_p25", r.evaluations_p25},
+                              {"evaluations_median", r.evaluations_median},
+                              {"evaluations_p75", r.evaluations_p75},
+                              {"ratios", ratios},
+                              {"evaluations", r.evaluations}});
   }
   for (const CostRow& c : costs) {
     out["cost_to_5pct"].push_back({{"session", c.sweep->session},
                                    {"device", c.sweep->device.id},
                                    {"strategy", c.strategy},
                                    {"median_cost_s", finite(c.median_cost_s)},
+                                   {"p25_cost_s", finite(c.p25_cost_s)},
+                                   {"p75_cost_s", finite(c.p75_cost_s)},
+                                   {"median_evaluations", finite(c.median_evaluations)},
                                    {"share_of_exhaustive", finite(c.share_of_exhaustive)},
                                    {"vs_random", finite(c.vs_random)},
                                    {"reached", c.reached}});
@@ -173,7 +208,8 @@ nlohmann::json BenchReport::to_json() const {
 
 std::string BenchReport::to_csv() const {
   std::ostringstream s;
-  s << "session,device,op,rows,strategy,budget,median_ratio,p10,p90,within_5pct,median_cost_to_5pct_s,"
+  s << "session,device,op,rows,strategy,budget,median_ratio,p10,p25,p75,p90,within_5pct,evaluations_p25,"
+       "evaluations_median,evaluations_p75,median_cost_to_5pct_s,evaluations_to_5pct,"
        "cost_share_of_exhaustive,cost_vs_random,reached_5pct\n";
   for (const BenchRow& r : rows) {
     const CostRow* c = nullptr;
@@ -181,9 +217,11 @@ std::string BenchReport::to_csv() const {
       if (x.sweep == r.sweep && x.strategy == r.strategy) c = &x;
     }
     s << r.sweep->session << "," << r.sweep->device.id << "," << r.sweep->op << "," << r.sweep->rows << ","
-      << r.strategy << "," << r.budget << "," << fmt(r.median_ratio) << "," << fmt(r.p10) << "," << fmt(r.p90)
-      << "," << fmt(r.within_5pct, 2) << "," << fmt(c->median_cost_s, 2) << "," << fmt(c->share_of_exhaustive)
-      << "," << fmt(c->vs_random, 3) << "," << fmt(c->reached, 2) << "\n";
+      << r.strategy << "," << r.budget << "," << fmt(r.median_ratio) << "," << fmt(r.p10) << "," << fmt(r.p25)
+      << "," << fmt(r.p75) << "," << fmt(r.p90) << "," << fmt(r.within_5pct, 2) << ","
+      << fmt(r.evaluations_p25, 0) << "," << fmt(r.evaluations_median, 0) << "," << fmt(r.evaluations_p75, 0)
+      << "," << fmt(c->median_cost_s, 2) << "," << fmt(c->median_evaluations, 0) << ","
+      << fmt(c->share_of_exhaustive) << "," << fmt(c->vs_random, 3) << "," << fmt(c->reached, 2) << "\n";
   }
   return s.str();
 }
@@ -196,22 +234,28 @@ std::string BenchReport::to_text() const {
       << " rows, session " << sweep.session << " (" << sweep.status << "): " << rec.size()
       << " variants, optimum " << fmt(rec.optimum_ms()) << " ms, exhaustive cost "
       << fmt(rec.exhaustive_cost_s(), 1) << " s\n";
-    s << "strategy      budget  median best/opt  p10     p90     within 5%\n";
+    // Quartiles over the seeds: of the declared best's true time over the optimum, and of the search
+    // evaluations the budget paid for.
+    s << "strategy      budget  best/opt p25  median  p75     within 5%  evaluations p25  median  p75\n";
     for (const BenchRow& r : rows) {
       if (r.sweep != &sweep) continue;
-      char line[160];
-      std::snprintf(line, sizeof line, "%-12s  %5.0f%%  %15s  %-6s  %-6s  %5.0f%%\n", r.strategy.c_str(),
-                    100 * r.budget, fmt(r.median_ratio).c_str(), fmt(r.p10, 3).c_str(), fmt(r.p90, 3).c_str(),
-                    100 * r.within_5pct);
+      char line[200];
+      std::snprintf(line, sizeof line, "%-12s  %5.0f%%  %12s  %-6s  %-6s  %8.0f%%  %15s  %6s  %s\n",
+                    r.strategy.c_str(), 100 * r.budget, fmt(r.p25, 3).c_str(), fmt(r.median_ratio, 3).c_str(),
+                    fmt(r.p75, 3).c_str(), 100 * r.within_5pct, fmt(r.evaluations_p25, 0).c_str(),
+                    fmt(r.evaluations_median, 0).c_str(), fmt(r.evaluations_p75, 0).c_str());
       s << line;
     }
-    s << "strategy      cost to 5% (median)  share of exhaustive  vs random  seeds that got there\n";
+    s << "strategy      cost to 5%: p25  median  p75 s   evaluations  share of exhaustive  vs random  seeds "
+         "that got there\n";
     for (const CostRow& c : costs) {
       if (c.sweep != &sweep) continue;
-      char line[160];
-      std::snprintf(line, sizeof line, "%-12s  %17s s  %18s%%  %9s  %5.0f%%\n", c.strategy.c_str(),
-                    fmt(c.median_cost_s, 1).c_str(), fmt(100 * c.share_of_exhaustive, 1).c_str(),
-                    fmt(c.vs_random, 2).c_str(), 100 * c.reached);
+      char line[200];
+      std::snprintf(line, sizeof line, "%-12s  %15s  %6s  %6s   %11s  %18s%%  %9s  %5.0f%%\n",
+                    c.strategy.c_str(), fmt(c.p25_cost_s, 1).c_str(), fmt(c.median_cost_s, 1).c_str(),
+                    fmt(c.p75_cost_s, 1).c_str(), fmt(c.median_evaluations, 0).c_str(),
+                    fmt(100 * c.share_of_exhaustive, 1).c_str(), fmt(c.vs_random, 2).c_str(),
+                    100 * c.reached);
       s << line;
     }
     s << "\n";

@@ -2,6 +2,7 @@
 // The strategy benchmark: every strategy replayed over many seeds and budgets against each recorded
 // exhaustive sweep, reporting how close to the optimum each gets per budget and what it costs to come
 // within 5% of it, normalised against random search.
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,11 @@ struct BenchOptions {
   std::vector<double> budgets{0.02, 0.05, 0.10, 0.20};  // shares of the exhaustive cost
   int seeds = 25;
   int remeasure = 3;
+  // The runs that measure the cost to come within 5% stop at this share of the exhaustive cost (a seed that
+  // got no closer counts as never): 1 lets them search the whole space.
+  double cost_cap = 1.0;
+  // Called after every replayed run with the runs done and the runs in all (for a progress line).
+  std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
 // One recorded sweep to replay.
@@ -34,17 +40,20 @@ struct BenchRow {
   const BenchSweep* sweep = nullptr;
   std::string strategy;
   double budget = 0;
-  std::vector<double> ratios;  // per seed: true time of the declared best / optimum (inf: nothing found)
-  std::vector<double> evaluations;
-  double median_ratio = 0, p10 = 0, p90 = 0;
+  std::vector<double> ratios;       // per seed: true time of the declared best / optimum (inf: nothing found)
+  std::vector<double> evaluations;  // per seed: search evaluations until the budget ran out
+  double median_ratio = 0, p10 = 0, p25 = 0, p75 = 0, p90 = 0;
+  double evaluations_p25 = 0, evaluations_median = 0, evaluations_p75 = 0;
   double within_5pct = 0;  // share of seeds whose declared best is within 5% of the optimum
 };
 
 struct CostRow {
   const BenchSweep* sweep = nullptr;
   std::string strategy;
-  std::vector<double> cost_s;  // per seed: cost until the best observed is truly within 5% (inf: never)
-  double median_cost_s = 0;
+  std::vector<double> cost_s;       // per seed: cost until the best observed is truly within 5% (inf: never)
+  std::vector<double> evaluations;  // per seed: evaluations until then (inf: never)
+  double median_cost_s = 0, p25_cost_s = 0, p75_cost_s = 0;
+  double median_evaluations = 0;
   double share_of_exhaustive = 0;
   double vs_random = 0;  // median cost / random search's median cost
   double reached = 0;    // share of seeds that got within 5% at all

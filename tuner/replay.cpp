@@ -20,8 +20,11 @@ double runs_of(const varex::Measurement& m, std::size_t reps) {
 
 }  // namespace
 
-Recording::Recording(const variants::Space& space, std::vector<results::RecordedMeasurement> measurements)
-    : space_(space), optimum_ms_(std::numeric_limits<double>::infinity()) {
+Recording::Recording(const variants::Space& space, std::vector<results::RecordedMeasurement> measurements,
+                     bool background_compile)
+    : space_(space),
+      optimum_ms_(std::numeric_limits<double>::infinity()),
+      background_compile_(background_compile) {
   // The latest full-fidelity search measurement of each variant is its recorded truth.
   for (auto& r : measurements) {
     if (r.fidelity != 0 || r.purpose != "search" || !space.valid(r.params)) continue;
@@ -33,9 +36,8 @@ Recording::Recording(const variants::Space& space, std::vector<results::Recorded
   for (const auto& [index, r] : by_index_) {
     (*recorded)[index] = true;
     if (r.m.ok()) optimum_ms_ = std::min(optimum_ms_, r.m.kernel.median);
-    exhaustive_cost_s_ += run_cost_s(r, 0);
+    exhaustive_cost_s_ += r.m.cost_s();
   }
-  for (const auto& [_, ms] : compile_ms_) exhaustive_cost_s_ += ms / 1e3;
   const variants::Space full = space;
   space_ = space.with_constraint(
       {"recorded in the sweep being replayed",
@@ -60,14 +62,34 @@ double Recording::compile_cost_s(const variants::Params& params) const {
 double Recording::run_cost_s(const results::RecordedMeasurement& r, Fidelity fidelity) const {
   const std::size_t reps = r.m.samples_ms.size();
   // What the recorded measurement spent beyond its kernel runs (transfers, verification, overheads): the
-  // wall time minus compilation and runs where it was recorded, else the download alone.
-  const double fixed_ms =
-      r.m.wall_ms > 0
-          ? std::max(0.0, r.m.wall_ms - (r.m.compile_cached ? 0.0 : r.m.compile_ms) - runs_of(r.m, reps))
-          : r.m.d2h_ms;
-  const std::size_t used =
-      fidelity > 0 ? std::min<std::size_t>(reps, static_cast<std::size_t>(fidelity)) : reps;
-  return (fixed_ms + runs_of(r.m, used)) / 1e3;
+  // wall time minus its runs and the compilation it waited for, where wall times were recorded, else the
+  // download alone. A compile the sweep prefetched was not waited for: when the wall time minus the runs is
+  // shorter than the compilation, the compilation is taken as hidden (a partly hidden one then counts its
+  // visible part as fixed cost: a slight overcharge).
+  double fixed_ms = r.m.d2h_ms;
+  if (r.m.wall_ms > 0) {
+    const double beyond_runs = std::max(0.0, r.m.wall_ms - runs_of(r.m, reps));
+    const double compile = r.m.compile_cached ? 0.0 : r.m.compile_ms;
+    fixed_ms = beyond_runs >= compile ? beyond_runs - compile : beyond_runs;
+  }
+  // At fidelity k the live tuner stops after k timed repetitions, or earlier where the full protocol did.
+  return (fixed_ms + runs_of(r.m, repetitions(r, fidelity))) / 1e3;
+}
+
+std::size_t Recording::repetitions(const results::RecordedMeasurement& r, Fidelity fidelity) {
+  const std::size_t reps = r.m.samples_ms.size();
+  return fidelity > 0 ? std::min<std::size_t>(reps, static_cast<std::size_t>(fidelity)) : reps;
+}
+
+void ReplayEvaluator::upcoming(const std::vector<variants::Params>& params) {
+  // The live worker starts compiling the programs of the variants proposed after the one it measures now
+  // (harness::Engine::prefetch, GPU devices only); each compiles in the background from that moment, in
+  // parallel with the others, and the tuner later waits only for what is left of it.
+  if (!recording_.background_compile()) return;
+  for (const auto& p : params) {
+    const std::string key = compile_key(recording_.space(), p);
+    if (!compiled_.count(key)) prefetched_.emplace(key, clock_s_);
+  }
 }
 
 Evaluation ReplayEvaluator::evaluate(const EvaluationRequest& request) {
@@ -81,18 +103,27 @@ Evaluation ReplayEvaluator::evaluate(const EvaluationRequest& request) {
   const bool cut = request.cutoff_ms > 0 && r->m.ok() && !r->m.samples_ms.empty() &&
                    r->m.samples_ms.front() > request.cutoff_ms;
   e.cost_s = recording_.run_cost_s(*r, cut ? 1 : fidelity);
-  if (compiled_.insert(variants::canonical(recording_.space().compile_part(params))).second) {
-    e.cost_s += recording_.compile_cost_s(params);
+  const std::string key = compile_key(recording_.space(), params);
+  if (compiled_.insert(key).second) {
+    // A compile nobody announced ahead is waited for in full; a prefetched one only for what is left.
+    double compile_s = recording_.compile_cost_s(params);
+    if (const auto it = prefetched_.find(key); it != prefetched_.end()) {
+      compile_s = std::max(0.0, compile_s - (clock_s_ - it->second));
+      prefetched_.erase(it);
+    }
+    e.cost_s += compile_s;
   }
+  clock_s_ += e.cost_s;
+  const std::size_t reps = Recording::repetitions(*r, fidelity);
   if (cut) {
     e.m.samples_ms.resize(1);
     e.m.kernel = summarize(e.m.samples_ms);
     e.m.cut_off = true;
-  } else if (fidelity > 0 && r->m.ok() && !r->m.samples_ms.empty()) {
-    // A cheap look: the median of a few repetitions drawn from the recorded ones.
+  } else if (fidelity > 0 && r->m.ok() && reps > 0) {
+    // A cheap look: the median of as many repetitions as were charged, drawn from the recorded ones.
     std::uniform_int_distribution<std::size_t> pick(0, r->m.samples_ms.size() - 1);
     e.m.samples_ms.clear();
-    for (int i = 0; i < fidelity; ++i) e.m.samples_ms.push_back(r->m.samples_ms[pick(rng_)]);
+    for (std::size_t i = 0; i < reps; ++i) e.m.samples_ms.push_back(r->m.samples_ms[pick(rng_)]);
     e.m.kernel = summarize(e.m.samples_ms);
   }
   return e;

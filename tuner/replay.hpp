@@ -1,8 +1,10 @@
 #pragma once
 // Replay: a recorded sweep stands in for the device, so strategies run in milliseconds and without a GPU.
 // A full-fidelity evaluation returns the recorded measurement; a cheap one (k repetitions) the median of k
-// samples drawn from the recorded repetitions. Costs are the recorded ones: a compile-time variant's
-// compilation the first time the replay meets it, and each variant's own run cost.
+// samples drawn from the recorded repetitions. Costs are charged as the live tuner spends them: each
+// variant's fixed cost (transfers, verification) and its runs (the verified run, a warm-up and the timed
+// repetitions, k of them at fidelity k), plus a compile-time variant's compilation the first time the replay
+// meets it — less what a background compile (prefetch) hid, where the recorded device compiles ahead.
 #include <map>
 #include <memory>
 #include <random>
@@ -17,8 +19,11 @@ namespace varex::tuner {
 
 class Recording {
  public:
-  // `space` is the operator's full space for the recorded device and workload.
-  Recording(const variants::Space& space, std::vector<results::RecordedMeasurement> measurements);
+  // `space` is the operator's full space for the recorded device and workload. `background_compile`: the
+  // live tuner compiles the programs of a batch's later variants while the earlier ones are measured (GPU
+  // devices; harness::Engine::prefetch), so the replay does too.
+  Recording(const variants::Space& space, std::vector<results::RecordedMeasurement> measurements,
+            bool background_compile = false);
 
   // The full space restricted to the recorded variants: strategies only propose what can be replayed.
   const variants::Space& space() const { return space_; }
@@ -27,10 +32,16 @@ class Recording {
   double optimum_ms() const { return optimum_ms_; }
   // The recorded time of a variant (infinite when it failed or was not recorded).
   double true_ms(const variants::Params& params) const;
+  // What the sweep spent measuring every recorded variant: the recorded wall times (estimates for rows
+  // recorded before schema version 2).
   double exhaustive_cost_s() const { return exhaustive_cost_s_; }
+  bool background_compile() const { return background_compile_; }
   double compile_cost_s(const variants::Params& params) const;
   // The cost of running one variant at a fidelity (0: as recorded), compilation excluded.
   double run_cost_s(const results::RecordedMeasurement& r, Fidelity fidelity) const;
+  // The timed repetitions a measurement at `fidelity` takes: k at fidelity k, unless the recorded full
+  // protocol stopped earlier (the live tuner would have too).
+  static std::size_t repetitions(const results::RecordedMeasurement& r, Fidelity fidelity);
 
  private:
   variants::Space space_;
@@ -38,18 +49,23 @@ class Recording {
   std::map<std::string, double> compile_ms_;  // per compile key
   double optimum_ms_;
   double exhaustive_cost_s_ = 0;
+  bool background_compile_ = false;
 };
 
 class ReplayEvaluator final : public Evaluator {
  public:
   ReplayEvaluator(const Recording& recording, std::uint64_t seed) : recording_(recording), rng_(seed) {}
   Evaluation evaluate(const EvaluationRequest& request) override;
+  void upcoming(const std::vector<variants::Params>& params) override;
   double exhaustive_cost_s(double) const override { return recording_.exhaustive_cost_s(); }
 
  private:
   const Recording& recording_;
   std::mt19937_64 rng_;
   std::set<std::string> compiled_;
+  // Background compiles in flight: compile key -> the replay's clock when it started.
+  std::map<std::string, double> prefetched_;
+  double clock_s_ = 0;  // everything charged so far
 };
 
 }  // namespace varex::tuner

@@ -23,7 +23,7 @@ struct RunOptions {
   const harness::Operator* op = nullptr;
   std::vector<DeviceInfo> devices;
   datasets::WorkloadSpec workload;
-  std::string strategy = "auc_bandit";
+  std::string strategy = "ensemble";
   Budget budget;
   std::uint64_t seed = 1;
   int remeasure = 3;

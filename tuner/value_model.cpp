@@ -5,6 +5,31 @@
 
 namespace varex::tuner {
 
+Indices indices_of(const variants::Space& space, const variants::Params& params) {
+  Indices out;
+  for (const auto& t : space.tunables()) out.push_back(t.index_of(params.at(t.name)).value_or(0));
+  return out;
+}
+
+std::optional<variants::Params> unseen_point(const SearchSpace& space, const Indices& indices) {
+  const auto& tunables = space.space().tunables();
+  variants::Params p;
+  for (std::size_t t = 0; t < tunables.size(); ++t) p[tunables[t].name] = tunables[t].values[indices[t]];
+  // Canonical first: a replayed space holds only the canonical forms of its variants.
+  p = space.space().canonical(p);
+  if (!space.space().valid(p) || space.seen(p)) return std::nullopt;
+  return p;
+}
+
+bool ordinal(const variants::Tunable& tunable) {
+  for (std::size_t v = 0; v < tunable.values.size(); ++v) {
+    if (!std::holds_alternative<std::int64_t>(tunable.values[v])) return false;
+    if (v > 0 && std::get<std::int64_t>(tunable.values[v]) <= std::get<std::int64_t>(tunable.values[v - 1]))
+      return false;
+  }
+  return true;
+}
+
 ValueModel::ValueModel(const variants::Space& space) : space_(space) {
   for (const auto& t : space.tunables()) arms_.emplace_back(t.values.size());
 }

@@ -18,6 +18,16 @@ struct ArmStats {
   double noise = 0;     // mean squared measurement uncertainty of the rewards
 };
 
+// Points as one value index per tunable (in the space's order), for strategies that recombine values (ga)
+// or model each tunable's values (tpe).
+using Indices = std::vector<std::size_t>;
+Indices indices_of(const variants::Space& space, const variants::Params& params);
+// The canonical form of the point with these value indices, when it is valid and was not proposed before.
+std::optional<variants::Params> unseen_point(const SearchSpace& space, const Indices& indices);
+// Whether a tunable's values are integers listed in ascending order, so that neighbouring indices are
+// similar values (an ordinal tunable: ept, local) rather than unrelated words (kernel=overflow,scan).
+bool ordinal(const variants::Tunable& tunable);
+
 class ValueModel {
  public:
   explicit ValueModel(const variants::Space& space);

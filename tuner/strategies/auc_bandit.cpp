@@ -12,8 +12,8 @@ namespace {
 
 class AucBandit final : public Strategy {
  public:
-  explicit AucBandit(const variants::Space& space) {
-    for (auto factory : {make_random, make_egreedy, make_ucb1, make_thompson}) {
+  AucBandit(const variants::Space& space, const std::vector<StrategyFactory>& factories) {
+    for (auto factory : factories) {
       arms_.emplace_back();
       arms_.back().strategy = factory(space);
     }
@@ -83,8 +83,13 @@ class AucBandit final : public Strategy {
 
 }  // namespace
 
+std::unique_ptr<Strategy> make_auc_bandit_over(const variants::Space& space,
+                                               const std::vector<StrategyFactory>& arms) {
+  return std::make_unique<AucBandit>(space, arms);
+}
+
 std::unique_ptr<Strategy> make_auc_bandit(const variants::Space& space) {
-  return std::make_unique<AucBandit>(space);
+  return make_auc_bandit_over(space, {make_random, make_egreedy, make_ucb1, make_thompson});
 }
 
 }  // namespace varex::tuner

@@ -8,14 +8,13 @@ namespace varex::tuner {
 
 namespace {
 
-using Factory = std::unique_ptr<Strategy> (*)(const variants::Space&);
-
-const std::vector<std::pair<std::string, Factory>>& registry() {
-  static const std::vector<std::pair<std::string, Factory>> all{
+const std::vector<std::pair<std::string, StrategyFactory>>& registry() {
+  static const std::vector<std::pair<std::string, StrategyFactory>> all{
       {"exhaustive", make_exhaustive}, {"random", make_random},
       {"egreedy", make_egreedy},       {"ucb1", make_ucb1},
       {"thompson", make_thompson},     {"halving", make_halving},
-      {"auc_bandit", make_auc_bandit}};
+      {"auc_bandit", make_auc_bandit}, {"tpe", make_tpe},
+      {"genetic", make_genetic},       {"ensemble", make_ensemble}};
   return all;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // One factory per strategy; tuner/strategies/registry.cpp lists them by name.
 #include <memory>
+#include <vector>
 
 #include "tuner/strategy.hpp"
 
@@ -13,5 +14,14 @@ std::unique_ptr<Strategy> make_ucb1(const variants::Space& space);
 std::unique_ptr<Strategy> make_thompson(const variants::Space& space);
 std::unique_ptr<Strategy> make_halving(const variants::Space& space);
 std::unique_ptr<Strategy> make_auc_bandit(const variants::Space& space);
+std::unique_ptr<Strategy> make_tpe(const variants::Space& space);
+std::unique_ptr<Strategy> make_genetic(const variants::Space& space);
+std::unique_ptr<Strategy> make_ensemble(const variants::Space& space);
+
+// OpenTuner's AUC bandit over any sub-strategies (tuner/strategies/auc_bandit.cpp): auc_bandit and ensemble
+// differ only in what they share the budget between.
+using StrategyFactory = std::unique_ptr<Strategy> (*)(const variants::Space&);
+std::unique_ptr<Strategy> make_auc_bandit_over(const variants::Space& space,
+                                               const std::vector<StrategyFactory>& arms);
 
 }  // namespace varex::tuner
