@@ -29,11 +29,8 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
     run.poison();
     const double verified_run_ms = run.execute(params).total_ms;
     Collected first = run.collect(settings.check);
-    m.checked = settings.check;
-    if (!first.verified && settings.check == Check::Device) {
-      first = run.collect(Check::Host);
-      m.checked = Check::Host;
-    }
+    if (!first.verified && first.checked == Check::Device) first = run.collect(Check::Host);
+    m.checked = first.checked;
     m.d2h_ms = first.d2h_ms;
     m.result = first.digest;
     m.verified = first.verified;

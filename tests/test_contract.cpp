@@ -33,6 +33,7 @@ class Contract : public testing::TestWithParam<std::string> {
     run->poison();
     run->execute(params);
     const Collected on_device = run->collect(Check::Device);
+    EXPECT_EQ(run->collect(Check::Host).checked, Check::Host);
     const Collected c = run->collect();
     EXPECT_EQ(on_device.verified, c.verified) << spec.describe();
     if (on_device.verified) {

@@ -26,7 +26,8 @@ struct Collected {
   double d2h_ms = 0;
   Digest digest;
   bool verified = false;
-  std::string mismatch;  // where the output first differs from the reference
+  std::string mismatch;         // where the output first differs from the reference
+  Check checked = Check::Host;  // how: an output without a device check compares in full whatever is asked
 };
 
 // A workload prepared on one device: inputs uploaded, the host reference computed, outputs allocated.

@@ -85,6 +85,7 @@ Collected BitmapOutput::check_on_device() {
   }
   if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
   Collected c;
+  c.checked = Check::Device;
   bool same =
       device_digest_->columns({{device_.get(), 1}}, whole, /*ordered=*/true) == *reference_words_digest_;
   if (same && rows_ % 32) {

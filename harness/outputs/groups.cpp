@@ -77,6 +77,7 @@ Collected GroupsOutput::check_on_device() {
     device_reference_ = d;
   }
   Collected c;
+  c.checked = Check::Device;
   c.digest.rows = count_;
   if (count_ != groups) return c;
   if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);

@@ -105,6 +105,7 @@ void PairsOutput::poison() {
 
 Collected PairsOutput::check_on_device() {
   Collected c;
+  c.checked = Check::Device;
   if (count_ != reference_.pairs) return c;
   if (!reference_device_digest_) {
     const std::uint64_t rights = reference_.right_set.size();

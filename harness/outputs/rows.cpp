@@ -96,6 +96,7 @@ Collected RowsOutput::check_on_device() {
     reference_device_digest_ = sum;
   }
   Collected c;
+  c.checked = Check::Device;
   std::uint64_t count = want;
   if (counted_) {
     c.d2h_ms += engine_.download(*host_count_, *count_, 4)->elapsed_ms();
