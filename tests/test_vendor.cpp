@@ -9,6 +9,7 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/operator.hpp"
 #include "harness/operators/vendor_variant.hpp"
+#include "tuner/strategy.hpp"
 
 namespace varex::harness {
 namespace {
@@ -59,6 +60,24 @@ TEST(Vendor, OnlyCudaDevicesOfferIt) {
     EXPECT_EQ(cub.size(), count) << name;
     EXPECT_GT(space.enumerate({{"impl", "own"}}).size(), 1u) << name;
   }
+}
+
+// The vendor variant's own tunables are inactive: a search draws it about as often as all the own variants
+// together, where a constraint pinning them made it one draw in the own space's size.
+TEST(Vendor, ASearchDrawsTheVendorVariantAsOftenAsTheOwnOnes) {
+  if (!vendor_library()) GTEST_SKIP() << "built without nvcc: no vendor library";
+  const variants::Space space = find_operator("ra_sort").space({cuda_device(), 1 << 20});
+  ASSERT_GT(space.enumerate({{"impl", "own"}}).size(), 20u);
+  tuner::SearchSpace search(space, 7);
+  int cub = 0;
+  const int draws = 400;
+  for (int i = 0; i < draws; ++i) {
+    const auto p = search.random_unseen();  // not marked: the same point may come again
+    ASSERT_TRUE(p);
+    if (is_vendor(*p)) ++cub;
+  }
+  EXPECT_GT(cub, draws / 4);
+  EXPECT_LT(cub, 3 * draws / 4);
 }
 
 }  // namespace

@@ -8,14 +8,12 @@
 namespace varex::harness {
 
 void add_vendor_variant(const DeviceInfo& device, const std::string& call,
-                        std::vector<variants::Tunable>& tunables,
-                        std::vector<variants::Constraint>& constraints,
+                        std::vector<variants::Tunable>& tunables, std::vector<variants::Inactive>& inactive,
                         const std::vector<std::string>& honoured) {
   if (!has_vendor_library(device)) return;
-  std::map<std::string, variants::Value> defaults;
+  std::vector<std::string> own;
   for (const variants::Tunable& t : tunables) {
-    if (std::find(honoured.begin(), honoured.end(), t.name) == honoured.end())
-      defaults[t.name] = t.default_value;
+    if (std::find(honoured.begin(), honoured.end(), t.name) == honoured.end()) own.push_back(t.name);
   }
   tunables.push_back({"impl",
                       variants::TunableKind::Launch,
@@ -23,12 +21,7 @@ void add_vendor_variant(const DeviceInfo& device, const std::string& call,
                       variants::Value{"own"},
                       "own: varex's kernels; cub: " + call + " from " + vendor_library()->name +
                           " (built with varex by nvcc)"});
-  constraints.push_back({"impl=cub takes none of the own kernels' tunables: they keep their defaults",
-                         [defaults](const variants::Params& p) {
-                           if (!is_vendor(p)) return true;
-                           return std::all_of(defaults.begin(), defaults.end(),
-                                              [&](const auto& d) { return p.at(d.first) == d.second; });
-                         }});
+  inactive.push_back({"impl=cub takes none of the own kernels' tunables", is_vendor, std::move(own)});
 }
 
 bool is_vendor(const variants::Params& params) {

@@ -283,8 +283,9 @@ variants::Space AttributeAggregate::space(const variants::SpaceContext& context)
   std::vector<variants::Tunable> tunables = own_tunables(context.device);
   for (variants::Tunable& t : attribute_launch_tunables(context.device)) tunables.push_back(std::move(t));
   std::vector<variants::Constraint> constraints = own_constraints();
-  add_vendor(context.device, tunables, constraints);
-  return variants::Space(name(), std::move(tunables), std::move(constraints));
+  std::vector<variants::Inactive> inactive;
+  add_vendor(context.device, tunables, inactive);
+  return variants::Space(name(), std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 datasets::WorkloadSpec AttributeAggregate::workload(const WorkloadOptions& options) const {

@@ -36,7 +36,7 @@ class AttributeAggregate : public Operator {
   virtual std::vector<variants::Constraint> own_constraints() const { return {}; }
   // Adds the operator's vendor variant (impl=cub) where the device has the library.
   virtual void add_vendor(const DeviceInfo&, std::vector<variants::Tunable>&,
-                          std::vector<variants::Constraint>&) const {}
+                          std::vector<variants::Inactive>&) const {}
   // Refuses a workload the operator cannot answer at all (UsageError).
   virtual void check(const datasets::WorkloadSpec&) const {}
 };
@@ -73,7 +73,7 @@ class KthLargestOperator final : public AttributeAggregate {
   std::vector<variants::Tunable> own_tunables(const DeviceInfo& device) const override;
   void check(const datasets::WorkloadSpec& spec) const override;
   void add_vendor(const DeviceInfo& device, std::vector<variants::Tunable>& tunables,
-                  std::vector<variants::Constraint>& constraints) const override;
+                  std::vector<variants::Inactive>& inactive) const override;
 };
 
 AggregateFn aggregate_fn(const nlohmann::json& query);

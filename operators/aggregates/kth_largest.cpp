@@ -48,9 +48,9 @@ void KthLargestOperator::check(const datasets::WorkloadSpec& spec) const {
 }
 
 void KthLargestOperator::add_vendor(const DeviceInfo& device, std::vector<variants::Tunable>& tunables,
-                                    std::vector<variants::Constraint>& constraints) const {
+                                    std::vector<variants::Inactive>& inactive) const {
   add_vendor_variant(device, "DeviceRadixSort::SortKeys of the kept values, then the (n - k)-th", tunables,
-                     constraints, {"local", "ept", "grid"});
+                     inactive, {"local", "ept", "grid"});
 }
 
 Defines KthLargestOperator::defines(const variants::Params& params, const DeviceInfo&) const {

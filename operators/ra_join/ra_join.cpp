@@ -272,11 +272,12 @@ variants::Space RaJoinOperator::space(const variants::SpaceContext& context) con
                     local_mem;
        }},
   };
+  std::vector<variants::Inactive> inactive;
   add_vendor_variant(context.device,
                      "a Thrust join: thrust::lower_bound and upper_bound of the left keys in the right ones, "
                      "cub::DeviceScan::ExclusiveSum, the pairs expanded by thrust::for_each_n",
-                     tunables, constraints);
-  return variants::Space("ra_join", std::move(tunables), std::move(constraints));
+                     tunables, inactive);
+  return variants::Space("ra_join", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 Defines RaJoinOperator::defines(const variants::Params& params, const DeviceInfo&) const {

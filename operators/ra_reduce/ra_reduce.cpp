@@ -169,9 +169,10 @@ variants::Space RaReduceOperator::space(const variants::SpaceContext& context) c
       relation_grid(),
   };
   std::vector<variants::Constraint> constraints;
-  add_vendor_variant(context.device, "DeviceReduce::Sum of the column widened to 64 bits", tunables,
-                     constraints, {"layout"});
-  return variants::Space("ra_reduce", std::move(tunables), std::move(constraints));
+  std::vector<variants::Inactive> inactive;
+  add_vendor_variant(context.device, "DeviceReduce::Sum of the column widened to 64 bits", tunables, inactive,
+                     {"layout"});
+  return variants::Space("ra_reduce", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 Defines RaReduceOperator::defines(const variants::Params& params, const DeviceInfo&) const {

@@ -212,9 +212,11 @@ variants::Space RaReduceByKeyOperator::space(const variants::SpaceContext& conte
                 local * variants::get_int(p, "ept") * 8 + local * 4 + 64 <= local_mem;
        }},
   };
-  add_vendor_variant(context.device, "DeviceReduce::ReduceByKey over the keys and v0", tunables, constraints,
+  std::vector<variants::Inactive> inactive;
+  add_vendor_variant(context.device, "DeviceReduce::ReduceByKey over the keys and v0", tunables, inactive,
                      {"layout"});
-  return variants::Space("ra_reduce_by_key", std::move(tunables), std::move(constraints));
+  return variants::Space("ra_reduce_by_key", std::move(tunables), std::move(constraints),
+                         std::move(inactive));
 }
 
 Defines RaReduceByKeyOperator::defines(const variants::Params& params, const DeviceInfo&) const {

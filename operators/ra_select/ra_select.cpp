@@ -205,8 +205,9 @@ variants::Space RaSelectOperator::space(const variants::SpaceContext& context) c
          return local_mem == 0 || local * variants::get_int(p, "ept") * 16 + local * 8 + 64 <= local_mem;
        }},
   };
-  add_vendor_variant(context.device, "DeviceSelect::If over whole tuples", tunables, constraints);
-  return variants::Space("ra_select", std::move(tunables), std::move(constraints));
+  std::vector<variants::Inactive> inactive;
+  add_vendor_variant(context.device, "DeviceSelect::If over whole tuples", tunables, inactive);
+  return variants::Space("ra_select", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 Defines RaSelectOperator::defines(const variants::Params& params, const DeviceInfo&) const {

@@ -255,14 +255,15 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
          return bytes <= 48 * 1024 && (local_mem == 0 || bytes <= local_mem);
        }},
   };
+  std::vector<variants::Inactive> inactive;
   add_vendor_variant(context.device,
                      std::string("thrust::set_") +
                          (operation_ == SetOperation::Intersection ? "intersection"
                           : operation_ == SetOperation::Union      ? "union"
                                                                    : "difference") +
                          " over whole tuples",
-                     tunables, constraints);
-  return variants::Space(name(), std::move(tunables), std::move(constraints));
+                     tunables, inactive);
+  return variants::Space(name(), std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 Defines RaSetOperator::defines(const variants::Params& params, const DeviceInfo&) const {

@@ -324,11 +324,12 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
       {"the tile's local arrays must fit the device's local memory",
        [local_mem](const variants::Params& p) { return local_mem == 0 || local_bytes(p) <= local_mem; }},
   };
+  std::vector<variants::Inactive> inactive;
   add_vendor_variant(context.device,
                      "DeviceRadixSort::SortKeys (algorithm=radix) or DeviceMergeSort::StableSortKeysCopy "
                      "(merge) over whole tuples",
-                     tunables, constraints, {"algorithm"});
-  return variants::Space("ra_sort", std::move(tunables), std::move(constraints));
+                     tunables, inactive, {"algorithm"});
+  return variants::Space("ra_sort", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 Defines RaSortOperator::defines(const variants::Params& params, const DeviceInfo&) const {

@@ -208,8 +208,9 @@ variants::Space RaUniqueOperator::space(const variants::SpaceContext& context) c
                 local * variants::get_int(p, "ept") * 16 + local * 8 + 64 <= local_mem;
        }},
   };
-  add_vendor_variant(context.device, "DeviceSelect::UniqueByKey over whole tuples", tunables, constraints);
-  return variants::Space("ra_unique", std::move(tunables), std::move(constraints));
+  std::vector<variants::Inactive> inactive;
+  add_vendor_variant(context.device, "DeviceSelect::UniqueByKey over whole tuples", tunables, inactive);
+  return variants::Space("ra_unique", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
 Defines RaUniqueOperator::defines(const variants::Params& params, const DeviceInfo&) const {
