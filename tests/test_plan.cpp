@@ -234,6 +234,9 @@ TEST_P(ShippedPlan, VerifiesFusedAndStepByStepResidentAndTransferred) {
         const harness::Collected c = run->collect();
         EXPECT_TRUE(c.verified) << variants::describe(params) << ": " << c.mismatch;
         EXPECT_EQ(c.digest, want) << variants::describe(params);
+        const harness::Collected on_device = run->collect(Check::Device);
+        EXPECT_EQ(on_device.checked, Check::Device);
+        EXPECT_TRUE(on_device.verified) << variants::describe(params);
         bool uploads = false, downloads = false;
         for (const auto& k : times.kernels) {
           uploads = uploads || k.kernel == "h2d";

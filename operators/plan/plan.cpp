@@ -3,15 +3,18 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 
 #include "base/embedded.hpp"
 #include "base/errors.hpp"
 #include "base/hash.hpp"
 #include "base/text.hpp"
+#include "datasets/int_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/output.hpp"
+#include "harness/primitives/digest.hpp"
 #include "harness/primitives/scan.hpp"
 #include "operators/plan/plan_codegen.hpp"
 #include "operators/plan/plan_reference.hpp"
@@ -210,17 +213,79 @@ class PlanRun final : public PreparedRun {
     return times;
   }
 
-  // Every materialised relation downloaded and compared with the reference's in full, whatever check is
-  // asked for (a plan's relations are many small columns, not one large output); the digest runs over the
-  // plan's outputs in order, as digest_of does over the reference.
-  Collected collect(Check) override {
-    Collected c;
+  Collected collect(Check how) override {
+    return how == Check::Device ? check_on_device() : collect_in_full();
+  }
+
+  // The steps whose relations are checked: the plan's outputs in order, then every other materialised
+  // step that is not a scan.
+  std::vector<int> checked_steps() const {
     std::vector<int> order(plan_.outputs.begin(), plan_.outputs.end());
     for (const auto& [s, rel] : relations_) {
       if (plan_.steps[static_cast<std::size_t>(s)].kind != StepKind::Scan &&
           std::find(order.begin(), order.end(), s) == order.end())
         order.push_back(s);
     }
+    return order;
+  }
+
+  // Every materialised relation by its row count and one device digest per column (harness/primitives/
+  // digest.hpp: each value mixed with its row's position), against the same digests of the reference's
+  // columns: only a count and a word per column cross the bus.
+  Collected check_on_device() {
+    Collected c;
+    c.checked = Check::Device;
+    if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
+    for (const int s : checked_steps()) {
+      const plan::Step& step = plan_.steps[static_cast<std::size_t>(s)];
+      const auto it = relations_.find(s);
+      if (it == relations_.end()) return c;
+      const DeviceRelation& rel = it->second;
+      const plan::HostRelation& want = reference_[static_cast<std::size_t>(s)];
+      c.d2h_ms += engine_.download(*staging_, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
+      if (staging_->as<std::uint32_t>()[0] != want.rows) return c;
+      for (std::size_t col = 0; col < step.schema.size(); ++col) {
+        const auto words = static_cast<std::uint32_t>(width_of(step.schema[col]) / 4);
+        if (device_digest_->columns({{rel.columns[col], words}}, want.rows, true) !=
+            reference_column_digest(s, col, words))
+          return c;
+      }
+    }
+    c.verified = true;
+    c.digest = reference_digest_;
+    return c;
+  }
+
+  // The device digest of a reference column, computed once: its values as 32-bit words (a 64-bit value's low
+  // word, then its high one), each row started from its position.
+  std::uint64_t reference_column_digest(int step, std::size_t col, std::uint32_t words) {
+    const auto key = std::make_pair(step, col);
+    if (const auto it = reference_digests_.find(key); it != reference_digests_.end()) return it->second;
+    const std::vector<std::int64_t>& values = *reference_[static_cast<std::size_t>(step)].columns[col];
+    constexpr std::uint64_t kParts = 64;
+    std::vector<std::uint64_t> part(kParts, 0);
+    const std::uint64_t per = (values.size() + kParts - 1) / kParts;
+    datasets::parallel_rows(kParts, [&](std::uint64_t b, std::uint64_t e) {
+      for (std::uint64_t k = b; k < e; ++k) {
+        for (std::uint64_t r = k * per; r < std::min<std::uint64_t>(values.size(), (k + 1) * per); ++r) {
+          const auto v = static_cast<std::uint64_t>(values[r]);
+          std::uint64_t h = primitives::HostDigest::add(primitives::HostDigest::start(r + 1),
+                                                        static_cast<std::uint32_t>(v));
+          if (words == 2) h = primitives::HostDigest::add(h, static_cast<std::uint32_t>(v >> 32));
+          part[k] += h;
+        }
+      }
+    });
+    std::uint64_t sum = 0;
+    for (std::uint64_t p : part) sum += p;
+    return reference_digests_[key] = sum;
+  }
+
+  // Every materialised relation downloaded and compared with the reference's in full; the digest runs over
+  // the plan's outputs in order, as digest_of does over the reference.
+  Collected collect_in_full() {
+    Collected c;
+    const std::vector<int> order = checked_steps();
     const auto fail = [&](const std::string& what) {
       if (c.mismatch.empty()) c.mismatch = what;
     };
@@ -492,6 +557,8 @@ class PlanRun final : public PreparedRun {
   std::map<std::string, std::unique_ptr<DeviceBuffer>> counts_;
   std::map<int, std::unique_ptr<HostBuffer>> results_pinned_, results_pageable_;
   std::unique_ptr<HostBuffer> staging_;  // collect()'s downloads, one column at a time
+  std::unique_ptr<primitives::DeviceDigest> device_digest_;
+  std::map<std::pair<int, std::size_t>, std::uint64_t> reference_digests_;  // by step and column
   std::map<std::string, plan::GroupCode> code_;
   std::map<std::string, KernelSource> sources_;
   std::map<int, DeviceRelation> relations_;  // of the last execution
