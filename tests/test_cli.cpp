@@ -356,6 +356,20 @@ TEST(Cli, ATuneKeepsItsWallTimeBudget) {
       count_where(
           db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'remeasure' AND variant_id = '" + id + "'"),
       1);
+  // The first result was compared in full on the host, the later search results by their device digest, and
+  // the declared best was compared in full before it was declared.
+  results::Statement checked(store.db(), "SELECT checked FROM measurements ORDER BY id LIMIT 1");
+  ASSERT_TRUE(checked.step());
+  EXPECT_EQ(checked.text(0), "host");
+  EXPECT_GT(
+      count_where(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'search' AND checked = 'device'"),
+      0);
+  EXPECT_EQ(
+      count_where(db,
+                  "SELECT COUNT(*) FROM sessions s WHERE NOT EXISTS (SELECT 1 FROM measurements m WHERE "
+                  "m.session_id = s.id AND m.variant_id = s.best_variant AND m.checked = 'host' AND "
+                  "m.status = 'ok')"),
+      0);
 }
 
 TEST(Cli, TunerBenchReplaysRecordedSweeps) {

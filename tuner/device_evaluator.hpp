@@ -44,8 +44,7 @@ class DeviceEvaluator final : public Evaluator {
   std::vector<harness::Defines> prefetch_;
   std::uint64_t valid_count_ = 0;
   std::string kernel_hash_;
-  // Compared in full on the host in this session: compile-time values ("name=value") and variant ids.
-  std::set<std::string> checked_values_, checked_on_host_;
+  std::set<std::string> checked_on_host_;  // variants whose result this session compared in full
 
   Check check_for(const EvaluationRequest& request) const;
 };
