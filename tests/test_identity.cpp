@@ -154,16 +154,28 @@ struct OldDatabase {
     };
     sweep = session("sweep", "exhaustive", nlohmann::json::object());
     tune = session("tune", "auc_bandit", {{"budget", "10"}});
+    // Measurements as a version-3 varex wrote them: two repetitions each.
+    results::Statement measured(old.db(), R"sql(
+      INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified,
+                                compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low,
+                                kernel_ci_high, kernel_mad, reps, kernels, cache_flushed, bytes_moved, wall_ms,
+                                fidelity, purpose)
+      VALUES (?1, ?2, ?3, ?4, 'ok', '', 1, 0, 0, 0, 0, ?5, ?5, ?5, 0, 2, '[]', 0, 0, 0, 0, ?6))sql");
+    results::Statement sample(old.db(),
+                              "INSERT INTO samples (measurement_id, rep, kernel_ms) VALUES (?1, ?2, ?3)");
     for (int i = 0; i < 5; ++i) {
       const std::string variant = std::to_string(i) + "v";
       old.ensure_variant(variant, "selection", Backend::Cuda, {{"ept", std::int64_t{1} << i}}, "hash", {});
-      varex::Measurement m;
-      m.status = varex::Status::Ok;
-      m.verified = true;
-      m.samples_ms = {1.0 + i, 1.0 + i};
-      m.kernel = summarize(m.samples_ms);
-      old.record(i < 3 ? sweep : tune, variant, device_row, workload.id(), m, 0,
-                 i == 0 ? "remeasure" : "search");
+      measured.reset();
+      measured.bind(1, i < 3 ? sweep : tune).bind(2, variant).bind(3, device_row).bind(4, workload.id());
+      measured.bind(5, 1.0 + i).bind(6, std::string(i == 0 ? "remeasure" : "search"));
+      measured.step();
+      const std::int64_t id = old.db().last_insert_rowid();
+      for (std::int64_t rep = 0; rep < 2; ++rep) {
+        sample.reset();
+        sample.bind(1, id).bind(2, rep).bind(3, 1.0 + i);
+        sample.step();
+      }
       ++measurements;
     }
     old.db().exec("UPDATE sessions SET status = 'finished' WHERE id = " + std::to_string(sweep));
