@@ -335,15 +335,15 @@ TEST(Cli, TuneResumesAfterInterruptionWithoutDuplicates) {
 TEST(Cli, ATuneKeepsItsWallTimeBudget) {
   const std::string db = test::scratch_dir("cli-budget") + "/varex.db";
   const auto r = run_varex({"tune", "--op", "selection", "--device", test::cpu_device().id, "--db", db,
-                            "--rows", "2^18", "--budget", "15s", "--quiet"});
+                            "--rows", "2^18", "--budget", "20s", "--quiet"});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("budget 15s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("budget 20s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("spent s"), std::string::npos) << r.out;
   results::Store store(db, results::Database::Mode::Existing);
   results::Statement s(store.db(), "SELECT spent_seconds, evaluations FROM sessions WHERE kind = 'tune'");
   ASSERT_TRUE(s.step());
-  EXPECT_LE(s.real(0), 16.5);
-  EXPECT_GE(s.real(0), 12.0);
+  EXPECT_LE(s.real(0), 22.0);
+  EXPECT_GE(s.real(0), 16.0);
   EXPECT_GE(s.integer(1), 2);
   // The default was measured first and re-measured.
   const auto defaults =

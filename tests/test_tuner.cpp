@@ -99,16 +99,18 @@ TEST(Strategies, BudgetsAreKept) {
     const TuneOutcome evals = replay(name, 3, Budget::parse("50"));
     EXPECT_EQ(evals.evaluations, 50) << name;
     EXPECT_LE(evals.remeasured, 3) << name;
-    // Time budgets stop at the first evaluation that reaches them: never more than one evaluation over.
+    // Time budgets start an evaluation while half the mean one still fits: they end within one evaluation of
+    // the budget, either way.
     const TuneOutcome seconds = replay(name, 3, Budget::parse("20s"), 0);
     const double last = seconds.history.size() > 1 ? seconds.history.back().cost_s -
                                                          seconds.history[seconds.history.size() - 2].cost_s
                                                    : 0;
+    const double mean = seconds.spent_s / static_cast<double>(seconds.evaluations);
     EXPECT_LE(seconds.spent_s - last, 20.0) << name;
-    EXPECT_GE(seconds.spent_s, 20.0) << name;
+    EXPECT_GE(seconds.spent_s + mean, 20.0) << name;
     const TuneOutcome share = replay(name, 3, Budget::parse("10%"), 0);
-    EXPECT_LT(share.spent_s, 0.12 * exhaustive) << name;
-    EXPECT_GE(share.spent_s, 0.10 * exhaustive) << name;
+    EXPECT_LT(share.spent_s, 0.11 * exhaustive) << name;
+    EXPECT_GE(share.spent_s, 0.09 * exhaustive) << name;
   }
 }
 

@@ -92,7 +92,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   auto exhausted = [&] {
     if (out.evaluations == 0) return false;
     if (budget.kind == Budget::Kind::Evaluations) return static_cast<double>(out.evaluations) >= budget.value;
-    return out.spent_s + reserve_s() >= budget_s();
+    // An evaluation is started while half the mean one still fits: the session then ends about on its budget
+    // rather than a whole evaluation (a compile, a full comparison) over it.
+    const double mean_s = (out.spent_s - settings.spent_before_s) / static_cast<double>(out.evaluations);
+    return out.spent_s + reserve_s() + 0.5 * mean_s >= budget_s();
   };
   auto evaluate = [&](const Proposal& p, const std::string& purpose) {
     EvaluationRequest request{p.params, p.fidelity, purpose};
