@@ -1,6 +1,7 @@
 #include "cli/commands.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -53,6 +54,19 @@ std::optional<std::vector<std::int64_t>> recorded_devices(results::Store& store,
     }
   }
   return rows;
+}
+
+// Refuses, before any work, a path `write_output` could not write: empty, a directory, or in a folder that
+// does not exist.
+void check_output_path(const std::string& flag, const std::string& path) {
+  if (path == "-") return;
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (path.empty() || fs::is_directory(p, ec))
+    throw UsageError(flag + ": '" + path + "' is not a file to write");
+  if (p.has_parent_path() && !fs::is_directory(p.parent_path(), ec))
+    throw UsageError(flag + ": the folder of '" + path + "' does not exist");
 }
 
 // Writes `text` to the file, or to standard output for "-".
@@ -467,7 +481,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.remeasure = f->remeasure;
     options.cutoff = f->cutoff.value_or(tune ? tuner::kDefaultCutoff : 0.0);
     options.warm_start = tune && !f->no_warm_start;
-    if (options.cutoff > 0 && options.cutoff < 1)
+    if (!std::isfinite(options.cutoff) || (options.cutoff > 0 && options.cutoff < 1))
       throw UsageError("--cutoff: " + fixed(options.cutoff, 2) +
                        " would cut off variants faster than the best; give 0 or at least 1");
     if (tune) {
@@ -572,6 +586,8 @@ void add_tuner_bench(CLI::App& app, int&) {
       ->default_str("-");
   cmd->callback([f] {
     if (f->op) harness::find_operator(*f->op);
+    if (f->csv) check_output_path("--csv", *f->csv);
+    if (f->json) check_output_path("--json", *f->json);
     tuner::BenchOptions options;
     options.seeds = f->seeds;
     options.budgets.clear();

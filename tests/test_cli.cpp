@@ -431,6 +431,12 @@ TEST(Cli, TunerBenchReplaysRecordedSweeps) {
                      "--budget");
   expect_usage_error({"tune", "--op", "selection", "--device", "cpu", "--db", db, "--strategy", "magic"},
                      "unknown strategy 'magic'");
+  for (const char* cutoff : {"nan", "0.5", "-1", ""})
+    expect_usage_error({"tune", "--op", "selection", "--device", "cpu", "--db", db, "--cutoff", cutoff},
+                       "--cutoff");
+  // An output file that cannot be written is refused before the replays run.
+  expect_usage_error({"tuner-bench", "--db", db, "--csv", dir}, "--csv");
+  expect_usage_error({"tuner-bench", "--db", db, "--json", dir + "/no/such/folder.json"}, "--json");
 }
 
 }  // namespace

@@ -58,9 +58,4 @@ double Budget::seconds(double exhaustive_cost_s) const {
   return std::numeric_limits<double>::infinity();
 }
 
-bool Budget::exhausted(std::int64_t evaluations, double spent_s, double exhaustive_cost_s) const {
-  if (kind == Kind::Evaluations) return static_cast<double>(evaluations) >= value;
-  return spent_s >= seconds(exhaustive_cost_s);
-}
-
 }  // namespace varex::tuner

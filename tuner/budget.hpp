@@ -15,8 +15,6 @@ struct Budget {
 
   static Budget parse(std::string_view text);  // UsageError when malformed
   std::string to_string() const;
-  // `exhaustive_cost_s` is the (estimated) cost of evaluating the whole space once.
-  bool exhausted(std::int64_t evaluations, double spent_s, double exhaustive_cost_s) const;
   // The budget in seconds, given the exhaustive cost (infinite for evaluation budgets and Unlimited).
   double seconds(double exhaustive_cost_s) const;
 };

@@ -78,10 +78,9 @@ Collected BitmapOutput::check_on_device() {
   if (!tolerated_.empty() || rows_ == 0) return collect();
   const std::uint64_t whole = rows_ / 32;
   if (!reference_words_digest_) {
-    std::uint64_t sum = 0;
-    for (std::uint64_t w = 0; w < whole; ++w)
-      sum += primitives::HostDigest::add(primitives::HostDigest::start(w + 1), reference_word(w));
-    reference_words_digest_ = sum;
+    reference_words_digest_ = primitives::HostDigest::sum(whole, [&](std::uint64_t w) {
+      return primitives::HostDigest::add(primitives::HostDigest::start(w + 1), reference_word(w));
+    });
   }
   if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
   Collected c;

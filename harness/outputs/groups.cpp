@@ -65,15 +65,8 @@ Collected GroupsOutput::check_on_device() {
       d.extents += HostDigest::add(key, static_cast<std::uint32_t>(g.key));
     }
     const auto* row_keys = row_keys_.as<std::uint32_t>();
-    std::vector<std::uint64_t> part(256, 0);
-    const std::uint64_t per = (rows_ + part.size() - 1) / part.size();
-    datasets::parallel_rows(part.size(), [&](std::uint64_t b, std::uint64_t e) {
-      for (std::uint64_t k = b; k < e; ++k) {
-        for (std::uint64_t r = k * per; r < std::min(rows_, (k + 1) * per); ++r)
-          part[k] += HostDigest::add(HostDigest::start(r + 1), row_keys[r]);
-      }
-    });
-    for (std::uint64_t p : part) d.rows += p;
+    d.rows = HostDigest::sum(
+        rows_, [&](std::uint64_t r) { return HostDigest::add(HostDigest::start(r + 1), row_keys[r]); });
     device_reference_ = d;
   }
   Collected c;

@@ -108,25 +108,17 @@ Collected PairsOutput::check_on_device() {
   c.checked = Check::Device;
   if (count_ != reference_.pairs) return c;
   if (!reference_device_digest_) {
-    const std::uint64_t rights = reference_.right_set.size();
-    std::vector<std::uint64_t> part(kChunks, 0);
-    const std::uint64_t per = (rights + kChunks - 1) / kChunks;
-    datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
-      for (std::uint64_t k = b; k < e; ++k) {
-        for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j) {
-          const std::uint32_t s = reference_.right_set[j];
-          if (s == PairsReference::kNone) continue;
-          for (std::uint64_t t = reference_.set_begin[s]; t < reference_.set_begin[s + 1]; ++t) {
-            const std::uint64_t h =
-                primitives::HostDigest::add(primitives::HostDigest::start(0), reference_.rows[t]);
-            part[k] += primitives::HostDigest::add(h, static_cast<std::uint32_t>(j));
-          }
-        }
-      }
+    using primitives::HostDigest;
+    // The pairs of each right row: its partners, each beside it.
+    reference_device_digest_ = HostDigest::sum(reference_.right_set.size(), [&](std::uint64_t j) {
+      const std::uint32_t s = reference_.right_set[j];
+      std::uint64_t sum = 0;
+      if (s == PairsReference::kNone) return sum;
+      for (std::uint64_t t = reference_.set_begin[s]; t < reference_.set_begin[s + 1]; ++t)
+        sum += HostDigest::add(HostDigest::add(HostDigest::start(0), reference_.rows[t]),
+                               static_cast<std::uint32_t>(j));
+      return sum;
     });
-    std::uint64_t sum = 0;
-    for (std::uint64_t p : part) sum += p;
-    reference_device_digest_ = sum;
   }
   if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
   const std::uint64_t got = device_digest_->columns({{left_.get(), 1}, {right_.get(), 1}}, count_, false);

@@ -86,14 +86,12 @@ Collected RowsOutput::check_on_device() {
   if (layout_ == TupleLayout::Soa && attributes_ > 5) return collect();
   const std::uint64_t want = reference_.size() / attributes_;
   if (!reference_device_digest_) {
-    std::uint64_t sum = 0;
-    for (std::uint64_t p = 0; p < want; ++p) {
-      std::uint64_t h = primitives::HostDigest::start(order_.free ? 0 : p + 1);
-      for (std::uint32_t a = 0; a < attributes_; ++a)
-        h = primitives::HostDigest::add(h, reference_[p * attributes_ + a]);
-      sum += h;
-    }
-    reference_device_digest_ = sum;
+    using primitives::HostDigest;
+    reference_device_digest_ = HostDigest::sum(want, [&](std::uint64_t p) {
+      std::uint64_t h = HostDigest::start(order_.free ? 0 : p + 1);
+      for (std::uint32_t a = 0; a < attributes_; ++a) h = HostDigest::add(h, reference_[p * attributes_ + a]);
+      return h;
+    });
   }
   Collected c;
   c.checked = Check::Device;

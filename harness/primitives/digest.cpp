@@ -14,10 +14,9 @@ namespace {
 // strides over the tuples.
 constexpr std::uint64_t kLocal = 256;
 
+// SplitMix64's finaliser, as digest_mix on the device: datasets::splitmix64 adds the golden ratio first.
 std::uint64_t mix(std::uint64_t x) {
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
+  return datasets::splitmix64(x - 0x9E3779B97F4A7C15ULL);
 }
 
 }  // namespace

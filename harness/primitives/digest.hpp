@@ -3,10 +3,12 @@
 // 64-bit mix of each tuple's words, started from the tuple's position where the order counts. The outputs
 // (harness/outputs/) check a result by it, so that only one 64-bit word crosses the bus; `HostDigest`
 // computes the same digest of the host reference, written apart from the kernels.
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "datasets/int_columns.hpp"
 #include "harness/engine.hpp"
 
 namespace varex::harness::primitives {
@@ -45,6 +47,18 @@ class DeviceDigest {
 struct HostDigest {
   static std::uint64_t start(std::uint64_t position);  // position + 1 where order counts, else 0
   static std::uint64_t add(std::uint64_t h, std::uint32_t word);
+  // The sum modulo 2^64 of term(i) for i < n, on all host cores (the terms are tuples' mixes, or sums of
+  // them).
+  template <typename Term>
+  static std::uint64_t sum(std::uint64_t n, const Term& term) {
+    std::atomic<std::uint64_t> total{0};
+    datasets::parallel_rows(n, [&](std::uint64_t begin, std::uint64_t end) {
+      std::uint64_t part = 0;
+      for (std::uint64_t i = begin; i < end; ++i) part += term(i);
+      total.fetch_add(part, std::memory_order_relaxed);
+    });
+    return total.load();
+  }
 };
 
 }  // namespace varex::harness::primitives

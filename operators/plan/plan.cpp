@@ -9,7 +9,6 @@
 #include "base/errors.hpp"
 #include "base/hash.hpp"
 #include "base/text.hpp"
-#include "datasets/int_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
@@ -262,23 +261,12 @@ class PlanRun final : public PreparedRun {
     const auto key = std::make_pair(step, col);
     if (const auto it = reference_digests_.find(key); it != reference_digests_.end()) return it->second;
     const std::vector<std::int64_t>& values = *reference_[static_cast<std::size_t>(step)].columns[col];
-    constexpr std::uint64_t kParts = 64;
-    std::vector<std::uint64_t> part(kParts, 0);
-    const std::uint64_t per = (values.size() + kParts - 1) / kParts;
-    datasets::parallel_rows(kParts, [&](std::uint64_t b, std::uint64_t e) {
-      for (std::uint64_t k = b; k < e; ++k) {
-        for (std::uint64_t r = k * per; r < std::min<std::uint64_t>(values.size(), (k + 1) * per); ++r) {
-          const auto v = static_cast<std::uint64_t>(values[r]);
-          std::uint64_t h = primitives::HostDigest::add(primitives::HostDigest::start(r + 1),
-                                                        static_cast<std::uint32_t>(v));
-          if (words == 2) h = primitives::HostDigest::add(h, static_cast<std::uint32_t>(v >> 32));
-          part[k] += h;
-        }
-      }
-    });
-    std::uint64_t sum = 0;
-    for (std::uint64_t p : part) sum += p;
-    return reference_digests_[key] = sum;
+    using primitives::HostDigest;
+    return reference_digests_[key] = HostDigest::sum(values.size(), [&](std::uint64_t r) {
+             const auto v = static_cast<std::uint64_t>(values[r]);
+             const std::uint64_t h = HostDigest::add(HostDigest::start(r + 1), static_cast<std::uint32_t>(v));
+             return words == 2 ? HostDigest::add(h, static_cast<std::uint32_t>(v >> 32)) : h;
+           });
   }
 
   // Every materialised relation downloaded and compared with the reference's in full; the digest runs over
