@@ -1,5 +1,7 @@
 #include "tuner/value_model.hpp"
 
+#include <unordered_set>
+
 #include <algorithm>
 #include <cmath>
 
@@ -110,19 +112,28 @@ std::vector<variants::Params> ValueModel::candidates(SearchSpace& space, std::si
 std::optional<variants::Params> ValueModel::choose(
     SearchSpace& space, std::size_t random_count,
     const std::function<double(std::size_t, std::size_t)>& score) const {
-  const auto pool = candidates(space, random_count);
+  auto best = choose_best(space, random_count, score, 1);
+  if (best.empty()) return std::nullopt;
+  return std::move(best.front());
+}
+
+std::vector<variants::Params> ValueModel::choose_best(
+    SearchSpace& space, std::size_t random_count,
+    const std::function<double(std::size_t, std::size_t)>& score, std::size_t count) const {
   const auto& tunables = space_.tunables();
-  std::optional<variants::Params> best;
-  double best_score = -std::numeric_limits<double>::infinity();
-  for (const auto& p : pool) {
+  std::vector<std::pair<double, variants::Params>> scored;
+  std::unordered_set<std::uint64_t> distinct;
+  for (auto& p : candidates(space, random_count)) {
+    if (!distinct.insert(space_.index_of(p)).second) continue;  // neighbours of two bests coincide
     double total = 0;
     for (std::size_t t = 0; t < tunables.size(); ++t)
       total += score(t, *tunables[t].index_of(p.at(tunables[t].name)));
-    if (!best || total > best_score) {
-      best = p;
-      best_score = total;
-    }
+    scored.emplace_back(total, std::move(p));
   }
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<variants::Params> best;
+  for (std::size_t i = 0; i < scored.size() && i < count; ++i) best.push_back(std::move(scored[i].second));
   return best;
 }
 

@@ -46,6 +46,11 @@ class ValueModel {
   // The candidate with the highest score, where a point's score is the sum of score(t, v) over its values.
   std::optional<variants::Params> choose(SearchSpace& space, std::size_t random_count,
                                          const std::function<double(std::size_t, std::size_t)>& score) const;
+  // The `count` highest-scoring distinct candidates, best first: a batch whose programs the live tuner
+  // compiles in the background while it measures the first.
+  std::vector<variants::Params> choose_best(SearchSpace& space, std::size_t random_count,
+                                            const std::function<double(std::size_t, std::size_t)>& score,
+                                            std::size_t count) const;
 
  private:
   void refresh() const;

@@ -1,8 +1,15 @@
 // OpenTuner's AUC bandit as a meta-strategy: each step one sub-strategy proposes, chosen by the area under
 // the curve of its recent "found a new best" events (recent successes weigh more) plus an exploration
-// bonus. Every sub-strategy observes every measurement, so each learns from all of them.
+// bonus over the evaluations it was given (not its turns: an arm proposing batches would otherwise take
+// most of the budget).
+// What the arms learn from (Learning): every measurement, as OpenTuner's arms do, or, for a portfolio of
+// independent searches, the first arm every measurement (the other arms' finds, the default and the
+// warm-start points the driver measures first: a model of the tunables' values gains from all data) and the
+// others only their own proposals (a population bred from everyone's finds converges on the region the
+// model favours; docs/RESULTS.md, "Search for large spaces").
 #include <cmath>
 #include <deque>
+#include <unordered_map>
 
 #include "tuner/strategies/strategies.hpp"
 
@@ -12,7 +19,8 @@ namespace {
 
 class AucBandit final : public Strategy {
  public:
-  AucBandit(const variants::Space& space, const std::vector<StrategyFactory>& factories) {
+  AucBandit(const variants::Space& space, const std::vector<StrategyFactory>& factories, ArmLearning learning)
+      : space_(space), learning_(learning) {
     for (auto factory : factories) {
       arms_.emplace_back();
       arms_.back().strategy = factory(space);
@@ -20,7 +28,6 @@ class AucBandit final : public Strategy {
   }
 
   std::vector<Proposal> propose(SearchSpace& space) override {
-    ++steps_;
     std::size_t choice = 0;
     double best_score = -1;
     for (std::size_t i = 0; i < arms_.size(); ++i) {
@@ -39,8 +46,9 @@ class AucBandit final : public Strategy {
       const std::size_t i = (choice + k) % arms_.size();
       auto proposals = arms_[i].strategy->propose(space);
       if (!proposals.empty()) {
-        last_ = i;
-        ++arms_[i].uses;
+        for (const Proposal& p : proposals) proposer_[space_.index_of(p.params)] = i;
+        arms_[i].uses += proposals.size();
+        steps_ += proposals.size();
         return proposals;
       }
     }
@@ -50,17 +58,24 @@ class AucBandit final : public Strategy {
   void observe(const Observation& o) override {
     const bool improved = o.ok && o.time_ms < best_;
     if (improved) best_ = o.time_ms;
-    auto& events = arms_[last_].events;
-    events.push_back(improved);
-    if (events.size() > kWindow) events.pop_front();
-    for (Arm& a : arms_) a.strategy->observe(o);
+    const auto proposer = proposer_.find(space_.index_of(o.params));
+    Arm* arm = nullptr;  // none: measured by the driver (the default, warm-start points)
+    if (proposer != proposer_.end()) {
+      arm = &arms_[proposer->second];
+      proposer_.erase(proposer);
+      arm->events.push_back(improved);
+      if (arm->events.size() > kWindow) arm->events.pop_front();
+    }
+    for (Arm& a : arms_) {
+      if (learning_ == ArmLearning::Everything || &a == arm || &a == &arms_.front()) a.strategy->observe(o);
+    }
   }
 
  private:
   struct Arm {
     std::unique_ptr<Strategy> strategy;
     std::deque<bool> events;
-    std::size_t uses = 0;
+    std::size_t uses = 0;  // evaluations proposed
   };
 
   // Area under the curve of successes over the window, weighting the newest events most, in [0, 1].
@@ -75,21 +90,25 @@ class AucBandit final : public Strategy {
 
   static constexpr std::size_t kWindow = 50;
   static constexpr double kExploration = 0.2;
+  const variants::Space& space_;
+  const ArmLearning learning_;
   std::vector<Arm> arms_;
-  std::size_t last_ = 0;
-  std::size_t steps_ = 0;
+  std::unordered_map<std::uint64_t, std::size_t> proposer_;  // proposed, not yet observed: by whom
+  std::size_t steps_ = 0;                                    // evaluations proposed by all arms
   double best_ = std::numeric_limits<double>::infinity();
 };
 
 }  // namespace
 
 std::unique_ptr<Strategy> make_auc_bandit_over(const variants::Space& space,
-                                               const std::vector<StrategyFactory>& arms) {
-  return std::make_unique<AucBandit>(space, arms);
+                                               const std::vector<StrategyFactory>& arms,
+                                               ArmLearning learning) {
+  return std::make_unique<AucBandit>(space, arms, learning);
 }
 
 std::unique_ptr<Strategy> make_auc_bandit(const variants::Space& space) {
-  return make_auc_bandit_over(space, {make_random, make_egreedy, make_ucb1, make_thompson});
+  return make_auc_bandit_over(space, {make_random, make_egreedy, make_ucb1, make_thompson},
+                              ArmLearning::Everything);
 }
 
 }  // namespace varex::tuner

@@ -21,7 +21,10 @@ std::unique_ptr<Strategy> make_ensemble(const variants::Space& space);
 // OpenTuner's AUC bandit over any sub-strategies (tuner/strategies/auc_bandit.cpp): auc_bandit and ensemble
 // differ only in what they share the budget between.
 using StrategyFactory = std::unique_ptr<Strategy> (*)(const variants::Space&);
+// Every arm learns from every measurement, or the first arm from all and the others from their own.
+enum class ArmLearning { Everything, FirstArmEverythingOthersOwn };
 std::unique_ptr<Strategy> make_auc_bandit_over(const variants::Space& space,
-                                               const std::vector<StrategyFactory>& arms);
+                                               const std::vector<StrategyFactory>& arms,
+                                               ArmLearning learning);
 
 }  // namespace varex::tuner
