@@ -77,6 +77,9 @@
 #              (key, value), regex on 2^24 titles at 1% and plan D at SF 10 (resident) on each of TUNE_DEVICES
 #              (default cuda:0 ocl:1:0); TUNE_WORKLOADS picks some (join g16 g20 sort regex planD); prints
 #              budget, evaluations, cut-offs, spent and the tuned best
+#   sweep27    the recorded hard sweep of ../shared/sweeps/ (regex on 2^22 titles at 1%, every variant, 3 to 10
+#              repetitions) again on each of SWEEP_DEVICES (default cuda:0) into $files/sweep27.db, for the
+#              warm-start replay (`varex tuner-bench --warm-start` over it and the H200's)
 #   plans17_memory  each plan of PLANS at PLAN_SFS on PLAN_DEVICES (default cuda:0) transferred through
 #              pinned, pageable and mapped (zero-copy) memory, step by step and fused, at the defaults
 #   plans17_standalone  each plan of PLANS (default A C D E) at PLAN_SFS on PLAN_DEVICES tuned as a whole
@@ -1025,6 +1028,16 @@ part_tune27() {
       python3 -c "import json,sys; r=json.load(open(sys.argv[1]))[0]; b=r.get('best',{}); print('$w', r['device'], '$budget', 'evaluations', r['evaluations'], 'cut off', r.get('cut_off'), 'failed', r['failed'], 'spent', round(r['spent_s'],1), 's best', round(b.get('kernel_ms',float('nan')),4), 'ms', ' '.join(f'{k}={v}' for k,v in sorted(b.get('params',{}).items())))" \
         "$files/tune27_${w}_${d//:/_}_$budget.json" || tail -3 "$files/tune27_${w}_${d//:/_}_$budget.err"
     done
+  done
+}
+
+part_sweep27() {
+  local d
+  for d in ${SWEEP_DEVICES:-cuda:0}; do
+    step "sweep27 regex on $d"
+    varex sweep --op regex --strings titles --rows 2^22 --selectivity 0.01 --query 'pattern=quasiperiodic tiling' \
+      --device "$d" --min-reps 3 --max-reps 10 --db "$files/sweep27.db" --quiet --json > "$files/sweep27_${d//:/_}.json"
+    varex best --db "$files/sweep27.db" --op regex
   done
 }
 
