@@ -46,6 +46,7 @@ nlohmann::json MeasureSettings::to_json() const {
   // The per-request parts only where set: the JSON of a session's settings (its identity) stays as it was.
   if (check != Check::Host) j["check"] = to_string(check);
   if (cutoff_ms > 0) j["cutoff_ms"] = cutoff_ms;
+  if (compare_in_full_below_ms > 0) j["compare_in_full_below_ms"] = compare_in_full_below_ms;
   return j;
 }
 
@@ -60,6 +61,7 @@ MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
   s.baseline = j.value("baseline", s.baseline);
   s.check = check_from_string(j.value("check", std::string("host")));
   s.cutoff_ms = j.value("cutoff_ms", 0.0);
+  s.compare_in_full_below_ms = j.value("compare_in_full_below_ms", 0.0);
   return s;
 }
 

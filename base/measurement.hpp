@@ -63,6 +63,10 @@ struct MeasureSettings {
   // A variant whose first timed repetition is slower than this (0: never) is recorded after that one
   // repetition, marked cut off (the warm-up is skipped when the verified run was already slower).
   double cutoff_ms = 0;
+  // A result checked by its digest whose median time comes out below this (0: never) is then also compared
+  // in full on the host, from one more run: the re-measurement's way to compare in full only a candidate
+  // that can still be declared best.
+  double compare_in_full_below_ms = 0;
 
   nlohmann::json to_json() const;
   static MeasureSettings from_json(const nlohmann::json& j);

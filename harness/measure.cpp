@@ -73,6 +73,18 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
     }
     m.kernel = summarize(m.samples_ms, settings.confidence);
     for (const std::string& k : kernel_order) m.kernels.push_back({k, median(per_kernel[k])});
+    if (m.checked == Check::Device && !m.cut_off && m.kernel.median < settings.compare_in_full_below_ms) {
+      run.poison();
+      run.execute(params);
+      const Collected full = run.collect(Check::Host);
+      m.checked = Check::Host;
+      if (!full.verified) {
+        m.status = Status::WrongResult;
+        m.verified = false;
+        m.error = full.mismatch;
+        return m;
+      }
+    }
     if (settings.baseline) m.baseline = run.time_baseline();
   } catch (const LaunchError& e) {
     m.status = Status::LaunchError;

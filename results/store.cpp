@@ -698,6 +698,11 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
       WHERE m.status = 'ok' AND m.verified = 1 AND m.fidelity = 0 AND m.kernel_ms IS NOT NULL AND m.cut_off = 0
         AND m.duplicate_of IS NULL AND w.rows > 0
         AND (m.purpose = 'remeasure' OR (?2 AND x.kind = 'run')) AND (?1 IS NULL OR v.op = ?1)
+        -- a variant that ever left a wrong result for this workload and device is never best, also where a
+        -- device digest passed it before its full comparison did not
+        AND NOT EXISTS (SELECT 1 FROM measurements b WHERE b.device_id = m.device_id
+                        AND b.workload_id = m.workload_id AND b.status = 'wrong_result'
+                        AND b.variant_id = m.variant_id)
       ORDER BY m.id)sql");
     s.bind(1, query.op).bind(2, query.include_runs ? 1 : 0);
     while (s.step()) {

@@ -188,7 +188,8 @@ TEST(DeviceDigest, Groups) {
 }
 
 // A test-only operator run: its "kernel" uploads the result its variant names (`result`: right, swapped,
-// duplicated or nothing) into a real output, and its time is the variant's `ms`.
+// duplicated, nothing, or flaky: right the first time, swapped later) into a real output, and its time is the
+// variant's `ms`.
 class ScriptedRun final : public PreparedRun {
  public:
   ScriptedRun()
@@ -202,7 +203,7 @@ class ScriptedRun final : public PreparedRun {
     ++executions;
     const std::string result = std::get<std::string>(params.at("result"));
     std::vector<std::uint32_t> got = reference_;
-    if (result == "swapped") std::swap(got[0], got[2]);
+    if (result == "swapped" || (result == "flaky" && executions > 1)) std::swap(got[0], got[2]);
     if (result == "duplicated") std::copy(got.begin(), got.begin() + 2, got.begin() + 6);
     if (result != "nothing") {
       upload(out_.tuple_buffer(), got);
@@ -259,6 +260,26 @@ TEST(MeasureProtocol, AVariantSlowerThanTheCutOffIsTimedOnce) {
   // A wrong variant stays wrong, however slow.
   ScriptedRun wrong;
   EXPECT_EQ(measure(engine(), wrong, scripted("swapped", 50), settings, 0).status, Status::WrongResult);
+}
+
+TEST(MeasureProtocol, ACandidateFasterThanTheThresholdIsComparedInFullAfterItsTiming) {
+  MeasureSettings settings;
+  settings.check = Check::Device;
+  settings.compare_in_full_below_ms = 10;
+  ScriptedRun fast;
+  const Measurement compared = measure(engine(), fast, scripted("right", 5), settings, 0);
+  ASSERT_TRUE(compared.ok()) << compared.error;
+  EXPECT_EQ(compared.checked, Check::Host);
+  ScriptedRun slow;
+  const Measurement digest_only = measure(engine(), slow, scripted("right", 50), settings, 0);
+  ASSERT_TRUE(digest_only.ok()) << digest_only.error;
+  EXPECT_EQ(digest_only.checked, Check::Device);
+  // A variant whose first result passed (its digest) and whose later ones are wrong is caught and named.
+  ScriptedRun flaky;
+  const Measurement caught = measure(engine(), flaky, scripted("flaky", 5), settings, 0);
+  EXPECT_EQ(caught.status, Status::WrongResult);
+  EXPECT_EQ(caught.checked, Check::Host);
+  EXPECT_NE(caught.error.find("tuple"), std::string::npos) << caught.error;
 }
 
 }  // namespace

@@ -158,6 +158,52 @@ TEST(Tuning, TheDefaultIsMeasuredFirstAndCompetesInTheRemeasurement) {
   }
 }
 
+// A replay checked as a device checks: the session's first result and those asked for compared in full on
+// the host, the rest by their digest.
+class DigestCheckingEvaluator final : public Evaluator {
+ public:
+  DigestCheckingEvaluator(const Recording& recording, std::uint64_t seed) : replay_(recording, seed) {}
+  Evaluation evaluate(const EvaluationRequest& request) override {
+    Evaluation e = replay_.evaluate(request);
+    const bool full = first_ || std::isinf(request.compare_in_full_below_ms) ||
+                      (e.m.ok() && e.m.kernel.median < request.compare_in_full_below_ms);
+    e.m.checked = full ? Check::Host : Check::Device;
+    first_ = false;
+    if (request.purpose == "remeasure") remeasures.push_back(e.m);
+    return e;
+  }
+  double exhaustive_cost_s(double mean) const override { return replay_.exhaustive_cost_s(mean); }
+  std::vector<varex::Measurement> remeasures;
+
+ private:
+  ReplayEvaluator replay_;
+  bool first_ = true;
+};
+
+TEST(Tuning, TheDeclaredBestIsComparedInFullAndNoCandidateThatCannotWinIs) {
+  const Recording& rec = fixture().recording;
+  std::size_t digest_only = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    SearchSpace space(rec.space(), seed);
+    auto strategy = make_strategy("random", space.space());
+    DigestCheckingEvaluator evaluator(rec, seed);
+    const TuneOutcome o = run_tuning(*strategy, space, evaluator, {Budget::parse("40"), 3});
+    ASSERT_TRUE(o.best_measurement) << seed;
+    EXPECT_EQ(o.best_measurement->checked, Check::Host) << seed;
+    // A candidate compared in full was faster than every one compared in full before it.
+    double fastest_compared = std::numeric_limits<double>::infinity();
+    for (const varex::Measurement& m : evaluator.remeasures) {
+      if (m.checked == Check::Host) {
+        EXPECT_LT(m.kernel.median, fastest_compared) << seed;
+        fastest_compared = m.kernel.median;
+      } else {
+        ++digest_only;
+      }
+    }
+  }
+  EXPECT_GT(digest_only, 0u);  // the slower finalists were not compared in full
+}
+
 TEST(Tuning, LosersAreCutOffAfterOneRepetitionAndNeverBest) {
   const Recording& rec = fixture().recording;
   // Random search proposes the same variants whatever it observes: the two runs differ only by the cut-off.

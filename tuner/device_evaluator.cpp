@@ -1,6 +1,7 @@
 #include "tuner/device_evaluator.hpp"
 
 #include <chrono>
+#include <cmath>
 
 namespace varex::tuner {
 
@@ -25,19 +26,14 @@ double DeviceEvaluator::exhaustive_cost_s(double mean_cost_s) const {
   return static_cast<double>(valid_count_) * mean_cost_s;
 }
 
-// A search result is checked by its digest on the device, except the session's first, which is compared
-// in full on the host, and a re-measured candidate not compared in full before: none is declared best
-// without it (a digest that differs is compared in full by the protocol). Comparing in full the first
-// variant of every program, or of every compile-time value, was not affordable at the sources' sizes: a
-// 2^24 x 2^28 join's full comparison took 5 to 10 s on an H100 machine's 16 cores and a plan's at SF 10 5 s,
-// and most of those spaces' tunables are compile-time (a 60 s tune of plan D compared all its 5 evaluations
-// in full; the join's spent 24 of its 60 s on 4 of them).
+// A result is checked by its digest on the device, except the session's first, which is compared in full on
+// the host, and those the driver asks to compare in full (a re-measured candidate that can be declared best).
+// Comparing in full the first variant of every program, or of every compile-time value, was not affordable at
+// the sources' sizes: a 2^24 x 2^28 join's full comparison took 5 to 10 s on an H100 machine's 16 cores and a
+// plan's at SF 10 5 s, and most of those spaces' tunables are compile-time (a 60 s tune of plan D compared
+// all its 5 evaluations in full; the join's spent 24 of its 60 s on 4 of them).
 Check DeviceEvaluator::check_for(const EvaluationRequest& request) const {
-  if (request.purpose != "search")
-    return checked_on_host_.count(harness::variant_id(*c_.op, c_.remote->device().backend, request.params))
-               ? Check::Device
-               : Check::Host;
-  return checked_on_host_.empty() ? Check::Host : Check::Device;
+  return std::isinf(request.compare_in_full_below_ms) || !compared_in_full_ ? Check::Host : Check::Device;
 }
 
 Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
@@ -62,6 +58,8 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   // The repetitions stop before the budget runs out (a tenth of a second at least, for the minimum).
   settings.max_rep_seconds = std::min(settings.max_rep_seconds, std::max(0.1, request.seconds_left));
   settings.check = check_for(request);
+  // Compared in full from the start, or afterwards where its time comes out below the threshold.
+  if (settings.check == Check::Device) settings.compare_in_full_below_ms = request.compare_in_full_below_ms;
   c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
                            c_.space->compile_part(params));
   // The cost is what the tuner waited for: worker round trip and any worker restart included.
@@ -73,7 +71,7 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   // limit): budgets and replays must count it.
   e.m.wall_ms = e.cost_s * 1e3;
   prefetch_.clear();
-  if (e.m.ok() && e.m.checked == Check::Host) checked_on_host_.insert(id);
+  compared_in_full_ = compared_in_full_ || (e.m.ok() && e.m.checked == Check::Host);
   c_.store->record(c_.session, id, c_.device_row, c_.workload.id(), e.m, request.fidelity, request.purpose);
   return e;
 }

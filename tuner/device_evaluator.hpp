@@ -44,7 +44,7 @@ class DeviceEvaluator final : public Evaluator {
   std::vector<harness::Defines> prefetch_;
   std::uint64_t valid_count_ = 0;
   std::string kernel_hash_;
-  std::set<std::string> checked_on_host_;  // variants whose result this session compared in full
+  bool compared_in_full_ = false;  // a result of this session was compared in full on the host
 
   Check check_for(const EvaluationRequest& request) const;
 };

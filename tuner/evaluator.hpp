@@ -19,6 +19,10 @@ struct EvaluationRequest {
   double cutoff_ms = 0;
   // What is left of a wall-time budget: the timed repetitions stop before it runs out.
   double seconds_left = std::numeric_limits<double>::infinity();
+  // Compare the result in full on the host, not only by its digest on the device, where its time comes out
+  // below this (infinity: always; 0: never): the driver's re-measurement asks for it of a candidate that can
+  // still be declared best (tuner/tuner.cpp).
+  double compare_in_full_below_ms = 0;
 };
 
 struct Evaluation {

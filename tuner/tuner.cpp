@@ -76,17 +76,19 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     }
     return list;
   };
-  // A candidate measured again costs what its search evaluation did, and a full comparison on the host
-  // where that evaluation had none.
+  // A candidate measured again costs what its search evaluation did, less a full comparison on the host that
+  // evaluation had; the re-measurement compares one candidate in full, the one it declares best.
   CheckCosts check_costs;
   auto estimate_s = [&](const Candidate& c) {
-    return std::max(0.0, c.cost_s + (c.checked_on_host ? -1.0 : 1.0) * check_costs.surcharge_s());
+    return std::max(0.0, c.cost_s - (c.checked_on_host ? check_costs.surcharge_s() : 0.0));
   };
   // A wall-time budget covers the re-measurement too: the search stops where what is left pays for it.
   auto reserve_s = [&] {
     double sum = 0;
     if (!timed_budget || settings.remeasure <= 0) return sum;
-    for (std::uint64_t index : finalists()) sum += estimate_s(candidates[index]);
+    const std::vector<std::uint64_t> list = finalists();
+    for (std::uint64_t index : list) sum += estimate_s(candidates[index]);
+    if (!list.empty() && !candidates[list.front()].checked_on_host) sum += check_costs.surcharge_s();
     return sum;
   };
   auto exhausted = [&] {
@@ -97,8 +99,9 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     const double mean_s = (out.spent_s - settings.spent_before_s) / static_cast<double>(out.evaluations);
     return out.spent_s + reserve_s() + 0.5 * mean_s >= budget_s();
   };
-  auto evaluate = [&](const Proposal& p, const std::string& purpose) {
+  auto evaluate = [&](const Proposal& p, const std::string& purpose, double compare_in_full_below_ms = 0) {
     EvaluationRequest request{p.params, p.fidelity, purpose};
+    request.compare_in_full_below_ms = compare_in_full_below_ms;
     const double incumbent =
         out.history.empty() ? std::numeric_limits<double>::infinity() : out.history.back().best_ms;
     if (purpose == "search" && settings.cutoff > 0 && std::isfinite(incumbent))
@@ -184,15 +187,20 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     }
     return out;
   }
+  // A finalist the session compared in full before is checked by its digest; any other is compared in full
+  // too where its time beats every finalist compared in full so far (the first always): a wrong variant is
+  // never declared best, and no time goes to comparing in full one that cannot be.
   for (std::size_t i = 0; i < list.size(); ++i) {
     // The best and the default are always measured again; the others while the budget pays for them.
     const bool required = i == 0 || (default_index && list[i] == *default_index);
-    if (!required && timed_budget && out.spent_s + estimate_s(candidates[list[i]]) > budget_s()) continue;
+    Candidate& c = candidates[list[i]];
+    if (!required && timed_budget && out.spent_s + estimate_s(c) > budget_s()) continue;
     const variants::Params params = s.at(list[i]);
-    const Evaluation e = evaluate({params, 0}, "remeasure");
+    const Evaluation e = evaluate({params, 0}, "remeasure", c.checked_on_host ? 0.0 : out.best_ms);
     ++out.remeasured;
     out.spent_s += e.cost_s;
-    if (e.m.ok() && e.m.kernel.median < out.best_ms) {
+    const bool compared = c.checked_on_host || e.m.checked == Check::Host;
+    if (e.m.ok() && compared && e.m.kernel.median < out.best_ms) {
       out.best = params;
       out.best_ms = e.m.kernel.median;
       out.best_measurement = e.m;
