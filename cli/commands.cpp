@@ -558,6 +558,7 @@ struct BenchFlags {
   int seeds = 25;
   std::string budgets = "2%,5%,10%,20%";
   std::string strategies;
+  bool warm_start = false;
   std::optional<std::string> csv;
   std::optional<std::string> json;
 };
@@ -577,6 +578,9 @@ void add_tuner_bench(CLI::App& app, int&) {
       ->check(CLI::Range(1, 10000));
   cmd->add_option("--budgets", f->budgets, "Budgets as shares of the exhaustive cost")->capture_default_str();
   cmd->add_option("--strategies", f->strategies, "Strategies (default: all but exhaustive)");
+  cmd->add_flag("--warm-start", f->warm_start,
+                "Start each sweep's replays from the fastest variants of the other sweeps of its operator "
+                "(other devices and workloads), as a tune starts from the database's bests");
   cmd->add_option("--csv", f->csv,
                   "Also write the table as CSV to this file (-: print CSV instead of the table)");
   cmd->add_option(
@@ -590,6 +594,7 @@ void add_tuner_bench(CLI::App& app, int&) {
     if (f->json) check_output_path("--json", *f->json);
     tuner::BenchOptions options;
     options.seeds = f->seeds;
+    options.warm_start = f->warm_start;
     options.budgets.clear();
     for (const std::string& b : split(f->budgets, ',')) {
       const tuner::Budget budget = tuner::Budget::parse(b);

@@ -490,6 +490,28 @@ TEST(Replay, CheapLooksCostTheirRepetitions) {
   EXPECT_NEAR(capped.cost_s, rec.run_cost_s(*r, 0), 1e-12);
 }
 
+TEST(Replay, ComparesInFullWhereTheDriverAsks) {
+  // A sweep recorded with device digests: a replayed result counts as compared in full only where asked.
+  const Recording& fixed = fixture().recording;
+  std::vector<results::RecordedMeasurement> recorded;
+  for (const auto& p : fixed.space().enumerate()) {
+    recorded.push_back(*fixed.find(p));
+    recorded.back().m.checked = Check::Device;
+  }
+  const Recording rec(fixed.space(), recorded);
+  const auto point = *fixed.optimum();
+  const double ms = rec.optimum_ms();
+  ReplayEvaluator e(rec, 1);
+  EXPECT_EQ(e.evaluate({point, 0, "search"}).m.checked, Check::Device);
+  EvaluationRequest request{point, 0, "remeasure"};
+  request.compare_in_full_below_ms = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(e.evaluate(request).m.checked, Check::Host);
+  request.compare_in_full_below_ms = 2 * ms;
+  EXPECT_EQ(e.evaluate(request).m.checked, Check::Host);
+  request.compare_in_full_below_ms = ms / 2;
+  EXPECT_EQ(e.evaluate(request).m.checked, Check::Device);
+}
+
 // Not part of the suite: the measurements behind docs/RESULTS.md ("Search for large spaces"). Run with
 //   build-s/tests/varex_tests --gtest_also_run_disabled_tests --gtest_filter='*MeasureHardSpaces*'
 // VAREX_BENCH_SEEDS (default 25), VAREX_BENCH_SHAPES (comma list, default all), VAREX_BENCH_STRATEGIES,
@@ -513,7 +535,8 @@ TEST(Bench, DISABLED_MeasureHardSpaces) {
     ++session;
     if (shapes && std::string(shapes).find(shape.name) == std::string::npos) continue;
     auto hard = test::make_hard_space(shape);
-    BenchSweep sweep{session, test::synthetic_device(), "hard-" + shape.name, 0, "finished", nullptr};
+    BenchSweep sweep{session, test::synthetic_device(), "hard-" + shape.name, 0, "finished", nullptr, {}, {},
+                     {}};
     sweep.recording = std::make_shared<Recording>(hard.space, std::move(hard.recorded), true);
     std::size_t within = 0;
     for (const auto& p : sweep.recording->space().enumerate())
@@ -566,7 +589,7 @@ TEST(Strategies, StopWhenTheSpaceIsUsedUp) {
 }
 
 TEST(Bench, ReportsQualityAndCostAgainstRandom) {
-  BenchSweep sweep{1, test::synthetic_device(), "selection", 1 << 20, "finished", nullptr};
+  BenchSweep sweep{1, test::synthetic_device(), "selection", 1 << 20, "finished", nullptr, {}, {}, {}};
   sweep.recording = std::make_shared<Recording>(fixture().recording);
   BenchOptions options;
   options.seeds = 5;
@@ -586,6 +609,38 @@ TEST(Bench, ReportsQualityAndCostAgainstRandom) {
   }
   EXPECT_NE(report.to_csv().find("median_ratio"), std::string::npos);
   EXPECT_EQ(report.to_json()["quality"].size(), report.rows.size());
+}
+
+TEST(Bench, AWarmStartFromAnotherSweepStartsFromItsFastestVariant) {
+  // The same recorded space twice, as two devices' sweeps: each warm-starts from the other's optimum.
+  auto sweeps = [] {
+    DeviceInfo other = test::synthetic_device();
+    other.id = "ocl:0:1";
+    other.name = "Another Synthetic GPU";
+    std::vector<BenchSweep> out;
+    for (const auto& [session, device] : {std::pair{1, test::synthetic_device()}, std::pair{2, other}}) {
+      out.push_back({session, device, "selection", 1 << 20, "finished", nullptr, {}, {}, {}});
+      out.back().recording = std::make_shared<Recording>(fixture().recording);
+    }
+    return out;
+  };
+  BenchOptions options;
+  options.seeds = 5;
+  options.budgets = {0.05};
+  options.strategies = {"random"};
+  const BenchReport cold = run_bench(sweeps(), options);
+  options.warm_start = true;
+  const BenchReport warm = run_bench(sweeps(), options);
+  ASSERT_EQ(warm.sweeps.size(), 2u);
+  EXPECT_EQ(warm.sweeps[0].warm_start_from, std::vector<std::int64_t>{2});
+  ASSERT_EQ(warm.sweeps[0].warm_start.size(), 1u);
+  EXPECT_EQ(warm.sweeps[0].warm_start[0], *fixture().recording.optimum());
+  EXPECT_NE(warm.to_text().find("warm-started from sweep 2: 1 point"), std::string::npos);
+  EXPECT_TRUE(cold.sweeps[0].warm_start.empty());
+  // The optimum measured second (after the default) is within 5% at once.
+  EXPECT_LT(warm.costs[0].median_evaluations, cold.costs[0].median_evaluations);
+  EXPECT_LE(warm.costs[0].median_evaluations, 2);
+  EXPECT_DOUBLE_EQ(warm.rows[0].median_ratio, 1.0);
 }
 
 }  // namespace

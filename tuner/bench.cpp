@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "harness/operators/operator.hpp"
+#include "tuner/warm_start.hpp"
 
 namespace varex::tuner {
 
@@ -49,7 +50,8 @@ std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<s
     if (devices && std::find(devices->begin(), devices->end(), s.device_row) == devices->end()) continue;
     if (!sessions.empty() && std::find(sessions.begin(), sessions.end(), s.id) == sessions.end()) continue;
     const harness::Operator& o = harness::find_operator(s.op);
-    BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr};
+    BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr, {}, {}, {}};
+    if (auto c = harness::workload_class_of(s.workload)) sweep.workload_class = std::move(*c);
     // GPU devices compile a batch's programs in the background (harness::Engine::prefetch); CPUs do not.
     sweep.recording = std::make_shared<Recording>(o.space({s.device, s.workload.rows(), &s.workload.query}),
                                                   store.session_measurements(s.id), s.device.type != "cpu");
@@ -72,6 +74,18 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
   }
   const std::size_t total = report.sweeps.size() * strategies.size() * (options.budgets.size() + 1) *
                             static_cast<std::size_t>(options.seeds);
+  if (options.warm_start) {
+    for (BenchSweep& sweep : report.sweeps) {
+      std::vector<WarmStartSource> sources;
+      for (const BenchSweep& other : report.sweeps) {
+        if (other.session == sweep.session || other.op != sweep.op || !other.recording->optimum()) continue;
+        sources.push_back({other.device, other.workload_class, *other.recording->optimum()});
+        sweep.warm_start_from.push_back(other.session);
+      }
+      sweep.warm_start =
+          warm_start_points(sources, sweep.device, sweep.workload_class, sweep.recording->space());
+    }
+  }
   std::size_t done = 0;
   auto step = [&] {
     ++done;
@@ -91,8 +105,9 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
           SearchSpace space(rec.space(), seed_of(name, k));
           ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
           auto strategy = make_strategy(name, space.space());
-          const TuneOutcome o = run_tuning(*strategy, space, evaluator,
-                                           {Budget{Budget::Kind::Fraction, budget}, options.remeasure});
+          TuneSettings settings{Budget{Budget::Kind::Fraction, budget}, options.remeasure};
+          settings.warm_start = sweep.warm_start;
+          const TuneOutcome o = run_tuning(*strategy, space, evaluator, settings);
           row.ratios.push_back(o.best ? rec.true_ms(*o.best) / optimum : kInf);
           row.evaluations.push_back(static_cast<double>(o.evaluations));
           step();
@@ -119,9 +134,11 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
         ReplayEvaluator evaluator(rec, seed_of(name, k) + 1);
         auto strategy = make_strategy(name, space.space());
         double reached = kInf, evaluations = kInf;
+        TuneSettings settings{
+            options.cost_cap < 1 ? Budget{Budget::Kind::Fraction, options.cost_cap} : Budget{}, 0};
+        settings.warm_start = sweep.warm_start;
         run_tuning(
-            *strategy, space, evaluator,
-            {options.cost_cap < 1 ? Budget{Budget::Kind::Fraction, options.cost_cap} : Budget{}, 0},
+            *strategy, space, evaluator, settings,
             [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
               const TunePoint& p = o.history.back();
               if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * optimum) {
@@ -170,7 +187,9 @@ nlohmann::json BenchReport::to_json() const {
                              {"status", s.status},
                              {"variants", s.recording->size()},
                              {"optimum_ms", s.recording->optimum_ms()},
-                             {"exhaustive_cost_s", s.recording->exhaustive_cost_s()}});
+                             {"exhaustive_cost_s", s.recording->exhaustive_cost_s()},
+                             {"warm_start_from", s.warm_start_from},
+                             {"warm_start_points", s.warm_start.size()}});
   }
   for (const BenchRow& r : rows) {
     nlohmann::json ratios = nlohmann::json::array();
@@ -234,6 +253,13 @@ std::string BenchReport::to_text() const {
       << " rows, session " << sweep.session << " (" << sweep.status << "): " << rec.size()
       << " variants, optimum " << fmt(rec.optimum_ms()) << " ms, exhaustive cost "
       << fmt(rec.exhaustive_cost_s(), 1) << " s\n";
+    if (!sweep.warm_start_from.empty()) {
+      s << "warm-started from sweep" << (sweep.warm_start_from.size() > 1 ? "s" : "");
+      for (std::size_t i = 0; i < sweep.warm_start_from.size(); ++i)
+        s << (i ? ", " : " ") << sweep.warm_start_from[i];
+      s << ": " << sweep.warm_start.size() << " point" << (sweep.warm_start.size() == 1 ? "" : "s")
+        << " measured first\n";
+    }
     // Quartiles over the seeds: of the declared best's true time over the optimum, and of the search
     // evaluations the budget paid for.
     s << "strategy      budget  best/opt p25  median  p75     within 5%  evaluations p25  median  p75\n";

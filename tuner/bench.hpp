@@ -19,6 +19,9 @@ struct BenchOptions {
   std::vector<double> budgets{0.02, 0.05, 0.10, 0.20};  // shares of the exhaustive cost
   int seeds = 25;
   int remeasure = 3;
+  // Warm-start each sweep's replays from the fastest variants of the other sweeps of its operator (other
+  // devices, other workloads), as a tune does from the store (tuner/warm_start.hpp).
+  bool warm_start = false;
   // The runs that measure the cost to come within 5% stop at this share of the exhaustive cost (a seed that
   // got no closer counts as never): 1 lets them search the whole space.
   double cost_cap = 1.0;
@@ -34,6 +37,10 @@ struct BenchSweep {
   std::uint64_t rows = 0;
   std::string status;  // the sweep session's status (an interrupted sweep is replayed as far as it got)
   std::shared_ptr<Recording> recording;
+  datasets::WorkloadClass workload_class;
+  // With BenchOptions::warm_start: the points measured first, and the sweeps they came from.
+  std::vector<variants::Params> warm_start;
+  std::vector<std::int64_t> warm_start_from;
 };
 
 struct BenchRow {

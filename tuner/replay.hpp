@@ -7,6 +7,7 @@
 // meets it — less what a background compile (prefetch) hid, where the recorded device compiles ahead.
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <unordered_map>
@@ -30,6 +31,8 @@ class Recording {
   const results::RecordedMeasurement* find(const variants::Params& params) const;
   std::size_t size() const { return by_index_.size(); }
   double optimum_ms() const { return optimum_ms_; }
+  // The fastest recorded variant (nullopt when none verified).
+  const std::optional<variants::Params>& optimum() const { return optimum_; }
   // The recorded time of a variant (infinite when it failed or was not recorded).
   double true_ms(const variants::Params& params) const;
   // What the sweep spent measuring every recorded variant: the recorded wall times (estimates for rows
@@ -48,6 +51,7 @@ class Recording {
   std::unordered_map<std::uint64_t, results::RecordedMeasurement> by_index_;
   std::map<std::string, double> compile_ms_;  // per compile key
   double optimum_ms_;
+  std::optional<variants::Params> optimum_;
   double exhaustive_cost_s_ = 0;
   bool background_compile_ = false;
 };
