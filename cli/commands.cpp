@@ -37,6 +37,19 @@ std::unique_ptr<results::Store> open_results(const std::string& path) {
   return store;
 }
 
+// Every command's `--db`: an empty path (an unset shell variable) would open SQLite's private temporary
+// database, whose results vanish, so it is refused as it is parsed.
+CLI::Option* add_db_option(CLI::App* cmd, std::string& db, const std::string& help) {
+  return cmd->add_option("--db", db, help)
+      ->check(CLI::Validator(
+          [](std::string& path) {
+            return trim(path).empty() ? std::string("empty; give a database file such as varex.db")
+                                      : std::string();
+          },
+          "PATH"))
+      ->capture_default_str();
+}
+
 // The device rows of a database that a selector names (the same selectors as for this machine's devices,
 // matched against the devices the database recorded: `cuda:0`, `cuda:0@node7`, `gpu`, …); every device
 // when the selector is empty.
@@ -279,7 +292,7 @@ void add_run(CLI::App& app, int& exit_code) {
   auto f = std::make_shared<RunFlags>();
   cmd->add_option("--op", f->op, "Operator")->required();
   cmd->add_option("--device", f->device, "Device (the selector must match exactly one)")->required();
-  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  add_db_option(cmd, f->db, "Results database");
   cmd->add_option("--set", f->set, "Tunable value name=value (repeatable); defaults otherwise");
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
@@ -421,7 +434,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
   auto f = std::make_shared<SessionFlags>();
   cmd->add_option("--op", f->op, "Operator")->required();
   cmd->add_option("--device", f->device, "Device selector")->capture_default_str();
-  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  add_db_option(cmd, f->db, "Results database");
   cmd->add_option("--set", f->set,
                   "Search a sub-space: restrict a tunable to values name=v1,v2 (repeatable)");
   cmd->add_flag("--reprobe", f->reprobe, "Measure the devices' copy bandwidth again");
@@ -567,7 +580,7 @@ void add_tuner_bench(CLI::App& app, int&) {
   auto* cmd =
       app.add_subcommand("tuner-bench", "Replay every strategy against the recorded exhaustive sweeps");
   auto f = std::make_shared<BenchFlags>();
-  cmd->add_option("--db", f->db, "Database with exhaustive sweeps")->capture_default_str();
+  add_db_option(cmd, f->db, "Database with exhaustive sweeps");
   cmd->add_option("--op", f->op, "Only sweeps of this operator");
   cmd->add_option(
       "--device", f->device,
@@ -656,7 +669,7 @@ void add_best(CLI::App& app, int&) {
   cmd->add_option("--op", f->op, "Only this operator");
   cmd->add_option("--device", f->device,
                   "Only these recorded devices (selector: cpu, gpu, cuda:0, cuda:0@host, a comma list)");
-  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  add_db_option(cmd, f->db, "Results database");
   cmd->add_flag(
       "--include-runs", f->include_runs,
       "Let single `varex run` measurements compete (by default only re-measured candidates of sweeps "
@@ -713,7 +726,7 @@ void add_probe(CLI::App& app, int& exit_code) {
   auto json_out = std::make_shared<bool>(false);
   auto quiet = std::make_shared<bool>(false);
   cmd->add_option("--device", *device, "Device selector")->capture_default_str();
-  cmd->add_option("--db", *db, "Results database")->capture_default_str();
+  add_db_option(cmd, *db, "Results database");
   cmd->add_flag("--quiet", *quiet, "Say nothing on stderr about what it does");
   cmd->add_flag("--json", *json_out, "Print JSON");
   cmd->callback([=, &exit_code] {
@@ -779,7 +792,7 @@ void add_export(CLI::App& app, int&) {
     bool include_runs = false;
   };
   auto f = std::make_shared<Flags>();
-  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  add_db_option(cmd, f->db, "Results database");
   cmd->add_option("--format", f->format,
                   "json (profile), header (profile as C++), kt-t4 (Kernel Tuner T4 results)")
       ->capture_default_str()
@@ -871,7 +884,7 @@ void add_report(CLI::App& app, int& exit_code) {
     bool include_runs = false;
   };
   auto f = std::make_shared<Flags>();
-  cmd->add_option("--db", f->db, "Results database")->capture_default_str();
+  add_db_option(cmd, f->db, "Results database");
   cmd->add_option("--out", f->out, "Output directory")->required();
   cmd->add_option("--op", f->op, "Only this operator");
   cmd->add_option("--device", f->device,
@@ -910,6 +923,24 @@ void add_tpch(CLI::App& app, int&) {
     const json summary = plan::write_plan_tables(harness::plan_document(*plan), *plan, *sf, *seed, *out);
     std::cout << summary.dump(2) << "\n";
   });
+}
+
+const char* const kExitStatuses =
+    "Exit status: 0 done; 1 a runtime failure (driver, device, I/O); 2 bad usage or input (one line says\n"
+    "what); 3 busy: another process runs the same session (retry, or pass --wait); 130 interrupted\n"
+    "(everything measured so far is recorded).";
+
+std::string plan_help() {
+  return "Run, sweep or tune a whole TPC-H query plan as one operator (docs/PLANS.md)\n"
+         "Usage: varex plan run|sweep|tune PLAN [OPTIONS]\n\n"
+         "PLAN is a shipped plan (" +
+         join(harness::shipped_plans(), ", ") +
+         ") or a plan file (JSON). `varex plan run PLAN ...` is `varex run --op plan --plan PLAN ...`: the\n"
+         "same flags, the plan's own (scale factor, residency, fusion) among them; `varex plan run --help`\n"
+         "lists them.\n"
+         "Examples:\n"
+         "  varex plan run A --device ocl:0:0 --sf 1\n"
+         "  varex plan tune D --device gpu --sf 10 --budget 60s\n";
 }
 
 void add_commands(CLI::App& app, int& exit_code) {

@@ -1,5 +1,5 @@
 // varex: the command line. Exit status 0 on success, 2 on bad usage or input, 1 on a runtime failure,
-// 130 when interrupted.
+// 3 when another process runs the same session, 130 when interrupted (cli::kExitStatuses).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
@@ -23,17 +23,24 @@ int main(int argc, char** argv) {
 
   // `varex plan run|sweep|tune PLAN …` is `varex run|sweep|tune --op plan --plan PLAN …`.
   std::vector<std::string> words(argv, argv + argc);
+  auto is_help = [](const std::string& w) { return w == "--help" || w == "-h"; };
   if (argc >= 2 && words[1] == "plan") {
-    if (argc < 4 || (words[2] != "run" && words[2] != "sweep" && words[2] != "tune") || words[3][0] == '-') {
-      std::cerr << "varex: plan takes run, sweep or tune and a plan (a shipped one or a file), as in "
-                   "`varex plan run A --device ocl:0:0`\n";
-      return 2;
+    const bool command = argc >= 3 && (words[2] == "run" || words[2] == "sweep" || words[2] == "tune");
+    if (argc == 3 && is_help(words[2])) {
+      std::cout << varex::cli::plan_help();
+      return 0;
     }
-    words = [&] {
+    if (command && argc >= 4 && is_help(words[3])) {
+      words = {words[0], words[2], "--op", "plan", "--help"};  // the command's flags with the plan's own
+    } else if (!command || argc < 4 || words[3][0] == '-') {
+      std::cerr << "varex: plan takes run, sweep or tune and a plan (a shipped one or a file), as in "
+                   "`varex plan run A --device ocl:0:0` (varex help plan)\n";
+      return 2;
+    } else {
       std::vector<std::string> w{words[0], words[2], "--op", "plan", "--plan", words[3]};
       w.insert(w.end(), words.begin() + 4, words.end());
-      return w;
-    }();
+      words = std::move(w);
+    }
   }
   std::vector<char*> arg_pointers;
   for (std::string& w : words) arg_pointers.push_back(w.data());
@@ -43,6 +50,8 @@ int main(int argc, char** argv) {
   CLI::App app{"varex: variant explorer and auto-tuner for database operators on OpenCL and CUDA devices",
                "varex"};
   app.set_version_flag("-V,--version", VAREX_VERSION);
+  app.footer(std::string("Also: plan run|sweep|tune PLAN  a whole TPC-H query plan (varex help plan)\n\n") +
+             varex::cli::kExitStatuses);
   app.require_subcommand(1);
   int exit_code = 0;
   varex::cli::add_commands(app, exit_code);
@@ -60,6 +69,10 @@ int main(int argc, char** argv) {
         return 0;
       }
       const std::string topic = argv[2];
+      if (topic == "plan") {
+        std::cout << varex::cli::plan_help();
+        return 0;
+      }
       for (const CLI::App* sub : app.get_subcommands({})) {
         if (sub->get_name() == topic) {
           std::cout << sub->help();
@@ -106,6 +119,9 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "varex: " << e.what() << "\n";
     return 2;
+  } catch (const varex::BusyError& e) {
+    std::cerr << "varex: " << e.what() << "\n";
+    return 3;
   } catch (const varex::UsageError& e) {
     std::cerr << "varex: " << e.what() << "\n";
     return 2;

@@ -6,7 +6,8 @@
 namespace varex::datasets {
 
 // The whole file. UsageError: missing, a directory, not a regular file, unreadable, larger than
-// `max_bytes`.
-std::string read_input_file(const std::string& path, std::size_t max_bytes = std::string().max_size());
+// `max_bytes`; the messages call the file `what` ("input", "plan").
+std::string read_input_file(const std::string& path, std::size_t max_bytes = std::string().max_size(),
+                            const std::string& what = "input");
 
 }  // namespace varex::datasets

@@ -42,11 +42,21 @@ void expect_usage_error(const std::vector<std::string>& args, const std::string&
 }
 
 TEST(Cli, HelpAndVersion) {
-  for (const char* cmd : {"devices", "ops", "variants", "run", "sweep", "best", "probe"}) {
-    const auto r = run_varex({cmd, "--help"});
-    EXPECT_EQ(r.status, 0) << cmd;
-    EXPECT_NE(r.out.find("--"), std::string::npos) << cmd;
+  // Every command's help, the plan's sub-commands among them, exits 0 (issue 28: `plan --help` exited 2).
+  std::vector<std::vector<std::string>> helps;
+  for (const char* cmd : {"devices", "ops", "variants", "run", "sweep", "tune", "tuner-bench", "best",
+                          "probe", "export", "merge", "report", "tpch"})
+    helps.push_back({cmd, "--help"});
+  for (const char* cmd : {"run", "sweep", "tune"}) helps.push_back({"plan", cmd, "--help"});
+  helps.push_back({"plan", "--help"});
+  helps.push_back({"plan", "-h"});
+  for (const auto& args : helps) {
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.status, 0) << join(args, " ") << ": " << r.err;
+    EXPECT_NE(r.out.find("--"), std::string::npos) << join(args, " ");
   }
+  // The plan's own flags beside the command's.
+  EXPECT_NE(run_varex({"plan", "tune", "--help"}).out.find("--sf"), std::string::npos);
   EXPECT_EQ(run_varex({"--version"}).status, 0);
 }
 
@@ -515,6 +525,11 @@ TEST(Cli, CommandWordsBehaveLikeOtherTools) {
   r = run_varex({"help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("tune"), std::string::npos);
+  EXPECT_NE(r.out.find("plan run|sweep|tune"), std::string::npos);
+  EXPECT_NE(r.out.find("3 busy"), std::string::npos) << "the exit statuses are documented";
+  r = run_varex({"help", "plan"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("shipped plan (A, B"), std::string::npos) << r.out;
   r = run_varex({"help", "run"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--op"), std::string::npos);

@@ -55,7 +55,7 @@ TEST(Ownership, ASecondIdenticalCommandRefusesNamingTheOwnerOrWaitsForIt) {
   test::Background first = test::start_varex(args);
   wait_for(db, "SELECT COUNT(*) FROM measurements", 1);
   const auto second = run_varex(args);
-  EXPECT_EQ(second.status, 2) << second.err;
+  EXPECT_EQ(second.status, 3) << second.err;  // busy: its own status, so that scripts can retry
   EXPECT_NE(second.err.find("is being run by pid " + std::to_string(first.pid)), std::string::npos)
       << second.err;
   EXPECT_NE(second.err.find("--wait"), std::string::npos);
@@ -78,9 +78,10 @@ TEST(Ownership, TwoIdenticalCommandsStartedTogetherShareNothing) {
   const auto args = tune_args(db, "15", "2^16");
   test::Background a = test::start_varex(args), b = test::start_varex(args);
   const auto ra = a.finish(), rb = b.finish();
-  // One ran the session; the other refused it (2) or, had the first already finished, found it finished (0).
+  // One ran the session; the other refused it, busy (3), or, had the first already finished, found it
+  // finished (0).
   EXPECT_TRUE(ra.status == 0 || rb.status == 0) << ra.err << rb.err;
-  for (const auto* r : {&ra, &rb}) EXPECT_TRUE(r->status == 0 || r->status == 2) << r->err;
+  for (const auto* r : {&ra, &rb}) EXPECT_TRUE(r->status == 0 || r->status == 3) << r->err;
   EXPECT_EQ(query(db, "SELECT COUNT(*) FROM sessions"), 1);
   EXPECT_EQ(query(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'search'"), 15);
   EXPECT_EQ(
@@ -298,6 +299,17 @@ const BadInput kBadInputs[] = {
       "2 days"},
      "--budget"},
     {"merge-self", {"merge", "--into", "{dir}/a-directory/x.db", "{dir}/a-directory"}, "is not a file"},
+    // An empty value is never "nothing to limit" or "SQLite's temporary database" (issue 28: the empty --db
+    // aborted on an exception in the heartbeat thread, the empty --budget tuned until killed).
+    {"db-empty",
+     {"tune", "--op", "selection", "--device", "{cpu}", "--db", "", "--rows", "2^10"},
+     "--db: empty"},
+    {"budget-empty",
+     {"tune", "--op", "selection", "--device", "{cpu}", "--db", "{db}", "--rows", "2^10", "--budget", ""},
+     "--budget: empty"},
+    // A plan file is read like any input: a FIFO would block forever, a directory is not JSON.
+    {"plan-fifo", {"plan", "run", "{dir}/a-fifo", "--device", "{cpu}", "--db", "{db}"}, "not a regular file"},
+    {"plan-directory", {"plan", "run", "{dir}/a-directory", "--device", "{cpu}", "--db", "{db}"}, "plan '"},
 };
 
 INSTANTIATE_TEST_SUITE_P(Table, BadInputs, ::testing::ValuesIn(kBadInputs), [](const auto& info) {

@@ -54,7 +54,7 @@ TEST(Budget, Parsing) {
   EXPECT_EQ(Budget::parse("2m").to_string(), Budget::parse("120s").to_string());  // one session key
   EXPECT_DOUBLE_EQ(Budget::parse("10%").value, 0.10);
   EXPECT_EQ(Budget::parse("all").kind, Budget::Kind::Unlimited);
-  for (const char* bad : {"0", "-3", "150%", "0%", "ten", "5x", "-1s", "0m", "m", "2 h"})
+  for (const char* bad : {"0", "-3", "150%", "0%", "ten", "5x", "-1s", "0m", "m", "2 h", "", "  "})
     EXPECT_THROW(Budget::parse(bad), UsageError) << bad;
   EXPECT_EQ(Budget::parse("10%").to_string(), "10%");
 }

@@ -11,7 +11,11 @@ namespace varex::tuner {
 Budget Budget::parse(std::string_view raw) {
   const std::string text(trim(raw));
   Budget b;
-  if (text.empty() || text == "all" || text == "100%") return b;
+  // An empty value is a mistake (an unset shell variable), never "no limit": that must be said as "all".
+  if (text.empty())
+    throw UsageError(
+        "--budget: empty; give evaluations (200), a duration (90s, 2m, 1h), a share (10%) or all");
+  if (text == "all" || text == "100%") return b;
   if (text.back() == '%') {
     b.kind = Kind::Fraction;
     b.value = parse_double(text.substr(0, text.size() - 1), "--budget") / 100.0;

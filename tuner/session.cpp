@@ -72,14 +72,15 @@ struct DevicePlan {
 // a connection of its own.
 class Heartbeat {
  public:
+  // The connection is opened here, so that a database that cannot be opened fails the caller, not the thread.
   Heartbeat(const std::string& db, std::int64_t session)
-      : thread_([this, db, session] {
-          results::Store store(db, results::Database::Mode::Existing);
+      : store_(std::make_unique<results::Store>(db, results::Database::Mode::Existing)),
+        thread_([this, session] {
           std::unique_lock lock(mutex_);
           while (!stop_) {
             if (wake_.wait_for(lock, std::chrono::seconds(15), [this] { return stop_; })) break;
             try {
-              store.heartbeat(session);
+              store_->heartbeat(session);
             } catch (const std::exception&) {
               // A busy database delays one beat; the lease outlasts several.
             }
@@ -95,6 +96,7 @@ class Heartbeat {
   }
 
  private:
+  std::unique_ptr<results::Store> store_;  // before thread_: the thread uses it from its start
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false;
@@ -270,9 +272,9 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         if (!options.wait) {
           const std::int64_t busy = plan.claim.session;
           plan.claim = {};  // not ours: nothing to give back
-          throw UsageError("the same " + options.kind + " of " + op.name() + " on " + device.id +
-                           " (session " + std::to_string(busy) + ") is being run by " + who +
-                           "; wait for it with --wait");
+          throw BusyError("the same " + options.kind + " of " + op.name() + " on " + device.id +
+                          " (session " + std::to_string(busy) + ") is being run by " + who +
+                          "; wait for it with --wait");
         }
         if (interrupted()) throw harness::Interrupted();
         std::this_thread::sleep_for(std::chrono::seconds(2));

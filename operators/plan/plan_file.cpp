@@ -8,6 +8,7 @@
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
+#include "datasets/input_file.hpp"
 
 namespace varex::plan {
 
@@ -18,6 +19,8 @@ using nlohmann::json;
 
 // The first kMaxColumns columns of a relation are all a kernel's parameter list takes comfortably.
 constexpr std::size_t kMaxColumns = 16;
+// A plan is a few kilobytes of JSON; a file far larger is not one.
+constexpr std::size_t kMaxPlanFileBytes = 16 << 20;
 
 [[noreturn]] void refuse(const std::string& origin, const std::string& what) {
   throw UsageError("plan " + origin + ": " + what);
@@ -421,12 +424,10 @@ Plan parse_plan(const json& doc, const std::string& origin) {
 }
 
 json read_plan_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("plan " + path + ": cannot be read");
-  std::stringstream text;
-  text << in.rdbuf();
+  // Only a regular file is read: a FIFO would block until a writer came, a directory is not a plan.
+  const std::string text = datasets::read_input_file(path, kMaxPlanFileBytes, "plan");
   try {
-    return json::parse(text.str());
+    return json::parse(text);
   } catch (const json::parse_error& e) {
     throw UsageError("plan " + path + ": not JSON: " + std::string(e.what()));
   }
