@@ -225,6 +225,43 @@ TEST(Cli, RunWithGeneratedDataMatchesTheHostDigest) {
   EXPECT_EQ(j["checksum"].get<std::uint64_t>(), checksum);
 }
 
+// Empty relations are inputs (issue 28: the two-relation operators refused them): the set-algebra result,
+// verified against the host reference.
+TEST(Cli, EmptyRelationsGiveTheSetAlgebraResult) {
+  const std::string dir = test::scratch_dir("cli-empty-relations");
+  const std::string db = dir + "/varex.db", empty = dir + "/empty.csv", two = dir + "/two.csv";
+  std::ofstream(empty).flush();
+  std::ofstream(two) << "1,2\n3,4\n";
+  auto rows_of = [&](const std::string& op, const std::string& left,
+                     const std::optional<std::string>& right) {
+    std::vector<std::string> args{
+        "run",      "--op", op,           "--device", test::cpu_device().id, "--db", db,      "--input", left,
+        "--warmup", "0",    "--min-reps", "1",        "--max-reps",          "1",    "--json"};
+    if (right) {
+      args.push_back("--input2");
+      args.push_back(*right);
+    }
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.status, 0) << op << ": " << r.err;
+    if (r.status != 0) return std::int64_t{-1};
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_TRUE(j["verified"].get<bool>()) << op;
+    return j["rows"].get<std::int64_t>();
+  };
+  for (const char* op : {"ra_join", "ra_intersect", "ra_product"}) {
+    EXPECT_EQ(rows_of(op, empty, two), 0) << op;
+    EXPECT_EQ(rows_of(op, two, empty), 0) << op;
+  }
+  EXPECT_EQ(rows_of("ra_union", empty, two), 2);
+  EXPECT_EQ(rows_of("ra_union", two, empty), 2);
+  EXPECT_EQ(rows_of("ra_difference", empty, two), 0);
+  EXPECT_EQ(rows_of("ra_difference", two, empty), 2);
+  EXPECT_EQ(rows_of("ra_union", empty, empty), 0);
+  for (const char* op : {"ra_select", "ra_project", "ra_sort", "ra_unique", "ra_reduce_by_key"})
+    EXPECT_EQ(rows_of(op, empty, std::nullopt), 0) << op;
+  EXPECT_EQ(rows_of("ra_reduce", empty, std::nullopt), 1) << "one sum, of nothing";
+}
+
 TEST(Cli, SweepRecordsEveryVariantAndBestFindsTheFastest) {
   const std::string dir = test::scratch_dir("cli-sweep");
   const std::string db = dir + "/varex.db";

@@ -166,12 +166,8 @@ TEST(RaSelect, RefusesWhatItDoesNotTake) {
   std::ofstream(dir + "/ragged.csv") << "1,2\n3,4,5\n";
   WorkloadOptions file;
   file.flags["input"] = dir + "/empty.csv";
-  try {
-    op.workload(file);
-    ADD_FAILURE() << "an empty file was taken";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("holds no tuples"), std::string::npos) << e.what();
-  }
+  // An empty file is an empty relation (tests/test_cli.cpp runs every relational operator on one).
+  EXPECT_EQ(op.workload(file).rows(), 0u);
   file.flags["input"] = dir + "/ragged.csv";
   try {
     op.workload(file);

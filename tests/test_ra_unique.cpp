@@ -205,12 +205,8 @@ TEST(RaUnique, RefusesWhatItDoesNotTake) {
   std::ofstream(dir + "/empty.csv").close();
   WorkloadOptions file;
   file.flags["input"] = dir + "/empty.csv";
-  try {
-    op.workload(file);
-    ADD_FAILURE() << "an empty file was taken";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("holds no tuples"), std::string::npos) << e.what();
-  }
+  // An empty file is an empty relation (tests/test_cli.cpp runs every relational operator on one).
+  EXPECT_EQ(op.workload(file).rows(), 0u);
 }
 
 // The runs key distribution (datasets/relations.hpp) and its --run flag (relation_workload.hpp).

@@ -28,9 +28,9 @@ datasets::WorkloadSpec relation_pair_workload(const std::string& op, const Workl
   if (input2) {
     const std::string path2 = std::filesystem::absolute(*input2).string();
     const datasets::Relation right = datasets::load_relation(path2);
-    if (right.rows() == 0)
-      throw UsageError("input file '" + path2 + "' holds no tuples; " + op + " needs at least one");
-    if (right.values() != relation_values(spec)) {
+    // An empty side takes the other side's width (it has no line to count its own by).
+    if (spec.rows() == 0 && right.rows() > 0) spec.params["values"] = right.values();
+    if (right.rows() > 0 && right.values() != relation_values(spec)) {
       throw UsageError(op + ": the right relation's tuples have " + std::to_string(right.values()) +
                        " values, the left one's " + std::to_string(relation_values(spec)));
     }
@@ -123,17 +123,20 @@ datasets::WorkloadSpec sorted_pair_workload(const std::string& op, const Workloa
     for (const auto& [flag, suffix] : {std::pair{*input, ""}, std::pair{*input2, "2"}}) {
       const std::string path = std::filesystem::absolute(flag).string();
       const datasets::Relation relation = datasets::load_relation(path);
-      if (relation.rows() == 0)
-        throw UsageError("input file '" + path + "' holds no tuples; " + op + " needs at least one");
-      if (*suffix && relation.values() != relation_values(spec)) {
+      // An empty side takes the other side's width (it has no line to count its own by), one value if both
+      // are empty.
+      if (relation.rows() > 0 && (!*suffix || spec.params.at("rows").get<std::uint64_t>() == 0)) {
+        spec.params["values"] = relation.values();
+      } else if (relation.rows() > 0 && relation.values() != relation_values(spec)) {
         throw UsageError(op + ": the right relation's tuples have " + std::to_string(relation.values()) +
                          " values, the left one's " + std::to_string(relation_values(spec)));
+      } else if (!*suffix) {
+        spec.params["values"] = 1;
       }
       require_sorted(relation, order, op, path);
       spec.params[std::string("path") + suffix] = bytes_json(path);
       spec.params[std::string("rows") + suffix] = relation.rows();
       spec.params[std::string("fingerprint") + suffix] = datasets::file_fingerprint(path);
-      if (!*suffix) spec.params["values"] = relation.values();
     }
     spec.params["format"] = "csv";
   } else {
@@ -187,10 +190,8 @@ std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
         datasets::key_distribution_from_string(spec.params.at("keys").get<std::string>()),
         spec.params.at("seed").get<std::uint64_t>() ^ kRightSeed);
   } else {
-    const std::string path2 = bytes_from_json(spec.params.at("path2"));
-    right = datasets::load_relation(path2);
-    if (right.rows() != relation_rows2(spec) || right.values() != relation_values(spec))
-      throw UsageError("input file '" + path2 + "' changed while varex was running");
+    right = load_recorded_relation(bytes_from_json(spec.params.at("path2")), relation_rows2(spec),
+                                   relation_values(spec));
   }
   return {std::move(left), std::move(right)};
 }

@@ -47,13 +47,12 @@ datasets::WorkloadSpec relation_workload(const std::string& op, const WorkloadOp
   if (const auto input = options.text("input")) {
     const std::string path = std::filesystem::absolute(*input).string();
     const datasets::Relation relation = datasets::load_relation(path);
-    if (relation.rows() == 0) {
-      throw UsageError("input file '" + path + "' holds no tuples; " + op + " needs at least one");
-    }
     spec.generator = "file";
+    // An empty file is an empty relation (its result is empty, or the other side's); with no line to count
+    // its attributes by, it has one value, as a generated relation by default.
     spec.params = {{"path", bytes_json(path)},
                    {"rows", relation.rows()},
-                   {"values", relation.values()},
+                   {"values", relation.rows() ? relation.values() : 1u},
                    {"format", "csv"},
                    {"fingerprint", datasets::file_fingerprint(path)}};
   } else {
@@ -90,6 +89,15 @@ std::uint32_t relation_values(const datasets::WorkloadSpec& spec) {
   return spec.params.at("values").get<std::uint32_t>();
 }
 
+datasets::Relation load_recorded_relation(const std::string& path, std::uint64_t rows, std::uint64_t values) {
+  datasets::Relation relation = datasets::load_relation(path);
+  // An empty file has no attributes to count; the workload gave it its width.
+  if (relation.rows() == 0 && rows == 0) relation.columns.assign(values + 1, {});
+  if (relation.rows() != rows || relation.values() != values)
+    throw UsageError("input file '" + path + "' changed while varex was running");
+  return relation;
+}
+
 datasets::Relation materialise_relation(const datasets::WorkloadSpec& spec) {
   if (spec.generator == "relation") {
     return datasets::generate_relation(
@@ -97,14 +105,9 @@ datasets::Relation materialise_relation(const datasets::WorkloadSpec& spec) {
         datasets::key_distribution_from_string(spec.params.at("keys").get<std::string>()),
         spec.params.at("seed").get<std::uint64_t>(), spec.params.value("run", datasets::kDefaultRun));
   }
-  if (spec.generator == "file") {
-    const std::string path = bytes_from_json(spec.params.at("path"));
-    datasets::Relation relation = datasets::load_relation(path);
-    if (relation.rows() != spec.rows() || relation.values() != relation_values(spec)) {
-      throw UsageError("input file '" + path + "' changed while varex was running");
-    }
-    return relation;
-  }
+  if (spec.generator == "file")
+    return load_recorded_relation(bytes_from_json(spec.params.at("path")), spec.rows(),
+                                  relation_values(spec));
   throw UsageError(spec.op + " cannot use workload generator '" + spec.generator + "'");
 }
 

@@ -33,6 +33,9 @@ datasets::WorkloadSpec relation_workload(
     datasets::KeyDistribution default_keys = datasets::KeyDistribution::Uniform);
 // The relation a workload names (the file read again; UsageError when it has changed since).
 datasets::Relation materialise_relation(const datasets::WorkloadSpec& spec);
+// The relation file a workload recorded, `rows` tuples of `values` values (an empty file as an empty relation
+// of that width); UsageError if the file changed since.
+datasets::Relation load_recorded_relation(const std::string& path, std::uint64_t rows, std::uint64_t values);
 std::uint32_t relation_values(const datasets::WorkloadSpec& spec);
 
 // The words of a relation on the device: AoS, tuple i at words [i * A, (i + 1) * A); SoA, attribute c of

@@ -106,6 +106,12 @@ class JoinRun final : public PreparedRun {
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
+    if (n_ == 0) {
+      // No left tuple, no pair, in every variant: no kernel would have a work-item to write the count.
+      KernelSequence empty(engine_);
+      empty.fill("empty", output_->count_buffer(), 0, 4);
+      return empty.times();
+    }
     if (is_vendor(params)) return execute_cub();
     KernelSequence seq(engine_,
                        engine_.compile(source(), RaJoinOperator().defines(params, engine_.device())));

@@ -52,6 +52,13 @@ class ReduceRun final : public PreparedRun {
 
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
+    if (rows_ == 0) {
+      // The sum of no value, in every variant: no kernel would have a work-item to write it.
+      KernelSequence empty(engine_);
+      empty.fill("empty", output_->buffer(), 0, 8);
+      output_->set_parts(1);
+      return empty.times();
+    }
     if (is_vendor(params)) return execute_cub(layout);
     const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_reduce"),
                                              RaReduceOperator().defines(params, engine_.device()));
