@@ -469,6 +469,24 @@ void Store::discard_session(std::int64_t session) {
   if (!empty) end_session(session, "interrupted");
 }
 
+void Store::forget_unused(const std::string& op, const std::string& workload_id) {
+  Transaction t(db_);
+  Statement workload(db_, R"sql(
+    DELETE FROM workloads WHERE id = ?1
+      AND NOT EXISTS (SELECT 1 FROM sessions WHERE workload_id = ?1)
+      AND NOT EXISTS (SELECT 1 FROM measurements WHERE workload_id = ?1))sql");
+  workload.bind(1, workload_id);
+  workload.step();
+  Statement op_row(db_, R"sql(
+    DELETE FROM operators WHERE name = ?1
+      AND NOT EXISTS (SELECT 1 FROM workloads WHERE op = ?1)
+      AND NOT EXISTS (SELECT 1 FROM variants WHERE op = ?1)
+      AND NOT EXISTS (SELECT 1 FROM sessions WHERE op = ?1))sql");
+  op_row.bind(1, op);
+  op_row.step();
+  t.commit();
+}
+
 void Store::release_session(std::int64_t session) {
   Statement s(db_, "UPDATE sessions SET owner = NULL WHERE id = ?1 AND owner = ?2");
   s.bind(1, session).bind(2, process_token());

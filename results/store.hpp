@@ -165,6 +165,9 @@ class Store {
   void heartbeat(std::int64_t session);
   // Gives the session up without ending it (a claim made but not used).
   void release_session(std::int64_t session);
+  // Removes the workload row and the operator row a refused command wrote, where nothing refers to them (no
+  // session, measurement, variant or other workload): a refusal leaves the database as it found it.
+  void forget_unused(const std::string& op, const std::string& workload_id);
   // A session given up before it measured anything goes as if never begun; one with measurements is
   // closed as interrupted, to be resumed.
   void discard_session(std::int64_t session);

@@ -342,6 +342,15 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         throw;
       }
     });
+  } catch (const UsageError&) {
+    // Bad input found while preparing: the sessions go, and with them the workload and operator rows this
+    // command wrote, so that a refusal leaves the database as it found it.
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (!started[i]) give_back(store, plans[i].claim);
+    }
+    store.forget_unused(op.name(), options.workload.id());
+    board.finish();
+    throw;
   } catch (...) {
     // Sessions of devices that never started are given back as they were found.
     for (std::size_t i = 0; i < out.size(); ++i) {
