@@ -280,12 +280,15 @@ int main(int argc, char** argv) {
         g_targets.push_back(std::move(t));
       }
     }
+    // One row count for every operator: zero would leave most of them out and time the rest on nothing.
+    const std::optional<std::uint64_t> rows =
+        o.rows.empty() ? std::nullopt : std::optional(cli::parse_rows(o.rows, "--varex-rows"));
+    if (rows == 0u) throw UsageError("--varex-rows 0: a benchmark needs at least one row");
     for (const harness::Operator* op : harness::operators()) {
       if (!o.op.empty() ? o.op != op->name() : !o.transfers.empty()) continue;
       for (const DeviceInfo& d : devices) {
         harness::WorkloadOptions w;
-        w.flags["rows"] = std::to_string(o.rows.empty() ? op->default_rows(cli::default_rows({d}))
-                                                        : cli::parse_rows(o.rows, "--varex-rows"));
+        w.flags["rows"] = std::to_string(rows ? *rows : op->default_rows(cli::default_rows({d})));
         datasets::WorkloadSpec spec;
         try {
           spec = op->workload(w);

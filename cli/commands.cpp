@@ -1,11 +1,14 @@
 #include "cli/commands.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include <unistd.h>
 
@@ -48,6 +51,32 @@ CLI::Option* add_db_option(CLI::App* cmd, std::string& db, const std::string& he
           },
           "PATH"))
       ->capture_default_str();
+}
+
+// Why `ns` cannot name a C++ namespace (empty when it can): identifiers, not keywords, joined by "::".
+std::string cpp_namespace_problem(const std::string& ns) {
+  static const std::set<std::string> keywords{
+      "alignas", "alignof",   "and",    "asm",      "auto",      "bool",     "break",    "case",
+      "catch",   "char",      "class",  "const",    "constexpr", "continue", "default",  "delete",
+      "do",      "double",    "else",   "enum",     "explicit",  "export",   "extern",   "false",
+      "float",   "for",       "friend", "goto",     "if",        "inline",   "int",      "long",
+      "mutable", "namespace", "new",    "noexcept", "not",       "nullptr",  "operator", "or",
+      "private", "protected", "public", "register", "return",    "short",    "signed",   "sizeof",
+      "static",  "struct",    "switch", "template", "this",      "throw",    "true",     "try",
+      "typedef", "typename",  "union",  "unsigned", "using",     "virtual",  "void",     "volatile",
+      "while"};
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = ns.find("::", start);
+    const std::string part = ns.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    const bool identifier =
+        !part.empty() && (std::isalpha(static_cast<unsigned char>(part[0])) || part[0] == '_') &&
+        std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isalnum(c) || c == '_'; });
+    if (!identifier || keywords.count(part))
+      return "'" + ns + "' is not a C++ namespace (identifiers such as varex_tuned or my::tuned)";
+    if (end == std::string::npos) return "";
+    start = end + 2;
+  }
 }
 
 // The device rows of a database that a selector names (the same selectors as for this machine's devices,
@@ -804,7 +833,9 @@ void add_export(CLI::App& app, int&) {
   cmd->add_flag("--include-runs", f->include_runs,
                 "Let single `varex run` measurements become profile entries (by default only re-measured "
                 "candidates of sweeps and tunings do)");
-  cmd->add_option("--namespace", f->ns, "C++ namespace of the generated header")->capture_default_str();
+  cmd->add_option("--namespace", f->ns, "C++ namespace of the generated header (a::b nests)")
+      ->check(CLI::Validator([](std::string& ns) { return cpp_namespace_problem(ns); }, "NAME"))
+      ->capture_default_str();
   cmd->callback([f] {
     const auto owned = open_results(f->db);
     results::Store& store = *owned;
@@ -820,7 +851,8 @@ void add_export(CLI::App& app, int&) {
         write(f->out + "/" + d.name, d.results.dump(1));
         write(f->out + "/" + d.name.substr(0, d.name.size() - 5) + ".metadata.json", d.metadata.dump(1));
       }
-      std::cout << "wrote " << docs.size() << " T4 result files to " << f->out << "\n";
+      std::cout << "wrote " << docs.size() << " T4 results (" << docs.size() << " result and " << docs.size()
+                << " metadata files) to " << f->out << "\n";
       return;
     }
     const nlohmann::json profile = results::profile_json(store, filter, operator_defaults());

@@ -234,8 +234,12 @@ std::string write_defaults(const DefaultParams& defaults, const std::string& out
 
 }  // namespace
 
-ReportFiles write_report(Store& store, const std::string& out_dir, const ExportFilter& filter,
+ReportFiles write_report(Store& store, const std::string& requested_dir, const ExportFilter& filter,
                          const DefaultParams& defaults) {
+  // The files are named out_dir + "/" + name: without the trailing slashes a user may type (`--out rep/`),
+  // so that the paths printed are the plain ones.
+  std::string out_dir = requested_dir;
+  while (out_dir.size() > 1 && out_dir.back() == '/') out_dir.pop_back();
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) throw UsageError("cannot create report directory '" + out_dir + "': " + ec.message());

@@ -302,8 +302,10 @@ TEST(Report, WritesCsvAndPlots) {
     results::Store store(dir + "/v.db");
     test::record_synthetic(store, test::synthetic_device(), 1 << 20, 40);
   }
-  const auto r = run_varex({"report", "--db", dir + "/v.db", "--out", dir + "/report"});
+  // A trailing slash, as a user types a directory: the paths printed are the plain ones (issue 28).
+  const auto r = run_varex({"report", "--db", dir + "/v.db", "--out", dir + "/report/"});
   ASSERT_EQ(r.status, 0) << r.err << slurp(dir + "/report/report.log");
+  EXPECT_EQ(r.out.find("//"), std::string::npos) << r.out;
   for (const char* f :
        {"devices.csv", "sessions.csv", "measurements.csv", "best.csv", "defaults.csv", "index.html"}) {
     EXPECT_TRUE(std::filesystem::exists(dir + "/report/" + f)) << f;
@@ -356,6 +358,9 @@ TEST(Bench, FlagsAreDeclaredAndCheckedAndTimesShowInCompare) {
   EXPECT_EQ(WEXITSTATUS(run("--varex-op=selectoin", "out")), 2);
   EXPECT_NE(slurp(dir + "/err").find("unknown operator 'selectoin'"), std::string::npos)
       << slurp(dir + "/err");
+  // Zero rows left most operators out and timed the rest on nothing (issue 28).
+  EXPECT_EQ(WEXITSTATUS(run("--varex-rows=0", "out")), 2);
+  EXPECT_NE(slurp(dir + "/err").find("--varex-rows 0"), std::string::npos) << slurp(dir + "/err");
   EXPECT_EQ(WEXITSTATUS(run("--varex-colour=red", "out")), 2);
   EXPECT_NE(slurp(dir + "/err").find("unknown flag '--varex-colour'"), std::string::npos);
   EXPECT_EQ(WEXITSTATUS(run("--benchmark_min_tim=1", "out")), 2);

@@ -300,6 +300,10 @@ const BadInput kBadInputs[] = {
       "2 days"},
      "--budget"},
     {"merge-self", {"merge", "--into", "{dir}/a-directory/x.db", "{dir}/a-directory"}, "is not a file"},
+    // A header g++ would refuse (issue 28: written, exit 0).
+    {"export-namespace",
+     {"export", "--db", "{db}", "--out", "{dir}/x.hpp", "--format", "header", "--namespace", "1bad"},
+     "is not a C++ namespace"},
     // Refused while the workload is prepared, after its rows were written (issue 28: they stayed).
     {"kth-past-rows",
      {"run", "--op", "kth_largest", "--device", "{cpu}", "--db", "{db}", "--rows", "1000", "--query",
