@@ -79,6 +79,18 @@ std::string cpp_namespace_problem(const std::string& ns) {
   }
 }
 
+// An aggregate's value as a user reads it: an integer as an integer, signed (SUM of negative values), a
+// fraction with its significant digits, and "none" where no row was aggregated (MIN, MAX, AVG of nothing).
+std::string value_text(const nlohmann::json& value, std::uint64_t rows) {
+  const double v = value.is_number() ? value.get<double>() : std::nan("");
+  if (std::isnan(v)) return "none: " + std::string(rows ? "undefined" : "no row was aggregated");
+  if (std::nearbyint(v) == v && std::abs(v) < 9.007199254740992e15)
+    return std::to_string(static_cast<std::int64_t>(v));
+  char text[64];
+  std::snprintf(text, sizeof text, "%.15g", v);
+  return text;
+}
+
 // The device rows of a database that a selector names (the same selectors as for this machine's devices,
 // matched against the devices the database recorded: `cuda:0`, `cuda:0@node7`, `gpu`, …); every device
 // when the selector is empty.
@@ -378,9 +390,12 @@ void add_run(CLI::App& app, int& exit_code) {
       if (j.contains("query_plan")) std::cout << "  plan      " << j["query_plan"].dump() << "\n";
       std::cout << "  status    " << varex::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
                 << "\n"
-                << "  rows      " << m.result.rows << "   checksum " << m.result.checksum << "   verified "
-                << (m.verified ? "yes" : "no") << "\n";
-      if (j.contains("value")) std::cout << "  value     " << j["value"].get<double>() << "\n";
+                << "  rows      " << m.result.rows << "   checksum " << m.result.checksum
+                << (static_cast<std::int64_t>(m.result.checksum) < 0 && j.contains("value")
+                        ? " (a negative sum, as 64 unsigned bits)"
+                        : "")
+                << "   verified " << (m.verified ? "yes" : "no") << "\n";
+      if (j.contains("value")) std::cout << "  value     " << value_text(j["value"], m.result.rows) << "\n";
       if (m.ok()) {
         std::cout << "  kernel    " << fixed(m.kernel.median, 4) << " ms  (95% CI "
                   << fixed(m.kernel.ci_low, 4) << " .. " << fixed(m.kernel.ci_high, 4) << ", "

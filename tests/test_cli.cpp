@@ -262,6 +262,36 @@ TEST(Cli, EmptyRelationsGiveTheSetAlgebraResult) {
   EXPECT_EQ(rows_of("ra_reduce", empty, std::nullopt), 1) << "one sum, of nothing";
 }
 
+// Human output a user can trust at a glance (issue 28): integers as integers, signed; no value where an
+// aggregate has no row (the JSON says null).
+TEST(Cli, AggregateValuesReadAsIntegersAndNoneWhereNoRowIs) {
+  const std::string db = test::scratch_dir("cli-values") + "/varex.db";
+  auto run = [&](std::vector<std::string> query, bool json) {
+    std::vector<std::string> args{"run",        "--op", "aggregate",  "--device", test::cpu_device().id,
+                                  "--db",       db,     "--rows",     "1000",     "--quiet",
+                                  "--min-reps", "1",    "--max-reps", "1"};
+    for (auto& q : query) {
+      args.push_back("--query");
+      args.push_back(q);
+    }
+    if (json) args.push_back("--json");
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.out;
+  };
+  const std::string sum = run({"fn=sum"}, false);
+  const auto at = sum.find("  value     ");
+  ASSERT_NE(at, std::string::npos) << sum;
+  const std::string value = sum.substr(at + 12, sum.find('\n', at) - at - 12);
+  EXPECT_EQ(value.find_first_not_of("-0123456789"), std::string::npos) << value;
+  const auto j = nlohmann::json::parse(run({"fn=sum"}, true));
+  EXPECT_EQ(std::to_string(j["value"].get<std::int64_t>()), value);
+  EXPECT_NE(run({"fn=min", "where=a0>2147483647"}, false).find("value     none: no row was aggregated"),
+            std::string::npos);
+  EXPECT_TRUE(nlohmann::json::parse(run({"fn=min", "where=a0>2147483647"}, true))["value"].is_null());
+  EXPECT_EQ(nlohmann::json::parse(run({"fn=count", "where=a0>2147483647"}, true))["value"], 0);
+}
+
 TEST(Cli, SweepRecordsEveryVariantAndBestFindsTheFastest) {
   const std::string dir = test::scratch_dir("cli-sweep");
   const std::string db = dir + "/varex.db";

@@ -132,7 +132,8 @@ class Operator {
   // say), for the user to see beside the timings; empty where there is nothing to tell.
   virtual nlohmann::json query_plan(const datasets::WorkloadSpec&) const { return nlohmann::json::object(); }
   // The result a digest stands for, where it is a number the user asked for (an aggregate's value, the
-  // average of AVG); printed as `value` beside rows and checksum.
+  // average of AVG); printed as `value` beside rows and checksum. NaN where the result has no value (MIN,
+  // MAX or AVG of no row): JSON null, "none" on screen.
   virtual std::optional<double> result_value(const datasets::WorkloadSpec&, const Digest&) const {
     return std::nullopt;
   }

@@ -1,5 +1,7 @@
 #include "operators/aggregates/aggregates.hpp"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -318,10 +320,12 @@ DeviceFootprint AttributeAggregate::footprint(const datasets::WorkloadSpec& spec
 std::optional<double> AttributeAggregate::result_value(const datasets::WorkloadSpec& spec,
                                                        const Digest& digest) const {
   const auto value = static_cast<double>(static_cast<std::int64_t>(digest.checksum));
-  if (spec.query.contains("fn") && aggregate_fn(spec.query) == AggregateFn::Avg) {
-    return digest.rows ? value / static_cast<double>(digest.rows) : 0.0;
-  }
-  return value;
+  const AggregateFn fn = spec.query.contains("fn") ? aggregate_fn(spec.query) : AggregateFn::Sum;
+  // MIN, MAX and AVG of no row have no value (SQL's NULL); COUNT and SUM of none are 0.
+  const bool undefined_when_empty =
+      fn == AggregateFn::Avg || fn == AggregateFn::Min || fn == AggregateFn::Max;
+  if (digest.rows == 0 && undefined_when_empty) return std::numeric_limits<double>::quiet_NaN();
+  return fn == AggregateFn::Avg ? value / static_cast<double>(digest.rows) : value;
 }
 
 std::unique_ptr<PreparedRun> AttributeAggregate::prepare(Engine& engine,
