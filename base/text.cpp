@@ -186,4 +186,28 @@ std::uint64_t parse_count(std::string_view text, std::string_view what) {
   return static_cast<std::uint64_t>(value);
 }
 
+std::string printable(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (text.compare(i, 3, "\xef\xbb\xbf") == 0) {
+      out += "\\ufeff";  // the byte-order mark, invisible as itself
+      i += 2;
+    } else if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\x%02x", c);
+      out += escape;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace varex

@@ -12,6 +12,10 @@ namespace varex {
 std::vector<std::string> split(std::string_view text, char separator);
 std::string_view trim(std::string_view text);
 std::string join(const std::vector<std::string>& parts, std::string_view separator);
+// `text` with control characters (carriage returns, newlines of a user's file, escape sequences) and the
+// byte-order mark written as escapes, so that an echoed user byte can neither break a message's line nor
+// hide in it.
+std::string printable(const std::string& text);
 
 // Whole-string integer parse; `what` names the value in the error message.
 std::int64_t parse_int(std::string_view text, std::string_view what);

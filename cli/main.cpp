@@ -12,6 +12,7 @@
 #include "base/interrupt.hpp"
 #include "base/text.hpp"
 #include "cli/commands.hpp"
+#include "cli/messages.hpp"
 #include "cli/options.hpp"
 #include "harness/worker.hpp"
 
@@ -104,7 +105,7 @@ int main(int argc, char** argv) {
       std::cout << varex::cli::workload_help(o);
       return 0;
     } catch (const varex::UsageError& e) {
-      std::cerr << "varex: " << e.what() << "\n";
+      std::cerr << "varex: " << varex::printable(e.what()) << "\n";
       return 2;
     }
   }
@@ -117,19 +118,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << "varex: " << e.what() << "\n";
+    std::cerr << "varex: " << varex::printable(varex::cli::rephrase_parse_error(e.what())) << "\n";
     return 2;
   } catch (const varex::BusyError& e) {
-    std::cerr << "varex: " << e.what() << "\n";
+    std::cerr << "varex: " << varex::printable(e.what()) << "\n";
     return 3;
   } catch (const varex::UsageError& e) {
-    std::cerr << "varex: " << e.what() << "\n";
+    std::cerr << "varex: " << varex::printable(e.what()) << "\n";
     return 2;
   } catch (const varex::harness::Interrupted&) {
     std::cerr << "varex: interrupted; everything measured so far is recorded\n";
     return 130;
   } catch (const std::exception& e) {
-    std::cerr << "varex: " << e.what() << "\n";
+    std::cerr << "varex: " << varex::printable(e.what()) << "\n";
     return 1;
   }
   return exit_code;

@@ -292,6 +292,34 @@ TEST(Cli, AggregateValuesReadAsIntegersAndNoneWhereNoRowIs) {
   EXPECT_EQ(nlohmann::json::parse(run({"fn=count", "where=a0>2147483647"}, true))["value"], 0);
 }
 
+// One voice (issue 28): CLI11's refusals reworded as varex's, and a user's bytes echoed as escapes.
+TEST(Cli, RefusalsReadAsVarexsOwnOnOnePrintableLine) {
+  const std::string dir = test::scratch_dir("cli-voice");
+  const std::string cpu = test::cpu_device().id;
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"tuner-bench", "--seeds", "0"}, "--seeds 0: give a number from 1 to 10000"},
+           {{"run", "--op", "selection", "--device", cpu, "stray"},
+            "unexpected argument: stray (varex help lists the commands, varex COMMAND --help their flags)"},
+           {{"run", "--op", "selection", "--device", cpu, "--warmup", "1", "--warmup", "2"},
+            "--warmup is given 2 times; it takes one value"},
+           {{"run", "--op", "selection", "--device", cpu, "--min-reps"}, "--min-reps needs a value"},
+           {{"export", "--db", dir + "/x.db", "--out", dir + "/y", "--format", "xml"},
+            "--format xml: give one of {json, header, kt-t4}"}}) {
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.status, 2) << says;
+    EXPECT_EQ(r.err, "varex: " + says + "\n");
+  }
+  // A byte-order mark and carriage returns from a user's file, escaped.
+  std::ofstream(dir + "/bom.csv") << "\xef\xbb\xbf"
+                                  << "1,2\r\n3\r\n";
+  const auto r = run_varex({"run", "--op", "ra_select", "--device", cpu, "--db", dir + "/v.db", "--input",
+                            dir + "/bom.csv", "--quiet"});
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("'\\ufeff1'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find('\r'), std::string::npos);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 TEST(Cli, SweepRecordsEveryVariantAndBestFindsTheFastest) {
   const std::string dir = test::scratch_dir("cli-sweep");
   const std::string db = dir + "/varex.db";

@@ -16,6 +16,7 @@
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
 #include "base/process.hpp"
+#include "base/text.hpp"
 #include "tuner/device_evaluator.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/warm_start.hpp"
@@ -330,7 +331,7 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         run.status = "failed";
         run.error = e.what();
         board.update(i, "failed", true);
-        board.message("varex: " + device.id + " failed: " + e.what());
+        board.message("varex: " + device.id + " failed: " + varex::printable(e.what()));
       } catch (const harness::Interrupted&) {
         give_back(*lane.store, plans[i].claim);
         board.update(i, "interrupted", true);
