@@ -597,6 +597,13 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
       lanes = std::max(lanes, phase.lanes.size());
     std::cout << "wall time " << fixed(wall_s, 1) << " s, up to " << lanes
               << (lanes == 1 ? " device" : " physical devices") << " at a time\n";
+    for (const auto& r : runs) {
+      if (!r.outcome.search_best || !r.outcome.best) continue;
+      std::cout << r.device.id << ": the search's fastest sample, " << fixed(r.outcome.search_best_ms, 4)
+                << " ms (" << variants::describe(*r.outcome.search_best)
+                << "), was not the fastest when the best candidates were measured again: "
+                << fixed(r.outcome.best_ms, 4) << " ms is the best of their re-measurements\n";
+    }
   });
 }
 

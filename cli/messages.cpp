@@ -11,7 +11,8 @@ std::string rephrase_parse_error(const std::string& message) {
     const char* replacement;
   };
   static const Rule rules[] = {
-      {std::regex(R"(^(--[\w-]+): Value (.*) not in range (.*) to (.*)$)"), "$1 $2: give a number from $3 to $4"},
+      {std::regex(R"(^(--[\w-]+): Value (.*) not in range (.*) to (.*)$)"),
+       "$1 $2: give a number from $3 to $4"},
       {std::regex(R"(^(--[\w-]+): (.*) not in \{(.*)\}$)"), "$1 $2: give one of {$3}"},
       {std::regex(R"(^(--[\w-]+): At Most 1 required but received (\d+)$)"),
        "$1 is given $2 times; it takes one value"},

@@ -30,7 +30,7 @@ TEST(Progress, CountsAgainstTheBudgetWithTheTimeLeftAndTheBest) {
   std::string line = describe_progress(Budget::parse("60"), o, 44208, "ept=8 vec=4");
   EXPECT_NE(line.find("15/60 evaluations"), std::string::npos) << line;    // not 15/44208
   EXPECT_NE(line.find("about 1:30 min left"), std::string::npos) << line;  // 30 s for a quarter
-  EXPECT_NE(line.find("best 0.2500 ms ept=8 vec=4"), std::string::npos) << line;
+  EXPECT_NE(line.find("fastest sample 0.2500 ms ept=8 vec=4"), std::string::npos) << line;
 
   line = describe_progress(Budget::parse("2m"), o, 44208, "");
   EXPECT_NE(line.find("25% of 120s"), std::string::npos) << line;

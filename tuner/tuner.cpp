@@ -206,6 +206,11 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       out.best_measurement = e.m;
     }
   }
+  if (out.best && !out.history.empty() && std::isfinite(out.history.back().best_ms) &&
+      s.index_of(*out.best) != out.history.back().best_index) {
+    out.search_best = s.at(out.history.back().best_index);
+    out.search_best_ms = out.history.back().best_ms;
+  }
   return out;
 }
 

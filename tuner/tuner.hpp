@@ -46,6 +46,10 @@ struct TuneOutcome {
   std::optional<variants::Params> best;  // declared best (after re-measurement)
   double best_ms = std::numeric_limits<double>::infinity();
   std::optional<varex::Measurement> best_measurement;
+  // The search's fastest sample (what the progress line shows), where the re-measurement declared another:
+  // one noisy measurement each, so the fastest sample is not always the fastest variant.
+  std::optional<variants::Params> search_best;
+  double search_best_ms = std::numeric_limits<double>::infinity();
   std::int64_t evaluations = 0;  // search evaluations (re-measurements not counted)
   std::int64_t remeasured = 0;
   double spent_s = 0;  // everything: the preparation before the search, the search, the re-measurement
