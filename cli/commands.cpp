@@ -170,12 +170,13 @@ void add_devices(CLI::App& app, int&) {
       for (const auto& other : all) {
         if (other.id != d.id && other.physical == d.physical) physical += " = " + other.id;
       }
-      rows.push_back({d.id, to_string(d.backend), d.type, d.name, d.arch, std::to_string(d.compute_units),
-                      format_bytes(d.global_mem), format_bytes(d.local_mem), std::to_string(d.max_work_group),
-                      format_bytes(d.cache_bytes), physical});
+      // The vendor as a profile names it (docs/PROFILE.md): what a consumer's lookup matches on.
+      rows.push_back({d.id, to_string(d.backend), d.type, d.vendor, d.name, d.arch,
+                      std::to_string(d.compute_units), format_bytes(d.global_mem), format_bytes(d.local_mem),
+                      std::to_string(d.max_work_group), format_bytes(d.cache_bytes), physical});
     }
-    print_table({"id", "backend", "type", "name", "arch", "CUs", "global mem", "local mem", "max wg", "cache",
-                 "physical device"},
+    print_table({"id", "backend", "type", "vendor", "name", "arch", "CUs", "global mem", "local mem",
+                 "max wg", "cache", "physical device"},
                 rows);
   });
 }

@@ -73,7 +73,11 @@ TEST(Cli, DevicesListsTheCpuDevice) {
     }
   }
   EXPECT_TRUE(found);
-  EXPECT_EQ(run_varex({"devices", "--device", "cpu"}).status, 0);
+  // The table shows the vendor a profile consumer matches on (issue 28: only the JSON had it).
+  const auto table = run_varex({"devices", "--device", "cpu"});
+  EXPECT_EQ(table.status, 0);
+  EXPECT_NE(table.out.find("vendor"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(test::cpu_device().vendor), std::string::npos) << table.out;
 }
 
 // VAREX_LLC_BYTES replaces every device's last-level cache; a value that is not a number of bytes is a usage
