@@ -142,6 +142,24 @@ TEST(ProfileLookup, VersionOneProfilesAreStillRead) {
   EXPECT_EQ(p.lookup("selection", h200, 1 << 20, 0.4).text("ept"), "16");
 }
 
+// A file that is not a profile is one std::runtime_error naming it, never an uncaught JSON exception that
+// aborts the consumer (issue 28).
+TEST(ProfileLookup, AFileThatIsNoProfileIsOneErrorNamingIt) {
+  const std::string dir = test::scratch_dir("profile-bad");
+  std::ofstream(dir + "/garbage.json") << "{not json";
+  std::ofstream(dir + "/shape.json") << R"({"format": "varex-profile", "version": 2, "devices": 7})";
+  for (const char* name : {"garbage.json", "shape.json"}) {
+    try {
+      profile::load_profile_file(dir + "/" + name);
+      ADD_FAILURE() << name << " was read";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(name) + " is not a varex profile"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(profile::load_profile_file(dir + "/missing.json"), std::runtime_error);
+}
+
 // Profiles from before the one launch vocabulary: groups_per_cu, processors and groups are read as grid.
 TEST(ProfileLookup, OldGridNamesAreReadAsGrid) {
   const auto entry = [](const char* op, nlohmann::json params) {

@@ -33,8 +33,14 @@ int main(int argc, char** argv) {
   const std::uint64_t rows = std::strtoull(args["--rows"].c_str(), nullptr, 10);
   const double selectivity = std::strtod(args["--selectivity"].c_str(), nullptr);
   if (!args["--profile"].empty()) {
-    const auto profile = varex::profile::load_profile_file(args["--profile"]);
-    print("json", profile.lookup(args["--op"], device, rows, selectivity));
+    try {
+      const auto profile = varex::profile::load_profile_file(args["--profile"]);
+      print("json", profile.lookup(args["--op"], device, rows, selectivity));
+    } catch (const std::exception& e) {
+      // A consuming engine would go on with its own defaults; the example says why and stops.
+      std::cerr << "profile_consumer: " << e.what() << "\n";
+      return 2;
+    }
   }
 #ifdef VAREX_PROFILE_HEADER
   print("header", varex_tuned::profile().lookup(args["--op"], device, rows, selectivity));

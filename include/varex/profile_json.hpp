@@ -74,10 +74,16 @@ inline Profile load_profile(const nlohmann::json& j) {
   return Profile(std::move(entries), std::move(defaults));
 }
 
+// std::runtime_error, one line naming the file, for a file that cannot be read or is not a varex profile
+// (not JSON, or JSON of another shape), so that a consumer can report it and go on with its defaults.
 inline Profile load_profile_file(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read profile " + path);
-  return load_profile(nlohmann::json::parse(in));
+  try {
+    return load_profile(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("profile " + path + " is not a varex profile: " + e.what());
+  }
 }
 
 }  // namespace varex::profile
