@@ -300,6 +300,10 @@ int main(int argc, char** argv) {
           std::cerr << "varex-bench: " << op->name() << " on " << d.id << " left out: " << e.what() << "\n";
           continue;
         }
+        // Preparing a workload at the sources' sizes (generation, host reference, upload) takes seconds to
+        // minutes before the first benchmark prints: say what is being done meanwhile.
+        std::cerr << "varex-bench: preparing " << op->name() << " on " << d.id << " (" << spec.describe()
+                  << ")\n";
         auto t = std::make_unique<Target>();
         t->engine = harness::open_engine(d);
         t->runs.push_back(op->prepare(*t->engine, spec));

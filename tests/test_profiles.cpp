@@ -389,6 +389,10 @@ TEST(Bench, FlagsAreDeclaredAndCheckedAndTimesShowInCompare) {
                              " --varex-rows=2^14 --benchmark_min_time=0.05 --benchmark_format=json";
   ASSERT_EQ(run(common, "a.json"), 0) << slurp(dir + "/err");
   ASSERT_EQ(run(common, "b.json"), 0) << slurp(dir + "/err");
+  // While a workload is prepared, before any benchmark prints, it says so (issue 28: silent for minutes).
+  EXPECT_NE(slurp(dir + "/err").find("varex-bench: preparing selection on " + test::cpu_device().id),
+            std::string::npos)
+      << slurp(dir + "/err");
   const auto j = nlohmann::json::parse(slurp(dir + "/a.json"));
   bool found = false;
   for (const auto& b : j["benchmarks"]) {
