@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
@@ -17,18 +18,24 @@ namespace varex::cli {
 void WorkloadFlags::add_to(CLI::App& app) {
   // The union of every operator's declared flags; the help names the operators that take a flag when
   // not all of them do. resolve() refuses, per operator, the flags it does not declare.
+  // A flag whose operators word it differently (--input reads records for one, a sorted relation for
+  // another) gets a help that sends the user to the operator's own.
   std::vector<std::string> order;
   std::map<std::string, std::pair<harness::FlagDecl, std::vector<std::string>>> declared;
+  std::set<std::string> worded_differently;
   for (const harness::Operator* op : harness::operators()) {
     for (const harness::FlagDecl& f : op->declaration().flags) {
       auto [it, added] = declared.try_emplace(f.name, f, std::vector<std::string>{});
       if (added) order.push_back(f.name);
+      if (it->second.first.help != f.help) worded_differently.insert(f.name);
       it->second.second.push_back(op->name());
     }
   }
   for (const std::string& name : order) {
     const auto& [decl, ops] = declared.at(name);
-    std::string help = decl.help;
+    std::string help = worded_differently.count(name)
+                           ? "Workload flag; what it means depends on the operator (--op OP --help says)"
+                           : decl.help;
     if (ops.size() < harness::operators().size()) help += " [" + join(ops, ", ") + "]";
     options_[name] = app.add_option("--" + name, values_[name], help)->option_text(decl.value_name);
   }

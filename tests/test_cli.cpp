@@ -57,6 +57,11 @@ TEST(Cli, HelpAndVersion) {
   }
   // The plan's own flags beside the command's.
   EXPECT_NE(run_varex({"plan", "tune", "--help"}).out.find("--sf"), std::string::npos);
+  // A flag its operators word differently is not described in one operator's words (issue 28: --input
+  // "reads the records" of ra_join, whose input is a sorted relation); the operator's own help says it.
+  const std::string join_help = run_varex({"run", "--op", "ra_join", "--help"}).out;
+  EXPECT_EQ(join_help.find("Read the records from FILE"), std::string::npos) << join_help;
+  EXPECT_NE(join_help.find("Read the left relation from FILE"), std::string::npos) << join_help;
   EXPECT_EQ(run_varex({"--version"}).status, 0);
 }
 
