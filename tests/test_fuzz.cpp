@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "operators/plan/plan.hpp"
 #include "tests/fuzz/fuzz_checks.hpp"
 
 namespace varex {
@@ -79,6 +80,85 @@ TEST(Fuzz, InputsTheFuzzerFoundStayFixed) {
     for (const char* h = hex; h[0] && h[1]; h += 2)
       bytes += static_cast<char>(std::stoi(std::string(h, 2), nullptr, 16));
     fuzz::patterns(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());  // aborts on a failure
+  }
+}
+
+// The shipped plans with parts of their JSON replaced, removed or swapped: values of other types, steps
+// that refer to nothing or to each other, empty lists (the plan loader's structure, which bytes alone rarely
+// reach).
+class PlanMutator {
+ public:
+  explicit PlanMutator(std::uint64_t seed) : random_(seed) {}
+
+  std::string plan() {
+    static const std::vector<nlohmann::json> shipped = [] {
+      std::vector<nlohmann::json> docs;
+      for (const std::string& name : harness::shipped_plans()) docs.push_back(harness::plan_document(name));
+      return docs;
+    }();
+    nlohmann::json doc = shipped[pick(shipped.size())];
+    for (int n = 1 + static_cast<int>(pick(4)); n > 0; --n) mutate(doc);
+    return doc.dump();
+  }
+
+ private:
+  std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(random_); }
+
+  nlohmann::json any_value() {
+    static const std::vector<nlohmann::json> values{nullptr,
+                                                    true,
+                                                    0,
+                                                    -1,
+                                                    4294967296LL,
+                                                    1.5,
+                                                    "",
+                                                    "lineitem",
+                                                    "l_quantity",
+                                                    "s1",
+                                                    "<",
+                                                    "between",
+                                                    "sum",
+                                                    nlohmann::json::array(),
+                                                    nlohmann::json::object(),
+                                                    nlohmann::json::array({"a", 1}),
+                                                    nlohmann::json::array({"l_quantity", "<", 24}),
+                                                    nlohmann::json::object({{"column", 3}})};
+    return values[pick(values.size())];
+  }
+
+  // One change somewhere in the tree: a value replaced, a member or element removed, or an element copied.
+  void mutate(nlohmann::json& node) {
+    if ((!node.is_object() && !node.is_array()) || node.empty() || pick(4) == 0) {
+      node = any_value();
+      return;
+    }
+    const std::size_t at = pick(node.size());
+    auto child = node.begin();
+    std::advance(child, static_cast<std::ptrdiff_t>(at));
+    switch (pick(6)) {
+      case 0:
+        if (node.is_object()) {
+          node.erase(child.key());
+        } else {
+          node.erase(at);
+        }
+        return;
+      case 1:
+        if (node.is_array()) node.push_back(*child);
+        return;
+      default:
+        mutate(*child);
+    }
+  }
+
+  std::mt19937_64 random_;
+};
+
+TEST(Fuzz, ThePlanLoaderAcceptsOrRefusesEveryInput) {
+  PlanMutator g(20261126);
+  for (int i = 0; i < 5000; ++i) {
+    const std::string p = g.plan();
+    fuzz::plans(reinterpret_cast<const std::uint8_t*>(p.data()), p.size());
   }
 }
 

@@ -324,7 +324,9 @@ std::string to_string(StepKind kind) {
   return "?";
 }
 
-Plan parse_plan(const json& doc, const std::string& origin) {
+namespace {
+
+Plan parse_plan_document(const json& doc, const std::string& origin) {
   if (!doc.is_object()) refuse(origin, "a plan is a JSON object");
   Plan plan;
   plan.name = doc.value("plan", std::string());
@@ -421,6 +423,20 @@ Plan parse_plan(const json& doc, const std::string& origin) {
                          std::to_string(plan.outputs.size()) + " outputs");
   }
   return plan;
+}
+
+}  // namespace
+
+Plan parse_plan(const json& doc, const std::string& origin) {
+  // The checks above name what a plan needs; a value of a type no check expected (a number where a column
+  // name goes, found by fuzzing) is refused here too, never an exception of the JSON library's.
+  try {
+    return parse_plan_document(doc, origin);
+  } catch (const json::exception& e) {
+    refuse(origin, std::string("a value of the wrong type or shape: ") + e.what());
+  } catch (const std::out_of_range& e) {
+    refuse(origin, std::string("a reference to nothing: ") + e.what());
+  }
 }
 
 json read_plan_file(const std::string& path) {

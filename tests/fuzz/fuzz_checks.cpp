@@ -7,12 +7,17 @@
 #include <string>
 #include <string_view>
 
+#include <nlohmann/json.hpp>
+
 #include "base/errors.hpp"
+#include "datasets/attribute_table.hpp"
 #include "datasets/int_columns.hpp"
+#include "datasets/relations.hpp"
 #include "datasets/string_columns.hpp"
 #include "harness/operators/byte_regex.hpp"
 #include "harness/regex/automaton.hpp"
 #include "harness/regex/pattern.hpp"
+#include "operators/plan/plan_file.hpp"
 
 namespace varex::fuzz {
 
@@ -91,6 +96,20 @@ void loaders(const std::uint8_t* data, std::size_t size) {
     datasets::parse_key_value_rows(bytes, "fuzz");
   } catch (const UsageError&) {
   }
+  try {
+    const datasets::Relation relation = datasets::parse_relation(bytes, "fuzz.csv");
+    for (const auto& c : relation.columns) {
+      if (c.size() != relation.rows()) fail("a relation's columns of different lengths", bytes);
+    }
+  } catch (const UsageError&) {
+  }
+  try {
+    const datasets::AttributeTable table = datasets::parse_attribute_table(bytes, "fuzz.csv");
+    for (const auto& c : table.columns) {
+      if (c.size() != table.rows()) fail("a record file's attributes of different lengths", bytes);
+    }
+  } catch (const UsageError&) {
+  }
   const datasets::StringColumn column = datasets::parse_string_column(bytes);
   if (column.offsets.empty() || column.offsets.front() != 0) fail("string offsets do not start at 0", bytes);
   for (std::size_t i = 1; i < column.offsets.size(); ++i) {
@@ -98,6 +117,28 @@ void loaders(const std::uint8_t* data, std::size_t size) {
   }
   if (static_cast<std::size_t>(column.offsets.back()) != column.bytes.size())
     fail("offsets past the bytes", bytes);
+}
+
+void plans(const std::uint8_t* data, std::size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(bytes);
+  } catch (const nlohmann::json::parse_error&) {
+    return;  // not JSON: read_plan_file refuses it
+  }
+  try {
+    const plan::Plan p = plan::parse_plan(doc, "fuzz.json");
+    for (std::size_t i = 0; i < p.steps.size(); ++i) {
+      for (const int in : {p.steps[i].input, p.steps[i].build}) {
+        if (in >= static_cast<int>(i)) fail("a step reads a step after it", bytes);
+      }
+    }
+    for (const int out : p.outputs) {
+      if (out < 0 || out >= static_cast<int>(p.steps.size())) fail("an output past the steps", bytes);
+    }
+  } catch (const UsageError&) {
+  }
 }
 
 }  // namespace varex::fuzz

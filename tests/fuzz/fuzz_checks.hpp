@@ -12,8 +12,12 @@ namespace varex::fuzz {
 // minimal automaton (at most 4096 states) and run over a few strings made from the input.
 void patterns(const std::uint8_t* data, std::size_t size);
 
-// The input loaders: the input as a text and as a binary int32 column, as key,value rows and as a string
-// column.
+// The input loaders: the input as a text and as a binary int32 column, as key,value rows, as a relation
+// (key,value[,value...]), as a record file (a0,a1,...) and as a string column.
 void loaders(const std::uint8_t* data, std::size_t size);
+
+// The plan loader: the input as a plan file's JSON, parsed into a plan whose steps and outputs refer only
+// to steps before them.
+void plans(const std::uint8_t* data, std::size_t size);
 
 }  // namespace varex::fuzz

@@ -1,0 +1,7 @@
+// libFuzzer target: the plan loader (scripts/fuzz.sh builds and runs it with clang).
+#include "tests/fuzz/fuzz_checks.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  varex::fuzz::plans(data, size);
+  return 0;
+}
