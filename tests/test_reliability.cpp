@@ -243,6 +243,11 @@ TEST_P(BadInputs, OneLineStatusTwoNothingWritten) {
   const std::string db = dir + "/varex.db";
   ::mkdir((dir + "/a-directory").c_str(), 0755);
   ::mkfifo((dir + "/a-fifo").c_str(), 0644);
+  // A plan whose join builds on a column with duplicates: refused once the tables are generated.
+  std::ofstream(dir + "/dup-keys.json") << R"({"plan": "dup", "outputs": ["j"], "steps": [
+      {"id": "orders", "op": "scan", "table": "orders", "columns": ["o_orderkey", "o_custkey"]},
+      {"id": "lineitem", "op": "scan", "table": "lineitem", "columns": ["l_orderkey", "l_quantity"]},
+      {"id": "j", "op": "join", "input": "orders", "build": "lineitem", "on": ["o_orderkey", "l_orderkey"]}]})";
   std::vector<std::string> args;
   for (std::string a : GetParam().args) {
     for (const auto& [key, value] : {std::pair<std::string, std::string>{"{db}", db},
@@ -305,6 +310,9 @@ const BadInput kBadInputs[] = {
      {"export", "--db", "{db}", "--out", "{dir}/x.hpp", "--format", "header", "--namespace", "1bad"},
      "is not a C++ namespace"},
     // Refused while the workload is prepared, after its rows were written (issue 28: they stayed).
+    {"plan-duplicate-build-keys",
+     {"plan", "run", "{dir}/dup-keys.json", "--device", "{cpu}", "--db", "{db}", "--sf", "0.01", "--quiet"},
+     "must be a key"},
     {"kth-past-rows",
      {"run", "--op", "kth_largest", "--device", "{cpu}", "--db", "{db}", "--rows", "1000", "--query",
       "k=5000", "--quiet"},
