@@ -337,12 +337,23 @@ def bandwidth(groups, devices, figures):
         if not series:
             continue
         fig, ax = plt.subplots(figsize=(10.5, 3.8), constrained_layout=True)
-        bins = numpy.histogram_bin_edges([v for _, values in series for v in values], 40)  # one set for all
+        # One set of bins for all, over the range where the variants are (a few far outliers, a variant timed
+        # on nothing at 0.1 GB/s, once squashed every other bar into one): the outliers land in the end bins.
+        everything = [v for _, values in series for v in values]
+        low, high = numpy.percentile(everything, [1, 99])
+        if high <= low:
+            low, high = min(everything), max(everything) + 1e-9
+        bins = numpy.linspace(low, high, 41)
+        series = [(session, numpy.clip(values, low, high)) for session, values in series]
         for k, (session, values) in enumerate(series):
             ax.hist(values, bins=bins, histtype="step", linewidth=1.8, color=f"C{k}", label=session_name(session))
         probe = probes.get((target.device, target.host, target.name))
-        if probe:
+        if probe and probe <= 2 * high:
             ax.axvline(probe, color="tab:red", linestyle="--", label=f"copy probe {probe:.1f} GB/s")
+        elif probe:
+            # Drawn at its place, a probe far past every variant would squash all the bars against the axis.
+            best = max(v for v in everything)
+            ax.plot([], [], " ", label=f"copy probe {probe:.1f} GB/s: off this scale\n(the best variant reaches {100 * best / probe:.1f}% of it)")
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the axes: it hides no bar nor the probe
         plain_axis(ax.xaxis)
         ax.set_xlabel("GB/s (operator bytes / kernel time)")
@@ -453,7 +464,14 @@ def convergence(measurements, sessions, figures):
                 continue
             budget = f" {s['budget']}" if s["kind"] == "tune" else ""
             name = f"{s['kind']} {s['strategy']}{budget} (#{s['session']})"
-            ax.step(xs, ys, where="post", linewidth=1.8, label=name)
+            line = ax.step(xs, ys, where="post", linewidth=1.8, label=name)[0]
+            # The declared best is the re-measured one (the tables' figure): a single search sample can be
+            # faster or slower than its variant's re-measurement, so it is marked where the session ended.
+            declared = num(s.get("best_kernel_ms"))
+            if declared:
+                ax.plot([num(s.get("spent_s")) or xs[-1]], [declared], marker="D", markersize=7,
+                        color=line.get_color(), linestyle="none",
+                        label=f"#{s['session']} declared best, re-measured: {declared:.4g} ms")
             drawn.append(s["session"])
         if not drawn:
             plt.close(fig)
@@ -463,7 +481,7 @@ def convergence(measurements, sessions, figures):
         plain_axis(ax.xaxis)
         plain_log_axis(ax.yaxis)
         ax.set_xlabel("cost so far (s, compilation included)")
-        ax.set_ylabel("best kernel ms so far")
+        ax.set_ylabel("fastest search sample so far (ms)")
         ax.legend()
         ax.set_title(wrapped(f"tuning convergence: {label(target)}", 90))
         figures.add(fig, f"Convergence, {label(target)}", "convergence", target, drawn)
