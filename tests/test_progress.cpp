@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 
 #include "tuner/progress.hpp"
 
@@ -71,6 +72,9 @@ TEST(Progress, OnATerminalLinesAreRedrawnInPlaceWithinItsWidth) {
     ASSERT_EQ(board.mode(), ProgressBoard::Mode::Live);
     board.update(0, std::string(200, 'x'));
     board.update(1, "12/60 evaluations");
+    // A state that lasts (a probe, a long preparation) shows a moving clock (issue 28: it stood still).
+    std::this_thread::sleep_for(std::chrono::milliseconds(2300));
+    board.done(0, "finished");
     board.message("varex: cuda:1 failed: something");
     board.finish();
   }
@@ -80,6 +84,8 @@ TEST(Progress, OnATerminalLinesAreRedrawnInPlaceWithinItsWidth) {
   ::close(master);
   EXPECT_NE(screen.find("\x1b[A"), std::string::npos) << "moved the cursor up (xterm's cuu1)";
   EXPECT_NE(screen.find("12/60 evaluations"), std::string::npos);
+  EXPECT_NE(screen.find("12/60 evaluations (for 2 s)"), std::string::npos) << "the clock moved by itself";
+  EXPECT_EQ(screen.find("finished (for"), std::string::npos) << "a finished line's clock stops";
   EXPECT_NE(screen.find("varex: cuda:1 failed: something"), std::string::npos);
   // No drawn line reaches the terminal's width: a wrapped line would break the redrawing.
   std::size_t longest = 0, run = 0;

@@ -56,6 +56,8 @@ ProgressBoard::ProgressBoard(std::vector<std::string> labels, bool enabled, std:
     : labels_(std::move(labels)),
       texts_(labels_.size(), "waiting"),
       printed_(labels_.size()),
+      since_(labels_.size(), std::chrono::steady_clock::now()),
+      final_(labels_.size(), false),
       out_(out),
       interval_(interval) {
   for (const auto& l : labels_) label_width_ = std::max(label_width_, l.size());
@@ -65,10 +67,25 @@ ProgressBoard::ProgressBoard(std::vector<std::string> labels, bool enabled, std:
     std::tie(up_, clear_) = terminal_controls(out);
     if (!up_.empty()) mode_ = Mode::Live;
   }
+  if (mode_ == Mode::Live) ticker_ = std::thread([this] { tick(); });
 }
 
 ProgressBoard::~ProgressBoard() {
   finish();
+}
+
+void ProgressBoard::tick() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    if (wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_; })) break;
+    if (mode_ == Mode::Live) redraw();
+  }
+}
+
+void ProgressBoard::done(std::size_t line, const std::string& text) {
+  update(line, text, true);
+  std::lock_guard lock(mutex_);
+  if (line < final_.size()) final_[line] = true;
 }
 
 std::string ProgressBoard::cut(const std::string& line) const {
@@ -81,6 +98,7 @@ void ProgressBoard::update(std::size_t line, const std::string& text, bool miles
   std::lock_guard lock(mutex_);
   if (line >= texts_.size() || texts_[line] == text) return;
   texts_[line] = text;
+  since_[line] = std::chrono::steady_clock::now();
   if (mode_ == Mode::Live) {
     redraw();
   } else if (mode_ == Mode::Lines) {
@@ -109,14 +127,22 @@ void ProgressBoard::message(const std::string& text) {
 }
 
 void ProgressBoard::finish() {
-  std::lock_guard lock(mutex_);
-  mode_ = Mode::Off;
+  {
+    std::lock_guard lock(mutex_);
+    mode_ = Mode::Off;
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
 }
 
 void ProgressBoard::redraw() {
+  const auto now = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < drawn_; ++i) std::fputs(up_.c_str(), out_);
   for (std::size_t i = 0; i < labels_.size(); ++i) {
-    const std::string line = labels_[i] + std::string(label_width_ - labels_[i].size() + 2, ' ') + texts_[i];
+    std::string line = labels_[i] + std::string(label_width_ - labels_[i].size() + 2, ' ') + texts_[i];
+    const double lasted = std::chrono::duration<double>(now - since_[i]).count();
+    if (!final_[i] && texts_[i] != "waiting" && lasted >= 2) line += " (for " + duration(lasted) + ")";
     std::fprintf(out_, "\r%s%s\n", clear_.c_str(), cut(line).c_str());
   }
   drawn_ = labels_.size();

@@ -3,12 +3,15 @@
 // place (cursor movement from the terminal's terminfo entry, lines cut to the terminal's width); without
 // one (a log file, a pipe, a dumb terminal) a device's line is printed when its state changes and every
 // few seconds while it runs. Messages (a device that failed) go above the lines. Thread-safe: each lane
-// updates its own line.
+// updates its own line. On a terminal a clock moves while a state lasts (probing a device, preparing a
+// large workload, a long evaluation): a line unchanged for two seconds shows for how long.
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tuner/budget.hpp"
@@ -34,6 +37,8 @@ class ProgressBoard {
   // A running device's state; printed at once in Lines mode when `milestone` (a state change), else at
   // most every `interval`.
   void update(std::size_t line, const std::string& text, bool milestone = false);
+  // A device's last state (finished, failed, interrupted): a milestone whose clock stops.
+  void done(std::size_t line, const std::string& text);
   // A line of its own above the board, in every mode.
   void message(const std::string& text);
   // Leaves the last state on the screen; later output goes below it.
@@ -41,10 +46,13 @@ class ProgressBoard {
 
  private:
   void redraw();  // Live mode, with mutex_ held
+  void tick();    // Live mode: redraws every second while the board runs, for the clocks
   std::string cut(const std::string& line) const;
   std::vector<std::string> labels_;
   std::vector<std::string> texts_;
   std::vector<std::chrono::steady_clock::time_point> printed_;
+  std::vector<std::chrono::steady_clock::time_point> since_;  // when each line's text last changed
+  std::vector<bool> final_;
   std::FILE* out_;
   Mode mode_ = Mode::Off;
   std::chrono::milliseconds interval_;
@@ -52,6 +60,9 @@ class ProgressBoard {
   std::size_t drawn_ = 0;   // lines on the screen below the cursor's home
   std::string up_, clear_;  // terminfo: cursor up one line, clear to the end of the line
   std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread ticker_;  // last: it starts once everything above is there
 };
 
 // A running search as one line: progress against the budget (evaluations, seconds or the share of the

@@ -293,7 +293,7 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
   std::vector<DeviceInfo> to_run;
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i].status == "finished before") {
-      board.update(i, "finished before", true);
+      board.done(i, "finished before");
     } else {
       to_run.push_back(options.devices[i]);
     }
@@ -325,16 +325,16 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
           std::snprintf(best, sizeof best, ": best %.4f ms ", run.outcome.best_ms);
           line += best + variants::describe(*run.outcome.best);
         }
-        board.update(i, line, true);
+        board.done(i, line);
       } catch (const RuntimeError& e) {
         lane.store->end_session(plans[i].claim.session, "failed");
         run.status = "failed";
         run.error = e.what();
-        board.update(i, "failed", true);
+        board.done(i, "failed");
         board.message("varex: " + device.id + " failed: " + varex::printable(e.what()));
       } catch (const harness::Interrupted&) {
         give_back(*lane.store, plans[i].claim);
-        board.update(i, "interrupted", true);
+        board.done(i, "interrupted");
         throw;
       } catch (...) {
         abandon = true;  // a usage error: the other lanes stop too
