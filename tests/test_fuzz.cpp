@@ -60,12 +60,19 @@ class Generator {
   std::mt19937_64 random_;
 };
 
+// Runs `check` (a fuzz target's body) on `count` inputs that `next` makes.
+template <typename Next>
+void feed(int count, Next next, void (*check)(const std::uint8_t*, std::size_t)) {
+  for (int i = 0; i < count; ++i) {
+    const std::string input = next();
+    check(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
+  }
+}
+
 TEST(Fuzz, ThePatternCompilerAcceptsOrRefusesEveryInput) {
   Generator g(20261122);
-  for (int i = 0; i < 20000; ++i) {
-    const std::string p = g.pattern();
-    fuzz::patterns(reinterpret_cast<const std::uint8_t*>(p.data()), p.size());
-  }
+  feed(
+      20000, [&] { return g.pattern(); }, fuzz::patterns);
 }
 
 // What the libFuzzer runs found, kept as regression inputs (hex): the pattern compiler once read `\s` as
@@ -156,18 +163,14 @@ class PlanMutator {
 
 TEST(Fuzz, ThePlanLoaderAcceptsOrRefusesEveryInput) {
   PlanMutator g(20261126);
-  for (int i = 0; i < 5000; ++i) {
-    const std::string p = g.plan();
-    fuzz::plans(reinterpret_cast<const std::uint8_t*>(p.data()), p.size());
-  }
+  feed(
+      5000, [&] { return g.plan(); }, fuzz::plans);
 }
 
 TEST(Fuzz, TheInputLoadersAcceptOrRefuseEveryInput) {
   Generator g(7);
-  for (int i = 0; i < 20000; ++i) {
-    const std::string f = g.file();
-    fuzz::loaders(reinterpret_cast<const std::uint8_t*>(f.data()), f.size());
-  }
+  feed(
+      20000, [&] { return g.file(); }, fuzz::loaders);
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 // recorded twice.
 #include <deque>
 #include <map>
-#include <set>
 #include <tuple>
 
 #include "harness/operators/operator.hpp"
