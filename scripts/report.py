@@ -177,7 +177,7 @@ class Figures:
     def __init__(self):
         self.items = []
 
-    def add(self, fig, title, kind, target=None, sessions=(), panels=()):
+    def add(self, fig, title, kind, target=None, sessions=(), panels=(), **shown):
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")  # draws: tick labels are final now
         png = buffer.getvalue()
@@ -187,6 +187,7 @@ class Figures:
                  "width_px": width, "height_px": height}
         if target is not None:
             entry["target"] = target._asdict()
+        entry.update(shown)  # what a plot of this kind shows, for the tests: its axis range, its marks
         plt.close(fig)
         self.items.append((entry, base64.b64encode(png).decode("ascii")))
 
@@ -360,7 +361,7 @@ def bandwidth(groups, devices, figures):
         ax.set_ylabel("variants")
         ax.set_title(wrapped(f"achieved bandwidth against the probe: {label(target)}", 90))
         figures.add(fig, f"Bandwidth, {label(target)}", "bandwidth", target, [s["session"] for s, _ in series],
-                    [session_name(s) for s, _ in series])
+                    [session_name(s) for s, _ in series], x_limits=list(ax.get_xlim()), bins=[low, high])
 
 
 def best_label(b):
@@ -457,7 +458,7 @@ def convergence(measurements, sessions, figures):
             by_target[target_of(s)].append((s, ms))
     for target, runs in sorted(by_target.items()):
         fig, ax = plt.subplots(figsize=(9, 4), constrained_layout=True)
-        drawn = []
+        drawn, declared_marks = [], {}
         for s, ms in runs:
             xs, ys = convergence_curve(ms)
             if not xs:
@@ -472,6 +473,7 @@ def convergence(measurements, sessions, figures):
                 ax.plot([num(s.get("spent_s")) or xs[-1]], [declared], marker="D", markersize=7,
                         color=line.get_color(), linestyle="none",
                         label=f"#{s['session']} declared best, re-measured: {declared:.4g} ms")
+                declared_marks[s["session"]] = declared
             drawn.append(s["session"])
         if not drawn:
             plt.close(fig)
@@ -484,7 +486,7 @@ def convergence(measurements, sessions, figures):
         ax.set_ylabel("fastest search sample so far (ms)")
         ax.legend()
         ax.set_title(wrapped(f"tuning convergence: {label(target)}", 90))
-        figures.add(fig, f"Convergence, {label(target)}", "convergence", target, drawn)
+        figures.add(fig, f"Convergence, {label(target)}", "convergence", target, drawn, declared_ms=declared_marks)
 
 
 # --- The page ----------------------------------------------------------------------------------------

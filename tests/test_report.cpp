@@ -79,11 +79,21 @@ std::int64_t record_sweep(results::Store& store, const DeviceInfo& device,
   }
   std::sort(ok.begin(), ok.end(),
             [](const auto& a, const auto& b) { return a.m.kernel.median < b.m.kernel.median; });
+  results::SessionOutcome outcome;
   for (std::size_t i = 0; i < ok.size() && i < 3; ++i) {
-    store.record(session, harness::variant_id(op, device.backend, ok[i].params), row, workload.id(), ok[i].m,
-                 0, "remeasure");
+    // Measured again a little slower than its search sample, as a re-measurement often is: the declared
+    // best is then not the convergence curve's last point.
+    auto again = ok[i].m;
+    for (auto& ms : again.samples_ms) ms *= 1.25;
+    again.kernel = summarize(again.samples_ms);
+    const auto id = harness::variant_id(op, device.backend, ok[i].params);
+    store.record(session, id, row, workload.id(), again, 0, "remeasure");
+    if (outcome.best_variant.empty() || again.kernel.median < outcome.best_kernel_ms) {
+      outcome.best_variant = id;
+      outcome.best_kernel_ms = again.kernel.median;
+    }
   }
-  store.end_session(session, "finished");
+  store.end_session(session, "finished", outcome);
   return session;
 }
 
@@ -313,6 +323,58 @@ TEST_F(ReportPage, EverySweepOfAWorkloadIsShown) {
   const auto second = plots_of("heatmap", "ocl:0:1");
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(second[0]["sessions"].get<std::vector<std::int64_t>>(), std::vector<std::int64_t>{second_sweep_});
+}
+
+// The convergence curve is the fastest search sample; the tables show the re-measured best. The plot marks
+// each session's declared best at the tables' figure (a user once saw ~1.7 ms drawn beside 3.18 ms).
+TEST_F(ReportPage, ConvergenceMarksTheDeclaredBestOfEachSession) {
+  std::map<std::string, double> declared;  // session -> best_kernel_ms, as sessions.csv lists it
+  std::istringstream csv(slurp(out() + "/sessions.csv"));
+  std::string line;
+  std::getline(csv, line);
+  const auto split = [](const std::string& text) {
+    std::vector<std::string> fields(1);
+    for (const char c : text) {
+      if (c == ',') {
+        fields.emplace_back();
+      } else {
+        fields.back() += c;
+      }
+    }
+    return fields;
+  };
+  const auto header = split(line);
+  const auto best = std::find(header.begin(), header.end(), "best_kernel_ms") - header.begin();
+  while (std::getline(csv, line)) {
+    const auto fields = split(line);
+    ASSERT_EQ(fields.size(), header.size()) << line;
+    if (!fields[static_cast<std::size_t>(best)].empty())
+      declared[fields[0]] = std::stod(fields[static_cast<std::size_t>(best)]);
+  }
+  const auto plots = plots_of("convergence", "ocl:0:0");
+  ASSERT_EQ(plots.size(), 1u);
+  const auto& marks = plots[0]["declared_ms"];
+  ASSERT_EQ(marks.size(), first_sweeps_.size());
+  for (const auto session : first_sweeps_) {
+    const auto key = std::to_string(session);
+    ASSERT_TRUE(declared.count(key)) << key;
+    ASSERT_TRUE(marks.contains(key)) << key;
+    EXPECT_NEAR(marks[key].get<double>(), declared.at(key), 1e-9 + 1e-6 * declared.at(key)) << key;
+  }
+}
+
+// The histogram's bins fill its axis: neither the copy probe far past every variant (1000 GB/s here, the
+// variants at a few GB/s) nor an outlier squashes the bars against one side of a 1400 px page.
+TEST_F(ReportPage, BandwidthBarsFillTheirAxis) {
+  const auto plots = plots_of("bandwidth", "ocl:0:0");
+  ASSERT_EQ(plots.size(), 1u);
+  const auto x = plots[0]["x_limits"].get<std::vector<double>>();
+  const auto bins = plots[0]["bins"].get<std::vector<double>>();
+  ASSERT_EQ(x.size(), 2u);
+  ASSERT_EQ(bins.size(), 2u);
+  EXPECT_GT(bins[1], bins[0]);
+  EXPECT_GE((bins[1] - bins[0]) / (x[1] - x[0]), 0.5)
+      << "bins " << bins[0] << ".." << bins[1] << " on an axis " << x[0] << ".." << x[1];
 }
 
 TEST_F(ReportPage, PlotsHavePlainLegibleTickLabels) {
