@@ -179,7 +179,7 @@ Space Space::restricted(const std::map<std::string, std::string>& pins) const {
     std::vector<Value> wanted;
     for (const std::string& text : split(list, ',')) wanted.push_back(t.parse(text, op_));
     Tunable& narrowed = *std::find_if(copy.tunables_.begin(), copy.tunables_.end(),
-                                      [&](const Tunable& c) { return c.name == name; });
+                                      [&](const Tunable& c) { return c.name == t.name; });
     narrowed.values.clear();
     for (const Value& v : t.values) {
       if (std::find(wanted.begin(), wanted.end(), v) != wanted.end()) narrowed.values.push_back(v);
