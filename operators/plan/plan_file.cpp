@@ -444,8 +444,9 @@ json read_plan_file(const std::string& path) {
   const std::string text = datasets::read_input_file(path, kMaxPlanFileBytes, "plan");
   try {
     return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw UsageError("plan " + path + ": not JSON: " + std::string(e.what()));
+  } catch (const json::exception& e) {
+    // Syntax errors, and numbers no double holds (json::out_of_range), are the file's, not varex's.
+    throw UsageError("plan " + path + ": not JSON varex can read: " + std::string(e.what()));
   }
 }
 

@@ -124,8 +124,8 @@ void plans(const std::uint8_t* data, std::size_t size) {
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(bytes);
-  } catch (const nlohmann::json::parse_error&) {
-    return;  // not JSON: read_plan_file refuses it
+  } catch (const nlohmann::json::exception&) {
+    return;  // not JSON, or a number no double holds: read_plan_file refuses it
   }
   try {
     const plan::Plan p = plan::parse_plan(doc, "fuzz.json");
