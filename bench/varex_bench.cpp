@@ -20,6 +20,7 @@
 #include "cli/options.hpp"
 #include "harness/engine.hpp"
 #include "harness/operators/operator.hpp"
+#include "operators/install.hpp"
 #include "results/export.hpp"
 #include "results/store.hpp"
 
@@ -254,6 +255,7 @@ std::optional<variants::Params> tuned_params(const profile::Profile* tuned, cons
 }  // namespace
 
 int main(int argc, char** argv) {
+  varex::operators::install();
   try {
     const Options o = take_options(argc, argv);
     benchmark::Initialize(&argc, argv, print_help);

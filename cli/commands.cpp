@@ -16,8 +16,6 @@
 #include "base/text.hpp"
 #include "cli/options.hpp"
 #include "harness/worker.hpp"
-#include "operators/plan/plan.hpp"
-#include "operators/plan/plan_tables.hpp"
 #include "results/export.hpp"
 #include "results/merge.hpp"
 #include "results/report.hpp"
@@ -961,42 +959,40 @@ void add_report(CLI::App& app, int& exit_code) {
 
 }  // namespace
 
-// The tables a plan reads and its reference result, for another database (bench/duckdb_plans.py).
-void add_tpch(CLI::App& app, int&) {
-  auto* cmd = app.add_subcommand(
-      "tpch",
-      "Write the TPC-H columns a plan reads as CSV, with the plan and its reference result's summary");
-  auto plan = std::make_shared<std::string>("A");
-  auto out = std::make_shared<std::string>();
-  auto sf = std::make_shared<double>(1.0);
-  auto seed = std::make_shared<std::uint64_t>(42);
-  cmd->add_option("--plan", *plan, "A shipped plan or a plan file")->capture_default_str();
-  cmd->add_option("--sf", *sf, "TPC-H scale factor")->capture_default_str()->check(CLI::Range(1e-6, 1000.0));
-  cmd->add_option("--seed", *seed, "Seed of the generator")->capture_default_str();
-  cmd->add_option("--out", *out, "Directory to write")->required();
-  cmd->callback([=] {
-    const json summary = plan::write_plan_tables(harness::plan_document(*plan), *plan, *sf, *seed, *out);
-    std::cout << summary.dump(2) << "\n";
-  });
+std::vector<harness::OperatorCommand> operator_aliases() {
+  std::vector<harness::OperatorCommand> out;
+  for (const harness::Operator* op : harness::operators()) {
+    for (harness::OperatorCommand& command : op->commands()) {
+      if (command.expand) out.push_back(std::move(command));
+    }
+  }
+  return out;
+}
+
+// The commands operators add of their own (OperatorCommand with `run`; aliases are main's): their declared
+// flags as string options, their output printed.
+void add_operator_commands(CLI::App& app) {
+  for (const harness::Operator* op : harness::operators()) {
+    for (const harness::OperatorCommand& command : op->commands()) {
+      if (!command.run) continue;
+      auto* cmd = app.add_subcommand(command.name, command.summary);
+      auto values = std::make_shared<std::map<std::string, std::string>>();
+      for (const harness::CommandFlag& flag : command.flags) {
+        (*values)[flag.name] = flag.default_value;
+        auto* option = cmd->add_option("--" + flag.name, (*values)[flag.name], flag.help);
+        option->type_name(flag.value_name);
+        if (flag.required) option->required();
+        if (!flag.default_value.empty()) option->capture_default_str();
+      }
+      cmd->callback([values, run = command.run] { std::cout << run(*values); });
+    }
+  }
 }
 
 const char* const kExitStatuses =
     "Exit status: 0 done; 1 a runtime failure (driver, device, I/O); 2 bad usage or input (one line says\n"
     "what); 3 busy: another process runs the same session (retry, or pass --wait); 130 interrupted\n"
     "(everything measured so far is recorded).";
-
-std::string plan_help() {
-  return "Run, sweep or tune a whole TPC-H query plan as one operator (docs/PLANS.md)\n"
-         "Usage: varex plan run|sweep|tune PLAN [OPTIONS]\n\n"
-         "PLAN is a shipped plan (" +
-         join(harness::shipped_plans(), ", ") +
-         ") or a plan file (JSON). `varex plan run PLAN ...` is `varex run --op plan --plan PLAN ...`: the\n"
-         "same flags, the plan's own (scale factor, residency, fusion) among them; `varex plan run --help`\n"
-         "lists them.\n"
-         "Examples:\n"
-         "  varex plan run A --device ocl:0:0 --sf 1\n"
-         "  varex plan tune D --device gpu --sf 10 --budget 60s\n";
-}
 
 void add_commands(CLI::App& app, int& exit_code) {
   add_devices(app, exit_code);
@@ -1011,7 +1007,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_export(app, exit_code);
   add_merge(app, exit_code);
   add_report(app, exit_code);
-  add_tpch(app, exit_code);
+  add_operator_commands(app);
 }
 
 }  // namespace varex::cli

@@ -1,13 +1,17 @@
 #pragma once
 #include <CLI/CLI.hpp>
+#include <vector>
+
+#include "harness/operators/operator.hpp"
 
 namespace varex::cli {
 
 // Registers every varex command on `app`. Each command's callback does the work and sets `exit_code`.
 void add_commands(CLI::App& app, int& exit_code);
 
-// `varex plan`'s help: the pseudo-command that stands for `run|sweep|tune --op plan --plan PLAN`.
-std::string plan_help();
+// The aliases operators add to the command line (OperatorCommand with `expand`), which main expands before
+// parsing.
+std::vector<harness::OperatorCommand> operator_aliases();
 
 // What every exit status means, for `varex help`.
 extern const char* const kExitStatuses;

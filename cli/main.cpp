@@ -15,33 +15,34 @@
 #include "cli/messages.hpp"
 #include "cli/options.hpp"
 #include "harness/worker.hpp"
+#include "operators/install.hpp"
 
 int main(int argc, char** argv) {
   varex::harness::save_startup_environment();
+  varex::operators::install();  // first: the worker process below runs operators too
   // The same binary serves as the worker process that owns a device (see harness/worker.hpp).
   if ((argc == 2 || argc == 3) && std::strcmp(argv[1], "__worker") == 0)
     return varex::harness::worker_main(3, 4, argc == 3 ? std::atol(argv[2]) : 0);
 
-  // `varex plan run|sweep|tune PLAN …` is `varex run|sweep|tune --op plan --plan PLAN …`.
+  // An operator's alias (`varex plan run PLAN …` is `varex run --op plan --plan PLAN …`) becomes the
+  // command it stands for; `varex NAME --help` prints its help.
   std::vector<std::string> words(argv, argv + argc);
-  auto is_help = [](const std::string& w) { return w == "--help" || w == "-h"; };
-  if (argc >= 2 && words[1] == "plan") {
-    const bool command = argc >= 3 && (words[2] == "run" || words[2] == "sweep" || words[2] == "tune");
-    if (argc == 3 && is_help(words[2])) {
-      std::cout << varex::cli::plan_help();
+  const auto aliases = varex::cli::operator_aliases();
+  for (const auto& alias : aliases) {
+    if (argc < 2 || words[1] != alias.name) continue;
+    if (argc == 3 && (words[2] == "--help" || words[2] == "-h")) {
+      std::cout << alias.help;
       return 0;
     }
-    if (command && argc >= 4 && is_help(words[3])) {
-      words = {words[0], words[2], "--op", "plan", "--help"};  // the command's flags with the plan's own
-    } else if (!command || argc < 4 || words[3][0] == '-') {
-      std::cerr << "varex: plan takes run, sweep or tune and a plan (a shipped one or a file), as in "
-                   "`varex plan run A --device ocl:0:0` (varex help plan)\n";
+    try {
+      std::vector<std::string> expanded{words[0]};
+      for (auto& w : alias.expand({words.begin() + 2, words.end()})) expanded.push_back(std::move(w));
+      words = std::move(expanded);
+    } catch (const varex::UsageError& e) {
+      std::cerr << "varex: " << varex::printable(e.what()) << "\n";
       return 2;
-    } else {
-      std::vector<std::string> w{words[0], words[2], "--op", "plan", "--plan", words[3]};
-      w.insert(w.end(), words.begin() + 4, words.end());
-      words = std::move(w);
     }
+    break;
   }
   std::vector<char*> arg_pointers;
   for (std::string& w : words) arg_pointers.push_back(w.data());
@@ -51,8 +52,9 @@ int main(int argc, char** argv) {
   CLI::App app{"varex: variant explorer and auto-tuner for database operators on OpenCL and CUDA devices",
                "varex"};
   app.set_version_flag("-V,--version", VAREX_VERSION);
-  app.footer(std::string("Also: plan run|sweep|tune PLAN  a whole TPC-H query plan (varex help plan)\n\n") +
-             varex::cli::kExitStatuses);
+  std::string also;
+  for (const auto& alias : aliases) also += "Also: " + alias.name + " " + alias.summary + "\n";
+  app.footer(also + (also.empty() ? "" : "\n") + varex::cli::kExitStatuses);
   app.require_subcommand(1);
   int exit_code = 0;
   varex::cli::add_commands(app, exit_code);
@@ -70,9 +72,11 @@ int main(int argc, char** argv) {
         return 0;
       }
       const std::string topic = argv[2];
-      if (topic == "plan") {
-        std::cout << varex::cli::plan_help();
-        return 0;
+      for (const auto& alias : aliases) {
+        if (alias.name == topic) {
+          std::cout << alias.help;
+          return 0;
+        }
       }
       for (const CLI::App* sub : app.get_subcommands({})) {
         if (sub->get_name() == topic) {

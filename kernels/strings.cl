@@ -6,7 +6,7 @@
 // Specialised by defines:
 //   MODE           1 equality, 2 prefix, 3 automaton
 //   LAYOUT         automaton layout: 1 flat (byte class, then a row per state), 2 table (binary search
-//                  over each state's byte ranges); see harness/regex/automaton.hpp for the image
+//                  over each state's byte ranges); see operators/strings/regex/automaton.hpp for the image
 //   REFILL         0: the naive kernel, a work-item runs its row to the end; 1: lane refill
 //   THRESHOLD_PCT  refill when fewer than this share of the refill group's work-items are active
 //   UNROLL         bytes each active work-item consumes between two activity checks

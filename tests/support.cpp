@@ -1,6 +1,7 @@
 #include "support.hpp"
 
 #include "harness/operators/operator.hpp"
+#include "operators/install.hpp"
 
 #include <gtest/gtest.h>
 
@@ -54,7 +55,14 @@ void verify_variants(
   }
 }
 
+namespace {
+// The test binary's operators, installed before main as varex's own main does first thing (a suite's
+// parameters are computed during static initialisation too: operator_names installs them itself).
+[[maybe_unused]] const bool operators_installed = (operators::install(), true);
+}  // namespace
+
 std::vector<std::string> operator_names() {
+  operators::install();
   std::vector<std::string> names;
   for (const harness::Operator* op : harness::operators()) names.push_back(op->name());
   return names;

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "base/hash.hpp"
+#include "operators/selection/selection_space.hpp"
 #include "results/store.hpp"
-#include "variants/selection_space.hpp"
 
 namespace varex::test {
 
@@ -95,7 +95,7 @@ namespace varex::test {
 // session) in `store` for `device`, as varex itself would. Returns the sweep's session id.
 inline std::int64_t record_synthetic(results::Store& store, const DeviceInfo& device, std::uint64_t rows,
                                      std::size_t tune_budget = 0, std::uint32_t seed = 5) {
-  harness::SelectionOperator op;
+  operators::SelectionOperator op;
   const std::int64_t row = store.device(device);
   store.set_probe(row, {1000.0, "runtime_copy", {{"bytes", 1}}});
   store.ensure_operator(op.name(), op.description());

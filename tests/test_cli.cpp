@@ -222,7 +222,7 @@ TEST(Cli, RunWithGeneratedDataMatchesTheHostDigest) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   const auto column = datasets::uniform_int32(100003, 9);
-  const auto query = harness::SelectionQuery::for_selectivity(0.1);
+  const auto query = operators::SelectionQuery::for_selectivity(0.1);
   std::uint64_t rows = 0, checksum = 0;
   for (std::size_t i = 0; i < column.size(); ++i) {
     if (query.matches(column[i])) {

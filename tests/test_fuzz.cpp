@@ -100,7 +100,8 @@ class PlanMutator {
   std::string plan() {
     static const std::vector<nlohmann::json> shipped = [] {
       std::vector<nlohmann::json> docs;
-      for (const std::string& name : harness::shipped_plans()) docs.push_back(harness::plan_document(name));
+      for (const std::string& name : operators::shipped_plans())
+        docs.push_back(operators::plan_document(name));
       return docs;
     }();
     nlohmann::json doc = shipped[pick(shipped.size())];

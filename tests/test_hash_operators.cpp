@@ -15,12 +15,12 @@
 #include "base/errors.hpp"
 #include "datasets/key_columns.hpp"
 #include "harness/measure.hpp"
-#include "harness/operators/hash_common.hpp"
+#include "operators/common/hash/hash_common.hpp"
 #include "operators/groupby/groupby.hpp"
 #include "operators/hashjoin/hashjoin.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
@@ -504,4 +504,4 @@ TEST(HashOperators, BadWorkloadOptionsAreUsageErrors) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

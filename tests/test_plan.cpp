@@ -179,20 +179,20 @@ TEST(PlanReference, AJoinWhoseBuildSideRepeatsAKeyIsRefused) {
 }
 
 TEST(PlanFile, TypesFollowTheArithmetic) {
-  const Plan p = parse_plan(harness::plan_document("E"), "E");
+  const Plan p = parse_plan(operators::plan_document("E"), "E");
   const Step& charge = p.steps[static_cast<std::size_t>(p.outputs.front())];
   ASSERT_EQ(charge.schema.size(), 1u);
   EXPECT_EQ(charge.schema[0].type.describe(), "int64 decimal(6)");  // (2 + 2) + 2 decimals
 }
 
 TEST(PlanFile, FusionMakesOneGroupPerTableAndStepsAloneOtherwise) {
-  const Plan d = parse_plan(harness::plan_document("D"), "D");
+  const Plan d = parse_plan(operators::plan_document("D"), "D");
   const auto fused = plan_groups(d, true);
   ASSERT_EQ(fused.size(), 1u);
   EXPECT_EQ(fused[0].outputs.size(), 3u);
   EXPECT_EQ(generate_group(d, fused[0]).compacted, 3u);
   EXPECT_EQ(plan_groups(d, false).size(), 3u);
-  const Plan e = parse_plan(harness::plan_document("E"), "E");
+  const Plan e = parse_plan(operators::plan_document("E"), "E");
   const GroupCode code = generate_group(e, plan_groups(e, true)[0]);
   EXPECT_EQ(code.writes.size(), 1u) << "fused, only the projected charge reaches memory";
   EXPECT_TRUE(code.mapped);
@@ -254,7 +254,7 @@ TEST_P(ShippedPlan, VerifiesFusedAndStepByStepResidentAndTransferred) {
   EXPECT_EQ(checked, 8);
 }
 
-INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlan, testing::ValuesIn(harness::shipped_plans()),
+INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlan, testing::ValuesIn(operators::shipped_plans()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 #ifdef VAREX_HAVE_CUDA
@@ -262,8 +262,8 @@ INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlan, testing::ValuesIn(harness::shipped_
 TEST(PlanCuda, EveryGroupOfEveryShippedPlanBuildsWithNvrtc) {
   const harness::KernelSource& base = harness::kernel_source(Backend::Cuda, "plan");
   int built = 0;
-  for (const std::string& name : harness::shipped_plans()) {
-    const Plan p = parse_plan(harness::plan_document(name), name);
+  for (const std::string& name : operators::shipped_plans()) {
+    const Plan p = parse_plan(operators::plan_document(name), name);
     for (const bool fuse : {false, true}) {
       for (const Group& g : plan_groups(p, fuse)) {
         const GroupCode code = generate_group(p, g);

@@ -16,12 +16,12 @@
 #include "base/errors.hpp"
 #include "datasets/attribute_table.hpp"
 #include "harness/measure.hpp"
-#include "harness/operators/cnf.hpp"
 #include "operators/aggregates/aggregates.hpp"
+#include "operators/common/attributes/cnf.hpp"
 #include "operators/filters/filters.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 using Table = datasets::AttributeTable;
@@ -369,4 +369,4 @@ TEST(PredicatesCli, AvgReportsTheSumAsChecksumAndTheAverageAsValue) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -9,11 +9,11 @@
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
-#include "harness/operators/relation_pair.hpp"
+#include "operators/common/relations/relation_pair.hpp"
 #include "operators/ra_join/ra_join.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 datasets::Relation relation(std::vector<std::vector<std::uint32_t>> columns) {
@@ -216,4 +216,4 @@ TEST(RaJoin, RunPrintsTheOrderFreeDigest) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

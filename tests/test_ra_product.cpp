@@ -9,11 +9,11 @@
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
-#include "harness/operators/relation_pair.hpp"
+#include "operators/common/relations/relation_pair.hpp"
 #include "operators/ra_product/ra_product.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 // Σ (p + 1)(left key × 1000003 + right key) over p = i × m + j.
@@ -110,4 +110,4 @@ TEST(RaProduct, PoisonedOutputDoesNotVerify) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -9,7 +9,7 @@
 #include "operators/ra_project/ra_project.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 Digest expected(const datasets::Relation& r, const std::vector<std::uint32_t>& keep) {
@@ -87,4 +87,4 @@ TEST(RaProject, PoisonedOutputDoesNotVerifyAndBadQueriesAreRefused) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

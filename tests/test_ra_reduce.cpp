@@ -9,7 +9,7 @@
 #include "operators/ra_reduce/ra_reduce.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 Digest expected(const datasets::Relation& r, std::uint32_t attribute) {
@@ -65,4 +65,4 @@ TEST(RaReduce, PoisonedOutputDoesNotVerifyAndBadQueriesAreRefused) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

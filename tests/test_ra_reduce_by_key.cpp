@@ -14,7 +14,7 @@
 #include "operators/ra_reduce_by_key/ra_reduce_by_key.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 using datasets::KeyDistribution;
@@ -223,4 +223,4 @@ TEST(RaReduceByKey, RefusesWhatItDoesNotTake) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -11,7 +11,7 @@
 #include "operators/ra_select/ra_select.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 datasets::Relation edge_relation(std::uint64_t rows, std::uint32_t values, std::uint32_t seed) {
@@ -178,4 +178,4 @@ TEST(RaSelect, RefusesWhatItDoesNotTake) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -13,12 +13,12 @@
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
-#include "harness/operators/relation_pair.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_pair.hpp"
 #include "operators/ra_set/ra_set.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 using Tuple = std::vector<std::uint32_t>;
@@ -219,4 +219,4 @@ TEST(RaSet, RefusesUnsortedFilesOneFileAndAQuery) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -18,7 +18,7 @@
 #include "operators/ra_sort/ra_sort.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 // The digest of the relation's tuples in lexicographic order, computed without the operator's code.
@@ -235,4 +235,4 @@ TEST(RaSort, SpaceKeepsMergeFreeOfDigitsAndTilesWithinBounds) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -10,11 +10,11 @@
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
-#include "harness/operators/relation_workload.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 #include "operators/ra_unique/ra_unique.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 using datasets::KeyDistribution;
@@ -269,4 +269,4 @@ TEST(RelationsRuns, TheRunLengthIsPartOfTheWorkload) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

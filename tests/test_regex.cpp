@@ -9,9 +9,9 @@
 #include <string>
 
 #include "base/errors.hpp"
-#include "harness/operators/byte_regex.hpp"
-#include "harness/regex/automaton.hpp"
-#include "harness/regex/pattern.hpp"
+#include "operators/strings/byte_regex.hpp"
+#include "operators/strings/regex/automaton.hpp"
+#include "operators/strings/regex/pattern.hpp"
 
 namespace varex::regex {
 namespace {
@@ -107,12 +107,12 @@ TEST(Regex, NestedQuantifiersStayLinear) {
 TEST(Regex, TheReferenceMatchesAlternationsThatShareAHighBytePrefix) {
   // RE2's Latin-1 mode misses these (found by tests/fuzz); the reference must not.
   for (const char* pattern : {"\xe9q|\xe9", "caf\xc3\xa9|caf\xc3\xa9s", "\x80.q\\s|\x80"}) {
-    const harness::ByteRegex reference(pattern);
+    const operators::ByteRegex reference(pattern);
     const Automaton a = compile(parse_regex(pattern));
     for (const char* text : {"\xe9", "caf\xc3\xa9", "\x80", "x\x80y", "plain"})
       EXPECT_EQ(reference.search(text), a.matches(text)) << pattern << " on " << text;
   }
-  EXPECT_TRUE(harness::ByteRegex("\xe9q|\xe9").search("\xe9"));
+  EXPECT_TRUE(operators::ByteRegex("\xe9q|\xe9").search("\xe9"));
 }
 
 TEST(Regex, PerlSpaceLeavesOutTheVerticalTabAsRe2Does) {
@@ -121,7 +121,7 @@ TEST(Regex, PerlSpaceLeavesOutTheVerticalTabAsRe2Does) {
                               "[z\x0b"
                               "d\\\\].\\s",
                               "[[:space:]]", "a\\sb|\\S{3}"}) {
-    const harness::ByteRegex reference(pattern);
+    const operators::ByteRegex reference(pattern);
     ASSERT_TRUE(reference.ok()) << pattern;
     const Automaton a = compile(parse_regex(pattern));
     for (const char* text : {"\v", "a\vb", "\x0b\x0b\x0b", "a b", "\t", "zd.\v", "zd. "})
@@ -137,7 +137,7 @@ TEST(Regex, GeneratedPatternsAgreeWithRe2InBothLayouts) {
   int checked = 0, refused = 0;
   for (int i = 0; i < 2000; ++i) {
     const std::string pattern = generator.pattern();
-    const harness::ByteRegex reference(pattern);
+    const operators::ByteRegex reference(pattern);
     ASSERT_TRUE(reference.ok()) << pattern << ": " << reference.error();
     Automaton a;
     try {
@@ -268,7 +268,7 @@ TEST(Like, AgreesWithADynamicProgrammingMatcherAndItsRegexTranslation) {
     while (trailing < pattern.size() && pattern[pattern.size() - 1 - trailing] == '\\') ++trailing;
     if (trailing % 2) pattern.pop_back();  // a lone backslash at the end escapes nothing
     const Automaton a = compile(parse_like(pattern));
-    const harness::ByteRegex translated(like_to_regex(pattern));
+    const operators::ByteRegex translated(like_to_regex(pattern));
     ASSERT_TRUE(translated.ok()) << like_to_regex(pattern);
     for (int j = 0; j < 30; ++j) {
       std::string text(rng() % 8, 'a');

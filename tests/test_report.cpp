@@ -62,7 +62,7 @@ datasets::WorkloadSpec groupby_workload() {
 // search, then its three fastest verified variants measured again. Returns the session id.
 std::int64_t record_sweep(results::Store& store, const DeviceInfo& device,
                           const std::map<std::string, std::string>& pins, std::uint32_t seed) {
-  harness::SelectionOperator op;
+  operators::SelectionOperator op;
   const std::int64_t row = store.device(device);
   store.set_probe(row, {1000.0, "runtime_copy", {{"bytes", 1}}});
   store.ensure_operator(op.name(), op.description());
@@ -100,7 +100,7 @@ std::int64_t record_sweep(results::Store& store, const DeviceInfo& device,
 // A short group-by tuning session (two variants, both measured again), so that the best variants span two
 // operators with different tunables, as the user's database did.
 void record_groupby_tune(results::Store& store, const DeviceInfo& device) {
-  harness::GroupByOperator op;
+  operators::GroupByOperator op;
   const std::int64_t row = store.device(device);
   store.ensure_operator(op.name(), op.description());
   const auto workload = groupby_workload();
@@ -286,8 +286,8 @@ TEST_F(ReportPage, BestCsvKeepsEveryColumnAndNamesTheWorkloadClass) {
   EXPECT_EQ(rows.size(), 3u);  // selection on both devices, group-by on the first
   const auto selection = selection_workload();
   const auto groupby = groupby_workload();
-  const std::string selection_class = harness::SelectionOperator().workload_class(selection).describe();
-  const std::string groupby_class = harness::GroupByOperator().workload_class(groupby).describe();
+  const std::string selection_class = operators::SelectionOperator().workload_class(selection).describe();
+  const std::string groupby_class = operators::GroupByOperator().workload_class(groupby).describe();
   int with_selection_class = 0, with_groupby_class = 0;
   for (const auto& row : rows) {
     with_selection_class += row.find("," + selection_class + ",") != std::string::npos;

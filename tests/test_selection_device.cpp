@@ -15,7 +15,7 @@
 #include "operators/selection/selection.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
@@ -150,9 +150,9 @@ TEST(SelectionDevice, ABrokenKernelIsRecordedNotThrown) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 TEST(CompileCache, ProgramsAreKeptOnDiskAcrossEngines) {
@@ -245,4 +245,4 @@ TEST(CompileCache, BackgroundCompilationServesTheNextCompile) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

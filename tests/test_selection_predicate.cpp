@@ -9,7 +9,7 @@
 #include "harness/outputs/bitmap.hpp"
 #include "operators/selection/selection.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
@@ -116,4 +116,4 @@ TEST(SelectionPredicate, DigestCountsRowsAndSumsIndices) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

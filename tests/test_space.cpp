@@ -3,8 +3,8 @@
 #include <set>
 
 #include "base/errors.hpp"
+#include "operators/selection/selection_space.hpp"
 #include "tuner/strategy.hpp"
-#include "variants/selection_space.hpp"
 
 namespace varex::variants {
 namespace {
@@ -32,7 +32,7 @@ std::vector<Params> brute_force(const Space& space) {
 
 TEST(Space, EnumerationMatchesTheFilteredProduct) {
   for (std::uint64_t rows : {0ULL, 1ULL, 1000ULL, 11999989ULL, 1ULL << 20}) {
-    const Space space = selection_space({device(Backend::OpenCL, 1024), rows});
+    const Space space = operators::selection_space({device(Backend::OpenCL, 1024), rows});
     const auto enumerated = space.enumerate();
     EXPECT_EQ(enumerated, brute_force(space)) << rows;
     for (const Params& p : enumerated) EXPECT_FALSE(space.violation(p)) << describe(p);
@@ -40,22 +40,22 @@ TEST(Space, EnumerationMatchesTheFilteredProduct) {
 }
 
 TEST(Space, IndexRoundTrips) {
-  const Space space = selection_space({device(Backend::OpenCL, 256), 4096});
+  const Space space = operators::selection_space({device(Backend::OpenCL, 256), 4096});
   for (std::uint64_t i = 0; i < space.cardinality(); i += 7) EXPECT_EQ(space.index_of(space.at(i)), i);
 }
 
 TEST(Space, DeviceLimitsShapeTheValues) {
-  const Space ocl = selection_space({device(Backend::OpenCL, 256), 1 << 20});
+  const Space ocl = operators::selection_space({device(Backend::OpenCL, 256), 1 << 20});
   const auto& locals = ocl.tunable("local").values;
   EXPECT_EQ(locals, (std::vector<Value>{Value{"auto"}, 32, 64, 128, 256}));
   EXPECT_EQ(ocl.tunable("vec").values.size(), 5u);
-  const Space cuda = selection_space({device(Backend::Cuda, 1024), 1 << 20});
+  const Space cuda = operators::selection_space({device(Backend::Cuda, 1024), 1 << 20});
   EXPECT_EQ(cuda.tunable("vec").values, (std::vector<Value>{1, 2, 4}));
   for (const Params& p : cuda.enumerate()) EXPECT_LE(get_int(p, "vec"), 4);
 }
 
 TEST(Space, ConstraintsExcludeTheInvalidCombinations) {
-  const Space space = selection_space({device(Backend::OpenCL, 1024), 11999989});
+  const Space space = operators::selection_space({device(Backend::OpenCL, 1024), 11999989});
   for (const Params& p : space.enumerate()) {
     const bool loop = p.at("kernel") == Value{"loop"};
     const std::int64_t ept = get_int(p, "ept");
@@ -77,7 +77,7 @@ TEST(Space, ConstraintsExcludeTheInvalidCombinations) {
 TEST(Space, DefaultIsTheSourceKernelAndAlwaysValid) {
   for (Backend b : {Backend::OpenCL, Backend::Cuda}) {
     for (std::uint64_t rows : {0ULL, 1ULL, 11999989ULL}) {
-      const Space space = selection_space({device(b, 1024), rows});
+      const Space space = operators::selection_space({device(b, 1024), rows});
       const Params d = space.defaults();
       EXPECT_FALSE(space.violation(d));
       EXPECT_EQ(d.at("kernel"), Value{"loop"});
@@ -88,7 +88,7 @@ TEST(Space, DefaultIsTheSourceKernelAndAlwaysValid) {
 }
 
 TEST(Space, SettingsAreParsedAndChecked) {
-  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const Space space = operators::selection_space({device(Backend::OpenCL, 1024), 1 << 20});
   const Params p =
       space.with_settings(space.defaults(), {{"kernel", "overflow"}, {"local", "128"}, {"padding", "guard"}});
   EXPECT_EQ(p.at("local"), Value{128});
@@ -103,7 +103,7 @@ TEST(Space, SettingsAreParsedAndChecked) {
 }
 
 TEST(Space, PinsRestrictTheEnumeration) {
-  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const Space space = operators::selection_space({device(Backend::OpenCL, 1024), 1 << 20});
   const auto pinned = space.enumerate({{"kernel", "overflow"}, {"local", "128,256"}});
   ASSERT_FALSE(pinned.empty());
   std::set<std::string> locals;
@@ -116,7 +116,7 @@ TEST(Space, PinsRestrictTheEnumeration) {
 }
 
 TEST(Space, NeighboursDifferInOneTunableAndAreValid) {
-  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const Space space = operators::selection_space({device(Backend::OpenCL, 1024), 1 << 20});
   const Params start = space.defaults();
   const auto neighbours = space.neighbours(start);
   EXPECT_FALSE(neighbours.empty());
@@ -182,7 +182,7 @@ TEST(Space, TheTunersDrawsGiveAPartWithInactiveTunablesItsShareOfTheProduct) {
 }
 
 TEST(Space, CompilePartKeepsOnlyCompileTimeTunables) {
-  const Space space = selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const Space space = operators::selection_space({device(Backend::OpenCL, 1024), 1 << 20});
   const Params part = space.compile_part(space.defaults());
   EXPECT_EQ(part.size(), 3u);
   EXPECT_TRUE(part.count("kernel") && part.count("ept") && part.count("vec"));

@@ -13,12 +13,12 @@
 #include "base/errors.hpp"
 #include "datasets/string_columns.hpp"
 #include "harness/measure.hpp"
-#include "harness/operators/byte_regex.hpp"
+#include "operators/strings/byte_regex.hpp"
 #include "operators/strings/string_baseline.hpp"
 #include "operators/strings/strings.hpp"
 #include "support.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 namespace {
 
 std::string write_lines(const std::string& name, const std::vector<std::string>& lines) {
@@ -338,4 +338,4 @@ TEST(StringOperators, TheQueryPlanCountsTheMinimalAutomaton) {
 }
 
 }  // namespace
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -20,7 +20,7 @@ namespace varex::tuner {
 namespace {
 
 struct Fixture {
-  variants::Space full = variants::selection_space({test::synthetic_device(), 1 << 20});
+  variants::Space full = operators::selection_space({test::synthetic_device(), 1 << 20});
   Recording recording{full, test::synthetic_recording(full)};
 };
 

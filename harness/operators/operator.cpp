@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <memory>
+#include <stdexcept>
 
 #include "base/errors.hpp"
 #include "base/hash.hpp"
@@ -74,18 +76,35 @@ void check_declared(const Operator& op, const WorkloadOptions& options) {
   }
 }
 
+namespace {
+
+struct Installed {
+  OperatorRegistry registry;
+  std::vector<const Operator*> all;
+};
+
+std::unique_ptr<Installed>& installed() {
+  static std::unique_ptr<Installed> once;
+  return once;
+}
+
+}  // namespace
+
+void install_operators(OperatorRegistry registry) {
+  auto& slot = installed();
+  if (slot) throw std::logic_error("install_operators: the operators are installed already");
+  auto made = std::make_unique<Installed>();
+  made->registry = std::move(registry);
+  for (const auto& op : made->registry.all()) made->all.push_back(op.get());
+  slot = std::move(made);
+}
+
 const std::vector<const Operator*>& operators() {
-  static const OperatorRegistry registry = [] {
-    OperatorRegistry r;
-    register_all_operators(r);
-    return r;
-  }();
-  static const std::vector<const Operator*> all = [] {
-    std::vector<const Operator*> out;
-    for (const auto& op : registry.all()) out.push_back(op.get());
-    return out;
-  }();
-  return all;
+  const auto& slot = installed();
+  // A binary that forgot varex::operators::install() is a bug of the binary, not the user's mistake.
+  if (!slot)
+    throw std::logic_error("no operators installed: the binary must call varex::operators::install()");
+  return slot->all;
 }
 
 const Operator& find_operator(std::string_view name) {

@@ -3,6 +3,7 @@
 // a device and executed there. Each operator's runner is written once against Engine and serves every
 // backend; only the kernels differ.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -105,6 +106,29 @@ struct WorkloadOptions {
   std::uint64_t seed() const;  // --seed, default 42
 };
 
+// A command an operator adds to varex's command line, so that the command line names no operator. Either:
+// - an alias: `expand` turns the words after the command's name into another varex command's words
+//   (`varex plan run A …` is `varex run --op plan --plan A …`), throwing UsageError for words it cannot
+//   take; or
+// - a command of its own: `flags` as declared (each a string value; `required` or with a default), and
+//   `run`, given their values, returns what to print (UsageError for a bad value).
+struct CommandFlag {
+  std::string name;  // without dashes
+  std::string value_name;
+  std::string help;
+  std::string default_value;  // empty: none
+  bool required = false;
+};
+
+struct OperatorCommand {
+  std::string name;
+  std::string summary;  // one line, for `varex help`
+  std::string help;     // `varex help NAME`, `varex NAME --help`: an alias's whole help
+  std::function<std::vector<std::string>(const std::vector<std::string>& words)> expand;
+  std::vector<CommandFlag> flags;
+  std::function<std::string(const std::map<std::string, std::string>& flags)> run;
+};
+
 class Operator {
  public:
   virtual ~Operator() = default;
@@ -137,6 +161,8 @@ class Operator {
   virtual std::optional<double> result_value(const datasets::WorkloadSpec&, const Digest&) const {
     return std::nullopt;
   }
+  // Commands of the operator's own on varex's command line (the plan's `plan` and `tpch`); most have none.
+  virtual std::vector<OperatorCommand> commands() const { return {}; }
 };
 
 const std::vector<const Operator*>& operators();

@@ -1,8 +1,10 @@
 #pragma once
-// Where operators come from: every folder operators/<name>/ defines
+// Where the harness finds operators: the binary installs them once at start (varex::operators::install(),
+// operators/install.hpp), so the harness, the tuner and the command line name no operator and include
+// nothing above them. Every folder operators/<name>/ defines
 //   void varex::operators::register_<name>(varex::harness::OperatorRegistry&)
-// and the build generates the one list that calls them all (cmake/operator_registry.cmake), so adding an
-// operator is adding its folder: no other file changes.
+// and the build generates the one function that calls them all (cmake/operator_registry.cmake), so adding
+// an operator is adding its folder: no other file changes.
 #include <memory>
 #include <vector>
 
@@ -19,7 +21,8 @@ class OperatorRegistry {
   std::vector<std::unique_ptr<Operator>> operators_;
 };
 
-// Calls every folder's register function once (generated).
-void register_all_operators(OperatorRegistry& registry);
+// Makes `registry`'s operators those that operators() and find_operator() return, for the life of the
+// process. Once only: a second call throws std::logic_error.
+void install_operators(OperatorRegistry registry);
 
 }  // namespace varex::harness

@@ -12,7 +12,7 @@
 #include <optional>
 #include <vector>
 
-#include "harness/operators/key_index.hpp"
+#include "harness/outputs/key_index.hpp"
 #include "harness/outputs/output.hpp"
 #include "harness/primitives/digest.hpp"
 

@@ -2,7 +2,7 @@
 #include "base/errors.hpp"
 #include "operators/aggregates/aggregates.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 std::vector<QueryKeyDecl> AggregateOperator::own_keys() const {
   return {
@@ -48,4 +48,4 @@ Defines AggregateOperator::defines(const variants::Params& params, const DeviceI
   return d;
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -8,13 +8,13 @@
 
 #include "base/errors.hpp"
 #include "harness/backends/vendor_library.hpp"
-#include "harness/operators/attribute_baseline.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/value.hpp"
+#include "operators/common/attributes/attribute_baseline.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -333,13 +333,13 @@ std::unique_ptr<PreparedRun> AttributeAggregate::prepare(Engine& engine,
   return std::make_unique<AggregateRun>(engine, spec, *this);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_aggregates(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::AggregateOperator>());
-  registry.add(std::make_unique<harness::KthLargestOperator>());
+  registry.add(std::make_unique<AggregateOperator>());
+  registry.add(std::make_unique<KthLargestOperator>());
 }
 
 }  // namespace varex::operators

@@ -8,10 +8,10 @@
 #include <optional>
 #include <string>
 
-#include "harness/operators/attribute_workload.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/attributes/attribute_workload.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 enum class AggregateFn { Count, Sum, Avg, Min, Max };
 
@@ -81,4 +81,4 @@ AggregateFn aggregate_fn(const nlohmann::json& query);
 // (the value with a share q of the rows at or below it), clamped to 1 .. kept. 0 when no row is kept.
 std::uint64_t kth_of(const nlohmann::json& query, std::uint64_t kept);
 
-}  // namespace varex::harness
+}  // namespace varex::operators

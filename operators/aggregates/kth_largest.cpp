@@ -4,7 +4,7 @@
 #include "harness/operators/vendor_variant.hpp"
 #include "operators/aggregates/aggregates.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 std::vector<QueryKeyDecl> KthLargestOperator::own_keys() const {
   return {{"k", "which largest value, 1 (the maximum) to the rows kept"},
@@ -59,4 +59,4 @@ Defines KthLargestOperator::defines(const variants::Params& params, const Device
   return d;
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

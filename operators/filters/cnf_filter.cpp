@@ -1,8 +1,8 @@
-// cnf_filter: the query is `where=`, a conjunction of clauses (harness/operators/cnf.hpp).
+// cnf_filter: the query is `where=`, a conjunction of clauses (operators/common/attributes/cnf.hpp).
 #include "base/errors.hpp"
 #include "operators/filters/filters.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -80,4 +80,4 @@ std::vector<variants::Constraint> CnfFilterOperator::own_constraints() const {
            }}};
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -8,7 +8,7 @@
 #include "harness/outputs/bitmap.hpp"
 #include "harness/outputs/value.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -186,14 +186,14 @@ std::unique_ptr<PreparedRun> AttributeFilter::prepare(Engine& engine,
   return std::make_unique<FilterRun>(engine, spec, *this);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_filters(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::CnfFilterOperator>());
-  registry.add(std::make_unique<harness::RangeOperator>());
-  registry.add(std::make_unique<harness::SemilinearOperator>());
+  registry.add(std::make_unique<CnfFilterOperator>());
+  registry.add(std::make_unique<RangeOperator>());
+  registry.add(std::make_unique<SemilinearOperator>());
 }
 
 }  // namespace varex::operators

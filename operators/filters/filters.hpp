@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "datasets/attribute_table.hpp"
-#include "harness/operators/attribute_baseline.hpp"
-#include "harness/operators/attribute_workload.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/attributes/attribute_baseline.hpp"
+#include "operators/common/attributes/attribute_workload.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 class AttributeFilter : public Operator {
  public:
@@ -114,4 +114,4 @@ class SemilinearOperator final : public AttributeFilter {
   std::vector<variants::Tunable> own_tunables() const override { return {}; }
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -5,7 +5,7 @@
 #include "base/text.hpp"
 #include "operators/filters/filters.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -101,4 +101,4 @@ std::vector<variants::Tunable> RangeOperator::own_tunables() const {
            "bitmap: one bit per row; count: only the rows kept and the sum of their indices"}};
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

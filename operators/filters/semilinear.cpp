@@ -8,7 +8,7 @@
 #include "base/errors.hpp"
 #include "operators/filters/filters.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -134,4 +134,4 @@ std::uint32_t SemilinearOperator::attributes_read(const nlohmann::json& query) c
   return static_cast<std::uint32_t>(query.at("coef").size());
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

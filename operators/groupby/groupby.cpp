@@ -14,13 +14,13 @@
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/key_columns.hpp"
-#include "harness/operators/hash_common.hpp"
-#include "harness/operators/key_index.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
-#include "variants/hash_spaces.hpp"
+#include "harness/outputs/key_index.hpp"
+#include "operators/common/hash/hash_common.hpp"
+#include "operators/common/hash/hash_spaces.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -224,7 +224,7 @@ class GroupByRun final : public PreparedRun {
   // Many groups: the rows' (group id, value) pairs partitioned by group id, so that each tile of them
   // holds few groups, which a work-group aggregates in local memory (aggregate_tiles).
   void aggregate_partitioned(KernelSequence& seq, const variants::Params& params, std::uint32_t groups) {
-    const std::uint32_t most = variants::max_radix_parts(engine_.device());
+    const std::uint32_t most = max_radix_parts(engine_.device());
     if (!partition_) {
       part_ids_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
       part_values_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
@@ -342,7 +342,7 @@ double hyperloglog_estimate(const std::vector<std::uint32_t>& registers) {
 }
 
 variants::Space GroupByOperator::space(const variants::SpaceContext& context) const {
-  return variants::groupby_space(context);
+  return groupby_space(context);
 }
 
 Defines GroupByOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
@@ -414,12 +414,12 @@ std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine,
   return std::make_unique<GroupByRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_groupby(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::GroupByOperator>());
+  registry.add(std::make_unique<GroupByOperator>());
 }
 
 }  // namespace varex::operators

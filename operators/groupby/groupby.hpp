@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/operators/operator.hpp"
 #include "harness/outputs/groups.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // The host reference: every group once, ordered by key (the Groups output kind's reference).
 GroupReference group_reference(const std::vector<std::int32_t>& keys,
@@ -33,4 +33,4 @@ class GroupByOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -11,13 +11,13 @@
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/key_columns.hpp"
-#include "harness/operators/hash_common.hpp"
-#include "harness/operators/key_index.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
-#include "variants/hash_spaces.hpp"
+#include "harness/outputs/key_index.hpp"
+#include "operators/common/hash/hash_common.hpp"
+#include "operators/common/hash/hash_spaces.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -205,7 +205,7 @@ class HashJoinRun final : public PreparedRun {
         *b = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
       for (auto* b : {&part_probe_keys_, &part_probe_rows_})
         *b = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-      const std::uint32_t most = variants::max_radix_parts(engine_.device());
+      const std::uint32_t most = max_radix_parts(engine_.device());
       partition_build_ = std::make_unique<RadixPartition>(engine_, rows_, most);
       partition_probe_ = std::make_unique<RadixPartition>(engine_, rows2_, most);
       partitioned_ = true;
@@ -310,7 +310,7 @@ PairsReference join_reference(const std::vector<std::int32_t>& build,
 }
 
 variants::Space HashJoinOperator::space(const variants::SpaceContext& context) const {
-  return variants::hashjoin_space(context);
+  return hashjoin_space(context);
 }
 
 Defines HashJoinOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
@@ -412,12 +412,12 @@ std::unique_ptr<PreparedRun> HashJoinOperator::prepare(Engine& engine,
   return std::make_unique<HashJoinRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_hashjoin(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::HashJoinOperator>());
+  registry.add(std::make_unique<HashJoinOperator>());
 }
 
 }  // namespace varex::operators

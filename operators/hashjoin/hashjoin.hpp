@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "harness/operators/operator.hpp"
 #include "harness/outputs/pairs.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // The host reference: the pairs (build row, probe row) as the Pairs output kind expects them, the
 // build rows of each distinct key being one partner set.
@@ -33,4 +33,4 @@ class HashJoinOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

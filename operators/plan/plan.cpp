@@ -23,7 +23,7 @@ extern const EmbeddedFile kFiles[];
 extern const std::size_t kFileCount;
 }  // namespace varex::plan::embedded
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -741,12 +741,12 @@ nlohmann::json PlanOperator::query_plan(const datasets::WorkloadSpec& spec) cons
   return {{"plan", plan.name}, {"steps", steps}};
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_plan(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::PlanOperator>());
+  registry.add(std::make_unique<PlanOperator>());
 }
 
 }  // namespace varex::operators

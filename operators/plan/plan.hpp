@@ -6,10 +6,10 @@
 // any operator, and `varex plan run|sweep|tune PLAN` is their shorthand.
 #include <string>
 
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 #include "operators/plan/plan_file.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // The plan a --plan value names: a shipped plan ("A" … "E", plans/*.json, embedded) or a file. UsageError
 // for a file that is missing, not JSON or not a valid plan.
@@ -37,6 +37,8 @@ class PlanOperator final : public Operator {
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
   nlohmann::json query_plan(const datasets::WorkloadSpec& spec) const override;
+  // `varex plan run|sweep|tune PLAN` and `varex tpch` (plan_commands.cpp).
+  std::vector<OperatorCommand> commands() const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

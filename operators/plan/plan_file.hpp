@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "datasets/tpch.hpp"
-#include "harness/operators/cnf.hpp"
+#include "operators/common/attributes/cnf.hpp"
 
 namespace varex::plan {
 
@@ -45,7 +45,7 @@ using Schema = std::vector<Column>;
 // The index of `name` in `schema`, or -1.
 int column_index(const Schema& schema, const std::string& name);
 
-using harness::CompareOp;  // harness/operators/cnf.hpp: to_string, compares
+using operators::CompareOp;  // operators/common/attributes/cnf.hpp: to_string, compares
 
 // A condition's right-hand side or an arithmetic operand: a column of the step's input, or a literal held
 // as the column's own representation (days, hundredths, a dictionary code) or, in arithmetic, as an

@@ -29,8 +29,8 @@ HostRelation evaluate(const Step& s, const std::vector<HostRelation>& done, data
       for (std::uint64_t r = 0; r < in.rows; ++r) {
         bool keep = true;
         for (const Condition& c : s.where) {
-          keep = keep && harness::compares((*in.columns[static_cast<std::size_t>(c.column)])[r], c.op,
-                                           operand(in, c.rhs, r));
+          keep = keep &&
+                 compares((*in.columns[static_cast<std::size_t>(c.column)])[r], c.op, operand(in, c.rhs, r));
         }
         if (keep) kept.push_back(r);
       }

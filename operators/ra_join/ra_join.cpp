@@ -7,15 +7,15 @@
 
 #include "base/errors.hpp"
 #include "harness/backends/vendor_library.hpp"
-#include "harness/operators/hash_common.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_pair.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/hash/hash_common.hpp"
+#include "operators/common/relations/relation_pair.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -317,12 +317,12 @@ std::unique_ptr<PreparedRun> RaJoinOperator::prepare(Engine& engine,
   return std::make_unique<JoinRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_join(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaJoinOperator>());
+  registry.add(std::make_unique<RaJoinOperator>());
 }
 
 }  // namespace varex::operators

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // The join's number of tuples: the sum over the keys of left tuples x right tuples (inputs sorted by key).
 std::uint64_t join_size(const datasets::Relation& left, const datasets::Relation& right);
@@ -47,4 +47,4 @@ class RaJoinOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -6,11 +6,11 @@
 #include "base/errors.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_pair.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_pair.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -176,12 +176,12 @@ std::unique_ptr<PreparedRun> RaProductOperator::prepare(Engine& engine,
   return std::make_unique<ProductRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_product(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaProductOperator>());
+  registry.add(std::make_unique<RaProductOperator>());
 }
 
 }  // namespace varex::operators

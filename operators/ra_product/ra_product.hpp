@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Host reference: the output tuples, packed, left-major.
 std::vector<std::uint32_t> product_reference(const datasets::Relation& left, const datasets::Relation& right);
@@ -31,4 +31,4 @@ class RaProductOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

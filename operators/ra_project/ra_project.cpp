@@ -7,10 +7,10 @@
 #include "base/text.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -161,12 +161,12 @@ std::unique_ptr<PreparedRun> RaProjectOperator::prepare(Engine& engine,
   return std::make_unique<ProjectRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_project(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaProjectOperator>());
+  registry.add(std::make_unique<RaProjectOperator>());
 }
 
 }  // namespace varex::operators

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // The attributes to keep, as indices (0: key, 1..3: v0..v2) in output order, from `keep=key,v1,...`
 // (default: key). UsageError for an unknown or repeated name, or one the relation (of `values` values)
@@ -36,4 +36,4 @@ class RaProjectOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -7,11 +7,11 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/scalar.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -206,12 +206,12 @@ std::unique_ptr<PreparedRun> RaReduceOperator::prepare(Engine& engine,
   return std::make_unique<ReduceRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_reduce(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaReduceOperator>());
+  registry.add(std::make_unique<RaReduceOperator>());
 }
 
 }  // namespace varex::operators

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // The attribute to sum (0: key, 1..3: v0..v2) from `attr=` (default v0). UsageError for an unknown name or
 // one the relation (of `values` values) lacks.
@@ -33,4 +33,4 @@ class RaReduceOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -7,11 +7,11 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -248,12 +248,12 @@ std::unique_ptr<PreparedRun> RaReduceByKeyOperator::prepare(Engine& engine,
   return std::make_unique<ReduceByKeyRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_reduce_by_key(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaReduceByKeyOperator>());
+  registry.add(std::make_unique<RaReduceByKeyOperator>());
 }
 
 }  // namespace varex::operators

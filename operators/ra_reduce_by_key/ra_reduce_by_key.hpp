@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Host reference: (key, sum of v0 modulo 2^32) per run of equal consecutive keys, packed pairs, in order.
 std::vector<std::uint32_t> reduce_by_key_reference(const datasets::Relation& relation);
@@ -33,4 +33,4 @@ class RaReduceByKeyOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

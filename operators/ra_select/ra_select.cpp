@@ -9,12 +9,12 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -244,12 +244,12 @@ std::unique_ptr<PreparedRun> RaSelectOperator::prepare(Engine& engine,
   return std::make_unique<SelectRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_select(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaSelectOperator>());
+  registry.add(std::make_unique<RaSelectOperator>());
 }
 
 }  // namespace varex::operators

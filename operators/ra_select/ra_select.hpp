@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
-#include "harness/operators/range_query.hpp"
+#include "operators/common/ranges/range_query.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
-// The selection operator's range predicate (harness/operators/range_query.hpp) on unsigned 32-bit keys.
+// The selection operator's range predicate (operators/common/ranges/range_query.hpp) on unsigned 32-bit keys.
 using KeyRangeQuery = RangeQuery<std::uint32_t>;
 using KeyRange = InclusiveRange<std::uint32_t>;
 
@@ -37,4 +37,4 @@ class RaSelectOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

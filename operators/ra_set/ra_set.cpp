@@ -9,12 +9,12 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_pair.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_pair.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -295,14 +295,14 @@ std::unique_ptr<PreparedRun> RaSetOperator::prepare(Engine& engine,
   return std::make_unique<SetRun>(engine, *this, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_set(harness::OperatorRegistry& registry) {
-  using harness::SetOperation;
+  using operators::SetOperation;
   for (SetOperation operation : {SetOperation::Intersection, SetOperation::Union, SetOperation::Difference})
-    registry.add(std::make_unique<harness::RaSetOperator>(operation));
+    registry.add(std::make_unique<RaSetOperator>(operation));
 }
 
 }  // namespace varex::operators

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 enum class SetOperation { Intersection, Union, Difference };
 
@@ -50,4 +50,4 @@ class RaSetOperator final : public Operator {
   SetOperation operation_;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

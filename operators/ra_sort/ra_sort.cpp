@@ -7,12 +7,12 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
 #include "harness/primitives/scan.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -360,12 +360,12 @@ std::unique_ptr<PreparedRun> RaSortOperator::prepare(Engine& engine,
   return std::make_unique<SortRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_sort(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaSortOperator>());
+  registry.add(std::make_unique<RaSortOperator>());
 }
 
 }  // namespace varex::operators

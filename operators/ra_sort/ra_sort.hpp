@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Host reference: the tuples as packed tuples, std::stable_sort'ed lexicographically.
 std::vector<std::uint32_t> sort_reference(const datasets::Relation& relation);
@@ -31,4 +31,4 @@ class RaSortOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

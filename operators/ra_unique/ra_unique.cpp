@@ -8,11 +8,11 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -241,12 +241,12 @@ std::unique_ptr<PreparedRun> RaUniqueOperator::prepare(Engine& engine,
   return std::make_unique<UniqueRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_ra_unique(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::RaUniqueOperator>());
+  registry.add(std::make_unique<RaUniqueOperator>());
 }
 
 }  // namespace varex::operators

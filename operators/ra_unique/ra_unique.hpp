@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Host reference: the first tuple of each run of equal consecutive keys, packed (AoS), in input order.
 std::vector<std::uint32_t> unique_reference(const datasets::Relation& relation);
@@ -32,4 +32,4 @@ class RaUniqueOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

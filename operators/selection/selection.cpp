@@ -15,9 +15,9 @@
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/bitmap.hpp"
-#include "variants/selection_space.hpp"
+#include "operators/selection/selection_space.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -131,7 +131,7 @@ std::vector<std::uint8_t> selection_reference(const std::vector<std::int32_t>& c
 }
 
 variants::Space SelectionOperator::space(const variants::SpaceContext& context) const {
-  return variants::selection_space(context);
+  return selection_space(context);
 }
 
 Defines SelectionOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
@@ -208,12 +208,12 @@ std::unique_ptr<PreparedRun> SelectionOperator::prepare(Engine& engine,
   return std::make_unique<SelectionRun>(engine, spec);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_selection(harness::OperatorRegistry& registry) {
-  registry.add(std::make_unique<harness::SelectionOperator>());
+  registry.add(std::make_unique<SelectionOperator>());
 }
 
 }  // namespace varex::operators

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/operators/operator.hpp"
-#include "harness/operators/range_query.hpp"
+#include "operators/common/ranges/range_query.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
-// The source's predicate on int32 values (harness/operators/range_query.hpp).
+// The source's predicate on int32 values (operators/common/ranges/range_query.hpp).
 using SelectionQuery = RangeQuery<std::int32_t>;
 using KernelRange = InclusiveRange<std::int32_t>;
 
@@ -38,4 +38,4 @@ class SelectionOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -10,10 +10,10 @@
 #include <thread>
 
 #include "base/errors.hpp"
-#include "harness/operators/byte_regex.hpp"
-#include "harness/regex/pattern.hpp"
+#include "operators/strings/byte_regex.hpp"
+#include "operators/strings/regex/pattern.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -111,4 +111,4 @@ CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const data
   return b;
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

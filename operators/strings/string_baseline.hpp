@@ -10,7 +10,7 @@
 #include "datasets/string_columns.hpp"
 #include "operators/strings/string_reference.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 struct CpuBaseline {
   std::string engine;  // "hyperscan", "re2" or "memcmp"
@@ -22,4 +22,4 @@ struct CpuBaseline {
 CpuBaseline run_cpu_baseline(StringOp op, const std::string& operand, const datasets::StringColumn& column,
                              int repetitions = 3);
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -1,6 +1,6 @@
 #include "operators/strings/string_reference.hpp"
 
-#include "harness/operators/byte_regex.hpp"
+#include "operators/strings/byte_regex.hpp"
 
 #include <memory>
 
@@ -8,7 +8,7 @@
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -101,4 +101,4 @@ std::vector<std::uint8_t> string_reference(StringOp op, const std::string& opera
   return bitmap;
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -7,8 +7,9 @@
 #include <vector>
 
 #include "datasets/string_columns.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 enum class StringOp { Equal, Prefix, Like, Regex };
 
@@ -18,4 +19,4 @@ bool like_matches(std::string_view pattern, std::string_view text);
 std::vector<std::uint8_t> string_reference(StringOp op, const std::string& operand,
                                            const datasets::StringColumn& column);
 
-}  // namespace varex::harness
+}  // namespace varex::operators

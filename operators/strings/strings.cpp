@@ -13,11 +13,11 @@
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/bitmap.hpp"
-#include "harness/regex/automaton.hpp"
+#include "operators/strings/regex/automaton.hpp"
 #include "operators/strings/string_baseline.hpp"
-#include "variants/string_space.hpp"
+#include "operators/strings/string_space.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -199,7 +199,7 @@ std::string StringOperator::operand_key() const {
 }
 
 variants::Space StringOperator::space(const variants::SpaceContext& context) const {
-  return variants::string_space(context, name(), is_automaton(op_));
+  return string_space(context, name(), is_automaton(op_));
 }
 
 Defines StringOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
@@ -316,14 +316,14 @@ std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine,
   return std::make_unique<StringRun>(engine, spec, *this);
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators
 
 namespace varex::operators {
 
 void register_strings(harness::OperatorRegistry& registry) {
-  for (const harness::StringOp op : {harness::StringOp::Equal, harness::StringOp::Prefix,
-                                     harness::StringOp::Like, harness::StringOp::Regex})
-    registry.add(std::make_unique<harness::StringOperator>(op));
+  for (const operators::StringOp op : {operators::StringOp::Equal, operators::StringOp::Prefix,
+                                       operators::StringOp::Like, operators::StringOp::Regex})
+    registry.add(std::make_unique<StringOperator>(op));
 }
 
 }  // namespace varex::operators

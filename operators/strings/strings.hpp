@@ -4,10 +4,10 @@
 // (kernels/*/strings.*).
 #include <string>
 
-#include "harness/operators/operator.hpp"
+#include "operators/common/toolkit.hpp"
 #include "operators/strings/string_reference.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 class StringOperator final : public Operator {
  public:
@@ -35,4 +35,4 @@ class StringOperator final : public Operator {
   StringOp op_;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

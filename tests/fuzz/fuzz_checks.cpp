@@ -14,10 +14,10 @@
 #include "datasets/int_columns.hpp"
 #include "datasets/relations.hpp"
 #include "datasets/string_columns.hpp"
-#include "harness/operators/byte_regex.hpp"
-#include "harness/regex/automaton.hpp"
-#include "harness/regex/pattern.hpp"
 #include "operators/plan/plan_file.hpp"
+#include "operators/strings/byte_regex.hpp"
+#include "operators/strings/regex/automaton.hpp"
+#include "operators/strings/regex/pattern.hpp"
 
 namespace varex::fuzz {
 
@@ -63,7 +63,7 @@ void patterns(const std::uint8_t* data, std::size_t size) {
   try {
     const regex::Automaton a = regex::compile(regex::parse_regex(input), kLimits);
     check_automaton(a, input);
-    const harness::ByteRegex re(input);
+    const operators::ByteRegex re(input);
     if (re.ok()) {
       for (const std::string& s : probes(input)) {
         const bool ours = a.matches(s);

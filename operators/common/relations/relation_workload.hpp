@@ -10,11 +10,11 @@
 
 #include "datasets/relations.hpp"
 #include "harness/operators/kernel_sequence.hpp"
-#include "harness/operators/operator.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/toolkit.hpp"
 #include "variants/launch.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Kernels index tuples with 32-bit integers; keep head room for rounding up to whole tiles.
 constexpr std::uint64_t kMaxRelationRows = (1ULL << 31) - (1ULL << 22);
@@ -75,4 +75,4 @@ variants::Tunable relation_grid();
 // aos or soa, input and output.
 variants::Tunable relation_layout();
 
-}  // namespace varex::harness
+}  // namespace varex::operators

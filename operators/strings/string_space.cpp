@@ -1,8 +1,10 @@
-#include "variants/string_space.hpp"
+#include "operators/strings/string_space.hpp"
 
 #include "variants/launch.hpp"
 
-namespace varex::variants {
+namespace varex::operators {
+
+using namespace varex::variants;  // a space is written in the vocabulary of variants/
 
 namespace {
 
@@ -64,4 +66,4 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
   return Space(op, std::move(tunables), std::move(constraints));
 }
 
-}  // namespace varex::variants
+}  // namespace varex::operators

@@ -1,4 +1,4 @@
-#include "harness/regex/automaton.hpp"
+#include "operators/strings/regex/automaton.hpp"
 
 #include <algorithm>
 #include <map>

@@ -13,10 +13,10 @@
 
 #include "datasets/relations.hpp"
 #include "datasets/sorted_pairs.hpp"
-#include "harness/operators/operator.hpp"
-#include "harness/operators/relation_workload.hpp"
+#include "operators/common/relations/relation_workload.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // The generated right relation's seed is the workload's seed XOR this (another stream of the same generator).
 constexpr std::uint64_t kRightSeed = 0x9E3779B97F4A7C15ULL;
@@ -71,4 +71,4 @@ void refuse_oversized_output(const std::string& operation, const datasets::Workl
 std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
     const datasets::WorkloadSpec& spec);
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -1,4 +1,4 @@
-#include "harness/operators/attribute_baseline.hpp"
+#include "operators/common/attributes/attribute_baseline.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,7 +6,7 @@
 #include <limits>
 #include <thread>
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -191,4 +191,4 @@ BaselineTiming time_cpu_baseline(const std::string& engine, const std::function<
   return timing;
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

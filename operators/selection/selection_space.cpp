@@ -1,8 +1,10 @@
-#include "variants/selection_space.hpp"
+#include "operators/selection/selection_space.hpp"
 
 #include "variants/launch.hpp"
 
-namespace varex::variants {
+namespace varex::operators {
+
+using namespace varex::variants;  // a space is written in the vocabulary of variants/
 
 namespace {
 
@@ -62,4 +64,4 @@ Space selection_space(const SpaceContext& context) {
   return Space("selection", std::move(tunables), std::move(constraints));
 }
 
-}  // namespace varex::variants
+}  // namespace varex::operators

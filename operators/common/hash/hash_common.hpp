@@ -8,8 +8,9 @@
 
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/primitives/scan.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Slots of the open-addressing table: a power of two (mask + 1), plus the reserved slot for INT_MIN.
 struct TableGeometry {
@@ -71,4 +72,4 @@ class RadixPartition {
 // The family's defines every variant shares (hash, probing, scan shape, the device's largest work-group).
 Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device);
 
-}  // namespace varex::harness
+}  // namespace varex::operators

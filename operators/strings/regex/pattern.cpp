@@ -1,4 +1,4 @@
-#include "harness/regex/pattern.hpp"
+#include "operators/strings/regex/pattern.hpp"
 
 #include <cctype>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "harness/operators/relation_workload.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -10,7 +10,7 @@
 #include "datasets/int_columns.hpp"
 #include "harness/operators/workload_flags.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 InputDecl relation_input() {
   return {"relation", "uint32 key + 1..3 uint32 values",
@@ -169,4 +169,4 @@ variants::Tunable relation_layout() {
           "aos: packed array of tuples, as in the source; soa: one array per attribute (input and output)"};
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

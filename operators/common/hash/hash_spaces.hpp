@@ -1,7 +1,7 @@
 #pragma once
 #include "variants/space.hpp"
 
-namespace varex::variants {
+namespace varex::operators {
 
 // The most radix partitions a partitioned variant may use on `device`: one 32-bit counter each in a
 // work-group's local memory, at most 8192.
@@ -11,11 +11,11 @@ std::uint32_t max_radix_parts(const DeviceInfo& device);
 // host code: local size 256, 32 work-groups ("processors", grid=32wg) for hj_count and hj_exec, one tuple
 // per batch, no PreprocessHT kernel, the lookup array in private memory, no padding. plan=unique and
 // plan=partitioned are varex's own single-pass and radix-partitioned joins.
-Space hashjoin_space(const SpaceContext& context);
+variants::Space hashjoin_space(const variants::SpaceContext& context);
 
 // Ocelot's hash group-by (document 000, sections 2.2.3 and 3.3) with COUNT, SUM, MIN, MAX. The default
 // point is the source's operator: driver's local size, no padding, optimistic build with validation,
 // a separate pass for the aggregates in global memory.
-Space groupby_space(const SpaceContext& context);
+variants::Space groupby_space(const variants::SpaceContext& context);
 
-}  // namespace varex::variants
+}  // namespace varex::operators

@@ -1,4 +1,4 @@
-#include "harness/operators/cnf.hpp"
+#include "operators/common/attributes/cnf.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 
 #include "base/errors.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 namespace {
 
@@ -286,7 +286,7 @@ std::string Cnf::to_string() const {
     for (std::size_t i = 0; i < all[c].any.size(); ++i) {
       const Predicate& p = all[c].any[i];
       if (i) out += " or ";
-      out += "a" + std::to_string(p.attribute) + " " + harness::to_string(p.op) + " " +
+      out += "a" + std::to_string(p.attribute) + " " + operators::to_string(p.op) + " " +
              (p.rhs_is_attribute ? "a" : "") + std::to_string(p.rhs);
     }
     if (parens) out += ")";
@@ -339,4 +339,4 @@ std::string kernel_expression(const Clause& clause) {
   return out.empty() ? "1" : out;
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -1,12 +1,12 @@
-#include "harness/operators/hash_common.hpp"
+#include "operators/common/hash/hash_common.hpp"
 
 #include <algorithm>
 #include <bit>
 
 #include "base/errors.hpp"
-#include "variants/hash_spaces.hpp"
+#include "operators/common/hash/hash_spaces.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 TableGeometry table_for(std::uint64_t keys, std::int64_t load_percent) {
   std::uint64_t slots = 1024;
@@ -82,7 +82,7 @@ Defines hash_family_defines(const variants::Params& params, const DeviceInfo& de
           {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // primitives::ScanShape::defines()
           {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)},
           {"SKETCH_BITS", std::to_string(kSketchBits)},
-          {"MAX_PARTS", std::to_string(variants::max_radix_parts(device))}};
+          {"MAX_PARTS", std::to_string(max_radix_parts(device))}};
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -12,8 +12,9 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 enum class CompareOp { Eq, Ne, Lt, Le, Gt, Ge };
 std::string to_string(CompareOp op);                      // "=", "!=", "<", …
@@ -72,4 +73,4 @@ std::string kernel_expression(const Clause& clause);
 // A signed 32-bit constant as C source ("(-2147483647-1)" for the smallest).
 std::string kernel_int(std::int64_t value);
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -1,4 +1,4 @@
-#include "harness/operators/relation_pair.hpp"
+#include "operators/common/relations/relation_pair.hpp"
 
 #include <filesystem>
 
@@ -6,10 +6,10 @@
 #include "base/text.hpp"
 #include "datasets/input_file.hpp"
 #include "datasets/int_columns.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/workload_flags.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help) {
   std::vector<FlagDecl> flags = relation_flags();
@@ -196,4 +196,4 @@ std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
   return {std::move(left), std::move(right)};
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -12,8 +12,9 @@
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // What the kernels evaluate: the inclusive range [lo, hi] (empty when lo > hi), then XOR neg.
 template <typename T>
@@ -118,4 +119,4 @@ struct RangeQuery {
   }
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -1,11 +1,11 @@
 #pragma once
 #include "variants/space.hpp"
 
-namespace varex::variants {
+namespace varex::operators {
 
 // The string operators of document 003 (DogQC's string selection with lane refill). `automaton` adds the
 // layout tunable of the automaton operators (LIKE, regular expressions). The default point is the naive
 // kernel, one byte per check, the driver's local size and one work-item per row.
-Space string_space(const SpaceContext& context, const std::string& op, bool automaton);
+variants::Space string_space(const variants::SpaceContext& context, const std::string& op, bool automaton);
 
-}  // namespace varex::variants
+}  // namespace varex::operators

@@ -12,9 +12,9 @@
 
 #include "base/measurement.hpp"
 #include "datasets/attribute_table.hpp"
-#include "harness/operators/cnf.hpp"
+#include "operators/common/attributes/cnf.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Sets keep[i] to 0 or 1 for rows begin + i, i < end - begin (at most kBaselineBlock rows).
 using BlockFilter = std::function<void(std::uint64_t begin, std::uint64_t end, std::uint8_t* keep)>;
@@ -46,4 +46,4 @@ BaselineTiming time_cpu_baseline(const std::string& engine, const std::function<
 // Threads the baselines use (all host cores).
 unsigned baseline_threads();
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -1,4 +1,4 @@
-#include "harness/operators/attribute_workload.hpp"
+#include "operators/common/attributes/attribute_workload.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -7,10 +7,10 @@
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
-#include "harness/operators/relation_workload.hpp"
 #include "harness/operators/workload_flags.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 InputDecl attribute_input() {
   return {"records", "1..16 signed 32-bit attributes a0, a1, …",
@@ -177,4 +177,4 @@ Defines filter_defines(const Cnf& cnf) {
   return {{"KEEP", keep}};
 }
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/regex/pattern.hpp"
+#include "operators/strings/regex/pattern.hpp"
 
 namespace varex::regex {
 

@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "datasets/attribute_table.hpp"
-#include "harness/operators/cnf.hpp"
 #include "harness/operators/kernel_sequence.hpp"
-#include "harness/operators/operator.hpp"
+#include "operators/common/attributes/cnf.hpp"
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 // Kernels index rows with 32-bit integers; keep head room for rounding up to whole tiles.
 constexpr std::uint64_t kMaxAttributeRows = (1ULL << 31) - (1ULL << 22);
@@ -72,4 +72,4 @@ LaunchShape attribute_shape(const variants::Params& params, const DeviceInfo& de
 // KEEP = the filter as one expression (absent when it keeps every row).
 Defines filter_defines(const Cnf& cnf);
 
-}  // namespace varex::harness
+}  // namespace varex::operators

@@ -1,4 +1,4 @@
-#include "variants/hash_spaces.hpp"
+#include "operators/common/hash/hash_spaces.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -6,7 +6,9 @@
 
 #include "variants/launch.hpp"
 
-namespace varex::variants {
+namespace varex::operators {
+
+using namespace varex::variants;  // a space is written in the vocabulary of variants/
 
 std::uint32_t max_radix_parts(const DeviceInfo& device) {
   const std::uint64_t local_mem = device.local_mem ? device.local_mem : 32768;
@@ -215,4 +217,4 @@ Space groupby_space(const SpaceContext& context) {
   return Space("groupby", std::move(c.tunables), std::move(c.constraints));
 }
 
-}  // namespace varex::variants
+}  // namespace varex::operators

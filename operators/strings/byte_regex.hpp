@@ -12,8 +12,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include "operators/common/toolkit.hpp"
 
-namespace varex::harness {
+namespace varex::operators {
 
 class ByteRegex {
  public:
@@ -27,4 +28,4 @@ class ByteRegex {
   std::unique_ptr<RE2> re_;
 };
 
-}  // namespace varex::harness
+}  // namespace varex::operators
