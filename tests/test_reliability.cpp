@@ -250,7 +250,8 @@ TEST_P(BadInputs, OneLineStatusTwoNothingWritten) {
       {"id": "j", "op": "join", "input": "orders", "build": "lineitem", "on": ["o_orderkey", "l_orderkey"]}]})";
   // JSON whose number no double holds (the plan fuzzer's find on the GPU machine: exit 1 with the JSON
   // library's own words).
-  std::ofstream(dir + "/overflow.json") << R"({"plan": 22222222222200000e0000000000000000000000014347467612885206966})";
+  std::ofstream(dir + "/overflow.json")
+      << R"({"plan": 22222222222200000e0000000000000000000000014347467612885206966})";
   std::vector<std::string> args;
   for (std::string a : GetParam().args) {
     for (const auto& [key, value] : {std::pair<std::string, std::string>{"{db}", db},
@@ -331,7 +332,8 @@ const BadInput kBadInputs[] = {
     // A plan file is read like any input: a FIFO would block forever, a directory is not JSON.
     {"plan-fifo", {"plan", "run", "{dir}/a-fifo", "--device", "{cpu}", "--db", "{db}"}, "not a regular file"},
     {"plan-directory", {"plan", "run", "{dir}/a-directory", "--device", "{cpu}", "--db", "{db}"}, "plan '"},
-    {"plan-number-overflow", {"plan", "run", "{dir}/overflow.json", "--device", "{cpu}", "--db", "{db}"},
+    {"plan-number-overflow",
+     {"plan", "run", "{dir}/overflow.json", "--device", "{cpu}", "--db", "{db}"},
      "not JSON varex can read"},
 };
 

@@ -11,7 +11,9 @@
 namespace varex::operators {
 namespace {
 
-bool is_help(const std::string& word) { return word == "--help" || word == "-h"; }
+bool is_help(const std::string& word) {
+  return word == "--help" || word == "-h";
+}
 
 std::string plan_help() {
   return "Run, sweep or tune a whole TPC-H query plan as one operator (docs/PLANS.md)\n"
@@ -32,7 +34,8 @@ std::vector<std::string> expand_plan(const std::vector<std::string>& words) {
     return {words[0], "--op", "plan", "--help"};  // the command's flags with the plan's own
   if (!command || words.size() < 2 || words[1].empty() || words[1][0] == '-') {
     throw UsageError(
-        "plan takes run, sweep or tune and a plan (a shipped one or a file), as in `varex plan run A --device "
+        "plan takes run, sweep or tune and a plan (a shipped one or a file), as in `varex plan run A "
+        "--device "
         "ocl:0:0` (varex help plan)");
   }
   std::vector<std::string> out{words[0], "--op", "plan", "--plan", words[1]};
@@ -51,15 +54,17 @@ double scale_factor(const std::string& text) {
 std::uint64_t seed_of(const std::string& text) {
   char* end = nullptr;
   const unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] == '-' || *end != '\0') throw UsageError("--seed must be a whole number, not '" + text + "'");
+  if (text.empty() || text[0] == '-' || *end != '\0')
+    throw UsageError("--seed must be a whole number, not '" + text + "'");
   return seed;
 }
 
 }  // namespace
 
 std::vector<OperatorCommand> PlanOperator::commands() const {
-  OperatorCommand plan{"plan", "run|sweep|tune PLAN  a whole TPC-H query plan (varex help plan)", plan_help(),
-                       expand_plan, {}, nullptr};
+  OperatorCommand plan{"plan",      "run|sweep|tune PLAN  a whole TPC-H query plan (varex help plan)",
+                       plan_help(), expand_plan,
+                       {},          nullptr};
   OperatorCommand tpch{
       "tpch",
       "Write the TPC-H columns a plan reads as CSV, with the plan and its reference result's summary",
@@ -71,8 +76,9 @@ std::vector<OperatorCommand> PlanOperator::commands() const {
        {"out", "DIR", "Directory to write", "", true}},
       [](const std::map<std::string, std::string>& flags) {
         const std::string& name = flags.at("plan");
-        const nlohmann::json summary = plan::write_plan_tables(plan_document(name), name, scale_factor(flags.at("sf")),
-                                                               seed_of(flags.at("seed")), flags.at("out"));
+        const nlohmann::json summary =
+            plan::write_plan_tables(plan_document(name), name, scale_factor(flags.at("sf")),
+                                    seed_of(flags.at("seed")), flags.at("out"));
         return summary.dump(2) + "\n";
       }};
   return {plan, tpch};
