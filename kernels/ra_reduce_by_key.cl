@@ -16,9 +16,8 @@
 //                       (sizes[t] = counts[t] - 1); the tile where such a run ends adds the partial sums of
 //                       the tiles it came through (walking back while a tile is that one run) to its first
 //                       run
-//   3 ra_rbk_scan       block sums of the partition sizes (common/scan.h's scan_tile_exclusive)
-//   4 ra_rbk_combine    one work-group: the block totals and the number of runs (scan_totals)
-//   5 ra_rbk_gather     each partition's runs copied in bulk to their place in the output
+//   3-5                 the family's scan of the partition sizes and gather of the (key, sum) pairs
+//                       (common/tile_select.h: tile_select_scan, _combine, _gather with width 2)
 // ALGO_SEGSCAN=1, a segmented scan of the values by head flags, then compaction of the run ends:
 //   1 ra_rbk_reduce     per tile: the segmented scan's tile aggregate (whether a run starts in the tile, the
 //                       sum since its last head) and the run ends it holds (common/compact.h)
@@ -41,17 +40,11 @@
 #else
 #define SCAN_ITEMS 1
 #endif
-#include "common/compact.h"
+#define TILE_SELECT_SKIP 0
+#include "common/tile_select.h"
 
-#define TILE (WG_SIZE * EPT)
-
-#if LAYOUT_SOA
-#define AT(i, c, width, capacity) ((ulong)(c) * (capacity) + (i))
-#define PAIR_AT(i, c, capacity) ((ulong)(c) * (capacity) + (i))
-#else
-#define AT(i, c, width, capacity) ((ulong)(i) * (width) + (c))
-#define PAIR_AT(i, c, capacity) ((ulong)(i)*2 + (c))
-#endif
+// A (key, sum) pair as a tuple of two words, in the layout of the relation.
+#define PAIR_AT(i, c, capacity) AT(i, c, 2, capacity)
 
 #if !ALGO_SEGSCAN
 
@@ -148,37 +141,6 @@ KERNEL void ra_rbk_edges(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT m
         sum += tails[s];
       } while (counts[s] == 1 && continues(in, width, in_capacity, tiles, s));
       mid[PAIR_AT((ulong)t * TILE, 1, mid_capacity)] += sum;
-    }
-  }
-}
-
-KERNEL void ra_rbk_scan(CONSTANT_PTR uint* RESTRICT sizes, GLOBAL uint* RESTRICT offsets,
-                        GLOBAL uint* RESTRICT blocks, uint tiles) {
-  LOCAL_ARRAY uint tile_mem[SCAN_TILE_WORDS];
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  const uint nblocks = (tiles + SCAN_TILE - 1) / SCAN_TILE;
-  for (uint b = group_id(); b < nblocks; b += num_groups())
-    scan_tile_exclusive(sizes, offsets, blocks, tiles, b, tile_mem, part);
-}
-
-// One work-group: the block totals' exclusive sums in place, the number of runs into count[0].
-KERNEL void ra_rbk_combine(GLOBAL uint* RESTRICT blocks, GLOBAL uint* RESTRICT count, uint nblocks) {
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  scan_totals(blocks, nblocks, part);
-  if (lid() == 0) count[0] = blocks[nblocks];
-}
-
-KERNEL void ra_rbk_gather(CONSTANT_PTR uint* RESTRICT mid, GLOBAL uint* RESTRICT out,
-                          CONSTANT_PTR uint* RESTRICT sizes, CONSTANT_PTR uint* RESTRICT offsets,
-                          CONSTANT_PTR uint* RESTRICT blocks, uint tiles, uint mid_capacity,
-                          uint out_capacity) {
-  for (uint t = group_id(); t < tiles; t += num_groups()) {
-    const uint total = sizes[t];
-    const ulong dst = (ulong)offsets[t] + blocks[t / SCAN_TILE];
-    const ulong src = (ulong)t * TILE;
-    for (uint p = lid(); p < total; p += WG_SIZE) {
-      out[PAIR_AT(dst + p, 0, out_capacity)] = mid[PAIR_AT(src + p, 0, mid_capacity)];
-      out[PAIR_AT(dst + p, 1, out_capacity)] = mid[PAIR_AT(src + p, 1, mid_capacity)];
     }
   }
 }

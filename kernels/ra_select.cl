@@ -6,11 +6,8 @@
 // algorithm=source, the source's four kernels:
 //   1 ra_select_partition  each tile writes its staged survivors in bulk to its own partition of an
 //                          intermediate buffer (gaps stay between partitions) and its count to counts[]
-//   2 ra_select_scan       work-groups prefix-sum blocks of WG_SIZE partition counts (offsets[]) and keep
-//                          each block's total (blocks[]): common/scan.h's scan_tile_exclusive
-//   3 ra_select_combine    one work-group prefix-sums the block totals and writes the number of survivors:
-//                          common/scan.h's scan_totals (the block's offset is added back by the gather)
-//   4 ra_select_gather     each partition's survivors are copied in bulk to their place in the output
+//   2-4                    the family's scan of the partition counts and gather (common/tile_select.h:
+//                          tile_select_scan, tile_select_combine, tile_select_gather)
 // algorithm=single_pass, one kernel with a decoupled look-back (Merrill and Garland's single-pass scan, as
 // CUB's single_pass_scan_operators): work-groups take tiles in order from an atomic ticket; a tile publishes
 // its survivor count (its aggregate) at once, then walks back over its predecessors, adding their
@@ -28,69 +25,32 @@
 // The partition counts are scanned with the shared device-wide scan's pieces, one count per work-item.
 #define SCAN_LOCAL WG_SIZE
 #define SCAN_ITEMS 1
-#include "common/scan.h"
+#define TILE_SELECT_SKIP 0
+#include "common/tile_select.h"
 
-#define TILE (WG_SIZE * EPT)
 // Predecessors the single pass's look-back reads at once (at most the work-group).
 #define LOOKBACK (WG_SIZE < 32 ? WG_SIZE : 32)
 
-#if LAYOUT_SOA
-#define AT(i, c, width, capacity) ((ulong)(c) * (capacity) + (i))
-#define STAGED(p, c, width) ((c)*TILE + (p))
-#else
-#define AT(i, c, width, capacity) ((ulong)(i) * (width) + (c))
-#define STAGED(p, c, width) ((p) * (width) + (c))
-#endif
-
-// Work-group exclusive prefix sum of one value per work-item (the shared common/scan.h); the group's
-// total in *total. Every work-item must call it; `scan` has WG_SIZE + 1 words.
-FUNC uint group_exclusive_scan(LOCAL uint* scan, uint value, uint* total) {
-  const uint exclusive = wg_scan_exclusive_u32(scan, value, WG_SIZE);
-  if (lid() == WG_SIZE - 1) scan[WG_SIZE] = exclusive + value;
-  LOCAL_BARRIER();
-  *total = scan[WG_SIZE];
-  LOCAL_BARRIER();
-  return exclusive;
+// Bit j set where tuple first + j (< n) passes the range predicate on its key.
+FUNC uint range_mask(CONSTANT_PTR uint* RESTRICT in, uint first, uint n, uint width, uint in_capacity,
+                     uint lo, uint hi, uint neg) {
+  uint mask = 0;
+  for (uint j = 0; j < EPT; ++j) {
+    const uint i = first + j;
+    if (i < n) {
+      const uint key = in[AT(i, 0, width, in_capacity)];
+      mask |= (((key >= lo && key <= hi) ? 1u : 0u) ^ neg) << j;
+    }
+  }
+  return mask;
 }
 
 // Stages the survivors of tile t in `stage`, in input order; returns their number.
 FUNC uint select_tile(CONSTANT_PTR uint* RESTRICT in, uint n, uint width, uint in_capacity, uint t, uint lo,
                       uint hi, uint neg, LOCAL uint* scan, LOCAL uint* stage) {
   const uint first = t * TILE + lid() * EPT;
-  uint flags = 0;
-  uint count = 0;
-  for (uint j = 0; j < EPT; ++j) {
-    const uint i = first + j;
-    if (i < n) {
-      const uint key = in[AT(i, 0, width, in_capacity)];
-      const uint pass = ((key >= lo && key <= hi) ? 1u : 0u) ^ neg;
-      flags |= pass << j;
-      count += pass;
-    }
-  }
-  uint total;
-  uint pos = group_exclusive_scan(scan, count, &total);
-  for (uint j = 0; j < EPT; ++j) {
-    if ((flags >> j) & 1u) {
-      for (uint c = 0; c < width; ++c)
-        stage[STAGED(pos, c, width)] = in[AT(first + j, c, width, in_capacity)];
-      ++pos;
-    }
-  }
-  LOCAL_BARRIER();
-  return total;
-}
-
-// Copies `total` staged tuples (or partition tuples from `src`) to tuple `dst` on of `out`, in bulk.
-FUNC void write_staged(LOCAL uint* stage, GLOBAL uint* RESTRICT out, ulong dst, uint total, uint width,
-                       uint out_capacity) {
-#if LAYOUT_SOA
-  for (uint c = 0; c < width; ++c)
-    for (uint p = lid(); p < total; p += WG_SIZE)
-      out[(ulong)c * out_capacity + dst + p] = stage[c * TILE + p];
-#else
-  for (uint w = lid(); w < total * width; w += WG_SIZE) out[dst * width + w] = stage[w];
-#endif
+  return stage_tile(in, first, range_mask(in, first, n, width, in_capacity, lo, hi, neg), width, in_capacity,
+                    scan, stage);
 }
 
 #if !ALGO_SINGLE
@@ -105,40 +65,6 @@ KERNEL void ra_select_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RES
     write_staged(stage, mid, (ulong)t * TILE, total, width, mid_capacity);
     if (lid() == 0) counts[t] = total;
     LOCAL_BARRIER();
-  }
-}
-
-KERNEL void ra_select_scan(CONSTANT_PTR uint* RESTRICT counts, GLOBAL uint* RESTRICT offsets,
-                           GLOBAL uint* RESTRICT blocks, uint tiles) {
-  LOCAL_ARRAY uint tile_mem[SCAN_TILE_WORDS];
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  const uint nblocks = (tiles + SCAN_TILE - 1) / SCAN_TILE;
-  for (uint b = group_id(); b < nblocks; b += num_groups())
-    scan_tile_exclusive(counts, offsets, blocks, tiles, b, tile_mem, part);
-}
-
-// One work-group: the block totals' exclusive sums in place, the number of survivors into count[0].
-KERNEL void ra_select_combine(GLOBAL uint* RESTRICT blocks, GLOBAL uint* RESTRICT count, uint nblocks) {
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  scan_totals(blocks, nblocks, part);
-  if (lid() == 0) count[0] = blocks[nblocks];
-}
-
-KERNEL void ra_select_gather(CONSTANT_PTR uint* RESTRICT mid, GLOBAL uint* RESTRICT out,
-                             CONSTANT_PTR uint* RESTRICT counts, CONSTANT_PTR uint* RESTRICT offsets,
-                             CONSTANT_PTR uint* RESTRICT blocks, uint tiles, uint width, uint mid_capacity,
-                             uint out_capacity) {
-  for (uint t = group_id(); t < tiles; t += num_groups()) {
-    const uint total = counts[t];
-    const ulong dst = (ulong)offsets[t] + blocks[t / SCAN_TILE];
-    const ulong src = (ulong)t * TILE;
-#if LAYOUT_SOA
-    for (uint c = 0; c < width; ++c)
-      for (uint p = lid(); p < total; p += WG_SIZE)
-        out[(ulong)c * out_capacity + dst + p] = mid[(ulong)c * mid_capacity + src + p];
-#else
-    for (uint w = lid(); w < total * width; w += WG_SIZE) out[dst * width + w] = mid[src * width + w];
-#endif
   }
 }
 

@@ -14,9 +14,8 @@
 //   2 ra_unique_edges      the separate kernel for the partition edges: where a tile's first key equals
 //                          the previous tile's last, that first tuple is a duplicate: the partition
 //                          shrinks by one (counts[t]) and its gather starts one later (skip[t])
-//   3 ra_unique_scan       block sums of the partition counts (common/scan.h's scan_tile_exclusive)
-//   4 ra_unique_combine    one work-group: the block totals and the number kept (scan_totals)
-//   5 ra_unique_gather     each partition copied in bulk to its place in the output
+//   3-5                    the family's scan of the partition counts and gather, each partition from its
+//                          skip on (common/tile_select.h: tile_select_scan, _combine, _gather)
 // ALGO_COMPACT=1, one compaction (common/compact.h) with the flags computed where they are needed:
 //   1 ra_unique_count      kept tuples per tile (compact_group_total)
 //   2 ra_unique_offsets    one work-group: their exclusive sums and the number kept (scan_totals)
@@ -36,17 +35,8 @@
 #else
 #define SCAN_ITEMS 1
 #endif
-#include "common/compact.h"
-
-#define TILE (WG_SIZE * EPT)
-
-#if LAYOUT_SOA
-#define AT(i, c, width, capacity) ((ulong)(c) * (capacity) + (i))
-#define STAGED(p, c, width) ((c)*TILE + (p))
-#else
-#define AT(i, c, width, capacity) ((ulong)(i) * (width) + (c))
-#define STAGED(p, c, width) ((p) * (width) + (c))
-#endif
+#define TILE_SELECT_SKIP 1
+#include "common/tile_select.h"
 
 // Bit j set where tuple first + j (< n) is kept: its key differs from the previous tuple's. `tile_start`:
 // the tuple that counts as a head whatever its predecessor (the source's partition start; 0 for the
@@ -69,16 +59,6 @@ FUNC uint unique_mask(CONSTANT_PTR uint* RESTRICT in, uint first, uint n, uint w
 
 #if !ALGO_COMPACT
 
-// Work-group exclusive prefix sum of one value per work-item (common/scan.h); the total in *total.
-FUNC uint group_exclusive_scan(LOCAL uint* scan, uint value, uint* total) {
-  const uint exclusive = wg_scan_exclusive_u32(scan, value, WG_SIZE);
-  if (lid() == WG_SIZE - 1) scan[WG_SIZE] = exclusive + value;
-  LOCAL_BARRIER();
-  *total = scan[WG_SIZE];
-  LOCAL_BARRIER();
-  return exclusive;
-}
-
 KERNEL void ra_unique_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT mid,
                                 GLOBAL uint* RESTRICT counts, uint n, uint width, uint in_capacity,
                                 uint mid_capacity, uint tiles) {
@@ -87,24 +67,8 @@ KERNEL void ra_unique_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RES
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     const uint first = t * TILE + lid() * EPT;
     const uint mask = unique_mask(in, first, n, width, in_capacity, t * TILE);
-    uint total;
-    uint pos = group_exclusive_scan(scan, popcount_u32(mask), &total);
-    for (uint j = 0; j < EPT; ++j) {
-      if ((mask >> j) & 1u) {
-        for (uint c = 0; c < width; ++c)
-          stage[STAGED(pos, c, width)] = in[AT(first + j, c, width, in_capacity)];
-        ++pos;
-      }
-    }
-    LOCAL_BARRIER();
-    const ulong dst = (ulong)t * TILE;
-#if LAYOUT_SOA
-    for (uint c = 0; c < width; ++c)
-      for (uint p = lid(); p < total; p += WG_SIZE)
-        mid[(ulong)c * mid_capacity + dst + p] = stage[c * TILE + p];
-#else
-    for (uint w = lid(); w < total * width; w += WG_SIZE) mid[dst * width + w] = stage[w];
-#endif
+    const uint total = stage_tile(in, first, mask, width, in_capacity, scan, stage);
+    write_staged(stage, mid, (ulong)t * TILE, total, width, mid_capacity);
     if (lid() == 0) counts[t] = total;
     LOCAL_BARRIER();
   }
@@ -119,40 +83,6 @@ KERNEL void ra_unique_edges(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRIC
         t > 0 && in[AT(start, 0, width, in_capacity)] == in[AT(start - 1, 0, width, in_capacity)] ? 1u : 0u;
     skip[t] = duplicate;
     counts[t] -= duplicate;
-  }
-}
-
-KERNEL void ra_unique_scan(CONSTANT_PTR uint* RESTRICT counts, GLOBAL uint* RESTRICT offsets,
-                           GLOBAL uint* RESTRICT blocks, uint tiles) {
-  LOCAL_ARRAY uint tile_mem[SCAN_TILE_WORDS];
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  const uint nblocks = (tiles + SCAN_TILE - 1) / SCAN_TILE;
-  for (uint b = group_id(); b < nblocks; b += num_groups())
-    scan_tile_exclusive(counts, offsets, blocks, tiles, b, tile_mem, part);
-}
-
-// One work-group: the block totals' exclusive sums in place, the number kept into count[0].
-KERNEL void ra_unique_combine(GLOBAL uint* RESTRICT blocks, GLOBAL uint* RESTRICT count, uint nblocks) {
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  scan_totals(blocks, nblocks, part);
-  if (lid() == 0) count[0] = blocks[nblocks];
-}
-
-KERNEL void ra_unique_gather(CONSTANT_PTR uint* RESTRICT mid, GLOBAL uint* RESTRICT out,
-                             CONSTANT_PTR uint* RESTRICT counts, CONSTANT_PTR uint* RESTRICT skip,
-                             CONSTANT_PTR uint* RESTRICT offsets, CONSTANT_PTR uint* RESTRICT blocks,
-                             uint tiles, uint width, uint mid_capacity, uint out_capacity) {
-  for (uint t = group_id(); t < tiles; t += num_groups()) {
-    const uint total = counts[t];
-    const ulong dst = (ulong)offsets[t] + blocks[t / SCAN_TILE];
-    const ulong src = (ulong)t * TILE + skip[t];
-#if LAYOUT_SOA
-    for (uint c = 0; c < width; ++c)
-      for (uint p = lid(); p < total; p += WG_SIZE)
-        out[(ulong)c * out_capacity + dst + p] = mid[(ulong)c * mid_capacity + src + p];
-#else
-    for (uint w = lid(); w < total * width; w += WG_SIZE) out[dst * width + w] = mid[src * width + w];
-#endif
   }
 }
 

@@ -9,106 +9,66 @@
 #include "harness/operators/registry.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_run.hpp"
 #include "operators/common/relations/relation_workload.hpp"
+#include "operators/common/relations/tile_select.hpp"
 
 namespace varex::operators {
 
 namespace {
 
-// The largest tile (local x ept) the space allows: the partition buffer is rounded up to it.
-constexpr std::uint64_t kMaxTile = 2048;
-constexpr std::uint64_t kMinLocal = 32;
 constexpr std::uint32_t kPair = 2;  // output attributes: key, sum
 
 bool segscan_of(const variants::Params& params) {
   return variants::get_string(params, "algorithm") == "segmented_scan";
 }
 
-class ReduceByKeyRun final : public PreparedRun {
+class ReduceByKeyRun final : public RelationRun {
  public:
-  ReduceByKeyRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
-    const datasets::Relation relation = materialise_relation(spec);
-    rows_ = relation.rows();
-    width_ = relation.attributes();
-    output_ = std::make_unique<RowsOutput>(engine, kPair, rows_, reduce_by_key_reference(relation),
-                                           /*counted=*/true);
-    inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
-    mid_capacity_ = round_up(std::max<std::uint64_t>(rows_, 1), kMaxTile);
-    mid_ = engine.allocate(mid_capacity_ * kPair * 4);
-    const std::uint64_t max_tiles = (rows_ + kMinLocal - 1) / kMinLocal + 1;
-    counts_ = engine.allocate(max_tiles * 4);
-    tails_ = engine.allocate(max_tiles * 4);
-    sizes_ = engine.allocate(max_tiles * 4);
-    offsets_ = engine.allocate(max_tiles * 4);
-    blocks_ = engine.allocate((max_tiles / kMinLocal + 2) * 4);
-  }
-
-  double h2d_ms() const override { return inputs_->h2d_ms(); }
-  void restore_inputs() override { inputs_->restore(); }
-
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    if (is_vendor(params)) return info;  // built with varex
-    engine_.compile(kernel_source(engine_.device().backend, "ra_reduce_by_key"),
-                    RaReduceByKeyOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
-  void poison() override {
-    output_->poison();
-    engine_.fill(*mid_, kPoisonWord, 0, mid_->bytes())->elapsed_ms();
-  }
+  ReduceByKeyRun(Engine& engine, const datasets::Relation& relation)
+      : RelationRun(engine, "ra_reduce_by_key", relation, kPair, reduce_by_key_reference(relation)),
+        tiles_(engine, rows_, kPair),
+        tails_(tiles_.tile_words()),
+        sizes_(tiles_.tile_words()) {}
 
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
     if (is_vendor(params)) return execute_cub(layout);
-    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_reduce_by_key"),
-                                             RaReduceByKeyOperator().defines(params, engine_.device()));
-    KernelSequence seq(engine_, program);
+    KernelSequence seq(engine_, program(params));
     const LaunchPlan plan(params, engine_.device());
-    const std::uint64_t local = variants::get_int(params, "local");
-    const std::uint64_t tile = local * variants::get_int(params, "ept");
-    const auto tiles = static_cast<std::uint32_t>((rows_ + tile - 1) / tile);
+    const TileSelect::Tiles tiles = tiles_.tiles(params, plan);
     const auto n = static_cast<std::uint32_t>(rows_);
     const auto in_capacity = static_cast<std::uint32_t>(inputs_->capacity());
     const auto out_capacity = static_cast<std::uint32_t>(output_->capacity());
-    const LaunchShape over_tiles =
-        plan.rows(std::uint64_t{tiles} * local);  // a work-group per tile, or the grid
     const DeviceBuffer& in = inputs_->buffer(layout);
+    DeviceBuffer& counts = tiles_.counts();
     if (segscan_of(params)) {
-      // counts_: run ends per tile, then their offsets; tails_: tile aggregates, then carries; sizes_: flags.
-      seq.run("reduce", "ra_rbk_reduce", over_tiles,
-              {KernelArg::of(in), KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(*counts_),
-               KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity), KernelArg::of(tiles)});
-      seq.run("carries", "ra_rbk_carries", LaunchShape{local, local},
-              {KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(*counts_),
-               KernelArg::of(output_->count_buffer()), KernelArg::of(tiles)});
-      seq.run("scatter", "ra_rbk_scatter", over_tiles,
+      // counts: run ends per tile, then their offsets; tails_: tile aggregates, then carries; sizes_: flags.
+      seq.run(
+          "reduce", "ra_rbk_reduce", tiles.over_tiles,
+          {KernelArg::of(in), KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(counts),
+           KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity), KernelArg::of(tiles.count)});
+      seq.run("carries", "ra_rbk_carries", LaunchShape{tiles.local, tiles.local},
+              {KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(counts),
+               KernelArg::of(output_->count_buffer()), KernelArg::of(tiles.count)});
+      seq.run("scatter", "ra_rbk_scatter", tiles.over_tiles,
               {KernelArg::of(in), KernelArg::of(output_->tuple_buffer()), KernelArg::of(*tails_),
-               KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity),
-               KernelArg::of(out_capacity), KernelArg::of(tiles)});
+               KernelArg::of(counts), KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity),
+               KernelArg::of(out_capacity), KernelArg::of(tiles.count)});
       return seq.times();
     }
-    const auto mid_capacity = static_cast<std::uint32_t>(mid_capacity_);
-    const auto nblocks = static_cast<std::uint32_t>((tiles + local - 1) / local);
-    seq.run("partition", "ra_rbk_partition", over_tiles,
-            {KernelArg::of(in), KernelArg::of(*mid_), KernelArg::of(*counts_), KernelArg::of(*tails_),
+    const std::uint32_t mid_capacity = tiles_.mid_capacity();
+    seq.run("partition", "ra_rbk_partition", tiles.over_tiles,
+            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(*tails_),
              KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity), KernelArg::of(mid_capacity),
-             KernelArg::of(tiles)});
-    seq.run("edges", "ra_rbk_edges", LaunchShape{round_up(tiles, local), local},
-            {KernelArg::of(in), KernelArg::of(*mid_), KernelArg::of(*counts_), KernelArg::of(*tails_),
+             KernelArg::of(tiles.count)});
+    seq.run("edges", "ra_rbk_edges", LaunchShape{round_up(tiles.count, tiles.local), tiles.local},
+            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(*tails_),
              KernelArg::of(*sizes_), KernelArg::of(width_), KernelArg::of(in_capacity),
-             KernelArg::of(mid_capacity), KernelArg::of(tiles)});
-    seq.run(
-        "scan", "ra_rbk_scan", plan.rows(std::uint64_t{nblocks} * local),
-        {KernelArg::of(*sizes_), KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles)});
-    seq.run("combine", "ra_rbk_combine", LaunchShape{local, local},
-            {KernelArg::of(*blocks_), KernelArg::of(output_->count_buffer()), KernelArg::of(nblocks)});
-    seq.run("gather", "ra_rbk_gather", over_tiles,
-            {KernelArg::of(*mid_), KernelArg::of(output_->tuple_buffer()), KernelArg::of(*sizes_),
-             KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles),
-             KernelArg::of(mid_capacity), KernelArg::of(out_capacity)});
+             KernelArg::of(mid_capacity), KernelArg::of(tiles.count)});
+    tiles_.gather(seq, tiles, plan, *sizes_, output_->tuple_buffer(), output_->count_buffer(),
+                  output_->capacity());
     return seq.times();
   }
 
@@ -133,23 +93,21 @@ class ReduceByKeyRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect(Check how) override { return harness::collect(*output_, how); }
-  Digest reference() const override { return output_->reference(); }
   // At least: every key and v0 read, the runs' keys and sums and their count written.
   std::uint64_t bytes_moved() const override { return rows_ * 8 + output_->bytes_written(); }
   std::uint64_t working_set_bytes() const override {
-    return rows_ * width_ * 4 + 2 * output_->bytes_written() + mid_capacity_ * kPair * 4;
+    return rows_ * width_ * 4 + 2 * output_->bytes_written() + tiles_.mid_bytes();
   }
 
+ protected:
+  Defines defines(const variants::Params& params) const override {
+    return RaReduceByKeyOperator().defines(params, engine_.device());
+  }
+  void poison_scratch() override { tiles_.poison(); }
+
  private:
-  Engine& engine_;
-  std::uint64_t rows_ = 0;
-  std::uint32_t width_ = 0;
-  std::uint64_t mid_capacity_ = 0;
-  std::unique_ptr<RowsOutput> output_;
-  VendorScratch vendor_scratch_{engine_};
-  std::unique_ptr<RelationInputs> inputs_;
-  std::unique_ptr<DeviceBuffer> mid_, counts_, tails_, sizes_, offsets_, blocks_;
+  TileSelect tiles_;
+  std::unique_ptr<DeviceBuffer> tails_, sizes_;
 };
 
 }  // namespace
@@ -238,14 +196,17 @@ DeviceFootprint RaReduceByKeyOperator::footprint(const datasets::WorkloadSpec& s
                                                  const DeviceInfo&) const {
   const std::uint64_t image = spec.rows() * (1 + relation_values(spec)) * 4;
   const std::uint64_t out = spec.rows() * kPair * 4;
-  const std::uint64_t mid = round_up(std::max<std::uint64_t>(spec.rows(), 1), kMaxTile) * kPair * 4;
-  const std::uint64_t tiles = (spec.rows() + kMinLocal - 1) / kMinLocal + 2;
-  return {2 * image + out + mid + 5 * tiles * 4, std::max({image, out, mid})};
+  const std::uint64_t mid =
+      round_up(std::max<std::uint64_t>(spec.rows(), 1), TileSelect::kMaxTile) * kPair * 4;
+  const std::uint64_t tails_and_sizes =
+      2 * ((spec.rows() + TileSelect::kMinLocal - 1) / TileSelect::kMinLocal + 1) * 4;
+  return {2 * image + out + TileSelect::device_bytes(spec.rows(), kPair) + tails_and_sizes,
+          std::max({image, out, mid})};
 }
 
 std::unique_ptr<PreparedRun> RaReduceByKeyOperator::prepare(Engine& engine,
                                                             const datasets::WorkloadSpec& spec) const {
-  return std::make_unique<ReduceByKeyRun>(engine, spec);
+  return std::make_unique<ReduceByKeyRun>(engine, materialise_relation(spec));
 }
 
 }  // namespace varex::operators

@@ -12,96 +12,52 @@
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_run.hpp"
 #include "operators/common/relations/relation_workload.hpp"
+#include "operators/common/relations/tile_select.hpp"
 
 namespace varex::operators {
 
 namespace {
 
-// The largest tile (local x ept) the space allows: the partition buffer is rounded up to it.
-constexpr std::uint64_t kMaxTile = 2048;
-constexpr std::uint64_t kMinLocal = 32;
-
-class SelectRun final : public PreparedRun {
+class SelectRun final : public RelationRun {
  public:
-  SelectRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
-    const datasets::Relation relation = materialise_relation(spec);
-    const KeyRangeQuery query = KeyRangeQuery::from_json(spec.query);
-    range_ = query.inclusive();
-    rows_ = relation.rows();
-    width_ = relation.attributes();
-    output_ = std::make_unique<RowsOutput>(engine, width_, rows_, select_reference(relation, query),
-                                           /*counted=*/true);
-    inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
-    mid_capacity_ = round_up(std::max<std::uint64_t>(rows_, 1), kMaxTile);
-    mid_ = engine.allocate(mid_capacity_ * width_ * 4);
-    const std::uint64_t max_tiles = (rows_ + kMinLocal - 1) / kMinLocal + 1;
-    counts_ = engine.allocate(max_tiles * 4);
-    offsets_ = engine.allocate(max_tiles * 4);
-    blocks_ = engine.allocate((max_tiles / kMinLocal + 2) * 4);
-    state_ = engine.allocate(2 * max_tiles * 4);  // aggregates and inclusive prefixes (single_pass)
+  SelectRun(const datasets::Relation& relation, const KeyRangeQuery& query, Engine& engine)
+      : RelationRun(engine, "ra_select", relation, relation.attributes(), select_reference(relation, query)),
+        range_(query.inclusive()),
+        tiles_(engine, rows_, width_) {
+    state_ = engine.allocate(2 * (rows_ / TileSelect::kMinLocal + 2) * 4);  // aggregates and prefixes
     ticket_ = engine.allocate(4);
-  }
-
-  double h2d_ms() const override { return inputs_->h2d_ms(); }
-  void restore_inputs() override { inputs_->restore(); }
-
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    if (is_vendor(params)) return info;  // built with varex
-    engine_.compile(kernel_source(engine_.device().backend, "ra_select"),
-                    RaSelectOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
-  void poison() override {
-    output_->poison();
-    engine_.fill(*mid_, kPoisonWord, 0, mid_->bytes())->elapsed_ms();
   }
 
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
     if (is_vendor(params)) return execute_cub();
-    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_select"),
-                                             RaSelectOperator().defines(params, engine_.device()));
-    KernelSequence seq(engine_, program);
+    KernelSequence seq(engine_, program(params));
     const LaunchPlan plan(params, engine_.device());
-    const std::uint64_t local = variants::get_int(params, "local");
-    const std::uint64_t tile = local * variants::get_int(params, "ept");
-    const auto tiles = static_cast<std::uint32_t>((rows_ + tile - 1) / tile);
+    const TileSelect::Tiles tiles = tiles_.tiles(params, plan);
     const auto n = static_cast<std::uint32_t>(rows_);
     const auto in_capacity = static_cast<std::uint32_t>(inputs_->capacity());
     const auto out_capacity = static_cast<std::uint32_t>(output_->capacity());
-    const LaunchShape over_tiles =
-        plan.rows(std::uint64_t{tiles} * local);  // a work-group per tile, or the grid
     if (variants::get_string(params, "algorithm") == "single_pass") {
-      seq.fill("clear", *state_, 0, 2 * std::uint64_t{tiles} * 4);  // the tiles' published counts
+      seq.fill("clear", *state_, 0, 2 * std::uint64_t{tiles.count} * 4);  // the tiles' published counts
       seq.fill("clear", *ticket_, 0, 4);
-      seq.run("single_pass", "ra_select_single", over_tiles,
+      seq.run("single_pass", "ra_select_single", tiles.over_tiles,
               {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->tuple_buffer()),
                KernelArg::of(output_->count_buffer()), KernelArg::of(*state_), KernelArg::of(*ticket_),
                KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity),
-               KernelArg::of(out_capacity), KernelArg::of(tiles), KernelArg::of(range_.lo),
+               KernelArg::of(out_capacity), KernelArg::of(tiles.count), KernelArg::of(range_.lo),
                KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
       return seq.times();
     }
-    const auto mid_capacity = static_cast<std::uint32_t>(mid_capacity_);
-    const auto nblocks = static_cast<std::uint32_t>((tiles + local - 1) / local);
-    seq.run("partition", "ra_select_partition", over_tiles,
-            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(*mid_), KernelArg::of(*counts_),
-             KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity), KernelArg::of(mid_capacity),
-             KernelArg::of(tiles), KernelArg::of(range_.lo), KernelArg::of(range_.hi),
-             KernelArg::of(range_.neg)});
-    seq.run(
-        "scan", "ra_select_scan", plan.rows(std::uint64_t{nblocks} * local),
-        {KernelArg::of(*counts_), KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles)});
-    seq.run("combine", "ra_select_combine", LaunchShape{local, local},
-            {KernelArg::of(*blocks_), KernelArg::of(output_->count_buffer()), KernelArg::of(nblocks)});
-    seq.run("gather", "ra_select_gather", over_tiles,
-            {KernelArg::of(*mid_), KernelArg::of(output_->tuple_buffer()), KernelArg::of(*counts_),
-             KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles), KernelArg::of(width_),
-             KernelArg::of(mid_capacity), KernelArg::of(out_capacity)});
+    seq.run("partition", "ra_select_partition", tiles.over_tiles,
+            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(tiles_.mid()),
+             KernelArg::of(tiles_.counts()), KernelArg::of(n), KernelArg::of(width_),
+             KernelArg::of(in_capacity), KernelArg::of(tiles_.mid_capacity()), KernelArg::of(tiles.count),
+             KernelArg::of(range_.lo), KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
+    tiles_.gather(seq, tiles, plan, tiles_.counts(), output_->tuple_buffer(), output_->count_buffer(),
+                  output_->capacity());
     return seq.times();
   }
 
@@ -115,34 +71,32 @@ class SelectRun final : public PreparedRun {
     unsigned* out = address(output_->tuple_buffer());
     unsigned* count = address(output_->count_buffer());
     KernelSequence seq(engine_);
-    seq.vendor("cub_select", scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+    seq.vendor("cub_select", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
       return cub.select_key_range(temp, bytes, in, out, count, rows_, static_cast<int>(width_), range_.lo,
                                   range_.hi, static_cast<int>(range_.neg), stream);
     });
     return seq.times();
   }
 
-  Collected collect(Check how) override { return harness::collect(*output_, how); }
-  Digest reference() const override { return output_->reference(); }
   // At least: every key read, the survivors' other attributes read, the survivors and their count written.
   std::uint64_t bytes_moved() const override {
     const std::uint64_t survivors = (output_->bytes_written() - 4) / 4 / width_;
     return rows_ * 4 + survivors * (width_ - 1) * 4 + output_->bytes_written();
   }
   std::uint64_t working_set_bytes() const override {
-    return rows_ * width_ * 4 + 2 * output_->bytes_written() + mid_capacity_ * width_ * 4;
+    return rows_ * width_ * 4 + 2 * output_->bytes_written() + tiles_.mid_bytes();
   }
 
+ protected:
+  Defines defines(const variants::Params& params) const override {
+    return RaSelectOperator().defines(params, engine_.device());
+  }
+  void poison_scratch() override { tiles_.poison(); }
+
  private:
-  Engine& engine_;
-  KeyRange range_{};
-  std::uint64_t rows_ = 0;
-  std::uint32_t width_ = 0;
-  std::uint64_t mid_capacity_ = 0;
-  std::unique_ptr<RowsOutput> output_;
-  std::unique_ptr<RelationInputs> inputs_;
-  std::unique_ptr<DeviceBuffer> mid_, counts_, offsets_, blocks_, state_, ticket_;
-  VendorScratch scratch_{engine_};
+  KeyRange range_;
+  TileSelect tiles_;
+  std::unique_ptr<DeviceBuffer> state_, ticket_;
 };
 
 }  // namespace
@@ -234,14 +188,16 @@ datasets::WorkloadSpec RaSelectOperator::workload(const WorkloadOptions& options
 DeviceFootprint RaSelectOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
   const std::uint64_t width = 1 + relation_values(spec);
   const std::uint64_t image = spec.rows() * width * 4;
-  const std::uint64_t mid = round_up(std::max<std::uint64_t>(spec.rows(), 1), kMaxTile) * width * 4;
-  const std::uint64_t tiles = (spec.rows() + kMinLocal - 1) / kMinLocal + 2;
-  return {2 * image + image + mid + 4 * tiles * 4, std::max(image, mid)};
+  const std::uint64_t mid =
+      round_up(std::max<std::uint64_t>(spec.rows(), 1), TileSelect::kMaxTile) * width * 4;
+  const std::uint64_t state = 2 * (spec.rows() / TileSelect::kMinLocal + 2) * 4;
+  return {2 * image + image + TileSelect::device_bytes(spec.rows(), width) + state, std::max(image, mid)};
 }
 
 std::unique_ptr<PreparedRun> RaSelectOperator::prepare(Engine& engine,
                                                        const datasets::WorkloadSpec& spec) const {
-  return std::make_unique<SelectRun>(engine, spec);
+  return std::make_unique<SelectRun>(materialise_relation(spec), KeyRangeQuery::from_json(spec.query),
+                                     engine);
 }
 
 }  // namespace varex::operators

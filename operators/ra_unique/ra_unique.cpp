@@ -10,101 +10,57 @@
 #include "harness/operators/registry.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_run.hpp"
 #include "operators/common/relations/relation_workload.hpp"
+#include "operators/common/relations/tile_select.hpp"
 
 namespace varex::operators {
 
 namespace {
 
-// The largest tile (local x ept) the space allows: the partition buffer is rounded up to it.
-constexpr std::uint64_t kMaxTile = 2048;
-constexpr std::uint64_t kMinLocal = 32;
-
 bool compact_of(const variants::Params& params) {
   return variants::get_string(params, "algorithm") == "compact";
 }
 
-class UniqueRun final : public PreparedRun {
+class UniqueRun final : public RelationRun {
  public:
-  UniqueRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
-    const datasets::Relation relation = materialise_relation(spec);
-    rows_ = relation.rows();
-    width_ = relation.attributes();
-    output_ =
-        std::make_unique<RowsOutput>(engine, width_, rows_, unique_reference(relation), /*counted=*/true);
-    inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
-    mid_capacity_ = round_up(std::max<std::uint64_t>(rows_, 1), kMaxTile);
-    mid_ = engine.allocate(mid_capacity_ * width_ * 4);
-    const std::uint64_t max_tiles = (rows_ + kMinLocal - 1) / kMinLocal + 1;
-    counts_ = engine.allocate(max_tiles * 4);
-    offsets_ = engine.allocate(max_tiles * 4);
-    skip_ = engine.allocate(max_tiles * 4);
-    blocks_ = engine.allocate((max_tiles / kMinLocal + 2) * 4);
-  }
-
-  double h2d_ms() const override { return inputs_->h2d_ms(); }
-  void restore_inputs() override { inputs_->restore(); }
-
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    if (is_vendor(params)) return info;  // built with varex
-    engine_.compile(kernel_source(engine_.device().backend, "ra_unique"),
-                    RaUniqueOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
-  void poison() override {
-    output_->poison();
-    engine_.fill(*mid_, kPoisonWord, 0, mid_->bytes())->elapsed_ms();
-  }
+  UniqueRun(Engine& engine, const datasets::Relation& relation)
+      : RelationRun(engine, "ra_unique", relation, relation.attributes(), unique_reference(relation)),
+        tiles_(engine, rows_, width_, /*skips=*/true) {}
 
   ExecutionTimes execute(const variants::Params& params) override {
     const TupleLayout layout = layout_of(params);
     output_->set_layout(layout);
     if (is_vendor(params)) return execute_cub(layout);
-    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_unique"),
-                                             RaUniqueOperator().defines(params, engine_.device()));
-    KernelSequence seq(engine_, program);
+    KernelSequence seq(engine_, program(params));
     const LaunchPlan plan(params, engine_.device());
-    const std::uint64_t local = variants::get_int(params, "local");
-    const std::uint64_t tile = local * variants::get_int(params, "ept");
-    const auto tiles = static_cast<std::uint32_t>((rows_ + tile - 1) / tile);
+    const TileSelect::Tiles tiles = tiles_.tiles(params, plan);
     const auto n = static_cast<std::uint32_t>(rows_);
     const auto in_capacity = static_cast<std::uint32_t>(inputs_->capacity());
     const auto out_capacity = static_cast<std::uint32_t>(output_->capacity());
-    const LaunchShape over_tiles =
-        plan.rows(std::uint64_t{tiles} * local);  // a work-group per tile, or the grid
     const DeviceBuffer& in = inputs_->buffer(layout);
+    DeviceBuffer& counts = tiles_.counts();
     if (compact_of(params)) {
-      seq.run("count", "ra_unique_count", over_tiles,
-              {KernelArg::of(in), KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(width_),
-               KernelArg::of(in_capacity), KernelArg::of(tiles)});
-      seq.run("offsets", "ra_unique_offsets", LaunchShape{local, local},
-              {KernelArg::of(*counts_), KernelArg::of(output_->count_buffer()), KernelArg::of(tiles)});
-      seq.run("scatter", "ra_unique_scatter", over_tiles,
-              {KernelArg::of(in), KernelArg::of(output_->tuple_buffer()), KernelArg::of(*counts_),
+      seq.run("count", "ra_unique_count", tiles.over_tiles,
+              {KernelArg::of(in), KernelArg::of(counts), KernelArg::of(n), KernelArg::of(width_),
+               KernelArg::of(in_capacity), KernelArg::of(tiles.count)});
+      seq.run("offsets", "ra_unique_offsets", LaunchShape{tiles.local, tiles.local},
+              {KernelArg::of(counts), KernelArg::of(output_->count_buffer()), KernelArg::of(tiles.count)});
+      seq.run("scatter", "ra_unique_scatter", tiles.over_tiles,
+              {KernelArg::of(in), KernelArg::of(output_->tuple_buffer()), KernelArg::of(counts),
                KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity),
-               KernelArg::of(out_capacity), KernelArg::of(tiles)});
+               KernelArg::of(out_capacity), KernelArg::of(tiles.count)});
       return seq.times();
     }
-    const auto mid_capacity = static_cast<std::uint32_t>(mid_capacity_);
-    const auto nblocks = static_cast<std::uint32_t>((tiles + local - 1) / local);
-    seq.run("partition", "ra_unique_partition", over_tiles,
-            {KernelArg::of(in), KernelArg::of(*mid_), KernelArg::of(*counts_), KernelArg::of(n),
-             KernelArg::of(width_), KernelArg::of(in_capacity), KernelArg::of(mid_capacity),
-             KernelArg::of(tiles)});
-    seq.run("edges", "ra_unique_edges", LaunchShape{round_up(tiles, local), local},
-            {KernelArg::of(in), KernelArg::of(*counts_), KernelArg::of(*skip_), KernelArg::of(width_),
-             KernelArg::of(in_capacity), KernelArg::of(tiles)});
-    seq.run(
-        "scan", "ra_unique_scan", plan.rows(std::uint64_t{nblocks} * local),
-        {KernelArg::of(*counts_), KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles)});
-    seq.run("combine", "ra_unique_combine", LaunchShape{local, local},
-            {KernelArg::of(*blocks_), KernelArg::of(output_->count_buffer()), KernelArg::of(nblocks)});
-    seq.run("gather", "ra_unique_gather", over_tiles,
-            {KernelArg::of(*mid_), KernelArg::of(output_->tuple_buffer()), KernelArg::of(*counts_),
-             KernelArg::of(*skip_), KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles),
-             KernelArg::of(width_), KernelArg::of(mid_capacity), KernelArg::of(out_capacity)});
+    seq.run("partition", "ra_unique_partition", tiles.over_tiles,
+            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(n),
+             KernelArg::of(width_), KernelArg::of(in_capacity), KernelArg::of(tiles_.mid_capacity()),
+             KernelArg::of(tiles.count)});
+    seq.run("edges", "ra_unique_edges", LaunchShape{round_up(tiles.count, tiles.local), tiles.local},
+            {KernelArg::of(in), KernelArg::of(counts), KernelArg::of(tiles_.skip()), KernelArg::of(width_),
+             KernelArg::of(in_capacity), KernelArg::of(tiles.count)});
+    tiles_.gather(seq, tiles, plan, counts, output_->tuple_buffer(), output_->count_buffer(),
+                  output_->capacity());
     return seq.times();
   }
 
@@ -124,8 +80,6 @@ class UniqueRun final : public PreparedRun {
     return seq.times();
   }
 
-  Collected collect(Check how) override { return harness::collect(*output_, how); }
-  Digest reference() const override { return output_->reference(); }
   // At least: every key read, the kept tuples' other attributes read, the kept tuples and their count
   // written.
   std::uint64_t bytes_moved() const override {
@@ -133,18 +87,17 @@ class UniqueRun final : public PreparedRun {
     return rows_ * 4 + kept * (width_ - 1) * 4 + output_->bytes_written();
   }
   std::uint64_t working_set_bytes() const override {
-    return rows_ * width_ * 4 + 2 * output_->bytes_written() + mid_capacity_ * width_ * 4;
+    return rows_ * width_ * 4 + 2 * output_->bytes_written() + tiles_.mid_bytes();
   }
 
+ protected:
+  Defines defines(const variants::Params& params) const override {
+    return RaUniqueOperator().defines(params, engine_.device());
+  }
+  void poison_scratch() override { tiles_.poison(); }
+
  private:
-  Engine& engine_;
-  std::uint64_t rows_ = 0;
-  std::uint32_t width_ = 0;
-  std::uint64_t mid_capacity_ = 0;
-  std::unique_ptr<RowsOutput> output_;
-  VendorScratch vendor_scratch_{engine_};
-  std::unique_ptr<RelationInputs> inputs_;
-  std::unique_ptr<DeviceBuffer> mid_, counts_, offsets_, skip_, blocks_;
+  TileSelect tiles_;
 };
 
 }  // namespace
@@ -231,14 +184,14 @@ datasets::WorkloadSpec RaUniqueOperator::workload(const WorkloadOptions& options
 DeviceFootprint RaUniqueOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
   const std::uint64_t width = 1 + relation_values(spec);
   const std::uint64_t image = spec.rows() * width * 4;
-  const std::uint64_t mid = round_up(std::max<std::uint64_t>(spec.rows(), 1), kMaxTile) * width * 4;
-  const std::uint64_t tiles = (spec.rows() + kMinLocal - 1) / kMinLocal + 2;
-  return {2 * image + image + mid + 4 * tiles * 4, std::max(image, mid)};
+  const std::uint64_t mid =
+      round_up(std::max<std::uint64_t>(spec.rows(), 1), TileSelect::kMaxTile) * width * 4;
+  return {2 * image + image + TileSelect::device_bytes(spec.rows(), width), std::max(image, mid)};
 }
 
 std::unique_ptr<PreparedRun> RaUniqueOperator::prepare(Engine& engine,
                                                        const datasets::WorkloadSpec& spec) const {
-  return std::make_unique<UniqueRun>(engine, spec);
+  return std::make_unique<UniqueRun>(engine, materialise_relation(spec));
 }
 
 }  // namespace varex::operators
