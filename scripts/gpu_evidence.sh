@@ -43,6 +43,7 @@
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
+#   select29   issue 29's A/B of the SELECT family's composed kernels against the copies they replaced
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
@@ -53,7 +54,6 @@
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
 #   duckdb     the Red Fox primitives on PoCL against DuckDB (bench/duckdb_redfox.py; carry .whl with its wheel)
-#   redfox2    ra_select's single pass (decoupled look-back) and CUB variant, ra_product tuned on every device
 #   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
 #              bench/cub_baseline.cu, and tunings that may pick either
 #   toolkit_project  ra_project 2^27 tuples (keep key, v1 of two values) tuned on cuda:0 and ocl:1:0
@@ -628,34 +628,6 @@ part_vendor() {
   [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
 }
 
-# ra_select's single pass with the decoupled look-back and the CUB variant with 32-bit counts on cuda:0, then
-# tunings over the whole space; ra_product 2^12 x 2^13 tuned on the three devices (its goal: >= 0.9 of the
-# copy probe on the GPU).
-part_redfox2() {
-  step ra_select single pass and CUB, ra_product
-  local sel shape
-  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
-  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG')"
-  for sel in 0.01 0.5 0.99; do
-    for shape in "--set impl=cub" "--set algorithm=single_pass --set ept=4 --set local=256" \
-                 "--set algorithm=single_pass --set ept=8 --set local=256" "--set algorithm=single_pass --set ept=4 --set local=512"; do
-      echo -n "ra_select $sel: "
-      varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" $shape "${reps[@]}" \
-        | python3 -c "$show" || echo failed
-    done
-    varex tune --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" --budget 20s --min-reps 3 \
-      --max-reps 10 --db "$db" --quiet --json > "$files/redfox2_select_$sel.json" 2>&1
-  done
-  local d rows
-  for d in cuda:0 ocl:1:0 ocl:0:0; do
-    varex tune --op ra_product --device "$d" --rows 2^12 --rows2 2^13 --values 1 --budget 20s --min-reps 3 \
-      --max-reps 10 --db "$db" --quiet --json > "$files/redfox2_product_${d//:/_}.json" 2>&1
-  done
-  varex best --db "$db" --op ra_select
-  varex best --db "$db" --op ra_product
-  varex best --db "$db" --json > "$files/redfox2_best.json"
-}
-
 # The third Red Fox call: ra_select's windowed look-back, ra_product's vector stores, ra_sort's own variants
 # against CUB's radix and merge sorts, on cuda:0; ra_sort tuned through OpenCL too.
 part_redfox3() {
@@ -1046,6 +1018,42 @@ part_strings() { part_strings_selectivity; part_strings_regex; part_strings_tune
 part_strings_cpu() {
   STRING_DEVICES=cpu STRING_ROWS=2^22 STRING_SHAPES="--set grid=cover,16 --set local=auto,64" \
     STRING_BUDGET=60s part_strings
+}
+
+# Issue 29's A/B: the Red Fox SELECT family before and after its kernels were composed from
+# kernels/common/tile_select.h, the best variants of RESULTS pinned, the two builds alternating three times on
+# each device (the old build carried as bin/varex-old). Prints "op workload device build ms" lines.
+part_select29() {
+  step "SELECT family: composed kernels against the copies they replace"
+  local old="$carry/bin/varex-old" reps=(--min-reps 5 --max-reps 20 --quiet --json)
+  [ -x "$old" ] || { echo "no $old"; return; }
+  local devices=(cuda:0)
+  "$carry/bin/varex" devices --json | grep -q '"ocl:1:0"' && devices+=(ocl:1:0)
+  local cases=(
+    "ra_select|--rows 2^27 --values 1 --selectivity 0.01|--set algorithm=source --set layout=aos --set ept=4 --set local=256"
+    "ra_select|--rows 2^27 --values 1 --selectivity 0.5|--set algorithm=source --set layout=aos --set ept=4 --set local=128"
+    "ra_select|--rows 2^27 --values 1 --selectivity 0.99|--set algorithm=source --set layout=aos --set ept=4 --set local=256"
+    "ra_select|--rows 2^27 --values 1 --selectivity 0.5|--set algorithm=single_pass --set layout=aos --set ept=4 --set local=256"
+    "ra_unique|--rows 2^26 --values 1 --keys runs --run 16|--set algorithm=source --set layout=soa --set ept=8 --set local=128"
+    "ra_reduce_by_key|--rows 2^26 --values 1 --keys runs --run 16|--set algorithm=source --set layout=soa --set ept=4 --set local=256"
+  )
+  local c d round build bin op work pins impl
+  for c in "${cases[@]}"; do
+    IFS='|' read -r op work pins <<< "$c"
+    for d in "${devices[@]}"; do
+      local impl=()
+      [ "$d" = cuda:0 ] && impl=(--set impl=own)  # OpenCL devices have no vendor variant
+      for round in 1 2 3; do
+        for build in old new; do
+          bin="$carry/bin/varex"; [ "$build" = old ] && bin="$old"
+          # shellcheck disable=SC2086
+          "$bin" run --op "$op" --device "$d" $work $pins "${impl[@]}" --set grid=cover --db "$files/select29_$build.db" \
+            "${reps[@]}" | python3 -c "import json,sys; m=json.load(sys.stdin); print('$op', '${work// /_}', '$d', '$build', round(m['kernel_ms'],4), 'verified' if m['verified'] else 'WRONG')" \
+            || echo "$op $d $build failed"
+        done
+      done
+    done
+  done | tee "$files/select29.txt"
 }
 
 for part in "${@:-env}"; do "part_$part"; done
