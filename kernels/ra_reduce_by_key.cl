@@ -41,6 +41,7 @@
 #define SCAN_ITEMS 1
 #endif
 #define TILE_SELECT_SKIP 0
+#define TILE_SELECT_WIDTH 2
 #include "common/tile_select.h"
 
 // A (key, sum) pair as a tuple of two words, in the layout of the relation.

@@ -1040,6 +1040,7 @@ part_select29() {
   local c d round build bin op work pins impl
   for c in "${cases[@]}"; do
     IFS='|' read -r op work pins <<< "$c"
+    [[ "$op" =~ ^(${SELECT29_OPS:-.*})$ ]] || continue  # SELECT29_OPS: a regular expression of operators
     for d in "${devices[@]}"; do
       local impl=()
       [ "$d" = cuda:0 ] && impl=(--set impl=own)  # OpenCL devices have no vendor variant
