@@ -116,15 +116,6 @@ std::vector<std::uint32_t> project_reference(const datasets::Relation& relation,
   return out;
 }
 
-WorkloadDecl RaProjectOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input()};
-  d.flags = relation_flags();
-  d.query = {{"keep", "attributes to keep, in output order: a comma list of key, v0, v1, v2 (default key)"}};
-  d.output = OutputKind::Rows;
-  return d;
-}
-
 variants::Space RaProjectOperator::space(const variants::SpaceContext& context) const {
   std::vector<variants::Tunable> tunables{
       relation_layout(),
@@ -144,10 +135,12 @@ Defines RaProjectOperator::defines(const variants::Params& params, const DeviceI
           {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
 }
 
-datasets::WorkloadSpec RaProjectOperator::workload(const WorkloadOptions& options) const {
-  datasets::WorkloadSpec spec = relation_workload(name(), options);
+std::vector<QueryKeyDecl> RaProjectOperator::query_keys() const {
+  return {{"keep", "attributes to keep, in output order: a comma list of key, v0, v1, v2 (default key)"}};
+}
+
+void RaProjectOperator::read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const {
   spec.query = {{"keep", parse_projection(options.query, relation_values(spec))}};
-  return spec;
 }
 
 DeviceFootprint RaProjectOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "operators/common/toolkit.hpp"
+#include "operators/common/relations/relation_operator.hpp"
 
 namespace varex::operators {
 
@@ -20,20 +20,21 @@ std::vector<std::uint32_t> parse_projection(const std::map<std::string, std::str
 std::vector<std::uint32_t> project_reference(const datasets::Relation& relation,
                                              const std::vector<std::uint32_t>& keep);
 
-class RaProjectOperator final : public Operator {
+class RaProjectOperator final : public RelationOperator {
  public:
-  std::string name() const override { return "ra_project"; }
-  std::string description() const override {
-    return "Red Fox PROJECT: the chosen attributes (key, v0..v2) of every tuple of a key-value relation";
-  }
-  std::string kernel_family() const override { return "ra_project"; }
-  WorkloadDecl declaration() const override;
+  RaProjectOperator()
+      : RelationOperator(
+            "ra_project",
+            "Red Fox PROJECT: the chosen attributes (key, v0..v2) of every tuple of a key-value relation",
+            OutputKind::Rows) {}
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
-  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
-  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 2; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+
+ protected:
+  std::vector<QueryKeyDecl> query_keys() const override;
+  void read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const override;
 };
 
 }  // namespace varex::operators

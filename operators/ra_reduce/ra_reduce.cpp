@@ -140,15 +140,6 @@ std::uint64_t reduce_reference(const datasets::Relation& relation, std::uint32_t
   return sum;
 }
 
-WorkloadDecl RaReduceOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input()};
-  d.flags = relation_flags();
-  d.query = {{"attr", "the attribute to sum: key, v0, v1 or v2 (default v0)"}};
-  d.output = OutputKind::Scalar;
-  return d;
-}
-
 variants::Space RaReduceOperator::space(const variants::SpaceContext& context) const {
   using variants::Value;
   std::vector<variants::Tunable> tunables{
@@ -189,10 +180,12 @@ Defines RaReduceOperator::defines(const variants::Params& params, const DeviceIn
           {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
 }
 
-datasets::WorkloadSpec RaReduceOperator::workload(const WorkloadOptions& options) const {
-  datasets::WorkloadSpec spec = relation_workload(name(), options);
+std::vector<QueryKeyDecl> RaReduceOperator::query_keys() const {
+  return {{"attr", "the attribute to sum: key, v0, v1 or v2 (default v0)"}};
+}
+
+void RaReduceOperator::read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const {
   spec.query = {{"attr", parse_reduce_attribute(options.query, relation_values(spec))}};
-  return spec;
 }
 
 DeviceFootprint RaReduceOperator::footprint(const datasets::WorkloadSpec& spec,

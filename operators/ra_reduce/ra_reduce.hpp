@@ -5,7 +5,7 @@
 #include <string>
 
 #include "datasets/relations.hpp"
-#include "operators/common/toolkit.hpp"
+#include "operators/common/relations/relation_operator.hpp"
 
 namespace varex::operators {
 
@@ -15,22 +15,23 @@ std::uint32_t parse_reduce_attribute(const std::map<std::string, std::string>& q
 // Host reference: the attribute's sum modulo 2^64.
 std::uint64_t reduce_reference(const datasets::Relation& relation, std::uint32_t attribute);
 
-class RaReduceOperator final : public Operator {
+class RaReduceOperator final : public RelationOperator {
  public:
-  std::string name() const override { return "ra_reduce"; }
-  std::string description() const override {
-    return "Red Fox REDUCE: the sum of one attribute of a key-value relation into 64 bits (work-group tree "
-           "or "
-           "sub-group reduction, finished on the host or the device)";
-  }
-  std::string kernel_family() const override { return "ra_reduce"; }
-  WorkloadDecl declaration() const override;
+  RaReduceOperator()
+      : RelationOperator(
+            "ra_reduce",
+            "Red Fox REDUCE: the sum of one attribute of a key-value relation into 64 bits (work-group tree "
+            "or "
+            "sub-group reduction, finished on the host or the device)",
+            OutputKind::Scalar) {}
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
-  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
-  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 2; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+
+ protected:
+  std::vector<QueryKeyDecl> query_keys() const override;
+  void read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const override;
 };
 
 }  // namespace varex::operators

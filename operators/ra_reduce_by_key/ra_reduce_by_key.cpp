@@ -127,14 +127,6 @@ std::vector<std::uint32_t> reduce_by_key_reference(const datasets::Relation& rel
   return out;
 }
 
-WorkloadDecl RaReduceByKeyOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input()};
-  d.flags = relation_flags(datasets::KeyDistribution::Runs);
-  d.output = OutputKind::Rows;
-  return d;
-}
-
 variants::Space RaReduceByKeyOperator::space(const variants::SpaceContext& context) const {
   using variants::Value;
   std::vector<variants::Tunable> tunables{
@@ -182,14 +174,6 @@ Defines RaReduceByKeyOperator::defines(const variants::Params& params, const Dev
           {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
           {"EPT", std::to_string(variants::get_int(params, "ept"))},
           {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
-}
-
-datasets::WorkloadSpec RaReduceByKeyOperator::workload(const WorkloadOptions& options) const {
-  if (!options.query.empty()) {
-    throw UsageError("ra_reduce_by_key: unknown query key '" + options.query.begin()->first +
-                     "' (it takes no query)");
-  }
-  return relation_workload(name(), options, datasets::KeyDistribution::Runs);
 }
 
 DeviceFootprint RaReduceByKeyOperator::footprint(const datasets::WorkloadSpec& spec,

@@ -110,22 +110,6 @@ std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, 
   return out;
 }
 
-WorkloadDecl RaSelectOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input()};
-  d.flags = relation_flags();
-  d.flags.push_back(flags::selectivity(
-      "Share of uniform keys the generated query keeps (key < X * 2^32), 0 to 1 (default 0.5); used when no "
-      "--query is given"));
-  d.query = {{"lo", "lower bound of the key range (uint32; absent: none)"},
-             {"hi", "upper bound of the key range (uint32; absent: none)"},
-             {"lo_inclusive", "whether lo itself passes (default true)"},
-             {"hi_inclusive", "whether hi itself passes (default true)"},
-             {"negate", "keep the tuples outside the range instead (default false)"}};
-  d.output = OutputKind::Rows;
-  return d;
-}
-
 variants::Space RaSelectOperator::space(const variants::SpaceContext& context) const {
   using variants::Value;
   std::vector<variants::Tunable> tunables{
@@ -171,18 +155,27 @@ Defines RaSelectOperator::defines(const variants::Params& params, const DeviceIn
           {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
 }
 
-datasets::WorkloadSpec RaSelectOperator::workload(const WorkloadOptions& options) const {
-  datasets::WorkloadSpec spec = relation_workload(name(), options);
-  KeyRangeQuery query;
-  if (!options.query.empty()) {
-    query = KeyRangeQuery::parse(options.query);
-  } else {
-    query = KeyRangeQuery::for_selectivity(options.number("selectivity").value_or(0.5));
-  }
+std::vector<FlagDecl> RaSelectOperator::own_flags() const {
+  return {flags::selectivity(
+      "Share of uniform keys the generated query keeps (key < X * 2^32), 0 to 1 (default 0.5); used when no "
+      "--query is given")};
+}
+
+std::vector<QueryKeyDecl> RaSelectOperator::query_keys() const {
+  return {{"lo", "lower bound of the key range (uint32; absent: none)"},
+          {"hi", "upper bound of the key range (uint32; absent: none)"},
+          {"lo_inclusive", "whether lo itself passes (default true)"},
+          {"hi_inclusive", "whether hi itself passes (default true)"},
+          {"negate", "keep the tuples outside the range instead (default false)"}};
+}
+
+void RaSelectOperator::read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const {
+  const KeyRangeQuery query =
+      options.query.empty() ? KeyRangeQuery::for_selectivity(options.number("selectivity").value_or(0.5))
+                            : KeyRangeQuery::parse(options.query);
   spec.query = query.to_json();
   // The share of uniform keys the query keeps, however it was given (a scale of the workload class).
   if (spec.generator != "file") spec.params["selectivity"] = std::round(query.uniform_share() * 1e6) / 1e6;
-  return spec;
 }
 
 DeviceFootprint RaSelectOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {

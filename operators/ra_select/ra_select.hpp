@@ -9,7 +9,7 @@
 
 #include "datasets/relations.hpp"
 #include "operators/common/ranges/range_query.hpp"
-#include "operators/common/toolkit.hpp"
+#include "operators/common/relations/relation_operator.hpp"
 
 namespace varex::operators {
 
@@ -20,21 +20,23 @@ using KeyRange = InclusiveRange<std::uint32_t>;
 // Host reference: the tuples whose key matches, packed, in input order.
 std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, const KeyRangeQuery& query);
 
-class RaSelectOperator final : public Operator {
+class RaSelectOperator final : public RelationOperator {
  public:
-  std::string name() const override { return "ra_select"; }
-  std::string description() const override {
-    return "Red Fox SELECT: the tuples of a key-value relation whose key lies in a range, dense and in input "
-           "order (the source's four kernels, or one pass over ordered tiles)";
-  }
-  std::string kernel_family() const override { return "ra_select"; }
-  WorkloadDecl declaration() const override;
+  RaSelectOperator()
+      : RelationOperator("ra_select",
+                         "Red Fox SELECT: the tuples of a key-value relation whose key lies in a range, "
+                         "dense and in input "
+                         "order (the source's four kernels, or one pass over ordered tiles)",
+                         OutputKind::Rows) {}
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
-  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
-  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 2; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+
+ protected:
+  std::vector<FlagDecl> own_flags() const override;
+  std::vector<QueryKeyDecl> query_keys() const override;
+  void read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const override;
 };
 
 }  // namespace varex::operators

@@ -263,14 +263,6 @@ std::vector<std::uint32_t> sort_reference(const datasets::Relation& relation) {
   return out;
 }
 
-WorkloadDecl RaSortOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input()};
-  d.flags = relation_flags();
-  d.output = OutputKind::Rows;
-  return d;
-}
-
 variants::Space RaSortOperator::space(const variants::SpaceContext& context) const {
   using variants::Value;
   std::vector<variants::Tunable> tunables{
@@ -342,11 +334,6 @@ Defines RaSortOperator::defines(const variants::Params& params, const DeviceInfo
     for (const auto& define : kScanShape.defines()) d.push_back(define);
   }
   return d;
-}
-
-datasets::WorkloadSpec RaSortOperator::workload(const WorkloadOptions& options) const {
-  if (!options.query.empty()) throw UsageError("ra_sort takes no query");
-  return relation_workload(name(), options);
 }
 
 DeviceFootprint RaSortOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {

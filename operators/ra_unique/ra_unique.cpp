@@ -119,14 +119,6 @@ std::vector<std::uint32_t> unique_reference(const datasets::Relation& relation) 
   return out;
 }
 
-WorkloadDecl RaUniqueOperator::declaration() const {
-  WorkloadDecl d;
-  d.inputs = {relation_input()};
-  d.flags = relation_flags(datasets::KeyDistribution::Runs);
-  d.output = OutputKind::Rows;
-  return d;
-}
-
 variants::Space RaUniqueOperator::space(const variants::SpaceContext& context) const {
   using variants::Value;
   std::vector<variants::Tunable> tunables{
@@ -171,14 +163,6 @@ Defines RaUniqueOperator::defines(const variants::Params& params, const DeviceIn
           {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
           {"EPT", std::to_string(variants::get_int(params, "ept"))},
           {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
-}
-
-datasets::WorkloadSpec RaUniqueOperator::workload(const WorkloadOptions& options) const {
-  if (!options.query.empty()) {
-    throw UsageError("ra_unique: unknown query key '" + options.query.begin()->first +
-                     "' (it takes no query)");
-  }
-  return relation_workload(name(), options, datasets::KeyDistribution::Runs);
 }
 
 DeviceFootprint RaUniqueOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {

@@ -8,26 +8,23 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "operators/common/toolkit.hpp"
+#include "operators/common/relations/relation_operator.hpp"
 
 namespace varex::operators {
 
 // Host reference: the first tuple of each run of equal consecutive keys, packed (AoS), in input order.
 std::vector<std::uint32_t> unique_reference(const datasets::Relation& relation);
 
-class RaUniqueOperator final : public Operator {
+class RaUniqueOperator final : public RelationOperator {
  public:
-  std::string name() const override { return "ra_unique"; }
-  std::string description() const override {
-    return "Red Fox UNIQUE: the first tuple of each run of equal consecutive keys, dense and in input order "
-           "(the source's partition, edge, scan and gather kernels, or one compaction)";
-  }
-  std::string kernel_family() const override { return "ra_unique"; }
-  WorkloadDecl declaration() const override;
+  RaUniqueOperator()
+      : RelationOperator(
+            "ra_unique",
+            "Red Fox UNIQUE: the first tuple of each run of equal consecutive keys, dense and in input order "
+            "(the source's partition, edge, scan and gather kernels, or one compaction)",
+            OutputKind::Rows, datasets::KeyDistribution::Runs) {}
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
-  datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
-  std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 2; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };

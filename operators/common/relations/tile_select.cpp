@@ -13,12 +13,18 @@ std::uint64_t capacity_of(std::uint64_t rows) {
   return round_up(std::max<std::uint64_t>(rows, 1), TileSelect::kMaxTile);
 }
 
-std::uint64_t max_tiles_of(std::uint64_t rows) { return (rows + TileSelect::kMinLocal - 1) / TileSelect::kMinLocal + 1; }
+std::uint64_t max_tiles_of(std::uint64_t rows) {
+  return (rows + TileSelect::kMinLocal - 1) / TileSelect::kMinLocal + 1;
+}
 
 }  // namespace
 
 TileSelect::TileSelect(Engine& engine, std::uint64_t rows, std::uint32_t width, bool skips)
-    : engine_(engine), rows_(rows), width_(width), mid_capacity_(capacity_of(rows)), max_tiles_(max_tiles_of(rows)) {
+    : engine_(engine),
+      rows_(rows),
+      width_(width),
+      mid_capacity_(capacity_of(rows)),
+      max_tiles_(max_tiles_of(rows)) {
   mid_ = engine.allocate(mid_capacity_ * width_ * 4);
   counts_ = tile_words();
   offsets_ = tile_words();
@@ -26,7 +32,9 @@ TileSelect::TileSelect(Engine& engine, std::uint64_t rows, std::uint32_t width, 
   if (skips) skip_ = tile_words();
 }
 
-std::unique_ptr<DeviceBuffer> TileSelect::tile_words() const { return engine_.allocate(max_tiles_ * 4); }
+std::unique_ptr<DeviceBuffer> TileSelect::tile_words() const {
+  return engine_.allocate(max_tiles_ * 4);
+}
 
 TileSelect::Tiles TileSelect::tiles(const variants::Params& params, const LaunchPlan& plan) const {
   Tiles t;
@@ -37,26 +45,31 @@ TileSelect::Tiles TileSelect::tiles(const variants::Params& params, const Launch
   return t;
 }
 
-void TileSelect::poison() { engine_.fill(*mid_, kPoisonWord, 0, mid_->bytes())->elapsed_ms(); }
+void TileSelect::poison() {
+  engine_.fill(*mid_, kPoisonWord, 0, mid_->bytes())->elapsed_ms();
+}
 
-void TileSelect::gather(KernelSequence& seq, const Tiles& tiles, const LaunchPlan& plan, const DeviceBuffer& sizes,
-                        DeviceBuffer& out, DeviceBuffer& count, std::uint64_t out_capacity) {
+void TileSelect::gather(KernelSequence& seq, const Tiles& tiles, const LaunchPlan& plan,
+                        const DeviceBuffer& sizes, DeviceBuffer& out, DeviceBuffer& count,
+                        std::uint64_t out_capacity) {
   const auto nblocks = static_cast<std::uint32_t>((tiles.count + tiles.local - 1) / tiles.local);
-  seq.run("scan", "tile_select_scan", plan.rows(std::uint64_t{nblocks} * tiles.local),
-          {KernelArg::of(sizes), KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles.count)});
+  seq.run(
+      "scan", "tile_select_scan", plan.rows(std::uint64_t{nblocks} * tiles.local),
+      {KernelArg::of(sizes), KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles.count)});
   seq.run("combine", "tile_select_combine", LaunchShape{tiles.local, tiles.local},
           {KernelArg::of(*blocks_), KernelArg::of(count), KernelArg::of(nblocks)});
   std::vector<KernelArg> args{KernelArg::of(*mid_), KernelArg::of(out), KernelArg::of(sizes)};
   if (skip_) args.push_back(KernelArg::of(*skip_));
-  for (const KernelArg& a : {KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles.count),
-                             KernelArg::of(width_), KernelArg::of(mid_capacity()),
-                             KernelArg::of(static_cast<std::uint32_t>(out_capacity))})
+  for (const KernelArg& a :
+       {KernelArg::of(*offsets_), KernelArg::of(*blocks_), KernelArg::of(tiles.count), KernelArg::of(width_),
+        KernelArg::of(mid_capacity()), KernelArg::of(static_cast<std::uint32_t>(out_capacity))})
     args.push_back(a);
   seq.run("gather", "tile_select_gather", tiles.over_tiles, args);
 }
 
 std::uint64_t TileSelect::device_bytes(std::uint64_t rows, std::uint64_t width) {
-  return capacity_of(rows) * width * 4 + 4 * max_tiles_of(rows) * 4 + (max_tiles_of(rows) / kMinLocal + 2) * 4;
+  return capacity_of(rows) * width * 4 + 4 * max_tiles_of(rows) * 4 +
+         (max_tiles_of(rows) / kMinLocal + 2) * 4;
 }
 
 }  // namespace varex::operators

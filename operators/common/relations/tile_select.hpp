@@ -1,8 +1,8 @@
 #pragma once
 // The host half of the Red Fox SELECT skeleton (kernels/common/tile_select.h), which ra_select, ra_unique and
 // ra_reduce_by_key share: the intermediate partitions (one per tile of local x ept tuples), the partition
-// counts and their scan's buffers, and the launches of the family's scan, combine and gather. An operator runs
-// its own partition kernel (and edge kernel) first, writing mid() and counts().
+// counts and their scan's buffers, and the launches of the family's scan, combine and gather. An operator
+// runs its own partition kernel (and edge kernel) first, writing mid() and counts().
 #include <cstdint>
 #include <memory>
 
@@ -37,8 +37,8 @@ class TileSelect {
   std::uint32_t mid_capacity() const { return static_cast<std::uint32_t>(mid_capacity_); }
   void poison();
 
-  // tile_select_scan, _combine and _gather: the partitions, `sizes[t]` items each (counts(), or the operator's
-  // own sizes), dense into `out`, their number into `count`.
+  // tile_select_scan, _combine and _gather: the partitions, `sizes[t]` items each (counts(), or the
+  // operator's own sizes), dense into `out`, their number into `count`.
   void gather(KernelSequence& seq, const Tiles& tiles, const LaunchPlan& plan, const DeviceBuffer& sizes,
               DeviceBuffer& out, DeviceBuffer& count, std::uint64_t out_capacity);
 

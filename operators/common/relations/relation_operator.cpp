@@ -1,0 +1,29 @@
+#include "operators/common/relations/relation_operator.hpp"
+
+#include "base/errors.hpp"
+
+namespace varex::operators {
+
+WorkloadDecl RelationOperator::declaration() const {
+  WorkloadDecl d;
+  d.inputs = {relation_input()};
+  d.flags = relation_flags(keys_);
+  for (FlagDecl& f : own_flags()) d.flags.push_back(std::move(f));
+  d.query = query_keys();
+  d.output = output_;
+  return d;
+}
+
+datasets::WorkloadSpec RelationOperator::workload(const WorkloadOptions& options) const {
+  datasets::WorkloadSpec spec = relation_workload(name_, options, keys_);
+  read_query(options, spec);
+  return spec;
+}
+
+void RelationOperator::read_query(const WorkloadOptions& options, datasets::WorkloadSpec&) const {
+  if (!options.query.empty()) {
+    throw UsageError(name_ + ": unknown query key '" + options.query.begin()->first + "' (it takes no query)");
+  }
+}
+
+}  // namespace varex::operators
