@@ -318,7 +318,7 @@ int main(int argc, char** argv) {
         }
         Target* target = t.get();
         g_targets.push_back(std::move(t));
-        const auto space = op->space({d, spec.rows()});
+        const auto space = harness::space_for(*op, d, spec);
         const std::string prefix = op->name() + "/" + d.id + "/";
         register_variant(prefix + "default", target, space.defaults());
         if (const auto params = tuned_params(tuned ? &*tuned : nullptr, *op, d, space, spec))

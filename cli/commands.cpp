@@ -188,14 +188,11 @@ void add_ops(CLI::App& app, int&) {
   cmd->add_flag("--json", *json_out, "Print JSON");
   cmd->callback([=] {
     if (!only->empty()) harness::find_operator(*only);  // names the operators when unknown
-    // Values that depend on the device are shown for a generic OpenCL GPU with 1024-wide work-groups.
-    DeviceInfo generic;
-    generic.max_work_group = 1024;
-    generic.compute_units = 1;
+    // Values that depend on the device are shown for a generic OpenCL GPU (harness::generic_space).
     json out = json::array();
     for (const harness::Operator* op : harness::operators()) {
       if (!only->empty() && op->name() != *only) continue;
-      const auto space = op->space({generic, 1 << 20});
+      const auto space = harness::generic_space(*op);
       json tunables = json::array();
       for (const auto& t : space.tunables()) {
         json values = json::array();
@@ -257,7 +254,7 @@ void add_variants(CLI::App& app, int&) {
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     json out = json::array();
     for (const DeviceInfo& d : devices) {
-      const auto space = op.space({d, spec.rows(), &spec.query});
+      const auto space = harness::space_for(op, d, spec);
       // A plan's space can hold 10^8 points: listing is for what fits on a screen or in a file.
       constexpr std::uint64_t kMostListed = 1000000;
       const std::uint64_t size = space.restricted(pins).cardinality();
@@ -350,7 +347,7 @@ void add_run(CLI::App& app, int& exit_code) {
     }
     const DeviceInfo& device = devices.front();
     const auto spec = f->workload.resolve(op, devices);
-    const auto space = op.space({device, spec.rows(), &spec.query});
+    const auto space = harness::space_for(op, device, spec);
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     const auto params = space.with_settings(space.defaults(), pins);
     harness::check_fits(op, spec, device);
@@ -551,12 +548,12 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     // device's space and memory.
     tuner::make_strategy(
         options.strategy,
-        options.op->space({options.devices.front(), options.workload.rows(), &options.workload.query}));
+        harness::space_for(*options.op, options.devices.front(), options.workload));
     if (options.workload.rows() == 0)
       throw UsageError("the input has no rows: there is nothing to " + kind +
                        " (varex run measures it once)");
     for (const DeviceInfo& d : options.devices) {
-      if (options.op->space({d, options.workload.rows(), &options.workload.query})
+      if (harness::space_for(*options.op, d, options.workload)
               .restricted(options.pins)
               .count_valid() == 0) {
         throw UsageError(options.op->name() + ": no valid variant on " + d.id +
@@ -817,11 +814,9 @@ void add_probe(CLI::App& app, int& exit_code) {
 
 // Every operator's default (source) parameters as text, which profiles carry for their last fallback.
 results::DefaultParams operator_defaults() {
-  DeviceInfo generic;
-  generic.max_work_group = 1024;
   results::DefaultParams out;
   for (const harness::Operator* op : harness::operators()) {
-    for (const auto& [name, value] : op->space({generic, 1 << 20}).defaults())
+    for (const auto& [name, value] : harness::generic_space(*op).defaults())
       out[op->name()][name] = variants::to_string(value);
   }
   return out;

@@ -53,7 +53,7 @@ std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<s
     BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr, {}, {}, {}};
     if (auto c = harness::workload_class_of(s.workload)) sweep.workload_class = std::move(*c);
     // GPU devices compile a batch's programs in the background (harness::Engine::prefetch); CPUs do not.
-    sweep.recording = std::make_shared<Recording>(o.space({s.device, s.workload.rows(), &s.workload.query}),
+    sweep.recording = std::make_shared<Recording>(harness::space_for(o, s.device, s.workload),
                                                   store.session_measurements(s.id), s.device.type != "cpu");
     std::size_t ok = 0;
     for (const auto& p : sweep.recording->space().enumerate())

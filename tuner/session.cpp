@@ -37,7 +37,7 @@ std::unique_ptr<Strategy> strategy_of(const RunOptions& options, const variants:
 // The space a device's session searches: the pinned sub-space, or for a run the one point its settings
 // pick (UsageError for a point that is not valid).
 variants::Space space_of(const RunOptions& options, const DeviceInfo& device) {
-  const variants::Space space = options.op->space({device, options.workload.rows(), &options.workload.query});
+  const variants::Space space = harness::space_for(*options.op, device, options.workload);
   if (options.kind != "run") return space.restricted(options.pins);
   const variants::Params point = space.with_settings(space.defaults(), options.pins);
   std::vector<variants::Tunable> tunables = space.tunables();
@@ -236,8 +236,7 @@ double ensure_probe(results::Store& store, std::int64_t device_row, harness::Rem
 
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
   const harness::Operator& op = *options.op;
-  strategy_of(options, op.space({options.devices.front(), options.workload.rows(),
-                                 &options.workload.query}));  // a bad name fails now
+  strategy_of(options, harness::space_for(op, options.devices.front(), options.workload));  // a bad name fails now
   store.ensure_operator(op.name(), op.description());
   store.ensure_workload(options.workload, op.workload_class(options.workload));
   std::vector<DeviceRun> out(options.devices.size());

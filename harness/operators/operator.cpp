@@ -123,6 +123,17 @@ std::optional<datasets::WorkloadClass> workload_class_of(const datasets::Workloa
   return std::nullopt;
 }
 
+variants::Space space_for(const Operator& op, const DeviceInfo& device, const datasets::WorkloadSpec& workload) {
+  return op.space({device, workload.rows(), &workload.query});
+}
+
+variants::Space generic_space(const Operator& op) {
+  DeviceInfo generic;
+  generic.max_work_group = 1024;
+  generic.compute_units = 1;
+  return op.space({generic, std::uint64_t{1} << 20});
+}
+
 void check_fits(const Operator& op, const datasets::WorkloadSpec& spec, const DeviceInfo& device) {
   const DeviceFootprint need = op.footprint(spec, device);
   if (device.global_mem && need.total > device.global_mem) {

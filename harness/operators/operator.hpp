@@ -172,6 +172,13 @@ const Operator& find_operator(std::string_view name);
 // The class of a recorded workload through its operator; nullopt for an operator this varex does not know.
 std::optional<datasets::WorkloadClass> workload_class_of(const datasets::WorkloadSpec& spec);
 
+// The variant space of `op` for `workload` on `device`: the one way every command, the tuner and varex-bench
+// build it (an operator's space may depend on the workload's rows and query, as a plan's on its steps).
+variants::Space space_for(const Operator& op, const DeviceInfo& device, const datasets::WorkloadSpec& workload);
+// The space where no workload is at hand (`varex ops`, a profile's defaults): on a generic OpenCL GPU with
+// 1024-wide work-groups and 2^20 rows, without a query.
+variants::Space generic_space(const Operator& op);
+
 // Throws UsageError for a flag or query key that `op` does not declare, naming those it does.
 void check_declared(const Operator& op, const WorkloadOptions& options);
 
