@@ -25,7 +25,8 @@ class RelationOperator : public Operator {
  protected:
   virtual std::vector<QueryKeyDecl> query_keys() const { return {}; }
   virtual std::vector<FlagDecl> own_flags() const { return {}; }
-  // Reads the query into `spec`, the relation's workload; without query keys a query is refused.
+  // Reads the query into `spec`, the relation's workload (an operator without query keys refuses a query
+  // before anything is read, and has nothing to read).
   virtual void read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const;
 
  private:
