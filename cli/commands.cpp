@@ -546,16 +546,13 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     }
     // Everything is checked before anything is measured or recorded: the strategy, the input, every
     // device's space and memory.
-    tuner::make_strategy(
-        options.strategy,
-        harness::space_for(*options.op, options.devices.front(), options.workload));
+    tuner::make_strategy(options.strategy,
+                         harness::space_for(*options.op, options.devices.front(), options.workload));
     if (options.workload.rows() == 0)
       throw UsageError("the input has no rows: there is nothing to " + kind +
                        " (varex run measures it once)");
     for (const DeviceInfo& d : options.devices) {
-      if (harness::space_for(*options.op, d, options.workload)
-              .restricted(options.pins)
-              .count_valid() == 0) {
+      if (harness::space_for(*options.op, d, options.workload).restricted(options.pins).count_valid() == 0) {
         throw UsageError(options.op->name() + ": no valid variant on " + d.id +
                          " with the given --set values");
       }

@@ -236,7 +236,8 @@ double ensure_probe(results::Store& store, std::int64_t device_row, harness::Rem
 
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
   const harness::Operator& op = *options.op;
-  strategy_of(options, harness::space_for(op, options.devices.front(), options.workload));  // a bad name fails now
+  strategy_of(options,
+              harness::space_for(op, options.devices.front(), options.workload));  // a bad name fails now
   store.ensure_operator(op.name(), op.description());
   store.ensure_workload(options.workload, op.workload_class(options.workload));
   std::vector<DeviceRun> out(options.devices.size());

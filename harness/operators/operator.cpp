@@ -123,7 +123,8 @@ std::optional<datasets::WorkloadClass> workload_class_of(const datasets::Workloa
   return std::nullopt;
 }
 
-variants::Space space_for(const Operator& op, const DeviceInfo& device, const datasets::WorkloadSpec& workload) {
+variants::Space space_for(const Operator& op, const DeviceInfo& device,
+                          const datasets::WorkloadSpec& workload) {
   return op.space({device, workload.rows(), &workload.query});
 }
 

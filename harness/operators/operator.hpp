@@ -174,7 +174,8 @@ std::optional<datasets::WorkloadClass> workload_class_of(const datasets::Workloa
 
 // The variant space of `op` for `workload` on `device`: the one way every command, the tuner and varex-bench
 // build it (an operator's space may depend on the workload's rows and query, as a plan's on its steps).
-variants::Space space_for(const Operator& op, const DeviceInfo& device, const datasets::WorkloadSpec& workload);
+variants::Space space_for(const Operator& op, const DeviceInfo& device,
+                          const datasets::WorkloadSpec& workload);
 // The space where no workload is at hand (`varex ops`, a profile's defaults): on a generic OpenCL GPU with
 // 1024-wide work-groups and 2^20 rows, without a query.
 variants::Space generic_space(const Operator& op);

@@ -17,7 +17,8 @@ WorkloadDecl RelationOperator::declaration() const {
 datasets::WorkloadSpec RelationOperator::workload(const WorkloadOptions& options) const {
   // A query is refused first, before the relation is read or generated.
   if (query_keys().empty() && !options.query.empty()) {
-    throw UsageError(name_ + ": unknown query key '" + options.query.begin()->first + "' (it takes no query)");
+    throw UsageError(name_ + ": unknown query key '" + options.query.begin()->first +
+                     "' (it takes no query)");
   }
   datasets::WorkloadSpec spec = relation_workload(name_, options, keys_);
   read_query(options, spec);
