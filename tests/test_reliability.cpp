@@ -332,6 +332,10 @@ const BadInput kBadInputs[] = {
     // A plan file is read like any input: a FIFO would block forever, a directory is not JSON.
     {"plan-fifo", {"plan", "run", "{dir}/a-fifo", "--device", "{cpu}", "--db", "{db}"}, "not a regular file"},
     {"plan-directory", {"plan", "run", "{dir}/a-directory", "--device", "{cpu}", "--db", "{db}"}, "plan '"},
+    // varex tpch's own flags (the plan's command): an empty or non-directory --out, a seed past 2^64.
+    {"tpch-out-empty", {"tpch", "--out", "", "--sf", "0.001"}, "--out: empty"},
+    {"tpch-out-fifo", {"tpch", "--out", "{dir}/a-fifo", "--sf", "0.001"}, "is not a directory"},
+    {"tpch-seed-overflow", {"tpch", "--out", "{dir}/t", "--seed", "99999999999999999999999"}, "below 2^64"},
     {"plan-number-overflow",
      {"plan", "run", "{dir}/overflow.json", "--device", "{cpu}", "--db", "{db}"},
      "not JSON varex can read"},

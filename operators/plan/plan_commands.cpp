@@ -1,7 +1,9 @@
 // The plan's own words on varex's command line: `varex plan run|sweep|tune PLAN …`, an alias of
 // `varex run|sweep|tune --op plan --plan PLAN …`, and `varex tpch`, which writes the tables a plan reads
 // and its reference result's summary for another database (bench/duckdb_plans.py).
+#include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
@@ -53,10 +55,20 @@ double scale_factor(const std::string& text) {
 
 std::uint64_t seed_of(const std::string& text) {
   char* end = nullptr;
+  errno = 0;
   const unsigned long long seed = std::strtoull(text.c_str(), &end, 10);
-  if (text.empty() || text[0] == '-' || *end != '\0')
-    throw UsageError("--seed must be a whole number, not '" + text + "'");
+  if (text.empty() || text[0] == '-' || *end != '\0' || errno == ERANGE)
+    throw UsageError("--seed must be a whole number below 2^64, not '" + text + "'");
   return seed;
+}
+
+// The directory `varex tpch` writes: named, and a directory where something already stands there.
+const std::string& out_dir(const std::string& dir) {
+  if (dir.empty()) throw UsageError("--out: empty; name the directory to write");
+  std::error_code ec;
+  if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+    throw UsageError("--out '" + dir + "' is not a directory");
+  return dir;
 }
 
 }  // namespace
@@ -78,7 +90,7 @@ std::vector<OperatorCommand> PlanOperator::commands() const {
         const std::string& name = flags.at("plan");
         const nlohmann::json summary =
             plan::write_plan_tables(plan_document(name), name, scale_factor(flags.at("sf")),
-                                    seed_of(flags.at("seed")), flags.at("out"));
+                                    seed_of(flags.at("seed")), out_dir(flags.at("out")));
         return summary.dump(2) + "\n";
       }};
   return {plan, tpch};
