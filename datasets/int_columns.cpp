@@ -11,6 +11,7 @@
 
 #include "base/errors.hpp"
 #include "base/hash.hpp"
+#include "base/text.hpp"
 #include "datasets/input_file.hpp"
 
 namespace varex::datasets {
@@ -44,16 +45,6 @@ std::vector<std::int32_t> uniform_int32(std::uint64_t rows, std::uint64_t seed) 
   return out;
 }
 
-namespace {
-
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-}  // namespace
-
 void for_each_line(const std::string& bytes, const std::string& path,
                    const std::function<void(std::size_t, std::string_view)>& row) {
   std::size_t line_no = 0;
@@ -62,7 +53,7 @@ void for_each_line(const std::string& bytes, const std::string& path,
     std::size_t end = bytes.find('\n', pos);
     if (end == std::string::npos) end = bytes.size();
     ++line_no;
-    const std::string_view line = trimmed(std::string_view(bytes).substr(pos, end - pos));
+    const std::string_view line = trim(std::string_view(bytes).substr(pos, end - pos));
     pos = end + 1;
     if (line.empty()) {
       if (end == bytes.size()) break;  // a final newline is not an empty row
@@ -134,8 +125,8 @@ std::vector<std::pair<std::int32_t, std::int32_t>> parse_key_value_rows(const st
       throw UsageError(path + ":" + std::to_string(line_no) + ": expected 'key,value', got '" +
                        std::string(line.substr(0, 40)) + "'");
     }
-    out.emplace_back(parse_int32(trimmed(line.substr(0, comma)), path, line_no),
-                     parse_int32(trimmed(line.substr(comma + 1)), path, line_no));
+    out.emplace_back(parse_int32(trim(line.substr(0, comma)), path, line_no),
+                     parse_int32(trim(line.substr(comma + 1)), path, line_no));
   });
   return out;
 }

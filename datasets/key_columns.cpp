@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "datasets/int_columns.hpp"
+#include "datasets/row_random.hpp"
 
 namespace varex::datasets {
 
@@ -22,6 +23,8 @@ std::int32_t key_of(std::uint32_t index, std::uint64_t seed) {
 
 namespace {
 
+constexpr std::uint64_t kKeyRowStride = 0xd1342543de82ef95ULL;
+
 // log1p(x)/x and expm1(x)/x, continuous at 0.
 double helper1(double x) {
   return std::fabs(x) > 1e-8 ? std::log1p(x) / x : 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x));
@@ -31,21 +34,10 @@ double helper2(double x) {
 }
 
 // A stream of uniform doubles for one row: splitmix64 over (seed, row, draw).
-class RowRandom {
- public:
-  RowRandom(std::uint64_t seed, std::uint64_t row)
-      : state_(splitmix64(seed ^ (row * 0xd1342543de82ef95ULL))) {}
-  std::uint64_t bits() { return state_ = splitmix64(state_); }
-  double uniform() { return static_cast<double>(bits() >> 11) * 0x1.0p-53; }
-
- private:
-  std::uint64_t state_;
-};
-
 // An index in [0, distinct): uniform, or rank - 1 of a Zipf draw.
 std::uint64_t draw_index(RowRandom& r, std::uint64_t distinct, const ZipfSampler* zipf) {
   if (zipf) return zipf->sample([&] { return r.uniform(); }) - 1;
-  return r.bits() % distinct;
+  return r.next() % distinct;
 }
 
 }  // namespace
@@ -62,7 +54,7 @@ std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, 
   const std::uint64_t b = splitmix64(seed + 11) % rows;
   parallel_rows(rows, [&](std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t i = begin; i < end; ++i) {
-      RowRandom r(seed, i);
+      RowRandom r(seed, i, kKeyRowStride);
       const std::uint64_t index = i < distinct ? i : draw_index(r, distinct, sampler.get());
       out[(static_cast<unsigned __int128>(i) * a + b) % rows] =
           key_of(static_cast<std::uint32_t>(index), seed);
@@ -103,10 +95,10 @@ JoinColumns join_columns(std::uint64_t rows, std::uint64_t rows2, std::uint64_t 
   const std::uint64_t probe_seed = splitmix64(seed ^ 0x5bd1e995ULL);
   parallel_rows(rows2, [&](std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t j = begin; j < end; ++j) {
-      RowRandom r(probe_seed, j);
+      RowRandom r(probe_seed, j, kKeyRowStride);
       const bool match = distinct > 0 && r.uniform() < match_ratio;
       const std::uint64_t index =
-          match ? draw_index(r, distinct, sampler.get()) : distinct + r.bits() % absent;
+          match ? draw_index(r, distinct, sampler.get()) : distinct + r.next() % absent;
       c.probe[j] = key_of(static_cast<std::uint32_t>(index), seed);
     }
   });

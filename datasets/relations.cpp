@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "base/errors.hpp"
+#include "base/text.hpp"
 #include "datasets/input_file.hpp"
 #include "datasets/int_columns.hpp"
 
@@ -15,18 +16,12 @@ std::uint32_t draw(std::uint64_t key, std::uint64_t row) {
   return static_cast<std::uint32_t>(splitmix64(key ^ (row * 0xd1342543de82ef95ULL)));
 }
 
-std::string_view trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
 std::string where(const std::string& path, std::size_t line_no) {
   return path + ":" + std::to_string(line_no) + ": ";
 }
 
 std::uint32_t parse_field(std::string_view text, const std::string& path, std::size_t line_no) {
-  const std::string_view field = trimmed(text);
+  const std::string_view field = trim(text);
   std::uint64_t value = 0;
   const auto [ptr, ec] = std::from_chars(field.data(), field.data() + field.size(), value);
   if (field.empty() || ec == std::errc::invalid_argument || ptr != field.data() + field.size()) {
@@ -103,7 +98,7 @@ Relation parse_relation(std::string_view bytes, const std::string& path) {
     std::size_t end = bytes.find('\n', pos);
     if (end == std::string_view::npos) end = bytes.size();
     ++line_no;
-    const std::string_view line = trimmed(bytes.substr(pos, end - pos));
+    const std::string_view line = trim(bytes.substr(pos, end - pos));
     pos = end + 1;
     if (line.empty()) {
       if (end >= bytes.size() || pos >= bytes.size()) break;  // a final newline is not an empty tuple

@@ -11,10 +11,13 @@
 #include "base/errors.hpp"
 #include "datasets/input_file.hpp"
 #include "datasets/int_columns.hpp"
+#include "datasets/row_random.hpp"
 
 namespace varex::datasets {
 
 namespace {
+
+constexpr std::uint64_t kStringRowStride = 0x9e3779b97f4a7c15ULL;
 
 constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::int32_t>::max();
 
@@ -35,18 +38,6 @@ const std::vector<std::string> kColours{
     "royal",     "saddle",     "salmon",     "sandy",     "seashell",  "sienna",     "sky",       "slate",
     "smoke",     "snow",       "spring",     "steel",     "tan",       "thistle",    "tomato",    "turquoise",
     "violet",    "wheat",      "white",      "yellow"};
-
-class RowRandom {
- public:
-  RowRandom(std::uint64_t seed, std::uint64_t row)
-      : state_(splitmix64(seed ^ (row * 0x9e3779b97f4a7c15ULL))) {}
-  std::uint64_t next() { return state_ = splitmix64(state_); }
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-  double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
- private:
-  std::uint64_t state_;
-};
 
 const std::vector<std::string>& english_words() {
   static const std::vector<std::string> words = [] {
@@ -129,7 +120,7 @@ StringColumn generate_strings(const StringWorkload& w) {
   parallel_rows(chunks, [&](std::uint64_t first, std::uint64_t last) {
     for (std::uint64_t c = first; c < last; ++c) {
       for (std::uint64_t row = c * kChunk; row < std::min(w.rows, (c + 1) * kChunk); ++row) {
-        RowRandom r(w.seed, row);
+        RowRandom r(w.seed, row, kStringRowStride);
         const bool plant = (static_cast<unsigned __int128>(row) * a + b) % w.rows < planted;
         std::string s;
         if (!plant)

@@ -59,6 +59,18 @@ KERNEL void plan_build(GLOBAL const uint* RESTRICT key_column, GLOBAL int* keys,
   }
 }
 
+// Declares the masks of this work-item's SCAN_ITEMS rows from `first` (bit k: row first + k kept), as the
+// count and the scatter both evaluate them.
+#define PLAN_TILE_MASKS(n, first)                       \
+  PLAN_MASK_DECL                                        \
+  PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) { \
+    const uint r = (first) + k;                         \
+    if (r < (n)) {                                      \
+      PLAN_ROW_DECL                                     \
+      PLAN_MASKS(k)                                     \
+    }                                                   \
+  }
+
 // One work-group per tile: counts[o * stride + tile] = the rows of the tile that output o keeps.
 KERNEL void plan_count(PLAN_IN_PARAMS GLOBAL uint* RESTRICT counts, GLOBAL const uint* RESTRICT n_at,
                        const uint n_index, const uint stride) {
@@ -66,14 +78,7 @@ KERNEL void plan_count(PLAN_IN_PARAMS GLOBAL uint* RESTRICT counts, GLOBAL const
   const uint n = n_at[n_index];
   const uint tile = group_id();
   const uint first = compact_first_item(tile);
-  PLAN_MASK_DECL
-  PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    const uint r = first + k;
-    if (r < n) {
-      PLAN_ROW_DECL
-      PLAN_MASKS(k)
-    }
-  }
+  PLAN_TILE_MASKS(n, first)
   PLAN_TILE_COUNTS
 }
 
@@ -93,14 +98,7 @@ KERNEL void plan_scatter(PLAN_IN_PARAMS PLAN_OUT_PARAMS GLOBAL const uint* RESTR
   const uint n = n_at[n_index];
   const uint tile = group_id();
   const uint first = compact_first_item(tile);
-  PLAN_MASK_DECL
-  PRAGMA_UNROLL for (uint k = 0; k < SCAN_ITEMS; ++k) {
-    const uint r = first + k;
-    if (r < n) {
-      PLAN_ROW_DECL
-      PLAN_MASKS(k)
-    }
-  }
+  PLAN_TILE_MASKS(n, first)
   PLAN_SCATTER
 }
 

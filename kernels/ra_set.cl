@@ -22,7 +22,7 @@
 // are compared everywhere (equal keys with other values do not match). Both algorithms form, per work-item, a
 // mask of EPT candidates kept, and share one stable compaction (common/compact.h):
 //   1 ra_set_count    the kept candidates per tile of WG_SIZE x EPT (compact_group_total)
-//   2 ra_set_offsets  one work-group: their exclusive sums, the number kept into count[0] (scan_totals)
+//   2 compact_offsets one work-group: their exclusive sums, the number kept into count[0] (common/compact.h)
 //   3 ra_set_scatter  every kept tuple written to its output position (compact_first_slot)
 // ALGO_MERGE=0, rank (the source's rule): candidate i is left tuple i (i < n) or, for UNION, right tuple
 //   i - n. Its rank is its index minus the lower bound of its own tuple in its own relation, the copies on
@@ -56,6 +56,7 @@
 
 #define SCAN_LOCAL WG_SIZE
 #define SCAN_ITEMS EPT
+#define COMPACT_OFFSETS_KERNEL
 #include "common/compact.h"
 
 #define MAX_WIDTH 4
@@ -366,13 +367,6 @@ KERNEL void ra_set_count(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RE
     const uint total = compact_group_total(part, mask);
     if (lid() == 0) tile_counts[t] = total;
   }
-}
-
-// One work-group: the tile counts' exclusive sums in place, the number kept into count[0].
-KERNEL void ra_set_offsets(GLOBAL uint* RESTRICT tile_counts, GLOBAL uint* RESTRICT count, uint tiles) {
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  scan_totals(tile_counts, tiles, part);
-  if (lid() == 0) count[0] = tile_counts[tiles];
 }
 
 KERNEL void ra_set_scatter(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,

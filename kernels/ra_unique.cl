@@ -18,7 +18,7 @@
 //                          skip on (common/tile_select.h: tile_select_scan, _combine, _gather)
 // ALGO_COMPACT=1, one compaction (common/compact.h) with the flags computed where they are needed:
 //   1 ra_unique_count      kept tuples per tile (compact_group_total)
-//   2 ra_unique_offsets    one work-group: their exclusive sums and the number kept (scan_totals)
+//   2 compact_offsets      one work-group: their exclusive sums and the number kept (common/compact.h)
 //   3 ra_unique_scatter    every kept tuple written straight to its output position (compact_first_slot)
 //
 //   WG_SIZE      work-group size (sizes the local arrays)
@@ -36,6 +36,7 @@
 #define SCAN_ITEMS 1
 #endif
 #define TILE_SELECT_SKIP 1
+#define COMPACT_OFFSETS_KERNEL
 #include "common/tile_select.h"
 
 // Bit j set where tuple first + j (< n) is kept: its key differs from the previous tuple's. `tile_start`:
@@ -96,13 +97,6 @@ KERNEL void ra_unique_count(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRIC
     const uint total = compact_group_total(part, mask);
     if (lid() == 0) tile_counts[t] = total;
   }
-}
-
-// One work-group: the tile counts' exclusive sums in place, the number kept into count[0].
-KERNEL void ra_unique_offsets(GLOBAL uint* RESTRICT tile_counts, GLOBAL uint* RESTRICT count, uint tiles) {
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  scan_totals(tile_counts, tiles, part);
-  if (lid() == 0) count[0] = tile_counts[tiles];
 }
 
 KERNEL void ra_unique_scatter(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,

@@ -22,9 +22,8 @@ constexpr const char* kSameSession =
 
 }  // namespace
 
-namespace {
-
-// A directory of private copies, removed with everything in it however the merge ends.
+// A directory of private copies, removed with everything in it however the merge ends. Outside the file's
+// anonymous namespace: PrivateCopy::Scratch holds one.
 class ScratchDir {
  public:
   explicit ScratchDir(const std::string& purpose = "merge") {
@@ -45,6 +44,8 @@ class ScratchDir {
  private:
   std::filesystem::path path_;
 };
+
+namespace {
 
 // Checks a source and writes a copy of it, brought to the current schema, to `copy`; every failure is a
 // UsageError that names the user's file and says what is wrong with it.

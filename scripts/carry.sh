@@ -6,7 +6,8 @@
 # NVRTC and the driver are that machine's own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build "-DVAREX_VENDOR_ARCHS=75;80;90" >/dev/null  # every architecture (the tests build one)
+# Every architecture (the tests build one); the two binaries, which is what the installation holds.
+scripts/setup.sh --target varex --target varex-bench build -DVAREX_VENDOR=ON "-DVAREX_VENDOR_ARCHS=75;80;90" >/dev/null
 rm -rf .carry
 cmake --install build --prefix .carry/prefix >/dev/null
 mkdir -p .carry/bin .carry/lib .carry/prefix/share/cmake

@@ -43,7 +43,8 @@
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
-#   select29   issue 29's A/B of the SELECT family's composed kernels against the copies they replaced
+#   ab29       issue 29's A/B against the build before it (.carry/bin/varex-old): the kernels whose source
+#              changed and the operators whose runs decode a variant once (AB29_OPS: a regex of operators)
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
@@ -1023,38 +1024,44 @@ part_strings_cpu() {
 # Issue 29's A/B: the Red Fox SELECT family before and after its kernels were composed from
 # kernels/common/tile_select.h, the best variants of RESULTS pinned, the two builds alternating three times on
 # each device (the old build carried as bin/varex-old). Prints "op workload device build ms" lines.
-part_select29() {
-  step "SELECT family: composed kernels against the copies they replace"
+part_ab29() {
+  step "issue 29: the composed kernels and the decoded variants against the build before them"
   local old="$carry/bin/varex-old" reps=(--min-reps 5 --max-reps 20 --quiet --json)
   [ -x "$old" ] || { echo "no $old"; return; }
   local devices=(cuda:0)
   "$carry/bin/varex" devices --json | grep -q '"ocl:1:0"' && devices+=(ocl:1:0)
+  # The kernels whose source changed (compact_offsets shared by ra_unique's compaction and the set operations;
+  # the plan's mask loop written once) at their recorded best variants, and the operators whose runs now decode
+  # a variant once at their defaults (impl=own is every build's default).
   local cases=(
-    "ra_select|--rows 2^27 --values 1 --selectivity 0.01|--set algorithm=source --set layout=aos --set ept=4 --set local=256"
-    "ra_select|--rows 2^27 --values 1 --selectivity 0.5|--set algorithm=source --set layout=aos --set ept=4 --set local=128"
-    "ra_select|--rows 2^27 --values 1 --selectivity 0.99|--set algorithm=source --set layout=aos --set ept=4 --set local=256"
-    "ra_select|--rows 2^27 --values 1 --selectivity 0.5|--set algorithm=single_pass --set layout=aos --set ept=4 --set local=256"
-    "ra_unique|--rows 2^26 --values 1 --keys runs --run 16|--set algorithm=source --set layout=soa --set ept=8 --set local=128"
-    "ra_reduce_by_key|--rows 2^26 --values 1 --keys runs --run 16|--set algorithm=source --set layout=soa --set ept=4 --set local=256"
+    "ra_unique|--rows 2^26 --values 1 --keys runs --run 16|--set algorithm=compact --set layout=soa --set ept=8 --set local=128 --set grid=cover"
+    "ra_intersect|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
+    "ra_union|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
+    "ra_difference|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
+    "plan|--plan D --sf 10|"
+    "ra_select|--rows 2^27 --values 1 --selectivity 0.5|--set algorithm=source --set layout=aos --set ept=4 --set local=128 --set grid=cover"
+    "selection|--rows 2^28|"
+    "hashjoin|--rows 2^24 --rows2 2^28|--set plan=unique --set grid=cover --set padding=guard"
+    "groupby|--rows 2^28 --distinct 16|"
+    "ra_sort|--rows 2^26|"
+    "cnf_filter|--rows 2^28|"
   )
-  local c d round build bin op work pins impl
+  local c d round build bin op work pins
   for c in "${cases[@]}"; do
     IFS='|' read -r op work pins <<< "$c"
-    [[ "$op" =~ ^(${SELECT29_OPS:-.*})$ ]] || continue  # SELECT29_OPS: a regular expression of operators
+    [[ "$op" =~ ^(${AB29_OPS:-.*})$ ]] || continue  # AB29_OPS: a regular expression of operators
     for d in "${devices[@]}"; do
-      local impl=()
-      [ "$d" = cuda:0 ] && impl=(--set impl=own)  # OpenCL devices have no vendor variant
       for round in 1 2 3; do
         for build in old new; do
           bin="$carry/bin/varex"; [ "$build" = old ] && bin="$old"
           # shellcheck disable=SC2086
-          "$bin" run --op "$op" --device "$d" $work $pins "${impl[@]}" --set grid=cover --db "$files/select29_$build.db" \
-            "${reps[@]}" | python3 -c "import json,sys; m=json.load(sys.stdin); print('$op', '${work// /_}', '$d', '$build', round(m['kernel_ms'],4), 'verified' if m['verified'] else 'WRONG')" \
+          "$bin" run --op "$op" --device "$d" $work $pins --db "$files/ab29_$build.db" "${reps[@]}" |
+            python3 -c "import json,sys; m=json.load(sys.stdin); print('$op', '${work// /_}', '$d', '$build', round(m['kernel_ms'],4), 'verified' if m['verified'] else 'WRONG')" \
             || echo "$op $d $build failed"
         done
       done
     done
-  done | tee "$files/select29.txt"
+  done | tee "$files/ab29.txt"
 }
 
 for part in "${@:-env}"; do "part_$part"; done

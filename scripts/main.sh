@@ -4,7 +4,16 @@
 # recorded in ./varex.db (running it again resumes or reports the same sessions), then the best variants.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh build
+# Only what the job runs: the varex binary, and the CUB library for the architectures of this machine's
+# NVIDIA GPUs (none where there is none: without a CUDA device no variant calls it). The tests, the
+# benchmark binary and other architectures are scripts/test.sh's and scripts/carry.sh's.
+archs="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d '. ' | sort -u | paste -sd';' || true)"
+if [ -n "$archs" ]; then
+  vendor=(-DVAREX_VENDOR=ON "-DVAREX_VENDOR_ARCHS=$archs")
+else
+  vendor=(-DVAREX_VENDOR=OFF)
+fi
+scripts/setup.sh --target varex build "${vendor[@]}"
 build/varex devices
 build/varex tune --op selection --device all --strategy ensemble --budget 10% "$@"
 build/varex best --op selection

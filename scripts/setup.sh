@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages varex builds against (only those missing), then configures and builds.
-# Usage: scripts/setup.sh [build-dir] [extra cmake arguments...]
+# Usage: scripts/setup.sh [--target NAME]... [build-dir] [extra cmake arguments...]
+# With --target only those targets (and what they need) are built; without, everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   ocl-icd-opencl-dev opencl-c-headers opencl-clhpp-headers pocl-opencl-icd clinfo
   nlohmann-json3-dev libcli11-dev libsqlite3-dev sqlite3
   libbenchmark-dev libbenchmark-tools libgtest-dev googletest
@@ -26,8 +27,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     { $sudo apt-get update -q >/dev/null && $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null; }
 fi
 
+targets=()
+while [ "${1:-}" = "--target" ]; do
+  targets+=(--target "$2")
+  shift 2
+done
 build_dir="${1:-build}"
 shift || true
 jobs="$(nproc)"
-cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-cmake --build "$build_dir" -j "$jobs"
+# Ninja for a new build folder (it schedules the two cores better than make); a folder configured
+# before keeps its generator, which CMake cannot change in place.
+generator=()
+[ -f "$build_dir/CMakeCache.txt" ] || generator=(-G Ninja)
+cmake "${generator[@]}" -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake --build "$build_dir" -j "$jobs" "${targets[@]}"

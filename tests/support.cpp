@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -90,6 +91,44 @@ std::string write_columns(const std::vector<Column>& columns, const std::string&
 }
 
 }  // namespace
+
+datasets::Relation runs_relation(std::uint64_t rows, std::uint32_t values,
+                                 const std::vector<std::uint64_t>& lengths, std::uint32_t seed,
+                                 std::optional<std::uint32_t> value) {
+  std::mt19937 rng(seed);
+  datasets::Relation r;
+  r.columns.assign(1 + values, std::vector<std::uint32_t>(rows));
+  std::uint64_t run = 0;
+  std::uint64_t left = lengths[0];
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    if (left == 0) left = lengths[++run % lengths.size()];
+    --left;
+    r.columns[0][i] = static_cast<std::uint32_t>(run * 2654435761u);
+    for (std::uint32_t c = 1; c <= values; ++c)
+      r.columns[c][i] = value ? *value : static_cast<std::uint32_t>(rng());
+  }
+  return r;
+}
+
+datasets::Relation small_alphabet(std::uint64_t rows, std::uint32_t values, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  datasets::Relation r;
+  r.columns.assign(1 + values, std::vector<std::uint32_t>(rows));
+  for (std::uint64_t i = 0; i < rows; ++i) {
+    r.columns[0][i] = rng() % 3;
+    for (std::uint32_t c = 1; c <= values; ++c) r.columns[c][i] = static_cast<std::uint32_t>(rng());
+  }
+  return r;
+}
+
+datasets::WorkloadSpec relation_file_workload(const harness::Operator& op, const datasets::Relation& relation,
+                                              const std::string& name,
+                                              const std::map<std::string, std::string>& query) {
+  harness::WorkloadOptions options;
+  options.flags["input"] = write_relation(relation, scratch_dir(op.name() + "-" + name) + "/relation.csv");
+  options.query = query;
+  return op.workload(options);
+}
 
 std::string write_relation(const datasets::Relation& relation, const std::string& path) {
   return write_columns(relation.columns, path);

@@ -2,6 +2,7 @@
 // Shared fixtures: the OpenCL CPU device (PoCL), scratch files and running the varex binary.
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,18 @@ std::string scratch_dir(const std::string& name);
 
 // Writes a relation as a user file: key,value[,value...] lines; returns `path`.
 std::string write_relation(const datasets::Relation& relation, const std::string& path);
+// Keys in runs whose lengths cycle through `lengths`; run j's key is j * 2654435761 (a bijection, so
+// neighbouring runs differ, and the keys are not sorted). Values uniform, or all `value` when given.
+datasets::Relation runs_relation(std::uint64_t rows, std::uint32_t values,
+                                 const std::vector<std::uint64_t>& lengths, std::uint32_t seed,
+                                 std::optional<std::uint32_t> value = std::nullopt);
+// Keys drawn from {0, 1, 2}: short runs, and equal keys that are not consecutive. Values uniform.
+datasets::Relation small_alphabet(std::uint64_t rows, std::uint32_t values, std::uint32_t seed);
+// `op`'s workload on `relation` written as a user file (in a scratch directory named after the operator and
+// `name`), with `query`.
+datasets::WorkloadSpec relation_file_workload(const harness::Operator& op, const datasets::Relation& relation,
+                                              const std::string& name,
+                                              const std::map<std::string, std::string>& query = {});
 // Writes records as a user file: a0,a1,… lines; returns `path`.
 std::string write_records(const datasets::AttributeTable& table, const std::string& path);
 

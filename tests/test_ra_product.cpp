@@ -17,7 +17,7 @@ namespace varex::operators {
 namespace {
 
 // Σ (p + 1)(left key × 1000003 + right key) over p = i × m + j.
-Digest expected(const datasets::Relation& left, const datasets::Relation& right) {
+Digest product_expected(const datasets::Relation& left, const datasets::Relation& right) {
   Digest d;
   for (std::uint64_t i = 0; i < left.rows(); ++i) {
     for (std::uint64_t j = 0; j < right.rows(); ++j) {
@@ -66,8 +66,9 @@ TEST(RaProduct, EveryCodePathAndEptOnAwkwardSizes) {
       const auto left = datasets::generate_relation(n, values, datasets::KeyDistribution::Uniform, 5);
       const auto right =
           datasets::generate_relation(m, values, datasets::KeyDistribution::Uniform, 5 ^ kRightSeed);
-      test::verify_variants(RaProductOperator(), RaProductOperator().workload(options), expected(left, right),
-                            {{"local", "32,64"}, {"grid", "cover,1"}}, every_path_once);
+      test::verify_variants(RaProductOperator(), RaProductOperator().workload(options),
+                            product_expected(left, right), {{"local", "32,64"}, {"grid", "cover,1"}},
+                            every_path_once);
     }
   }
 }
@@ -84,8 +85,8 @@ TEST(RaProduct, FilesAndTheirErrors) {
   write("one.csv", datasets::generate_relation(3, 1, datasets::KeyDistribution::Uniform, 1));
   WorkloadOptions options;
   options.flags = {{"input", dir + "/left.csv"}, {"input2", dir + "/right.csv"}};
-  test::verify_variants(RaProductOperator(), RaProductOperator().workload(options), expected(left, right),
-                        {{"local", "64"}, {"grid", "cover"}}, every_path_once);
+  test::verify_variants(RaProductOperator(), RaProductOperator().workload(options),
+                        product_expected(left, right), {{"local", "64"}, {"grid", "cover"}}, every_path_once);
 
   options.flags = {{"input", dir + "/left.csv"}};
   EXPECT_THROW(RaProductOperator().workload(options), UsageError);  // --input2 missing

@@ -3,6 +3,7 @@
 // work-group and partition edges, runs through many partitions, unsorted keys, sums that wrap, sizes that
 // are no multiple of 8, 32 or the local size, 1 to 3 values, both layouts) and on a user file, against an
 // expectation computed here.
+// That a poisoned output never verifies is the operator contract's check (tests/test_contract.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -19,50 +20,8 @@ namespace {
 
 using datasets::KeyDistribution;
 
-// Keys in runs whose lengths cycle through `lengths`; run j's key is j * 2654435761 (a bijection, so
-// neighbouring runs differ, and the keys are not sorted). Values uniform, or all `value` when given.
-datasets::Relation runs_relation(std::uint64_t rows, std::uint32_t values,
-                                 const std::vector<std::uint64_t>& lengths, std::uint32_t seed,
-                                 std::optional<std::uint32_t> value = std::nullopt) {
-  std::mt19937 rng(seed);
-  datasets::Relation r;
-  r.columns.assign(1 + values, std::vector<std::uint32_t>(rows));
-  std::uint64_t run = 0;
-  std::uint64_t left = lengths[0];
-  for (std::uint64_t i = 0; i < rows; ++i) {
-    if (left == 0) left = lengths[++run % lengths.size()];
-    --left;
-    r.columns[0][i] = static_cast<std::uint32_t>(run * 2654435761u);
-    for (std::uint32_t c = 1; c <= values; ++c)
-      r.columns[c][i] = value ? *value : static_cast<std::uint32_t>(rng());
-  }
-  return r;
-}
-
-// Keys drawn from {0, 1, 2}: short runs, and equal keys that are not consecutive (separate runs).
-datasets::Relation small_alphabet(std::uint64_t rows, std::uint32_t values, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  datasets::Relation r;
-  r.columns.assign(1 + values, std::vector<std::uint32_t>(rows));
-  for (std::uint64_t i = 0; i < rows; ++i) {
-    r.columns[0][i] = rng() % 3;
-    for (std::uint32_t c = 1; c <= values; ++c) r.columns[c][i] = static_cast<std::uint32_t>(rng());
-  }
-  return r;
-}
-
-std::string write_file(const datasets::Relation& r, const std::string& name) {
-  return test::write_relation(r, test::scratch_dir("ra-rbk-" + name) + "/relation.csv");
-}
-
-datasets::WorkloadSpec file_workload(const datasets::Relation& r, const std::string& name) {
-  WorkloadOptions options;
-  options.flags["input"] = write_file(r, name);
-  return RaReduceByKeyOperator().workload(options);
-}
-
 // The digest of (key, sum of v0 mod 2^32) per run of equal keys, computed without the operator's code.
-Digest expected(const datasets::Relation& r) {
+Digest rbk_expected(const datasets::Relation& r) {
   std::vector<std::pair<std::uint32_t, std::uint64_t>> runs;
   for (std::uint64_t i = 0; i < r.rows(); ++i) {
     if (i == 0 || r.columns[0][i] != r.columns[0][i - 1]) runs.emplace_back(r.columns[0][i], 0);
@@ -79,8 +38,9 @@ Digest expected(const datasets::Relation& r) {
 // The extremes of the tile (local 32 and 1024, ept 1 and 8: 12 programs with both algorithms and layouts),
 // shared by the tests below so that a test finds the programs an earlier one compiled; the generated runs
 // add local 64, 128 and 256 and ept 2 and 4.
-const std::map<std::string, std::string> kExtremes{{"local", "32,1024"}, {"ept", "1,8"}};
-const std::map<std::string, std::string> kSample{{"local", "32,1024"}, {"ept", "1,8"}, {"grid", "cover,2"}};
+const std::map<std::string, std::string> kRbkExtremes{{"local", "32,1024"}, {"ept", "1,8"}};
+const std::map<std::string, std::string> kRbkSample{
+    {"local", "32,1024"}, {"ept", "1,8"}, {"grid", "cover,2"}};
 
 TEST(RaReduceByKey, ReferenceOnHandMadeCases) {
   datasets::Relation r;
@@ -103,8 +63,10 @@ TEST(RaReduceByKey, BothAlgorithmsAndLayoutsAtTheExtremesOfTheTileOnRunsCrossing
   // values. A sample of the space (12 programs, every grid): the whole of it is 84 programs, minutes of PoCL
   // compilation on CI's two cores; every compile-time variant builds for CUDA in Cuda/CudaCompile
   // (test_cuda.cpp).
-  const auto r = runs_relation(4099, 3, {1, 31, 33, 2, 127, 129, 2049, 3, 64}, 1);
-  test::verify_variants(RaReduceByKeyOperator(), file_workload(r, "space"), expected(r), kExtremes);
+  const auto r = test::runs_relation(4099, 3, {1, 31, 33, 2, 127, 129, 2049, 3, 64}, 1);
+  test::verify_variants(RaReduceByKeyOperator(),
+                        test::relation_file_workload(RaReduceByKeyOperator(), r, "space"), rbk_expected(r),
+                        kRbkExtremes);
 }
 
 TEST(RaReduceByKey, AwkwardInputsOnEveryAlgorithmAndLayout) {
@@ -113,37 +75,32 @@ TEST(RaReduceByKey, AwkwardInputsOnEveryAlgorithmAndLayout) {
     values = values % 3 + 1;
     const auto seed = static_cast<std::uint32_t>(rows);
     const std::vector<std::pair<std::string, datasets::Relation>> cases{
-        {"equal", runs_relation(rows, values, {rows}, seed)},
-        {"unique", runs_relation(rows, values, {1}, seed)},
-        {"runs", runs_relation(rows, values, {5, 32, 1, 129, 300}, seed)},
-        {"alphabet", small_alphabet(rows, values, seed)},
-        {"wrap", runs_relation(rows, values, {3, 64, 1000}, seed, 0xFFFFFFF0u)},
+        {"equal", test::runs_relation(rows, values, {rows}, seed)},
+        {"unique", test::runs_relation(rows, values, {1}, seed)},
+        {"runs", test::runs_relation(rows, values, {5, 32, 1, 129, 300}, seed)},
+        {"alphabet", test::small_alphabet(rows, values, seed)},
+        {"wrap", test::runs_relation(rows, values, {3, 64, 1000}, seed, 0xFFFFFFF0u)},
     };
     for (const auto& [name, r] : cases) {
       SCOPED_TRACE(name + ", " + std::to_string(rows) + " rows");
-      test::verify_variants(RaReduceByKeyOperator(), file_workload(r, name + std::to_string(rows)),
-                            expected(r), kSample);
+      test::verify_variants(
+          RaReduceByKeyOperator(),
+          test::relation_file_workload(RaReduceByKeyOperator(), r, name + std::to_string(rows)),
+          rbk_expected(r), kRbkSample);
     }
   }
 }
 
 TEST(RaReduceByKey, RunsThroughManyPartitions) {
   // One run through thousands of tiles, and long runs beside short ones.
-  const auto equal = runs_relation(100003, 1, {100003}, 5);
-  test::verify_variants(RaReduceByKeyOperator(), file_workload(equal, "equal-long"), expected(equal),
-                        {{"local", "32"}, {"ept", "1,8"}, {"grid", "cover,1"}});
-  const auto mixed = runs_relation(100003, 2, {1, 7000, 2, 40000, 33}, 6);
-  test::verify_variants(RaReduceByKeyOperator(), file_workload(mixed, "mixed-long"), expected(mixed),
-                        {{"local", "32,1024"}, {"ept", "1,8"}, {"grid", "cover,1"}});
-}
-
-TEST(RaReduceByKey, AnEmptyRelationGivesNothingOnEveryAlgorithmAndLayout) {
-  // Refused as a workload (below); the kernels still handle it.
-  datasets::WorkloadSpec spec;
-  spec.op = "ra_reduce_by_key";
-  spec.generator = "relation";
-  spec.params = {{"rows", 0}, {"values", 1}, {"keys", "runs"}, {"run", 4}, {"seed", 1}};
-  test::verify_variants(RaReduceByKeyOperator(), spec, Digest{}, kSample);
+  const auto equal = test::runs_relation(100003, 1, {100003}, 5);
+  test::verify_variants(RaReduceByKeyOperator(),
+                        test::relation_file_workload(RaReduceByKeyOperator(), equal, "equal-long"),
+                        rbk_expected(equal), {{"local", "32"}, {"ept", "1,8"}, {"grid", "cover,1"}});
+  const auto mixed = test::runs_relation(100003, 2, {1, 7000, 2, 40000, 33}, 6);
+  test::verify_variants(RaReduceByKeyOperator(),
+                        test::relation_file_workload(RaReduceByKeyOperator(), mixed, "mixed-long"),
+                        rbk_expected(mixed), {{"local", "32,1024"}, {"ept", "1,8"}, {"grid", "cover,1"}});
 }
 
 TEST(RaReduceByKey, GeneratedRunsOfSeveralLengths) {
@@ -153,8 +110,8 @@ TEST(RaReduceByKey, GeneratedRunsOfSeveralLengths) {
     const auto spec = RaReduceByKeyOperator().workload(options);  // --keys runs by default
     EXPECT_EQ(spec.params.at("keys"), "runs");
     const auto r = datasets::generate_relation(4099, 3, KeyDistribution::Runs, options.seed(), run);
-    EXPECT_EQ(expected(r).rows, (4099 + run - 1) / run);
-    test::verify_variants(RaReduceByKeyOperator(), spec, expected(r),
+    EXPECT_EQ(rbk_expected(r).rows, (4099 + run - 1) / run);
+    test::verify_variants(RaReduceByKeyOperator(), spec, rbk_expected(r),
                           {{"local", "64"}, {"ept", "2"}, {"grid", "cover,4"}});
   }
   // Other key distributions too (dup: 256 keys drawn at random, mostly runs of one).
@@ -162,7 +119,7 @@ TEST(RaReduceByKey, GeneratedRunsOfSeveralLengths) {
   options.flags = {{"rows", "4099"}, {"keys", "dup"}};
   const auto r = datasets::generate_relation(4099, 1, KeyDistribution::Dup, options.seed());
   // Local 128 and 256 (each algorithm and each layout once at either size): 4 programs, not 8.
-  test::verify_variants(RaReduceByKeyOperator(), RaReduceByKeyOperator().workload(options), expected(r),
+  test::verify_variants(RaReduceByKeyOperator(), RaReduceByKeyOperator().workload(options), rbk_expected(r),
                         {{"local", "128,256"}, {"ept", "4"}, {"grid", "cover"}},
                         [](std::vector<variants::Params> all) {
                           std::vector<variants::Params> kept;
@@ -176,50 +133,10 @@ TEST(RaReduceByKey, GeneratedRunsOfSeveralLengths) {
                         });
 }
 
-TEST(RaReduceByKey, PoisonedOutputDoesNotVerify) {
-  const auto r = runs_relation(1000, 1, {3, 40}, 3);
-  RaReduceByKeyOperator op;
-  auto run = op.prepare(test::cpu_engine(), file_workload(r, "poison"));
-  run->poison();
-  EXPECT_FALSE(run->collect().verified);
-  const auto space = op.space({test::cpu_device(), 1000});
-  run->execute(space.defaults());
-  EXPECT_TRUE(run->collect().verified);
-  run->poison();
-  const auto c = run->collect();
-  EXPECT_FALSE(c.verified);
-  EXPECT_FALSE(c.mismatch.empty());
-}
-
-TEST(RaReduceByKey, RefusesWhatItDoesNotTake) {
-  RaReduceByKeyOperator op;
-  WorkloadOptions foreign;
-  foreign.flags["selectivity"] = "0.5";
-  EXPECT_THROW(check_declared(op, foreign), UsageError);
-  WorkloadOptions key;
-  key.query["attr"] = "v0";
-  EXPECT_THROW(check_declared(op, key), UsageError);
-  EXPECT_THROW(op.workload(key), UsageError);
-
-  WorkloadOptions zero;
-  zero.flags["rows"] = "0";
-  EXPECT_THROW(op.workload(zero), UsageError);
+TEST(RaReduceByKey, RunsAreRefusedWithOtherKeys) {
   WorkloadOptions bad;
-  bad.flags = {{"rows", "10"}, {"run", "0"}};
-  EXPECT_THROW(op.workload(bad), UsageError);
   bad.flags = {{"rows", "10"}, {"keys", "dup"}, {"run", "4"}};
-  EXPECT_THROW(op.workload(bad), UsageError);
-
-  const std::string dir = test::scratch_dir("ra-rbk-bad");
-  std::ofstream(dir + "/ragged.csv") << "1,2\n3,4,5\n";
-  WorkloadOptions file;
-  file.flags["input"] = dir + "/ragged.csv";
-  try {
-    op.workload(file);
-    ADD_FAILURE() << "a ragged file was taken";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("ragged.csv:2:"), std::string::npos) << e.what();
-  }
+  EXPECT_THROW(RaReduceByKeyOperator().workload(bad), UsageError);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // ra_select (Red Fox SELECT) on the OpenCL CPU device: both algorithms, both layouts, a spread of local
 // sizes, items per work-item and grids, on sizes that are no multiple of 8, 32 or the local size, with 1
 // to 3 values, against an expectation computed here.
+// That a poisoned output never verifies is the operator contract's check (tests/test_contract.cpp).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -26,21 +27,15 @@ datasets::Relation edge_relation(std::uint64_t rows, std::uint32_t values, std::
   return r;
 }
 
-std::string write_file(const datasets::Relation& r, const std::string& name) {
-  return test::write_relation(r, test::scratch_dir("ra-select-" + name) + "/relation.csv");
-}
-
-datasets::WorkloadSpec file_workload(const datasets::Relation& r,
-                                     const std::map<std::string, std::string>& query) {
-  WorkloadOptions options;
-  options.flags["input"] = write_file(r, std::to_string(r.rows()) + "-" + std::to_string(r.values()));
-  options.query = query;
-  return RaSelectOperator().workload(options);
+datasets::WorkloadSpec select_workload(const datasets::Relation& r,
+                                       const std::map<std::string, std::string>& query) {
+  return test::relation_file_workload(RaSelectOperator(), r,
+                                      std::to_string(r.rows()) + "-" + std::to_string(r.values()), query);
 }
 
 // The digest of the tuples whose key passes `keep`, in input order, computed without the operator's code.
 template <typename Keep>
-Digest expected(const datasets::Relation& r, Keep keep) {
+Digest select_expected(const datasets::Relation& r, Keep keep) {
   Digest d;
   for (std::uint64_t i = 0; i < r.rows(); ++i) {
     if (!keep(r.columns[0][i])) continue;
@@ -56,20 +51,20 @@ Digest expected(const datasets::Relation& r, Keep keep) {
 // tests, so that a test finds the programs an earlier one compiled, instead of a cross product per test.
 // Each algorithm with each layout, with small and large tiles (32 to 1024 tuples); between them every
 // local size (32, 64, 128) and ept (1, 2, 4, 8) the tests used.
-struct Program {
+struct SelectProgram {
   const char* algorithm;
   const char* layout;
   std::int64_t local, ept;
 };
-const Program kPrograms[] = {
+const SelectProgram kSelectPrograms[] = {
     {"source", "aos", 32, 1},       {"source", "soa", 128, 8},     {"source", "soa", 64, 4},
     {"single_pass", "aos", 128, 8}, {"single_pass", "soa", 32, 1}, {"single_pass", "aos", 64, 2},
 };
 
-std::vector<variants::Params> sampled(std::vector<variants::Params> all) {
+std::vector<variants::Params> select_sampled(std::vector<variants::Params> all) {
   std::vector<variants::Params> out;
   for (auto& p : all) {
-    for (const Program& program : kPrograms) {
+    for (const SelectProgram& program : kSelectPrograms) {
       if (variants::get_string(p, "algorithm") == program.algorithm &&
           variants::get_string(p, "layout") == program.layout &&
           variants::get_int(p, "local") == program.local && variants::get_int(p, "ept") == program.ept) {
@@ -87,11 +82,11 @@ TEST(RaSelect, EveryAlgorithmAndLayoutOnAwkwardSizes) {
     values = values % 3 + 1;
     const auto r = edge_relation(rows, values, static_cast<std::uint32_t>(rows));
     // 100 < key <= 0x80000000, negated
-    const auto spec = file_workload(
+    const auto spec = select_workload(
         r, {{"lo", "100"}, {"lo_inclusive", "false"}, {"hi", "2147483648"}, {"negate", "true"}});
     test::verify_variants(RaSelectOperator(), spec,
-                          expected(r, [](std::uint32_t k) { return !(k > 100 && k <= 0x80000000u); }),
-                          {{"grid", "cover,2"}}, sampled);
+                          select_expected(r, [](std::uint32_t k) { return !(k > 100 && k <= 0x80000000u); }),
+                          {{"grid", "cover,2"}}, select_sampled);
   }
 }
 
@@ -109,8 +104,8 @@ TEST(RaSelect, QueryShapesOnAPrimeSize) {
       {{{"hi", "99"}, {"negate", "true"}}, [](std::uint32_t k) { return k > 99; }},
   };
   for (const Case& c : cases) {
-    test::verify_variants(RaSelectOperator(), file_workload(r, c.query), expected(r, c.keep),
-                          {{"grid", "cover,1"}}, sampled);
+    test::verify_variants(RaSelectOperator(), select_workload(r, c.query), select_expected(r, c.keep),
+                          {{"grid", "cover,1"}}, select_sampled);
   }
 }
 
@@ -122,24 +117,10 @@ TEST(RaSelect, GeneratedRelationsWithEveryKeyDistribution) {
     const auto r =
         datasets::generate_relation(4099, 2, datasets::key_distribution_from_string(keys), options.seed());
     const std::uint32_t cut = static_cast<std::uint32_t>(0.3 * 4294967296.0 + 0.5);
-    test::verify_variants(RaSelectOperator(), spec, expected(r, [cut](std::uint32_t k) { return k < cut; }),
-                          {{"grid", "cover,4"}}, sampled);
+    test::verify_variants(RaSelectOperator(), spec,
+                          select_expected(r, [cut](std::uint32_t k) { return k < cut; }),
+                          {{"grid", "cover,4"}}, select_sampled);
   }
-}
-
-TEST(RaSelect, PoisonedOutputDoesNotVerify) {
-  const auto r = edge_relation(1000, 1, 3);
-  RaSelectOperator op;
-  auto run = op.prepare(test::cpu_engine(), file_workload(r, {}));
-  run->poison();
-  EXPECT_FALSE(run->collect().verified);
-  const auto space = op.space({test::cpu_device(), 1000});
-  run->execute(space.defaults());
-  EXPECT_TRUE(run->collect().verified);
-  run->poison();
-  const auto c = run->collect();
-  EXPECT_FALSE(c.verified);
-  EXPECT_FALSE(c.mismatch.empty());
 }
 
 TEST(RaSelect, RefusesWhatItDoesNotTake) {
@@ -151,30 +132,12 @@ TEST(RaSelect, RefusesWhatItDoesNotTake) {
   key.query["attr"] = "v0";
   EXPECT_THROW(check_declared(op, key), UsageError);
 
-  WorkloadOptions zero;
-  zero.flags["rows"] = "0";
-  EXPECT_THROW(op.workload(zero), UsageError);
   WorkloadOptions bounds;
   bounds.flags["rows"] = "10";
   bounds.query["lo"] = "-1";
   EXPECT_THROW(op.workload(bounds), UsageError);
   bounds.query["lo"] = "4294967296";
   EXPECT_THROW(op.workload(bounds), UsageError);
-
-  const std::string dir = test::scratch_dir("ra-select-bad");
-  std::ofstream(dir + "/empty.csv").close();
-  std::ofstream(dir + "/ragged.csv") << "1,2\n3,4,5\n";
-  WorkloadOptions file;
-  file.flags["input"] = dir + "/empty.csv";
-  // An empty file is an empty relation (tests/test_cli.cpp runs every relational operator on one).
-  EXPECT_EQ(op.workload(file).rows(), 0u);
-  file.flags["input"] = dir + "/ragged.csv";
-  try {
-    op.workload(file);
-    ADD_FAILURE() << "a ragged file was taken";
-  } catch (const UsageError& e) {
-    EXPECT_NE(std::string(e.what()).find("ragged.csv:2:"), std::string::npos) << e.what();
-  }
 }
 
 }  // namespace

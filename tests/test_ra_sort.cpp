@@ -1,6 +1,6 @@
 // ra_sort (Red Fox SORT) on the OpenCL CPU device: the merge sort and the radix sort, both layouts, against
 // an order computed here. The space is sampled, not enumerated: its ~150 programs take seconds each to
-// build on PoCL, so the tests build six (kPrograms: each algorithm in both layouts; tiles of 32 to 1024
+// build on PoCL, so the tests build six (kSortPrograms: each algorithm in both layouts; tiles of 32 to 1024
 // tuples, so a merge sort makes up to 8 merge passes; every digit width; the defaults) and run them with
 // every launch-time choice (skip on and off, grid cover and 2 work-groups per compute unit). Every
 // compile-time variant is built for CUDA by Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc. Inputs:
@@ -22,7 +22,7 @@ namespace varex::operators {
 namespace {
 
 // The digest of the relation's tuples in lexicographic order, computed without the operator's code.
-Digest expected(const datasets::Relation& r) {
+Digest sorted_expected(const datasets::Relation& r) {
   std::vector<std::uint64_t> order(r.rows());
   for (std::uint64_t i = 0; i < r.rows(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&r](std::uint64_t x, std::uint64_t y) {
@@ -56,31 +56,21 @@ datasets::Relation tie_relation(std::uint64_t rows, std::uint32_t values, std::u
   return r;
 }
 
-std::string write_file(const datasets::Relation& r, const std::string& name) {
-  return test::write_relation(r, test::scratch_dir("ra-sort-" + name) + "/relation.csv");
-}
-
-datasets::WorkloadSpec file_workload(const datasets::Relation& r, const std::string& name) {
-  WorkloadOptions options;
-  options.flags["input"] = write_file(r, name);
-  return RaSortOperator().workload(options);
-}
-
 // The compile-time variants the tests build: algorithm, layout, local, ept, bits.
-struct Program {
+struct SortProgram {
   const char* algorithm;
   const char* layout;
   std::int64_t local, ept, bits;
 };
-const Program kPrograms[] = {
+const SortProgram kSortPrograms[] = {
     {"merge", "aos", 32, 1, 8}, {"merge", "aos", 128, 4, 8}, {"merge", "soa", 128, 8, 8},
     {"radix", "aos", 32, 1, 4}, {"radix", "aos", 128, 4, 8}, {"radix", "soa", 32, 8, 6},
 };
 
-std::vector<variants::Params> sampled(std::vector<variants::Params> all) {
+std::vector<variants::Params> sort_sampled(std::vector<variants::Params> all) {
   std::vector<variants::Params> out;
   for (auto& p : all) {
-    for (const Program& program : kPrograms) {
+    for (const SortProgram& program : kSortPrograms) {
       if (variants::get_string(p, "algorithm") == program.algorithm &&
           variants::get_string(p, "layout") == program.layout &&
           variants::get_int(p, "local") == program.local && variants::get_int(p, "ept") == program.ept &&
@@ -112,8 +102,10 @@ TEST(RaSort, EveryAlgorithmAndLayoutOnAwkwardSizes) {
   for (std::uint64_t rows : {1, 7, 33, 1000, 4099}) {
     values = values % 3 + 1;
     const auto r = tie_relation(rows, values, static_cast<std::uint32_t>(rows));
-    test::verify_variants(RaSortOperator(), file_workload(r, "awkward-" + std::to_string(rows)), expected(r),
-                          kEveryLaunch, sampled);
+    test::verify_variants(
+        RaSortOperator(),
+        test::relation_file_workload(RaSortOperator(), r, "awkward-" + std::to_string(rows)),
+        sorted_expected(r), kEveryLaunch, sort_sampled);
   }
 }
 
@@ -146,7 +138,8 @@ TEST(RaSort, KeyOrdersThatStressStability) {
                                                                       {"identical", identical}};
   for (const auto& [name, r] : cases) {
     SCOPED_TRACE(name);
-    test::verify_variants(RaSortOperator(), file_workload(r, name), expected(r), kCover, sampled);
+    test::verify_variants(RaSortOperator(), test::relation_file_workload(RaSortOperator(), r, name),
+                          sorted_expected(r), kCover, sort_sampled);
   }
 }
 
@@ -158,7 +151,8 @@ TEST(RaSort, GeneratedRelationsWithEveryKeyDistribution) {
     options.flags = {{"rows", "3001"}, {"values", std::to_string(values)}, {"keys", keys}};
     const auto r = datasets::generate_relation(3001, values, datasets::key_distribution_from_string(keys),
                                                options.seed());
-    test::verify_variants(RaSortOperator(), RaSortOperator().workload(options), expected(r), kCover, sampled);
+    test::verify_variants(RaSortOperator(), RaSortOperator().workload(options), sorted_expected(r), kCover,
+                          sort_sampled);
   }
 }
 
@@ -170,7 +164,7 @@ TEST(RaSort, NoTupleRunsAndVerifiesAndAnEmptyFileIsAWorkload) {
   spec.params = {{"rows", 0}, {"values", 2}, {"keys", "uniform"}, {"seed", 1}};
   auto run = op.prepare(test::cpu_engine(), spec);
   EXPECT_EQ(run->reference(), (Digest{0, 0}));
-  for (const auto& params : sampled(op.space({test::cpu_device(), 0}).enumerate(kCover))) {
+  for (const auto& params : sort_sampled(op.space({test::cpu_device(), 0}).enumerate(kCover))) {
     run->poison();
     run->execute(params);
     const Collected c = run->collect();

@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <set>
 
 #include "base/errors.hpp"
 #include "datasets/relations.hpp"
 #include "datasets/sorted_pairs.hpp"
+#include "harness/operators/operator.hpp"
 #include "harness/outputs/rows.hpp"
 #include "harness/outputs/scalar.hpp"
 #include "support.hpp"
@@ -246,6 +248,46 @@ TEST(ScalarOutput, ValueOrPartialSumsFinishedOnTheHost) {
   EXPECT_NE(c.mismatch.find("partial sums"), std::string::npos);
   EXPECT_THROW(out.set_parts(5), std::logic_error);
 }
+
+// What every operator of one relation refuses or takes alike (relation_workload.hpp): no rows asked for, a
+// ragged file (named with its line); an empty file is an empty relation (tests/test_cli.cpp runs every
+// relational operator on one). Flags and query keys an operator does not declare are the contract's check.
+class OneRelation : public testing::TestWithParam<std::string> {};
+
+TEST_P(OneRelation, NoRowsAndRaggedFilesAreRefusedAnEmptyFileIsTaken) {
+  const harness::Operator& op = harness::find_operator(GetParam());
+  harness::WorkloadOptions zero;
+  zero.flags["rows"] = "0";
+  EXPECT_THROW(op.workload(zero), UsageError);
+
+  const std::string dir = test::scratch_dir(op.name() + "-bad");
+  std::ofstream(dir + "/empty.csv").close();
+  std::ofstream(dir + "/ragged.csv") << "1,2\n3,4,5\n";
+  harness::WorkloadOptions file;
+  file.flags["input"] = dir + "/empty.csv";
+  EXPECT_EQ(op.workload(file).rows(), 0u);
+  file.flags["input"] = dir + "/ragged.csv";
+  try {
+    op.workload(file);
+    ADD_FAILURE() << "a ragged file was taken";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("ragged.csv:2:"), std::string::npos) << e.what();
+  }
+}
+
+// An empty relation through every algorithm and layout, at the extremes of the tile: nothing out (the
+// kernels, edge fix-ups and look-backs have no tile to look at).
+TEST_P(OneRelation, AnEmptyRelationGivesNothingOnEveryAlgorithmAndLayout) {
+  const harness::Operator& op = harness::find_operator(GetParam());
+  datasets::WorkloadSpec spec;
+  spec.op = op.name();
+  spec.generator = "relation";
+  spec.params = {{"rows", 0}, {"values", 2}, {"keys", "runs"}, {"run", 4}, {"seed", 1}};
+  test::verify_variants(op, spec, Digest{}, {{"local", "32,1024"}, {"ept", "1,8"}, {"grid", "cover,2"}});
+}
+
+INSTANTIATE_TEST_SUITE_P(RedFox, OneRelation, testing::Values("ra_select", "ra_unique", "ra_reduce_by_key"),
+                         [](const testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace varex

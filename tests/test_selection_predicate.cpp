@@ -12,8 +12,8 @@
 namespace varex::operators {
 namespace {
 
-constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();
-constexpr std::int32_t kMax = std::numeric_limits<std::int32_t>::max();
+constexpr std::int32_t kInt32Min = std::numeric_limits<std::int32_t>::min();
+constexpr std::int32_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 
 bool kernel_matches(const KernelRange& r, std::int32_t x) {
   return ((x >= r.lo) && (x <= r.hi)) != (r.neg != 0);
@@ -40,9 +40,9 @@ std::vector<SelectionQuery> all_queries(const std::vector<std::int32_t>& bounds)
 }
 
 TEST(SelectionPredicate, KernelRangeAgreesWithTheFlagsOnEdgeValues) {
-  const std::vector<std::int32_t> bounds{kMin, kMin + 1, -1, 0, 1, 7, kMax - 1, kMax};
-  const std::vector<std::int32_t> probes{kMin, kMin + 1, kMin + 2, -2, -1,       0,        1,
-                                         2,    6,        7,        8,  kMax - 2, kMax - 1, kMax};
+  const std::vector<std::int32_t> bounds{kInt32Min, kInt32Min + 1, -1, 0, 1, 7, kInt32Max - 1, kInt32Max};
+  const std::vector<std::int32_t> probes{kInt32Min, kInt32Min + 1, kInt32Min + 2, -2,       -1, 0, 1, 2, 6, 7,
+                                         8,         kInt32Max - 2, kInt32Max - 1, kInt32Max};
   for (const SelectionQuery& q : all_queries(bounds)) {
     const KernelRange r = q.inclusive();
     for (std::int32_t x : probes) {
@@ -66,13 +66,13 @@ TEST(SelectionPredicate, ReferenceFollowsTheSourceFlags) {
   EXPECT_TRUE(q.matches(10));
   EXPECT_FALSE(q.matches(15));
   SelectionQuery none;
-  EXPECT_TRUE(none.matches(kMin));
-  EXPECT_TRUE(none.matches(kMax));
+  EXPECT_TRUE(none.matches(kInt32Min));
+  EXPECT_TRUE(none.matches(kInt32Max));
 }
 
 TEST(SelectionPredicate, SelectivityQueriesSelectTheRequestedFraction) {
   std::mt19937 rng(3);
-  std::uniform_int_distribution<std::int32_t> dist(kMin, kMax);
+  std::uniform_int_distribution<std::int32_t> dist(kInt32Min, kInt32Max);
   for (double s : {0.0, 0.01, 0.25, 0.5, 1.0}) {
     const SelectionQuery q = SelectionQuery::for_selectivity(s);
     int hits = 0;
@@ -93,7 +93,7 @@ TEST(SelectionPredicate, QueryParsingRejectsBadInput) {
 }
 
 TEST(SelectionPredicate, JsonRoundTrip) {
-  for (const SelectionQuery& q : all_queries({kMin, 0, kMax})) {
+  for (const SelectionQuery& q : all_queries({kInt32Min, 0, kInt32Max})) {
     const SelectionQuery back = SelectionQuery::from_json(q.to_json());
     EXPECT_EQ(back.to_json(), q.to_json());
   }

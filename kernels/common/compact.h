@@ -43,6 +43,16 @@ FUNC uint compact_group_total(LOCAL uint* part, uint mask) {
 FUNC uint compact_first_slot(LOCAL uint* part, uint mask, uint tile_offset) {
   return tile_offset + wg_scan_exclusive_u32(part, popcount_u32(mask), SCAN_LOCAL);
 }
+
+#ifdef COMPACT_OFFSETS_KERNEL
+// Step 2 as a kernel, for a family that defines COMPACT_OFFSETS_KERNEL before including this file. One
+// work-group: the tile counts' exclusive sums in place, the number kept behind them and into count[0].
+KERNEL void compact_offsets(GLOBAL uint* RESTRICT tile_counts, GLOBAL uint* RESTRICT count, uint tiles) {
+  LOCAL_ARRAY uint part[SCAN_LOCAL];
+  scan_totals(tile_counts, tiles, part);
+  if (lid() == 0) count[0] = tile_counts[tiles];
+}
+#endif
 #endif  // SCAN_LOCAL && SCAN_ITEMS
 
 #endif  // VAREX_COMPACT_H

@@ -41,11 +41,8 @@ std::vector<variants::Constraint> AggregateOperator::own_constraints() const {
            }}};
 }
 
-Defines AggregateOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  Defines d = attribute_launch_defines(params);
-  d.push_back({"PRED_AGGREGATE", "1"});
-  d.push_back({"PRED_SELECT", "1"});
-  return d;
+Defines AggregateOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return AttributeAggregateVariant(params, device, /*kth_largest=*/false).defines;
 }
 
 }  // namespace varex::operators

@@ -55,10 +55,10 @@ Digest aggregate_reference(AggregateFn fn, const std::vector<std::int32_t>& kept
 
 // Both operators' runner: the records on the device, the accumulators, and the two kernel sequences
 // (the aggregate's passes, the digit-by-digit select).
-class AggregateRun final : public PreparedRun {
+class AggregateRun final : public VariantRun<AttributeAggregateVariant> {
  public:
   AggregateRun(Engine& engine, const datasets::WorkloadSpec& spec, const AttributeAggregate& op)
-      : engine_(engine), op_(op), query_(spec.query), kth_(op.name() == "kth_largest") {
+      : VariantRun(engine, "predicates"), query_(spec.query), kth_(op.name() == "kth_largest") {
     table_ = materialise_attributes(spec);
     rows_ = table_.rows();
     attribute_ = query_.at("attr").get<std::uint32_t>();
@@ -95,32 +95,22 @@ class AggregateRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(kernel_source(engine_.device().backend, "predicates"), defines(params), &info);
-    return info;
-  }
-
   void poison() override { output_->poison(); }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    const Program& program =
-        engine_.compile(kernel_source(engine_.device().backend, "predicates"), defines(params));
-    KernelSequence seq(engine_, program);
-    const LaunchShape shape = attribute_shape(params, engine_.device(), rows_);
-    if (kth_ && is_vendor(params)) {
+  void run(const AttributeAggregateVariant& variant, KernelSequence& seq) override {
+    const LaunchShape shape = variant.shape(rows_);
+    if (kth_ && variant.sort) {
       sort_select(seq, shape);
     } else if (kth_) {
-      select(seq, params, shape, static_cast<std::uint32_t>(k_), variants::get_int(params, "radix_bits"));
-    } else if (variants::get_string(params, "method") == "bits" &&
-               (fn_ == AggregateFn::Min || fn_ == AggregateFn::Max)) {
+      select(seq, variant, shape, static_cast<std::uint32_t>(k_), variant.radix_bits);
+    } else if (variant.bits && (fn_ == AggregateFn::Min || fn_ == AggregateFn::Max)) {
       // MIN and MAX as the k-th largest (k = 1; k = 0 asks for the smallest), one bit per pass.
-      select(seq, params, shape, fn_ == AggregateFn::Max ? 1u : 0u, 1);
+      select(seq, variant, shape, fn_ == AggregateFn::Max ? 1u : 0u, 1);
     } else {
-      const bool bits = variants::get_string(params, "method") == "bits" && fn_ != AggregateFn::Count;
+      const bool bits = variant.bits && fn_ != AggregateFn::Count;
       seq.run("init", "aggregate_init", {64, 64}, {KernelArg::of(*acc_)});
       if (bits) {
-        const auto width = static_cast<std::uint32_t>(variants::get_int(params, "sum_bits"));
+        const std::uint32_t width = variant.sum_bits;
         for (std::uint32_t first = 0; first < 32; first += width) {
           seq.run("bits", "aggregate_bits", shape,
                   {KernelArg::of(inputs_->buffer()), KernelArg::of(*acc_), rows_arg(), capacity_arg(),
@@ -135,7 +125,6 @@ class AggregateRun final : public PreparedRun {
               {KernelArg::of(*acc_), KernelArg::of(output_->buffer()), KernelArg::of(fn_code()),
                KernelArg::of(static_cast<std::uint32_t>(bits ? 1 : 0))});
     }
-    return seq.times();
   }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
@@ -183,19 +172,23 @@ class AggregateRun final : public PreparedRun {
     return 0;
   }
 
-  Defines defines(const variants::Params& params) const {
-    Defines d = op_.defines(params, engine_.device());
-    for (const Define& f : filter_defines(where_)) d.push_back(f);
-    if (!kth_) d.push_back({"AGG_EXTREMES", fn_ == AggregateFn::Min || fn_ == AggregateFn::Max ? "1" : "0"});
-    return d;
+  // The operator's variant and the query's defines: the filter's KEEP, and the aggregate's AGG_EXTREMES.
+  AttributeAggregateVariant decode(const variants::Params& params) const override {
+    AttributeAggregateVariant variant(params, engine_.device(), kth_);
+    for (const Define& f : filter_defines(where_)) variant.defines.push_back(f);
+    if (!kth_) {
+      variant.defines.push_back(
+          {"AGG_EXTREMES", fn_ == AggregateFn::Min || fn_ == AggregateFn::Max ? "1" : "0"});
+    }
+    return variant;
   }
 
   // Routine 4.5: one pass per digit of `width` bits from the most significant, each a histogram of the
   // digit among the kept rows that match the digits chosen so far, then the pick of the digit that holds
   // the k-th largest.
-  void select(KernelSequence& seq, const variants::Params& params, const LaunchShape& shape, std::uint32_t k,
-              std::uint64_t width) {
-    const auto local = static_cast<std::uint64_t>(variants::get_int(params, "local"));
+  void select(KernelSequence& seq, const AttributeAggregateVariant& variant, const LaunchShape& shape,
+              std::uint32_t k, std::uint64_t width) {
+    const std::uint64_t local = variant.local;
     seq.run("init", "select_init", {1, 1}, {KernelArg::of(*state_), KernelArg::of(k)});
     seq.fill("clear", *hist_, 0, kMaxBins * 4);
     for (std::uint32_t done = 0; done < 32;) {
@@ -233,8 +226,6 @@ class AggregateRun final : public PreparedRun {
              KernelArg::of(static_cast<std::uint32_t>(k_))});
   }
 
-  Engine& engine_;
-  const AttributeAggregate& op_;
   nlohmann::json query_;
   bool kth_;
   datasets::AttributeTable table_;
@@ -250,6 +241,21 @@ class AggregateRun final : public PreparedRun {
 };
 
 }  // namespace
+
+AttributeAggregateVariant::AttributeAggregateVariant(const variants::Params& params, const DeviceInfo& device,
+                                                     bool kth_largest)
+    : AttributeVariant(params, device) {
+  if (kth_largest) {
+    sort = vendor;
+    vendor = false;  // the sorting variant's own kernels need the program
+    radix_bits = static_cast<std::uint64_t>(variants::get_int(params, "radix_bits"));
+  } else {
+    bits = variants::get_string(params, "method") == "bits";
+    sum_bits = static_cast<std::uint32_t>(variants::get_int(params, "sum_bits"));
+    defines.push_back({"PRED_AGGREGATE", "1"});
+  }
+  defines.push_back({"PRED_SELECT", "1"});
+}
 
 AggregateFn aggregate_fn(const nlohmann::json& query) {
   const std::string fn = query.at("fn").get<std::string>();

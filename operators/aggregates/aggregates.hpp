@@ -15,6 +15,18 @@ namespace varex::operators {
 
 enum class AggregateFn { Count, Sum, Avg, Min, Max };
 
+// A variant of the aggregates, decoded once: the launch (AttributeVariant), the operator's own knobs, and
+// the operator's defines after the launch's (PRED_AGGREGATE for aggregate, PRED_SELECT). The run appends
+// the query's (KEEP, AGG_EXTREMES). kth_largest's sorting variant (impl=cub) runs its own kernels around
+// the vendor's sort, so its program is built: `vendor` stays false and `sort` holds impl=cub.
+struct AttributeAggregateVariant : AttributeVariant {
+  AttributeAggregateVariant(const variants::Params& params, const DeviceInfo& device, bool kth_largest);
+  bool bits = false;             // aggregate's method=bits (else direct)
+  std::uint32_t sum_bits = 1;    // aggregate's bits per counting pass of method=bits
+  std::uint64_t radix_bits = 0;  // kth_largest's bits of the digit one pass decides
+  bool sort = false;             // kth_largest's impl=cub: the kept values sorted by the vendor library
+};
+
 // What both operators share: the records, the attribute, the filter, the kernels' source.
 class AttributeAggregate : public Operator {
  public:

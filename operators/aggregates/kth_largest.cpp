@@ -53,10 +53,8 @@ void KthLargestOperator::add_vendor(const DeviceInfo& device, std::vector<varian
                      inactive, {"local", "ept", "grid"});
 }
 
-Defines KthLargestOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  Defines d = attribute_launch_defines(params);
-  d.push_back({"PRED_SELECT", "1"});
-  return d;
+Defines KthLargestOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return AttributeAggregateVariant(params, device, /*kth_largest=*/true).defines;
 }
 
 }  // namespace varex::operators

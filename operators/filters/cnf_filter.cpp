@@ -30,7 +30,7 @@ std::vector<QueryKeyDecl> CnfFilterOperator::query_keys() const {
 }
 
 std::vector<std::string> CnfFilterOperator::clauses(const nlohmann::json& query,
-                                                    const variants::Params&) const {
+                                                    const AttributeFilterVariant&) const {
   std::vector<std::string> out;
   for (const Clause& clause : where_of(query).all) out.push_back(kernel_expression(clause));
   return out;

@@ -12,14 +12,21 @@ namespace varex::operators {
 
 namespace {
 
-bool counts_only(const variants::Params& params) {
-  return params.count("output") && variants::get_string(params, "output") == "count";
+// range's compare as the space names it (and RANGE_COMPARE passes it on).
+RangeCompare range_compare_of(const std::string& text) {
+  if (text == "two_sided") return RangeCompare::TwoSided;
+  if (text == "unsigned_difference") return RangeCompare::UnsignedDifference;
+  throw UsageError("compare=" + text + ": choose two_sided or unsigned_difference");
 }
 
-class FilterRun final : public PreparedRun {
+std::string range_compare_name(RangeCompare compare) {
+  return compare == RangeCompare::UnsignedDifference ? "unsigned_difference" : "two_sided";
+}
+
+class FilterRun final : public VariantRun<AttributeFilterVariant> {
  public:
   FilterRun(Engine& engine, const datasets::WorkloadSpec& spec, const AttributeFilter& op)
-      : engine_(engine), op_(op), query_(spec.query) {
+      : VariantRun(engine, "predicates"), op_(op), query_(spec.query) {
     table_ = materialise_attributes(spec);
     rows_ = table_.rows();
     std::vector<std::uint8_t> reference((rows_ + 7) / 8, 0), tolerated((rows_ + 7) / 8, 0);
@@ -43,24 +50,15 @@ class FilterRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(kernel_source(engine_.device().backend, "predicates"), defines(params), &info);
-    return info;
-  }
-
   void poison() override {
     bitmap_->poison();
     counted_->poison();
   }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    count_only_ = counts_only(params);
-    const Program& program =
-        engine_.compile(kernel_source(engine_.device().backend, "predicates"), defines(params));
-    KernelSequence seq(engine_, program);
+  void run(const AttributeFilterVariant& variant, KernelSequence& seq) override {
+    count_only_ = variant.count_only;
     if (count_only_) seq.fill("clear", counted_->buffer(), 0, 16);
-    const LaunchShape shape = attribute_shape(params, engine_.device(), rows_);
+    const LaunchShape shape = variant.shape(rows_);
     const auto launch = [&](const std::string& label, std::uint32_t clause, std::uint32_t pass, bool count) {
       seq.run(label, "filter", shape,
               {KernelArg::of(inputs_->buffer()), KernelArg::of(bitmap_->buffer()),
@@ -68,18 +66,16 @@ class FilterRun final : public PreparedRun {
                KernelArg::of(static_cast<std::uint64_t>(inputs_->capacity())), KernelArg::of(clause),
                KernelArg::of(pass), KernelArg::of(static_cast<std::uint32_t>(count ? 1 : 0))});
     };
-    const std::size_t clauses = op_.clauses(query_, params).size();
-    if (!params.count("strategy") || variants::get_string(params, "strategy") == "fused" || clauses < 2) {
+    if (!variant.passes || variant.clauses < 2) {
       launch("filter", 0, 0, count_only_);
     } else {
-      std::vector<std::uint32_t> order(clauses);
+      std::vector<std::uint32_t> order(variant.clauses);
       std::iota(order.begin(), order.end(), 0u);
-      if (variants::get_string(params, "order") == "selective_first") order = selective_order_;
+      if (variant.selective_first) order = selective_order_;
       for (std::size_t i = 0; i < order.size(); ++i) {
         launch("pass", order[i], i == 0 ? 1 : 2, count_only_ && i + 1 == order.size());
       }
     }
-    return seq.times();
   }
 
   // A count is compared with the reference's digest as it is: only bitmaps tolerate rows (semilinear, which
@@ -102,17 +98,19 @@ class FilterRun final : public PreparedRun {
   }
 
  private:
-  Defines defines(const variants::Params& params) const {
-    Defines d = op_.defines(params, engine_.device());
-    const std::vector<std::string> clauses = op_.clauses(query_, params);
+  // The operator's variant and the query's clauses: CLAUSE_i each, CLAUSES, KEEP (their conjunction).
+  AttributeFilterVariant decode(const variants::Params& params) const override {
+    AttributeFilterVariant variant(params, engine_.device());
+    const std::vector<std::string> clauses = op_.clauses(query_, variant);
     std::string keep;
     for (std::size_t i = 0; i < clauses.size(); ++i) {
-      d.push_back({"CLAUSE_" + std::to_string(i), clauses[i]});
+      variant.defines.push_back({"CLAUSE_" + std::to_string(i), clauses[i]});
       keep += (keep.empty() ? "(" : "&(") + clauses[i] + ")";
     }
-    d.push_back({"CLAUSES", std::to_string(clauses.size())});
-    if (!keep.empty()) d.push_back({"KEEP", keep});
-    return d;
+    variant.defines.push_back({"CLAUSES", std::to_string(clauses.size())});
+    if (!keep.empty()) variant.defines.push_back({"KEEP", keep});
+    variant.clauses = clauses.size();
+    return variant;
   }
 
   // The clauses from the one that keeps the fewest rows (of the first 65536) to the one that keeps the most:
@@ -132,7 +130,6 @@ class FilterRun final : public PreparedRun {
     return order;
   }
 
-  Engine& engine_;
   const AttributeFilter& op_;
   nlohmann::json query_;
   datasets::AttributeTable table_;
@@ -145,6 +142,18 @@ class FilterRun final : public PreparedRun {
 };
 
 }  // namespace
+
+AttributeFilterVariant::AttributeFilterVariant(const variants::Params& params, const DeviceInfo& device)
+    : AttributeVariant(params, device),
+      passes(params.count("strategy") && variants::get_string(params, "strategy") != "fused"),
+      selective_first(params.count("order") && variants::get_string(params, "order") == "selective_first"),
+      count_only(params.count("output") && variants::get_string(params, "output") == "count") {
+  if (params.count("compare")) compare = range_compare_of(variants::get_string(params, "compare"));
+  defines.push_back({"PRED_FILTER", "1"});
+  // range's `compare` changes the expression the runner passes as KEEP; naming it here keeps its two compile
+  // parts two programs where the workload is not known (the NVRTC compile test of every compile part).
+  if (compare) defines.push_back({"RANGE_COMPARE", range_compare_name(*compare)});
+}
 
 WorkloadDecl AttributeFilter::declaration() const {
   WorkloadDecl d;
@@ -161,13 +170,8 @@ variants::Space AttributeFilter::space(const variants::SpaceContext& context) co
   return variants::Space(name(), std::move(tunables), own_constraints());
 }
 
-Defines AttributeFilter::defines(const variants::Params& params, const DeviceInfo&) const {
-  Defines d = attribute_launch_defines(params);
-  d.push_back({"PRED_FILTER", "1"});
-  // range's `compare` changes the expression the runner passes as KEEP; naming it here keeps its two compile
-  // parts two programs where the workload is not known (the NVRTC compile test of every compile part).
-  if (params.count("compare")) d.push_back({"RANGE_COMPARE", variants::get_string(params, "compare")});
-  return d;
+Defines AttributeFilter::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return AttributeFilterVariant(params, device).defines;
 }
 
 datasets::WorkloadSpec AttributeFilter::workload(const WorkloadOptions& options) const {

@@ -6,6 +6,7 @@
 // evaluate, and what the host reference and the CPU baseline keep.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,21 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+
+// range's `compare`: how the kernels test low <= a <= high.
+enum class RangeCompare { TwoSided, UnsignedDifference };
+
+// A variant of the filters, decoded once: the launch (AttributeVariant), the operator's own knobs, and the
+// operator's defines after the launch's (PRED_FILTER, RANGE_COMPARE). The run appends the query's clauses
+// (CLAUSE_i, CLAUSES, KEEP) and their number.
+struct AttributeFilterVariant : AttributeVariant {
+  AttributeFilterVariant(const variants::Params& params, const DeviceInfo& device);
+  bool passes;                          // strategy=passes: one kernel per clause (cnf_filter)
+  bool selective_first;                 // order=selective_first: the passes' clauses by selectivity
+  bool count_only;                      // output=count: only the rows kept and their indices' sum
+  std::optional<RangeCompare> compare;  // range's compare (absent for the others)
+  std::size_t clauses = 0;              // the query's clauses (the run's decode counts them)
+};
 
 class AttributeFilter : public Operator {
  public:
@@ -33,7 +49,7 @@ class AttributeFilter : public Operator {
   virtual std::vector<QueryKeyDecl> query_keys() const = 0;
   // The conjunction the kernels evaluate, one expression over A(c) per clause, for a variant.
   virtual std::vector<std::string> clauses(const nlohmann::json& query,
-                                           const variants::Params& params) const = 0;
+                                           const AttributeFilterVariant& variant) const = 0;
   // The host reference: whether row r is kept, and whether it may go either way (`tolerated`).
   using RowReference = std::function<bool(std::uint64_t r, bool& tolerated)>;
   virtual RowReference reference(const nlohmann::json& query,
@@ -60,7 +76,7 @@ class CnfFilterOperator final : public AttributeFilter {
                              std::uint32_t attributes) const override;
   std::vector<QueryKeyDecl> query_keys() const override;
   std::vector<std::string> clauses(const nlohmann::json& query,
-                                   const variants::Params& params) const override;
+                                   const AttributeFilterVariant& variant) const override;
   RowReference reference(const nlohmann::json& query, const datasets::AttributeTable& table) const override;
   BlockFilter baseline(const nlohmann::json& query, const datasets::AttributeTable& table) const override;
   std::uint32_t attributes_read(const nlohmann::json& query) const override;
@@ -81,7 +97,7 @@ class RangeOperator final : public AttributeFilter {
                              std::uint32_t attributes) const override;
   std::vector<QueryKeyDecl> query_keys() const override;
   std::vector<std::string> clauses(const nlohmann::json& query,
-                                   const variants::Params& params) const override;
+                                   const AttributeFilterVariant& variant) const override;
   RowReference reference(const nlohmann::json& query, const datasets::AttributeTable& table) const override;
   BlockFilter baseline(const nlohmann::json& query, const datasets::AttributeTable& table) const override;
   std::uint32_t attributes_read(const nlohmann::json&) const override { return 1; }
@@ -105,7 +121,7 @@ class SemilinearOperator final : public AttributeFilter {
                              std::uint32_t attributes) const override;
   std::vector<QueryKeyDecl> query_keys() const override;
   std::vector<std::string> clauses(const nlohmann::json& query,
-                                   const variants::Params& params) const override;
+                                   const AttributeFilterVariant& variant) const override;
   RowReference reference(const nlohmann::json& query, const datasets::AttributeTable& table) const override;
   BlockFilter baseline(const nlohmann::json& query, const datasets::AttributeTable& table) const override;
   std::uint32_t attributes_read(const nlohmann::json& query) const override;

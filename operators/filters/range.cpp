@@ -56,11 +56,11 @@ std::vector<QueryKeyDecl> RangeOperator::query_keys() const {
 }
 
 std::vector<std::string> RangeOperator::clauses(const nlohmann::json& query,
-                                                const variants::Params& params) const {
+                                                const AttributeFilterVariant& variant) const {
   const Bounds b = bounds_of(query);
   const std::string a = "A(" + std::to_string(b.attribute) + ")";
   if (b.low > b.high) return {"0u"};
-  if (variants::get_string(params, "compare") == "unsigned_difference") {
+  if (variant.compare == RangeCompare::UnsignedDifference) {
     // x - low, as unsigned, is at most high - low exactly for the x in [low, high]: one comparison.
     const auto span = static_cast<std::uint32_t>(b.high - b.low);
     return {"(((uint)" + a + "-(uint)" + kernel_int(b.low) + ")<=" + std::to_string(span) + "u)"};

@@ -89,7 +89,7 @@ std::vector<QueryKeyDecl> SemilinearOperator::query_keys() const {
 }
 
 std::vector<std::string> SemilinearOperator::clauses(const nlohmann::json& query,
-                                                     const variants::Params&) const {
+                                                     const AttributeFilterVariant&) const {
   const Linear l = linear_of(query);
   std::string dot;
   for (std::size_t i = 0; i < l.coef.size(); ++i) {

@@ -24,12 +24,12 @@ namespace varex::operators {
 
 namespace {
 
-constexpr std::uint64_t kMaxRows = 1ULL << 31;
+constexpr std::uint64_t kGroupByMaxRows = 1ULL << 31;
 constexpr std::uint64_t kRegisters = 1ULL << kSketchBits;
 // Rows per tile of the partitioned aggregation (AGG_TILE).
 constexpr std::uint64_t kAggregateTile = 65536;
 
-datasets::GroupColumns materialise(const datasets::WorkloadSpec& spec) {
+datasets::GroupColumns materialise_groups(const datasets::WorkloadSpec& spec) {
   const auto& p = spec.params;
   if (spec.generator == "group_keys") {
     return datasets::group_columns(spec.rows(), p.at("distinct").get<std::uint64_t>(),
@@ -52,15 +52,23 @@ datasets::GroupColumns materialise(const datasets::WorkloadSpec& spec) {
 
 // Groups a work-group aggregates in local memory (LOCAL_GROUPS): 20 bytes each, within a device's local
 // memory with room to spare.
-std::uint64_t local_groups(const DeviceInfo& device) {
+std::uint64_t groupby_local_groups(const DeviceInfo& device) {
   const std::uint64_t local_mem = device.local_mem ? device.local_mem : 32768;
   return std::min<std::uint64_t>(1024, std::bit_floor(std::max<std::uint64_t>(local_mem / 40, 1)));
 }
 
-class GroupByRun final : public PreparedRun {
+GroupAggregation groupby_aggregation_named(const std::string& agg) {
+  return agg == "local"         ? GroupAggregation::Local
+         : agg == "registers"   ? GroupAggregation::Registers
+         : agg == "warp"        ? GroupAggregation::Warp
+         : agg == "partitioned" ? GroupAggregation::Partitioned
+                                : GroupAggregation::Global;
+}
+
+class GroupByRun final : public VariantRun<GroupByVariant> {
  public:
-  GroupByRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
-    datasets::GroupColumns columns = materialise(spec);
+  GroupByRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "hash") {
+    datasets::GroupColumns columns = materialise_groups(spec);
     rows_ = columns.keys.size();
     GroupReference reference = group_reference(columns.keys, columns.values);
 
@@ -109,24 +117,29 @@ class GroupByRun final : public PreparedRun {
     }
   }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(source(), GroupByOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { out_->poison(); }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    const LaunchPlan plan(params, engine_.device());
-    const std::int64_t load = variants::get_int(params, "load");
-    KernelSequence seq(engine_,
-                       engine_.compile(source(), GroupByOperator().defines(params, engine_.device())));
+  Collected collect(Check how) override { return harness::collect(*out_, how); }
+
+  Digest reference() const override { return out_->reference(); }
+  std::uint64_t bytes_moved() const override { return rows_ * 8 + out_->bytes_written(); }
+  std::uint64_t working_set_bytes() const override {
+    return rows_ * 12 + table_for(rows_, 50).slots() * 8 + out_->groups() * 28;
+  }
+
+ private:
+  GroupByVariant decode(const variants::Params& params) const override {
+    return GroupByVariant(params, engine_.device());
+  }
+
+  void run(const GroupByVariant& variant, KernelSequence& seq) override {
+    const LaunchPlan& plan = variant.launch;
+    const std::int64_t load = variant.load;
     const auto n = KernelArg::of(static_cast<std::uint32_t>(rows_));
     const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
 
     TableGeometry table = table_for(rows_, load);
-    if (variants::get_string(params, "sizing") == "sketch") {
+    if (variant.sketch) {
       // Size the table by the distinct keys: a HyperLogLog pass, a quarter more for its error.
       seq.run("sketch", "fill_int", plan.cover(kRegisters),
               {arg(*registers_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(kRegisters))});
@@ -146,7 +159,7 @@ class GroupByRun final : public PreparedRun {
       seq.read(*host_status_, *status_, 8, 0);
       return host_status_->as<std::uint32_t>()[which];
     };
-    const bool extents_at_build = variants::get_string(params, "extents") == "build";
+    const bool extents_at_build = variant.extents_at_build;
     const auto pessimistic = [&](const TableGeometry& t) {
       seq.run("build", "build_pessimistic", plan.rows(rows_),
               {arg(*table_), arg(*keys_in_), arg(*status_), arg(*slot_rows_),
@@ -155,7 +168,7 @@ class GroupByRun final : public PreparedRun {
     };
     reset(table);
     bool rebuild = true;
-    if (variants::get_string(params, "build") == "optimistic") {
+    if (variant.optimistic) {
       seq.run("build", "build_optimistic", plan.rows(rows_),
               {arg(*table_), arg(*keys_in_), n, KernelArg::of(table.mask), KernelArg::of(table.shift)});
       seq.run("validate", "validate_table", plan.rows(rows_),
@@ -182,7 +195,7 @@ class GroupByRun final : public PreparedRun {
     seq.read(*host_status_, *ids_, 4, flags * 4);
     const std::uint32_t device_groups = host_status_->as<std::uint32_t>()[0];
     out_->set_count(device_groups);
-    if (device_groups >= group_capacity_) return seq.times();  // wrong, and more than the buffers hold
+    if (device_groups >= group_capacity_) return;  // wrong, and more than the buffers hold
     GroupsOutput& out = *out_;
 
     seq.run("assign_groups", "assign_groups", plan.cover(table.slots()),
@@ -194,10 +207,9 @@ class GroupByRun final : public PreparedRun {
     seq.run("compute_grouping", "compute_grouping", plan.rows(rows_),
             {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(out.group_ids()),
              arg(out.counts()), arg(out.sums()), arg(out.mins()), arg(out.maxs()), n, mask, shift});
-    const std::string& agg = variants::get_string(params, "agg");
-    if (agg == "partitioned") {
-      aggregate_partitioned(seq, params, device_groups);
-    } else if (variants::get_string(params, "fuse") == "off") {
+    if (variant.agg == GroupAggregation::Partitioned) {
+      aggregate_partitioned(seq, variant, device_groups);
+    } else if (!variant.fused) {
       seq.run("aggregate", "aggregate", plan.rows(rows_),
               {arg(out.group_ids()), arg(*values_in_), arg(out.counts()), arg(out.sums()), arg(out.mins()),
                arg(out.maxs()), n});
@@ -207,34 +219,22 @@ class GroupByRun final : public PreparedRun {
       seq.run("extents", "extents", plan.cover(extent_rows),
               {arg(out.group_ids()), arg(out.extents()), KernelArg::of(extent_rows)});
     }
-    return seq.times();
   }
-
-  Collected collect(Check how) override { return harness::collect(*out_, how); }
-
-  Digest reference() const override { return out_->reference(); }
-  std::uint64_t bytes_moved() const override { return rows_ * 8 + out_->bytes_written(); }
-  std::uint64_t working_set_bytes() const override {
-    return rows_ * 12 + table_for(rows_, 50).slots() * 8 + out_->groups() * 28;
-  }
-
- private:
-  const KernelSource& source() const { return kernel_source(engine_.device().backend, "hash"); }
 
   // Many groups: the rows' (group id, value) pairs partitioned by group id, so that each tile of them
   // holds few groups, which a work-group aggregates in local memory (aggregate_tiles).
-  void aggregate_partitioned(KernelSequence& seq, const variants::Params& params, std::uint32_t groups) {
-    const std::uint32_t most = max_radix_parts(engine_.device());
+  void aggregate_partitioned(KernelSequence& seq, const GroupByVariant& variant, std::uint32_t groups) {
+    const std::uint32_t most = variant.max_parts;
     if (!partition_) {
       part_ids_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
       part_values_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
       partition_ = std::make_unique<RadixPartition>(engine_, rows_, most);
     }
     // A partition per LOCAL_GROUPS groups; wider partitions where that would be too many.
-    std::uint32_t shift = static_cast<std::uint32_t>(std::countr_zero(local_groups(engine_.device())));
+    std::uint32_t shift = static_cast<std::uint32_t>(std::countr_zero(variant.local_groups));
     while ((std::uint64_t{groups} >> shift) >= most) ++shift;
     const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
-    const std::uint64_t local = partition_local(params, engine_.device());
+    const std::uint64_t local = variant.partition_local;
     GroupsOutput& out = *out_;
     partition_->run(seq, "partition", out.group_ids(), *values_in_, false, *part_ids_, *part_values_, rows_,
                     1u, shift, parts, local);
@@ -246,7 +246,6 @@ class GroupByRun final : public PreparedRun {
              KernelArg::of(groups)});
   }
 
-  Engine& engine_;
   std::uint64_t rows_ = 0;
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0;
   std::unique_ptr<HostBuffer> host_keys_, host_values_, host_status_, host_registers_;
@@ -306,6 +305,26 @@ class HostGroups {
 
 }  // namespace
 
+GroupByVariant::GroupByVariant(const variants::Params& params, const DeviceInfo& device)
+    : HashVariant(params, device),
+      optimistic(variants::get_string(params, "build") == "optimistic"),
+      agg(groupby_aggregation_named(variants::get_string(params, "agg"))),
+      extents_at_build(variants::get_string(params, "extents") == "build"),
+      fused(variants::get_string(params, "fuse") == "on"),
+      sketch(variants::get_string(params, "sizing") == "sketch"),
+      local_groups(groupby_local_groups(device)) {
+  defines.push_back({"HASH_GROUPBY", "1"});
+  defines.push_back({"LOCAL_AGG", agg == GroupAggregation::Local || agg == GroupAggregation::Warp ||
+                                          agg == GroupAggregation::Registers
+                                      ? "1"
+                                      : "0"});
+  defines.push_back({"VOTE", agg == GroupAggregation::Warp ? "1" : "0"});
+  defines.push_back({"REGISTER_AGG", agg == GroupAggregation::Registers ? "1" : "0"});
+  defines.push_back({"LOCAL_GROUPS", std::to_string(local_groups)});
+  defines.push_back({"AGG_TILE", std::to_string(kAggregateTile)});
+  defines.push_back({"FUSED", fused ? "1" : "0"});
+}
+
 GroupReference group_reference(const std::vector<std::int32_t>& keys,
                                const std::vector<std::int32_t>& values) {
   // Each thread owns the keys of one hash partition and reads the whole column for them.
@@ -346,16 +365,7 @@ variants::Space GroupByOperator::space(const variants::SpaceContext& context) co
 }
 
 Defines GroupByOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
-  Defines d = hash_family_defines(params, device);
-  d.push_back({"HASH_GROUPBY", "1"});
-  const std::string& agg = variants::get_string(params, "agg");
-  d.push_back({"LOCAL_AGG", agg == "local" || agg == "warp" || agg == "registers" ? "1" : "0"});
-  d.push_back({"VOTE", agg == "warp" ? "1" : "0"});
-  d.push_back({"REGISTER_AGG", agg == "registers" ? "1" : "0"});
-  d.push_back({"LOCAL_GROUPS", std::to_string(local_groups(device))});
-  d.push_back({"AGG_TILE", std::to_string(kAggregateTile)});
-  d.push_back({"FUSED", variants::get_string(params, "fuse") == "on" ? "1" : "0"});
-  return d;
+  return GroupByVariant(params, device).defines;
 }
 
 WorkloadDecl GroupByOperator::declaration() const {
@@ -395,7 +405,8 @@ datasets::WorkloadSpec GroupByOperator::workload(const WorkloadOptions& options)
     spec.generator = "group_keys";
     spec.params = {{"rows", rows}, {"distinct", distinct}, {"zipf", zipf}, {"seed", options.seed()}};
   }
-  if (spec.rows() >= kMaxRows) throw UsageError("input too large: groupby handles fewer than 2^31 rows");
+  if (spec.rows() >= kGroupByMaxRows)
+    throw UsageError("input too large: groupby handles fewer than 2^31 rows");
   return spec;
 }
 

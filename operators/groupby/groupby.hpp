@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "harness/outputs/groups.hpp"
+#include "operators/common/hash/hash_common.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
@@ -16,6 +17,23 @@ GroupReference group_reference(const std::vector<std::int32_t>& keys,
 
 // The HyperLogLog estimate of the distinct keys from 2^bits registers (the largest rank seen per bucket).
 double hyperloglog_estimate(const std::vector<std::uint32_t>& registers);
+
+// Where the group-by's aggregates are computed (agg): in global memory with atomics, in a work-group's local
+// memory (first in registers, or combined by warp vote before), or over radix-partitioned pairs.
+enum class GroupAggregation { Global, Local, Registers, Warp, Partitioned };
+
+// A variant of the group-by, decoded once: the family's knobs (HashVariant), the build, the aggregation,
+// where the extents come from, the fusion and the table's sizing, and the defines the group-by's kernels are
+// built with.
+struct GroupByVariant : HashVariant {
+  GroupByVariant(const variants::Params& params, const DeviceInfo& device);
+  bool optimistic;  // build=optimistic: written without atomics, validated, rebuilt on a collision
+  GroupAggregation agg;
+  bool extents_at_build;  // extents=build: the row that placed each key is its group's extent, no pass
+  bool fused;             // fuse=on: the grouping kernel also aggregates (FUSED)
+  bool sketch;            // sizing=sketch: the table sized by a HyperLogLog estimate of the distinct keys
+  std::uint64_t local_groups;  // groups a work-group aggregates in local memory (LOCAL_GROUPS)
+};
 
 class GroupByOperator final : public Operator {
  public:

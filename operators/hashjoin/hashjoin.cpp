@@ -24,7 +24,7 @@ namespace {
 // Probe rows are indexed with 32-bit integers in the kernels, and so are the pairs.
 constexpr std::uint64_t kMaxPairs = 1ULL << 31;
 
-datasets::JoinColumns materialise(const datasets::WorkloadSpec& spec) {
+datasets::JoinColumns materialise_join(const datasets::WorkloadSpec& spec) {
   const auto& p = spec.params;
   if (spec.generator == "join_keys") {
     return datasets::join_columns(spec.rows(), p.at("rows2").get<std::uint64_t>(),
@@ -41,10 +41,10 @@ datasets::JoinColumns materialise(const datasets::WorkloadSpec& spec) {
   throw UsageError("hashjoin cannot use workload generator '" + spec.generator + "'");
 }
 
-class HashJoinRun final : public PreparedRun {
+class HashJoinRun final : public VariantRun<HashJoinVariant> {
  public:
-  HashJoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
-    datasets::JoinColumns columns = materialise(spec);
+  HashJoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "hash") {
+    datasets::JoinColumns columns = materialise_join(spec);
     rows_ = columns.build.size();
     rows2_ = columns.probe.size();
     PairsReference reference = join_reference(columns.build, columns.probe);
@@ -85,25 +85,7 @@ class HashJoinRun final : public PreparedRun {
     if (rows2_) h2d_ms_ += engine_.upload(*probe_, 0, *host_probe_, rows2_ * 4)->elapsed_ms();
   }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(source(), HashJoinOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { pairs_->poison(); }
-
-  ExecutionTimes execute(const variants::Params& params) override {
-    KernelSequence seq(engine_,
-                       engine_.compile(source(), HashJoinOperator().defines(params, engine_.device())));
-    const std::string& plan = variants::get_string(params, "plan");
-    if (plan == "partitioned") {
-      run_partitioned(seq, params);
-    } else if (plan != "unique" || !run_unique(seq, params)) {
-      run_source(seq, params);
-    }
-    return seq.times();
-  }
 
   Collected collect(Check how) override { return harness::collect(*pairs_, how); }
 
@@ -117,15 +99,25 @@ class HashJoinRun final : public PreparedRun {
   }
 
  private:
-  const KernelSource& source() const { return kernel_source(engine_.device().backend, "hash"); }
+  HashJoinVariant decode(const variants::Params& params) const override {
+    return HashJoinVariant(params, engine_.device());
+  }
+
+  void run(const HashJoinVariant& variant, KernelSequence& seq) override {
+    if (variant.plan == JoinPlan::Partitioned) {
+      run_partitioned(seq, variant);
+    } else if (variant.plan != JoinPlan::Unique || !run_unique(seq, variant)) {
+      run_source(seq, variant);
+    }
+  }
 
   // Ocelot's sequence: build, count per slot, prefix sum, lookup table; count per probe row, prefix sum,
   // the pairs in probe-row order.
-  void run_source(KernelSequence& seq, const variants::Params& params) {
-    const TableGeometry table = table_for(rows_, variants::get_int(params, "load"));
-    const LaunchPlan plan(params, engine_.device());
-    const auto batch = static_cast<std::uint64_t>(variants::get_int(params, "batch"));
-    const bool preprocess = variants::get_string(params, "preprocess") == "on";
+  void run_source(KernelSequence& seq, const HashJoinVariant& variant) {
+    const TableGeometry table = table_for(rows_, variant.load);
+    const LaunchPlan& plan = variant.launch;
+    const std::uint64_t batch = variant.batch;
+    const bool preprocess = variant.preprocess;
     if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
     const auto n = static_cast<std::uint32_t>(rows_);
     const auto n2 = static_cast<std::uint32_t>(rows2_);
@@ -172,10 +164,10 @@ class HashJoinRun final : public PreparedRun {
   // duplicate; without one, each probe row is resolved once and its pair appended through one atomic per
   // work-group tile. A duplicate (found during the build) returns false: the caller runs the source's
   // sequence, whose time then counts on top.
-  bool run_unique(KernelSequence& seq, const variants::Params& params) {
-    const TableGeometry table = table_for(rows_, variants::get_int(params, "load"));
-    const LaunchPlan plan(params, engine_.device());
-    const auto batch = static_cast<std::uint64_t>(variants::get_int(params, "batch"));
+  bool run_unique(KernelSequence& seq, const HashJoinVariant& variant) {
+    const TableGeometry table = table_for(rows_, variant.load);
+    const LaunchPlan& plan = variant.launch;
+    const std::uint64_t batch = variant.batch;
     const KernelArg mask = KernelArg::of(table.mask);
     const KernelArg shift = KernelArg::of(table.shift);
     seq.run("init_table", "init_table", plan.cover(table.slots()), {arg(*keys_), mask});
@@ -196,16 +188,16 @@ class HashJoinRun final : public PreparedRun {
 
   // The radix-partitioned join: both sides partitioned by the top `radix_bits` bits of their keys'
   // multiplicative hash, then each partition joined in local memory (join_partitions).
-  void run_partitioned(KernelSequence& seq, const variants::Params& params) {
-    const auto bits = static_cast<std::uint32_t>(variants::get_int(params, "radix_bits"));
+  void run_partitioned(KernelSequence& seq, const HashJoinVariant& variant) {
+    const std::uint32_t bits = variant.radix_bits;
     const std::uint32_t parts = 1u << bits;
-    const std::uint64_t local = partition_local(params, engine_.device());
+    const std::uint64_t local = variant.partition_local;
     if (!partitioned_) {
       for (auto* b : {&part_build_keys_, &part_build_rows_})
         *b = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
       for (auto* b : {&part_probe_keys_, &part_probe_rows_})
         *b = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-      const std::uint32_t most = max_radix_parts(engine_.device());
+      const std::uint32_t most = variant.max_parts;
       partition_build_ = std::make_unique<RadixPartition>(engine_, rows_, most);
       partition_probe_ = std::make_unique<RadixPartition>(engine_, rows2_, most);
       partitioned_ = true;
@@ -243,7 +235,6 @@ class HashJoinRun final : public PreparedRun {
     return host;
   }
 
-  Engine& engine_;
   std::uint64_t rows_ = 0, rows2_ = 0;
   std::unique_ptr<PairsOutput> pairs_;
   std::unique_ptr<HostBuffer> host_build_, host_probe_, host_words_;
@@ -257,7 +248,29 @@ class HashJoinRun final : public PreparedRun {
   double h2d_ms_ = 0;
 };
 
+JoinPlan hashjoin_plan_named(const std::string& plan) {
+  return plan == "partitioned" ? JoinPlan::Partitioned
+         : plan == "unique"    ? JoinPlan::Unique
+                               : JoinPlan::Source;
+}
+
 }  // namespace
+
+HashJoinVariant::HashJoinVariant(const variants::Params& params, const DeviceInfo& device)
+    : HashVariant(params, device),
+      plan(hashjoin_plan_named(variants::get_string(params, "plan"))),
+      batch(static_cast<std::uint64_t>(variants::get_int(params, "batch"))),
+      preprocess(variants::get_string(params, "preprocess") == "on"),
+      lookup_local(variants::get_string(params, "lookup") == "local"),
+      append_group(variants::get_string(params, "append") == "group"),
+      radix_bits(static_cast<std::uint32_t>(variants::get_int(params, "radix_bits"))) {
+  defines.push_back({"HASH_JOIN", "1"});
+  defines.push_back({"BATCH", std::to_string(batch)});
+  defines.push_back({"LOOKUP_LOCAL", lookup_local ? "1" : "0"});
+  defines.push_back({"PREPROCESS", preprocess ? "1" : "0"});
+  defines.push_back({"JOIN_SLOTS", std::to_string(join_slots(device))});
+  defines.push_back({"APPEND_GROUP", append_group ? "1" : "0"});
+}
 
 std::uint64_t join_slots(const DeviceInfo& device) {
   const std::uint64_t local_mem = device.local_mem ? device.local_mem : 32768;
@@ -314,14 +327,7 @@ variants::Space HashJoinOperator::space(const variants::SpaceContext& context) c
 }
 
 Defines HashJoinOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
-  Defines d = hash_family_defines(params, device);
-  d.push_back({"HASH_JOIN", "1"});
-  d.push_back({"BATCH", std::to_string(variants::get_int(params, "batch"))});
-  d.push_back({"LOOKUP_LOCAL", variants::get_string(params, "lookup") == "local" ? "1" : "0"});
-  d.push_back({"PREPROCESS", variants::get_string(params, "preprocess") == "on" ? "1" : "0"});
-  d.push_back({"JOIN_SLOTS", std::to_string(join_slots(device))});
-  d.push_back({"APPEND_GROUP", variants::get_string(params, "append") == "group" ? "1" : "0"});
-  return d;
+  return HashJoinVariant(params, device).defines;
 }
 
 WorkloadDecl HashJoinOperator::declaration() const {

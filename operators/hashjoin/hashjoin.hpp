@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "harness/outputs/pairs.hpp"
+#include "operators/common/hash/hash_common.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
@@ -16,6 +17,22 @@ PairsReference join_reference(const std::vector<std::int32_t>& build, const std:
 // Entries of the partitioned join's local-memory table on `device` (JOIN_SLOTS): 8 bytes each beside the
 // work-group scan's scratch, a power of two of at most 4096.
 std::uint64_t join_slots(const DeviceInfo& device);
+
+// The join's plans: Ocelot's kernel sequence, varex's single pass for unique build keys, or its
+// radix-partitioned join.
+enum class JoinPlan { Source, Unique, Partitioned };
+
+// A variant of the join, decoded once: the family's knobs (HashVariant), the plan and the knobs of its
+// kernels, and the defines the join's kernels are built with.
+struct HashJoinVariant : HashVariant {
+  HashJoinVariant(const variants::Params& params, const DeviceInfo& device);
+  JoinPlan plan;
+  std::uint64_t batch;       // probe rows whose slots a work-item resolves before using them (BATCH)
+  bool preprocess;           // PreprocessHT: the probe rows' slots stored once (PREPROCESS)
+  bool lookup_local;         // the batch of resolved slots in local memory, not private (LOOKUP_LOCAL)
+  bool append_group;         // plan=unique: one atomic per work-group tile, not per work-item (APPEND_GROUP)
+  std::uint32_t radix_bits;  // plan=partitioned: 2^bits partitions
+};
 
 class HashJoinOperator final : public Operator {
  public:

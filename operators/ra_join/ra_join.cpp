@@ -9,6 +9,7 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
 #include "operators/common/hash/hash_common.hpp"
@@ -21,10 +22,6 @@ namespace {
 
 // The smallest partition the space offers: the partition bounds are sized for it.
 constexpr std::uint64_t kMinPartition = 256;
-
-std::uint64_t same_rows(std::uint64_t rows) {
-  return rows;
-}
 
 bool merge_path_of(const variants::Params& params) {
   return variants::get_string(params, "algorithm") == "merge_path";
@@ -69,9 +66,35 @@ std::uint64_t join_size_of(const datasets::WorkloadSpec& spec) {
   return size;
 }
 
-class JoinRun final : public PreparedRun {
+// A variant of the join, decoded once: the algorithm, the tuple layout, the partition size (partition), the
+// merge steps per work-item (merge path), the work-group size and the defines the kernels are built with.
+struct RaJoinVariant : LaunchBundle {
+  RaJoinVariant(const variants::Params& params, const DeviceInfo& device);
+  bool merge_path;  // algorithm=merge_path (else partition)
+  TupleLayout layout;
+  std::uint64_t partition;  // partition: left tuples per partition
+  std::uint64_t ept;        // merge_path: merge steps per work-item
+  std::uint64_t local;
+};
+
+RaJoinVariant::RaJoinVariant(const variants::Params& params, const DeviceInfo& device)
+    : LaunchBundle(params, device),
+      merge_path(merge_path_of(params)),
+      layout(layout_of(params)),
+      partition(static_cast<std::uint64_t>(variants::get_int(params, "partition"))),
+      ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))),
+      local(static_cast<std::uint64_t>(variants::get_int(params, "local"))) {
+  defines = {{"ALGO_MERGE_PATH", merge_path ? "1" : "0"},
+             {"PART", std::to_string(partition)},
+             {"EPT", std::to_string(ept)},
+             {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"},
+             {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // the shared scan's shape
+             {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)}};
+}
+
+class JoinRun final : public VariantRun<RaJoinVariant> {
  public:
-  JoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+  JoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "ra_join") {
     const auto [left, right] = materialise_relation_pair(spec);
     n_ = left.rows();
     m_ = right.rows();
@@ -94,36 +117,58 @@ class JoinRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    if (is_vendor(params)) return info;  // built with varex
-    engine_.compile(source(), RaJoinOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { output_->poison(); }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    const TupleLayout layout = layout_of(params);
+  // Thrust's vectorised bounds, CUB's scan and an expansion of the pairs (vendor/cub/varex_cub.cu); AoS.
+  void run_cub(KernelSequence& seq) {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto address = [&](const DeviceBuffer& b) {
+      return static_cast<unsigned*>(engine_.native_address(b));
+    };
+    const unsigned* left = address(inputs_->left.buffer(TupleLayout::Aos));
+    const unsigned* right = address(inputs_->right.buffer(TupleLayout::Aos));
+    unsigned* out = address(output_->tuple_buffer());
+    unsigned* count = address(output_->count_buffer());
+    seq.vendor("thrust_join", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+      return cub.join_sorted(temp, bytes, left, n_, right, m_, static_cast<int>(width_), out,
+                             output_->capacity(), count, stream);
+    });
+  }
+
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
+  Digest reference() const override { return output_->reference(); }
+  // Both relations read once, the output and its count written.
+  std::uint64_t bytes_moved() const override { return (n_ + m_) * width_ * 4 + output_->bytes_written(); }
+  std::uint64_t working_set_bytes() const override {
+    return 2 * (n_ + m_) * width_ * 4 + output_->bytes_written() + 3 * (n_ + 1) * 4;
+  }
+
+ private:
+  RaJoinVariant decode(const variants::Params& params) const override {
+    return RaJoinVariant(params, engine_.device());
+  }
+
+  void run(const RaJoinVariant& variant, KernelSequence& seq) override {
+    const TupleLayout layout = variant.layout;
     output_->set_layout(layout);
     if (n_ == 0) {
       // No left tuple, no pair, in every variant: no kernel would have a work-item to write the count.
-      KernelSequence empty(engine_);
-      empty.fill("empty", output_->count_buffer(), 0, 4);
-      return empty.times();
+      seq.fill("empty", output_->count_buffer(), 0, 4);
+      return;
     }
-    if (is_vendor(params)) return execute_cub();
-    KernelSequence seq(engine_,
-                       engine_.compile(source(), RaJoinOperator().defines(params, engine_.device())));
-    const LaunchPlan plan(params, engine_.device());
+    if (variant.vendor) {
+      run_cub(seq);
+      return;
+    }
+    const LaunchPlan& plan = variant.launch;
     const auto n = static_cast<std::uint32_t>(n_), m = static_cast<std::uint32_t>(m_);
     const auto lcap = static_cast<std::uint32_t>(inputs_->left.capacity());
     const auto rcap = static_cast<std::uint32_t>(inputs_->right.capacity());
     const auto ocap = static_cast<std::uint32_t>(output_->capacity());
     const DeviceBuffer& left = inputs_->left.buffer(layout);
     const DeviceBuffer& right = inputs_->right.buffer(layout);
-    if (merge_path_of(params)) {
-      const std::uint64_t ept = variants::get_int(params, "ept");
+    if (variant.merge_path) {
+      const std::uint64_t ept = variant.ept;
       for (const std::uint32_t upper : {0u, 1u}) {
         seq.run(upper ? "upper" : "lower", "ra_join_bounds", plan.rows(n_ + m_, ept),
                 {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
@@ -142,10 +187,10 @@ class JoinRun final : public PreparedRun {
           {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
            KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()), KernelArg::of(n),
            KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap)});
-      return seq.times();
+      return;
     }
-    const std::uint64_t local = variants::get_int(params, "local");
-    const std::uint64_t part = variants::get_int(params, "partition");
+    const std::uint64_t local = variant.local;
+    const std::uint64_t part = variant.partition;
     const auto parts = static_cast<std::uint32_t>((n_ + part - 1) / part);
     seq.run("partition", "ra_join_partition", LaunchShape{round_up(parts, local), local},
             {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(n),
@@ -162,39 +207,8 @@ class JoinRun final : public PreparedRun {
              KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()), KernelArg::of(n),
              KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap),
              KernelArg::of(parts)});
-    return seq.times();
   }
 
-  // Thrust's vectorised bounds, CUB's scan and an expansion of the pairs (vendor/cub/varex_cub.cu); AoS.
-  ExecutionTimes execute_cub() {
-    const varex_vendor_table& cub = *vendor_library();
-    const auto address = [&](const DeviceBuffer& b) {
-      return static_cast<unsigned*>(engine_.native_address(b));
-    };
-    const unsigned* left = address(inputs_->left.buffer(TupleLayout::Aos));
-    const unsigned* right = address(inputs_->right.buffer(TupleLayout::Aos));
-    unsigned* out = address(output_->tuple_buffer());
-    unsigned* count = address(output_->count_buffer());
-    KernelSequence seq(engine_);
-    seq.vendor("thrust_join", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
-      return cub.join_sorted(temp, bytes, left, n_, right, m_, static_cast<int>(width_), out,
-                             output_->capacity(), count, stream);
-    });
-    return seq.times();
-  }
-
-  Collected collect(Check how) override { return harness::collect(*output_, how); }
-  Digest reference() const override { return output_->reference(); }
-  // Both relations read once, the output and its count written.
-  std::uint64_t bytes_moved() const override { return (n_ + m_) * width_ * 4 + output_->bytes_written(); }
-  std::uint64_t working_set_bytes() const override {
-    return 2 * (n_ + m_) * width_ * 4 + output_->bytes_written() + 3 * (n_ + 1) * 4;
-  }
-
- private:
-  const KernelSource& source() const { return kernel_source(engine_.device().backend, "ra_join"); }
-
-  Engine& engine_;
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
@@ -286,13 +300,8 @@ variants::Space RaJoinOperator::space(const variants::SpaceContext& context) con
   return variants::Space("ra_join", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
-Defines RaJoinOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  return {{"ALGO_MERGE_PATH", merge_path_of(params) ? "1" : "0"},
-          {"PART", std::to_string(variants::get_int(params, "partition"))},
-          {"EPT", std::to_string(variants::get_int(params, "ept"))},
-          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"},
-          {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // the shared scan's shape
-          {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)}};
+Defines RaJoinOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return RaJoinVariant(params, device).defines;
 }
 
 datasets::WorkloadSpec RaJoinOperator::workload(const WorkloadOptions& options) const {

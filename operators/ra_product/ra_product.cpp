@@ -6,6 +6,7 @@
 #include "base/errors.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/outputs/rows.hpp"
 #include "operators/common/relations/relation_pair.hpp"
 #include "operators/common/relations/relation_workload.hpp"
@@ -18,9 +19,34 @@ std::uint64_t twice(std::uint64_t rows) {
   return 2 * rows;
 }
 
-class ProductRun final : public PreparedRun {
+// A variant of PRODUCT, decoded once: the tuple layout, the tile (local right tuples x ept left ones), how
+// the tiles are staged, ordered and stored, and the defines the kernel is built with.
+struct ProductVariant : LaunchBundle {
+  ProductVariant(const variants::Params& params, const DeviceInfo& device)
+      : LaunchBundle(params, device),
+        layout(layout_of(params)),
+        local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
+        ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))),
+        stage_local(variants::get_string(params, "stage") == "local"),
+        right_major(variants::get_string(params, "order") == "right"),
+        vector_store(variants::get_string(params, "store") == "vector") {
+    defines = {{"EPT", std::to_string(ept)},
+               {"STAGE_LOCAL", stage_local ? "1" : "0"},
+               {"RIGHT_MAJOR", right_major ? "1" : "0"},
+               {"VECTOR_STORE", vector_store ? "1" : "0"},
+               {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"}};
+  }
+  TupleLayout layout;
+  std::uint64_t local;
+  std::uint64_t ept;
+  bool stage_local;   // stage=local
+  bool right_major;   // order=right
+  bool vector_store;  // store=vector
+};
+
+class ProductRun final : public VariantRun<ProductVariant> {
  public:
-  ProductRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+  ProductRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "ra_product") {
     const auto [left, right] = materialise_relation_pair(spec);
     n_ = left.rows();
     m_ = right.rows();
@@ -34,31 +60,7 @@ class ProductRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(source(), RaProductOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { output_->poison(); }
-
-  ExecutionTimes execute(const variants::Params& params) override {
-    const TupleLayout layout = layout_of(params);
-    output_->set_layout(layout);
-    KernelSequence seq(engine_,
-                       engine_.compile(source(), RaProductOperator().defines(params, engine_.device())));
-    const std::uint64_t local = variants::get_int(params, "local");
-    const std::uint64_t ept = variants::get_int(params, "ept");
-    const std::uint64_t tiles = ((n_ + ept - 1) / ept) * ((m_ + local - 1) / local);  // a work-group each
-    seq.run("product", "ra_product", LaunchPlan(params, engine_.device()).rows(tiles * local),
-            {KernelArg::of(inputs_->left.buffer(layout)), KernelArg::of(inputs_->right.buffer(layout)),
-             KernelArg::of(output_->tuple_buffer()), KernelArg::of(static_cast<std::uint32_t>(n_)),
-             KernelArg::of(static_cast<std::uint32_t>(m_)), KernelArg::of(1 + values_),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->left.capacity())),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->right.capacity())),
-             KernelArg::of(output_->capacity())});
-    return seq.times();
-  }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
@@ -71,9 +73,25 @@ class ProductRun final : public PreparedRun {
   }
 
  private:
-  const KernelSource& source() const { return kernel_source(engine_.device().backend, "ra_product"); }
+  ProductVariant decode(const variants::Params& params) const override {
+    return ProductVariant(params, engine_.device());
+  }
 
-  Engine& engine_;
+  void run(const ProductVariant& variant, KernelSequence& seq) override {
+    const TupleLayout layout = variant.layout;
+    output_->set_layout(layout);
+    const std::uint64_t local = variant.local;
+    const std::uint64_t ept = variant.ept;
+    const std::uint64_t tiles = ((n_ + ept - 1) / ept) * ((m_ + local - 1) / local);  // a work-group each
+    seq.run("product", "ra_product", variant.launch.rows(tiles * local),
+            {KernelArg::of(inputs_->left.buffer(layout)), KernelArg::of(inputs_->right.buffer(layout)),
+             KernelArg::of(output_->tuple_buffer()), KernelArg::of(static_cast<std::uint32_t>(n_)),
+             KernelArg::of(static_cast<std::uint32_t>(m_)), KernelArg::of(1 + values_),
+             KernelArg::of(static_cast<std::uint32_t>(inputs_->left.capacity())),
+             KernelArg::of(static_cast<std::uint32_t>(inputs_->right.capacity())),
+             KernelArg::of(output_->capacity())});
+  }
+
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t values_ = 0;
   std::unique_ptr<RowsOutput> output_;
@@ -150,12 +168,8 @@ variants::Space RaProductOperator::space(const variants::SpaceContext& context) 
   return variants::Space("ra_product", std::move(tunables), std::move(constraints));
 }
 
-Defines RaProductOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  return {{"EPT", std::to_string(variants::get_int(params, "ept"))},
-          {"STAGE_LOCAL", variants::get_string(params, "stage") == "local" ? "1" : "0"},
-          {"RIGHT_MAJOR", variants::get_string(params, "order") == "right" ? "1" : "0"},
-          {"VECTOR_STORE", variants::get_string(params, "store") == "vector" ? "1" : "0"},
-          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
+Defines RaProductOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return ProductVariant(params, device).defines;
 }
 
 datasets::WorkloadSpec RaProductOperator::workload(const WorkloadOptions& options) const {

@@ -7,6 +7,7 @@
 #include "base/text.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/outputs/rows.hpp"
 #include "operators/common/relations/relation_workload.hpp"
 
@@ -14,15 +15,27 @@ namespace varex::operators {
 
 namespace {
 
-const char* const kAttributeNames[] = {"key", "v0", "v1", "v2"};
-
 std::vector<std::uint32_t> keep_of(const datasets::WorkloadSpec& spec) {
   return spec.query.at("keep").get<std::vector<std::uint32_t>>();
 }
 
-class ProjectRun final : public PreparedRun {
+// A variant of PROJECT, decoded once: the tuple layout, tuples per work-item, and the defines the kernel is
+// built with.
+struct ProjectVariant : LaunchBundle {
+  ProjectVariant(const variants::Params& params, const DeviceInfo& device)
+      : LaunchBundle(params, device),
+        layout(layout_of(params)),
+        ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
+    defines = {{"EPT", std::to_string(ept)}, {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"}};
+  }
+  TupleLayout layout;
+  std::uint64_t ept;
+};
+
+class ProjectRun final : public VariantRun<ProjectVariant> {
  public:
-  ProjectRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine), keep_(keep_of(spec)) {
+  ProjectRun(Engine& engine, const datasets::WorkloadSpec& spec)
+      : VariantRun(engine, "ra_project"), keep_(keep_of(spec)) {
     const datasets::Relation relation = materialise_relation(spec);
     rows_ = relation.rows();
     width_ = relation.attributes();
@@ -34,32 +47,7 @@ class ProjectRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(kernel_source(engine_.device().backend, "ra_project"),
-                    RaProjectOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { output_->poison(); }
-
-  ExecutionTimes execute(const variants::Params& params) override {
-    const TupleLayout layout = layout_of(params);
-    output_->set_layout(layout);
-    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_project"),
-                                             RaProjectOperator().defines(params, engine_.device()));
-    KernelSequence seq(engine_, program);
-    const LaunchPlan plan(params, engine_.device());
-    std::uint32_t a[4] = {0, 0, 0, 0};
-    std::copy(keep_.begin(), keep_.end(), a);
-    seq.run("project", "ra_project", plan.rows(rows_, variants::get_int(params, "ept")),
-            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->tuple_buffer()),
-             KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(width_),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->capacity())),
-             KernelArg::of(static_cast<std::uint32_t>(keep_.size())), KernelArg::of(a[0]),
-             KernelArg::of(a[1]), KernelArg::of(a[2]), KernelArg::of(a[3])});
-    return seq.times();
-  }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
@@ -69,7 +57,23 @@ class ProjectRun final : public PreparedRun {
   std::uint64_t working_set_bytes() const override { return rows_ * width_ * 4 + output_->bytes_written(); }
 
  private:
-  Engine& engine_;
+  ProjectVariant decode(const variants::Params& params) const override {
+    return ProjectVariant(params, engine_.device());
+  }
+
+  void run(const ProjectVariant& variant, KernelSequence& seq) override {
+    const TupleLayout layout = variant.layout;
+    output_->set_layout(layout);
+    std::uint32_t a[4] = {0, 0, 0, 0};
+    std::copy(keep_.begin(), keep_.end(), a);
+    seq.run("project", "ra_project", variant.launch.rows(rows_, variant.ept),
+            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->tuple_buffer()),
+             KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(width_),
+             KernelArg::of(static_cast<std::uint32_t>(inputs_->capacity())),
+             KernelArg::of(static_cast<std::uint32_t>(keep_.size())), KernelArg::of(a[0]),
+             KernelArg::of(a[1]), KernelArg::of(a[2]), KernelArg::of(a[3])});
+  }
+
   std::vector<std::uint32_t> keep_;
   std::uint64_t rows_ = 0;
   std::uint32_t width_ = 0;
@@ -88,12 +92,12 @@ std::vector<std::uint32_t> parse_projection(const std::map<std::string, std::str
   std::vector<std::uint32_t> keep;
   for (const std::string& raw : split(it == query.end() ? "key" : it->second, ',')) {
     const std::string name(trim(raw));
-    const auto* found = std::find(std::begin(kAttributeNames), std::end(kAttributeNames), name);
-    if (found == std::end(kAttributeNames)) {
+    const std::optional<std::uint32_t> found = attribute_index(name);
+    if (!found) {
       throw UsageError("ra_project: keep=" + it->second + ": '" + name +
                        "' is no attribute (key, v0, v1, v2)");
     }
-    const auto index = static_cast<std::uint32_t>(found - std::begin(kAttributeNames));
+    const std::uint32_t index = *found;
     if (index > values) {
       throw UsageError("ra_project: keep names " + name + ", but the relation's tuples have " +
                        std::to_string(values) + " value" + (values == 1 ? "" : "s"));
@@ -130,9 +134,8 @@ variants::Space RaProjectOperator::space(const variants::SpaceContext& context) 
   return variants::Space("ra_project", std::move(tunables), {});
 }
 
-Defines RaProjectOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  return {{"EPT", std::to_string(variants::get_int(params, "ept"))},
-          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
+Defines RaProjectOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return ProjectVariant(params, device).defines;
 }
 
 std::vector<QueryKeyDecl> RaProjectOperator::query_keys() const {

@@ -7,6 +7,7 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/scalar.hpp"
 #include "operators/common/relations/relation_workload.hpp"
@@ -15,7 +16,6 @@ namespace varex::operators {
 
 namespace {
 
-const char* const kAttributeNames[] = {"key", "v0", "v1", "v2"};
 constexpr std::uint64_t kMinLocal = 32;
 constexpr std::uint64_t kMaxGroupsPerCu = 8;
 
@@ -25,10 +25,32 @@ std::uint64_t max_parts(std::uint64_t rows, const DeviceInfo& device) {
          1;
 }
 
-class ReduceRun final : public PreparedRun {
+// A variant of REDUCE, decoded once: the work-group reduction, where the partial sums are finished, the
+// tuple layout, the work-group size and tuples per work-item, and the defines the kernels are built with.
+struct ReduceVariant : LaunchBundle {
+  ReduceVariant(const variants::Params& params, const DeviceInfo& device)
+      : LaunchBundle(params, device),
+        subgroup(variants::get_string(params, "reduce") == "subgroup"),
+        finish_on_device(variants::get_string(params, "finish") == "device"),
+        layout(layout_of(params)),
+        local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
+        ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
+    defines = {{"REDUCE_SUBGROUP", subgroup ? "1" : "0"},
+               {"WG_SIZE", std::to_string(local)},
+               {"EPT", std::to_string(ept)},
+               {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"}};
+  }
+  bool subgroup;          // reduce=subgroup, else the local-memory tree
+  bool finish_on_device;  // finish=device, else the host adds the partial sums
+  TupleLayout layout;
+  std::uint64_t local;
+  std::uint64_t ept;
+};
+
+class ReduceRun final : public VariantRun<ReduceVariant> {
  public:
   ReduceRun(Engine& engine, const datasets::WorkloadSpec& spec)
-      : engine_(engine), attribute_(spec.query.at("attr").get<std::uint32_t>()) {
+      : VariantRun(engine, "ra_reduce"), attribute_(spec.query.at("attr").get<std::uint32_t>()) {
     const datasets::Relation relation = materialise_relation(spec);
     rows_ = relation.rows();
     width_ = relation.attributes();
@@ -40,63 +62,7 @@ class ReduceRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    if (is_vendor(params)) return info;  // built with varex
-    engine_.compile(kernel_source(engine_.device().backend, "ra_reduce"),
-                    RaReduceOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { output_->poison(); }
-
-  ExecutionTimes execute(const variants::Params& params) override {
-    const TupleLayout layout = layout_of(params);
-    if (rows_ == 0) {
-      // The sum of no value, in every variant: no kernel would have a work-item to write it.
-      KernelSequence empty(engine_);
-      empty.fill("empty", output_->buffer(), 0, 8);
-      output_->set_parts(1);
-      return empty.times();
-    }
-    if (is_vendor(params)) return execute_cub(layout);
-    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_reduce"),
-                                             RaReduceOperator().defines(params, engine_.device()));
-    KernelSequence seq(engine_, program);
-    const std::uint64_t local = variants::get_int(params, "local");
-    const LaunchShape shape =
-        LaunchPlan(params, engine_.device()).rows(rows_, variants::get_int(params, "ept"));
-    const std::uint64_t groups = shape.global / local;
-    if (groups > output_->max_parts()) throw LaunchError("ra_reduce: more work-groups than partial sums");
-    seq.run("reduce", "ra_reduce", shape,
-            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->buffer()),
-             KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(width_),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->capacity())), KernelArg::of(attribute_)});
-    if (variants::get_string(params, "finish") == "device") {
-      seq.run("finish", "ra_reduce_finish", LaunchShape{local, local},
-              {KernelArg::of(output_->buffer()), KernelArg::of(static_cast<std::uint32_t>(groups))});
-      output_->set_parts(1);
-    } else {
-      output_->set_parts(groups);
-    }
-    return seq.times();
-  }
-
-  // cub::DeviceReduce::Sum of the attribute's column (strided in AoS), widened to 64 bits.
-  ExecutionTimes execute_cub(TupleLayout layout) {
-    const varex_vendor_table& cub = *vendor_library();
-    const auto* base = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(layout)));
-    const bool soa = layout == TupleLayout::Soa;
-    const unsigned* column = base + (soa ? attribute_ * inputs_->capacity() : attribute_);
-    const std::uint64_t stride = soa ? 1 : width_;
-    auto* sum = static_cast<unsigned long long*>(engine_.native_address(output_->buffer()));
-    KernelSequence seq(engine_);
-    seq.vendor("cub_sum", scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
-      return cub.sum_u32(temp, bytes, column, stride, sum, rows_, stream);
-    });
-    output_->set_parts(1);
-    return seq.times();
-  }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
@@ -105,7 +71,50 @@ class ReduceRun final : public PreparedRun {
   std::uint64_t working_set_bytes() const override { return rows_ * width_ * 4 + output_->bytes_written(); }
 
  private:
-  Engine& engine_;
+  ReduceVariant decode(const variants::Params& params) const override {
+    return ReduceVariant(params, engine_.device());
+  }
+
+  void run(const ReduceVariant& variant, KernelSequence& seq) override {
+    const TupleLayout layout = variant.layout;
+    if (rows_ == 0) {
+      // The sum of no value, in every variant: no kernel would have a work-item to write it.
+      seq.fill("empty", output_->buffer(), 0, 8);
+      output_->set_parts(1);
+      return;
+    }
+    if (variant.vendor) return run_cub(layout, seq);
+    const std::uint64_t local = variant.local;
+    const LaunchShape shape = variant.launch.rows(rows_, variant.ept);
+    const std::uint64_t groups = shape.global / local;
+    if (groups > output_->max_parts()) throw LaunchError("ra_reduce: more work-groups than partial sums");
+    seq.run("reduce", "ra_reduce", shape,
+            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->buffer()),
+             KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(width_),
+             KernelArg::of(static_cast<std::uint32_t>(inputs_->capacity())), KernelArg::of(attribute_)});
+    if (variant.finish_on_device) {
+      seq.run("finish", "ra_reduce_finish", LaunchShape{local, local},
+              {KernelArg::of(output_->buffer()), KernelArg::of(static_cast<std::uint32_t>(groups))});
+      output_->set_parts(1);
+    } else {
+      output_->set_parts(groups);
+    }
+  }
+
+  // cub::DeviceReduce::Sum of the attribute's column (strided in AoS), widened to 64 bits.
+  void run_cub(TupleLayout layout, KernelSequence& seq) {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto* base = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(layout)));
+    const bool soa = layout == TupleLayout::Soa;
+    const unsigned* column = base + (soa ? attribute_ * inputs_->capacity() : attribute_);
+    const std::uint64_t stride = soa ? 1 : width_;
+    auto* sum = static_cast<unsigned long long*>(engine_.native_address(output_->buffer()));
+    seq.vendor("cub_sum", scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+      return cub.sum_u32(temp, bytes, column, stride, sum, rows_, stream);
+    });
+    output_->set_parts(1);
+  }
+
   std::uint32_t attribute_;
   std::uint64_t rows_ = 0;
   std::uint32_t width_ = 0;
@@ -122,11 +131,11 @@ std::uint32_t parse_reduce_attribute(const std::map<std::string, std::string>& q
   }
   const auto it = query.find("attr");
   const std::string name = it == query.end() ? "v0" : it->second;
-  const auto* found = std::find(std::begin(kAttributeNames), std::end(kAttributeNames), name);
-  if (found == std::end(kAttributeNames)) {
+  const std::optional<std::uint32_t> found = attribute_index(name);
+  if (!found) {
     throw UsageError("ra_reduce: attr=" + name + " is no attribute (key, v0, v1, v2)");
   }
-  const auto index = static_cast<std::uint32_t>(found - std::begin(kAttributeNames));
+  const std::uint32_t index = *found;
   if (index > values) {
     throw UsageError("ra_reduce: attr=" + name + ", but the relation's tuples have " +
                      std::to_string(values) + " value" + (values == 1 ? "" : "s"));
@@ -173,11 +182,8 @@ variants::Space RaReduceOperator::space(const variants::SpaceContext& context) c
   return variants::Space("ra_reduce", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
-Defines RaReduceOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  return {{"REDUCE_SUBGROUP", variants::get_string(params, "reduce") == "subgroup" ? "1" : "0"},
-          {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
-          {"EPT", std::to_string(variants::get_int(params, "ept"))},
-          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
+Defines RaReduceOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return ReduceVariant(params, device).defines;
 }
 
 std::vector<QueryKeyDecl> RaReduceOperator::query_keys() const {

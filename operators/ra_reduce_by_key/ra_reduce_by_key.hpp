@@ -8,24 +8,16 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "operators/common/relations/relation_operator.hpp"
+#include "operators/common/relations/tile_select_operator.hpp"
 
 namespace varex::operators {
 
 // Host reference: (key, sum of v0 modulo 2^32) per run of equal consecutive keys, packed pairs, in order.
 std::vector<std::uint32_t> reduce_by_key_reference(const datasets::Relation& relation);
 
-class RaReduceByKeyOperator final : public RelationOperator {
+class RaReduceByKeyOperator final : public TileSelectOperator {
  public:
-  RaReduceByKeyOperator()
-      : RelationOperator(
-            "ra_reduce_by_key",
-            "Red Fox REDUCE BY KEY: each run of equal consecutive keys as its key and the sum of v0 (modulo "
-            "2^32), dense and in input order (the source's local atomics with partition edges merged, or a "
-            "segmented scan and compaction of the run ends)",
-            OutputKind::Rows, datasets::KeyDistribution::Runs) {}
-  variants::Space space(const variants::SpaceContext& context) const override;
-  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  RaReduceByKeyOperator();
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };

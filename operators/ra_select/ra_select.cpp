@@ -20,49 +20,47 @@ namespace varex::operators {
 
 namespace {
 
+constexpr TileSelectFamily kSelectFamily{"ra_select", "single_pass", "ALGO_SINGLE"};
+
 class SelectRun final : public RelationRun {
  public:
   SelectRun(const datasets::Relation& relation, const KeyRangeQuery& query, Engine& engine)
-      : RelationRun(engine, "ra_select", relation, relation.attributes(), select_reference(relation, query)),
-        range_(query.inclusive()),
-        tiles_(engine, rows_, width_) {
+      : RelationRun(engine, kSelectFamily, relation, relation.attributes(),
+                    select_reference(relation, query)),
+        range_(query.inclusive()) {
     state_ = engine.allocate(2 * (rows_ / TileSelect::kMinLocal + 2) * 4);  // aggregates and prefixes
     ticket_ = engine.allocate(4);
   }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    const TupleLayout layout = layout_of(params);
-    output_->set_layout(layout);
-    if (is_vendor(params)) return execute_cub();
-    KernelSequence seq(engine_, program(params));
-    const LaunchPlan plan(params, engine_.device());
-    const TileSelect::Tiles tiles = tiles_.tiles(params, plan);
-    const auto n = static_cast<std::uint32_t>(rows_);
-    const auto in_capacity = static_cast<std::uint32_t>(inputs_->capacity());
-    const auto out_capacity = static_cast<std::uint32_t>(output_->capacity());
-    if (variants::get_string(params, "algorithm") == "single_pass") {
+ private:
+  void run_own(const TileSelectVariant& variant, KernelSequence& seq) override {
+    const TileSelect::Tiles tiles = tiles_.tiles(variant);
+    const DeviceBuffer& in = inputs_->buffer(variant.layout);
+    if (variant.own_algorithm) {  // single pass
+      if (tiles.count == 0) {     // an empty relation: no tile, so no kernel would write the count
+        seq.fill("clear", output_->count_buffer(), 0, 4);
+        return;
+      }
       seq.fill("clear", *state_, 0, 2 * std::uint64_t{tiles.count} * 4);  // the tiles' published counts
       seq.fill("clear", *ticket_, 0, 4);
-      seq.run("single_pass", "ra_select_single", tiles.over_tiles,
-              {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->tuple_buffer()),
-               KernelArg::of(output_->count_buffer()), KernelArg::of(*state_), KernelArg::of(*ticket_),
-               KernelArg::of(n), KernelArg::of(width_), KernelArg::of(in_capacity),
-               KernelArg::of(out_capacity), KernelArg::of(tiles.count), KernelArg::of(range_.lo),
-               KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
-      return seq.times();
+      seq.run(
+          "single_pass", "ra_select_single", tiles.over_tiles,
+          {KernelArg::of(in), KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()),
+           KernelArg::of(*state_), KernelArg::of(*ticket_), KernelArg::of(n()), KernelArg::of(width_),
+           KernelArg::of(in_capacity()), KernelArg::of(out_capacity()), KernelArg::of(tiles.count),
+           KernelArg::of(range_.lo), KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
+      return;
     }
     seq.run("partition", "ra_select_partition", tiles.over_tiles,
-            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(tiles_.mid()),
-             KernelArg::of(tiles_.counts()), KernelArg::of(n), KernelArg::of(width_),
-             KernelArg::of(in_capacity), KernelArg::of(tiles_.mid_capacity()), KernelArg::of(tiles.count),
-             KernelArg::of(range_.lo), KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
-    tiles_.gather(seq, tiles, plan, tiles_.counts(), output_->tuple_buffer(), output_->count_buffer(),
-                  output_->capacity());
-    return seq.times();
+            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(tiles_.counts()),
+             KernelArg::of(n()), KernelArg::of(width_), KernelArg::of(in_capacity()),
+             KernelArg::of(tiles_.mid_capacity()), KernelArg::of(tiles.count), KernelArg::of(range_.lo),
+             KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
+    gather(seq, variant, tiles, tiles_.counts());
   }
 
   // cub::DeviceSelect::If over whole tuples (AoS), the count into the output's counter.
-  ExecutionTimes execute_cub() {
+  void run_vendor(const TileSelectVariant&, KernelSequence& seq) override {
     const varex_vendor_table& cub = *vendor_library();
     const auto address = [&](const DeviceBuffer& b) {
       return static_cast<unsigned*>(engine_.native_address(b));
@@ -70,32 +68,13 @@ class SelectRun final : public RelationRun {
     const unsigned* in = address(inputs_->buffer(TupleLayout::Aos));
     unsigned* out = address(output_->tuple_buffer());
     unsigned* count = address(output_->count_buffer());
-    KernelSequence seq(engine_);
     seq.vendor("cub_select", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
       return cub.select_key_range(temp, bytes, in, out, count, rows_, static_cast<int>(width_), range_.lo,
                                   range_.hi, static_cast<int>(range_.neg), stream);
     });
-    return seq.times();
   }
 
-  // At least: every key read, the survivors' other attributes read, the survivors and their count written.
-  std::uint64_t bytes_moved() const override {
-    const std::uint64_t survivors = (output_->bytes_written() - 4) / 4 / width_;
-    return rows_ * 4 + survivors * (width_ - 1) * 4 + output_->bytes_written();
-  }
-  std::uint64_t working_set_bytes() const override {
-    return rows_ * width_ * 4 + 2 * output_->bytes_written() + tiles_.mid_bytes();
-  }
-
- protected:
-  Defines defines(const variants::Params& params) const override {
-    return RaSelectOperator().defines(params, engine_.device());
-  }
-  void poison_scratch() override { tiles_.poison(); }
-
- private:
   KeyRange range_;
-  TileSelect tiles_;
   std::unique_ptr<DeviceBuffer> state_, ticket_;
 };
 
@@ -110,50 +89,25 @@ std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, 
   return out;
 }
 
-variants::Space RaSelectOperator::space(const variants::SpaceContext& context) const {
-  using variants::Value;
-  std::vector<variants::Tunable> tunables{
-      {"algorithm",
-       variants::TunableKind::Compile,
-       {Value{"source"}, Value{"single_pass"}},
-       Value{"source"},
-       "source: the source's four kernels (partition with local prefix sum and staging, two scans of the "
-       "partition counts, gather); single_pass: one kernel, tiles taken in order by an atomic ticket, each "
-       "finding its prefix by a decoupled look-back over its predecessors' published counts and writing its "
-       "survivors directly"},
-      relation_layout(),
-      relation_local(context.device, variants::TunableKind::Compile,
-                     "work-group size = partition size in work-items (compile-time: sizes the local arrays)"),
-      {"ept",
-       variants::TunableKind::Compile,
-       {1, 2, 4, 8},
-       1,
-       "tuples per work-item (consecutive); a tile (partition) holds local x ept tuples; the source: 1"},
-      relation_grid(),
-  };
-  const std::uint64_t local_mem = context.device.local_mem;
-  std::vector<variants::Constraint> constraints{
-      {"a tile (local x ept tuples) stages at most 2048 tuples in local memory",
-       [](const variants::Params& p) {
-         return variants::get_int(p, "local") * variants::get_int(p, "ept") <= 2048;
-       }},
-      {"a tile's staging area (16 bytes per tuple) and scan must fit the device's local memory",
-       [local_mem](const variants::Params& p) {
-         const auto local = static_cast<std::uint64_t>(variants::get_int(p, "local"));
-         return local_mem == 0 || local * variants::get_int(p, "ept") * 16 + local * 8 + 64 <= local_mem;
-       }},
-  };
-  std::vector<variants::Inactive> inactive;
-  add_vendor_variant(context.device, "DeviceSelect::If over whole tuples", tunables, inactive);
-  return variants::Space("ra_select", std::move(tunables), std::move(constraints), std::move(inactive));
-}
-
-Defines RaSelectOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  return {{"ALGO_SINGLE", variants::get_string(params, "algorithm") == "single_pass" ? "1" : "0"},
-          {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
-          {"EPT", std::to_string(variants::get_int(params, "ept"))},
-          {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
-}
+RaSelectOperator::RaSelectOperator()
+    : TileSelectOperator(
+          "Red Fox SELECT: the tuples of a key-value relation whose key lies in a range, "
+          "dense and in input "
+          "order (the source's four kernels, or one pass over ordered tiles)",
+          datasets::KeyDistribution::Uniform,
+          {kSelectFamily,
+           "source: the source's four kernels (partition with local prefix sum and staging, two scans of the "
+           "partition counts, gather); single_pass: one kernel, tiles taken in order by an atomic ticket, "
+           "each "
+           "finding its prefix by a decoupled look-back over its predecessors' published counts and writing "
+           "its "
+           "survivors directly",
+           "a tile's staging area",
+           16,
+           8,
+           /*own_algorithm_stages=*/true,
+           "DeviceSelect::If over whole tuples",
+           {}}) {}
 
 std::vector<FlagDecl> RaSelectOperator::own_flags() const {
   return {flags::selectivity(

@@ -9,7 +9,7 @@
 
 #include "datasets/relations.hpp"
 #include "operators/common/ranges/range_query.hpp"
-#include "operators/common/relations/relation_operator.hpp"
+#include "operators/common/relations/tile_select_operator.hpp"
 
 namespace varex::operators {
 
@@ -20,16 +20,9 @@ using KeyRange = InclusiveRange<std::uint32_t>;
 // Host reference: the tuples whose key matches, packed, in input order.
 std::vector<std::uint32_t> select_reference(const datasets::Relation& relation, const KeyRangeQuery& query);
 
-class RaSelectOperator final : public RelationOperator {
+class RaSelectOperator final : public TileSelectOperator {
  public:
-  RaSelectOperator()
-      : RelationOperator("ra_select",
-                         "Red Fox SELECT: the tuples of a key-value relation whose key lies in a range, "
-                         "dense and in input "
-                         "order (the source's four kernels, or one pass over ordered tiles)",
-                         OutputKind::Rows) {}
-  variants::Space space(const variants::SpaceContext& context) const override;
-  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  RaSelectOperator();
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 

@@ -37,10 +37,6 @@ variants::Tunable local_sizes(const DeviceInfo& device) {
   return local;
 }
 
-std::uint64_t same_rows(std::uint64_t rows) {
-  return rows;
-}
-
 // The operation as the kernels' SET_OP and the vendor library's `operation` number it.
 int operation_number(SetOperation operation) {
   switch (operation) {
@@ -67,10 +63,10 @@ std::uint64_t max_result(SetOperation operation, std::uint64_t n, std::uint64_t 
   return n + m;
 }
 
-class SetRun final : public PreparedRun {
+class SetRun final : public VariantRun<RaSetVariant> {
  public:
   SetRun(Engine& engine, const RaSetOperator& op, const datasets::WorkloadSpec& spec)
-      : engine_(engine), op_(op) {
+      : VariantRun(engine, "ra_set"), op_(op) {
     const auto [left, right] = materialise_relation_pair(spec);
     n_ = left.rows();
     m_ = right.rows();
@@ -87,26 +83,19 @@ class SetRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    if (is_vendor(params)) return info;  // built with varex
-    engine_.compile(source(), op_.defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { output_->poison(); }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    if (is_vendor(params)) return execute_cub();
-    KernelSequence seq(engine_, engine_.compile(source(), op_.defines(params, engine_.device())));
-    const LaunchPlan plan(params, engine_.device());
-    const std::uint64_t local = variants::get_int(params, "local");
-    const std::uint64_t tile = local * variants::get_int(params, "ept");
+  void run(const RaSetVariant& variant, KernelSequence& seq) override {
+    if (variant.vendor) {
+      run_cub(variant, seq);
+      return;
+    }
+    const std::uint64_t local = variant.local;
+    const std::uint64_t tile = local * variant.ept;
     // Rank's candidates are the left tuples (and the right ones for UNION), merge path's the merge's steps.
-    const std::uint64_t candidates =
-        merge_of(params) || op_.operation() == SetOperation::Union ? n_ + m_ : n_;
+    const std::uint64_t candidates = variant.merge || variant.operation == SetOperation::Union ? n_ + m_ : n_;
     const auto tiles = static_cast<std::uint32_t>((candidates + tile - 1) / tile);
-    const LaunchShape over_tiles = plan.rows(std::uint64_t{tiles} * local);
+    const LaunchShape over_tiles = variant.launch.rows(std::uint64_t{tiles} * local);
     const auto n = static_cast<std::uint32_t>(n_);
     const auto m = static_cast<std::uint32_t>(m_);
     const DeviceBuffer& left = inputs_->left.buffer(TupleLayout::Aos);
@@ -114,17 +103,16 @@ class SetRun final : public PreparedRun {
     seq.run("count", "ra_set_count", over_tiles,
             {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*counts_), KernelArg::of(n),
              KernelArg::of(m), KernelArg::of(width_), KernelArg::of(tiles)});
-    seq.run("offsets", "ra_set_offsets", LaunchShape{local, local},
+    seq.run("offsets", "compact_offsets", LaunchShape{local, local},
             {KernelArg::of(*counts_), KernelArg::of(output_->count_buffer()), KernelArg::of(tiles)});
     seq.run("scatter", "ra_set_scatter", over_tiles,
             {KernelArg::of(left), KernelArg::of(right), KernelArg::of(output_->tuple_buffer()),
              KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(m), KernelArg::of(width_),
              KernelArg::of(static_cast<std::uint32_t>(output_->capacity())), KernelArg::of(tiles)});
-    return seq.times();
   }
 
   // Thrust's set algorithm over whole tuples (vendor/cub/varex_cub.cu); the count written on the device.
-  ExecutionTimes execute_cub() {
+  void run_cub(const RaSetVariant& variant, KernelSequence& seq) {
     const varex_vendor_table& cub = *vendor_library();
     const auto address = [&](const DeviceBuffer& b) {
       return static_cast<unsigned*>(engine_.native_address(b));
@@ -133,14 +121,12 @@ class SetRun final : public PreparedRun {
     const unsigned* right = address(inputs_->right.buffer(TupleLayout::Aos));
     unsigned* out = address(output_->tuple_buffer());
     unsigned* count = address(output_->count_buffer());
-    const int operation = operation_number(op_.operation());
-    KernelSequence seq(engine_);
+    const int operation = operation_number(variant.operation);
     seq.vendor("thrust_" + op_.name().substr(3), vendor_scratch_,
                [&](void* temp, std::size_t* bytes, void* stream) {
                  return cub.set_operation(temp, bytes, left, n_, right, m_, out, count,
                                           static_cast<int>(width_), operation, stream);
                });
-    return seq.times();
   }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
@@ -152,9 +138,10 @@ class SetRun final : public PreparedRun {
   }
 
  private:
-  const KernelSource& source() const { return kernel_source(engine_.device().backend, "ra_set"); }
+  RaSetVariant decode(const variants::Params& params) const override {
+    return RaSetVariant(params, engine_.device(), op_.operation());
+  }
 
-  Engine& engine_;
   const RaSetOperator op_;  // a copy: the runner may outlive the operator it came from
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t width_ = 0;
@@ -175,6 +162,18 @@ std::vector<Tuple> tuples_of(const datasets::Relation& relation) {
 }
 
 }  // namespace
+
+RaSetVariant::RaSetVariant(const variants::Params& params, const DeviceInfo& device, SetOperation operation)
+    : LaunchBundle(params, device),
+      operation(operation),
+      merge(merge_of(params)),
+      local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
+      ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
+  defines = {{"SET_OP", std::to_string(operation_number(operation))},
+             {"ALGO_MERGE", merge ? "1" : "0"},
+             {"WG_SIZE", std::to_string(local)},
+             {"EPT", std::to_string(ept)}};
+}
 
 std::vector<std::uint32_t> set_reference(SetOperation operation, const datasets::Relation& left,
                                          const datasets::Relation& right) {
@@ -266,11 +265,8 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
   return variants::Space(name(), std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
-Defines RaSetOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  return {{"SET_OP", std::to_string(operation_number(operation_))},
-          {"ALGO_MERGE", merge_of(params) ? "1" : "0"},
-          {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
-          {"EPT", std::to_string(variants::get_int(params, "ept"))}};
+Defines RaSetOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return RaSetVariant(params, device, operation_).defines;
 }
 
 datasets::WorkloadSpec RaSetOperator::workload(const WorkloadOptions& options) const {

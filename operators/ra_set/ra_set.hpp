@@ -18,11 +18,22 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
 
 enum class SetOperation { Intersection, Union, Difference };
+
+// A variant, decoded once: the operation, the algorithm, the tile (local x ept candidates) and the defines
+// the kernels are built with (SET_OP, ALGO_MERGE, WG_SIZE, EPT).
+struct RaSetVariant : LaunchBundle {
+  RaSetVariant(const variants::Params& params, const DeviceInfo& device, SetOperation operation);
+  SetOperation operation;
+  bool merge;  // algorithm=merge_path (else rank)
+  std::uint64_t local;
+  std::uint64_t ept;
+};
 
 // Host reference: std::set_intersection / std::set_union / std::set_difference over the tuples (key, then
 // values) of two relations sorted by tuple; dense AoS tuples, in the order the standard algorithm gives.

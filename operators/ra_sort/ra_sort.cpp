@@ -7,6 +7,7 @@
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
 #include "harness/primitives/scan.hpp"
@@ -56,9 +57,39 @@ void scan_in(KernelSequence& seq, const primitives::DeviceScan& scan, const std:
   scan.enqueue(launcher, in, out, n);
 }
 
-class SortRun final : public PreparedRun {
+// A variant of the sort, decoded once: the algorithm, the tuple layout, the tile (local x ept tuples), the
+// radix sort's digit bits and skip, and the defines the family's kernels are built with.
+struct RaSortVariant : LaunchBundle {
+  RaSortVariant(const variants::Params& params, const DeviceInfo& device);
+  bool merge;  // algorithm=merge (else radix)
+  TupleLayout layout;
+  std::uint64_t local;
+  std::uint64_t ept;
+  std::uint32_t bits;  // radix: bits per digit
+  bool skip;           // radix: only the passes whose digit varies
+};
+
+RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& device)
+    : LaunchBundle(params, device),
+      merge(is_merge(params)),
+      layout(layout_of(params)),
+      local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
+      ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))),
+      bits(static_cast<std::uint32_t>(variants::get_int(params, "bits"))),
+      skip(variants::get_string(params, "skip") == "on") {
+  defines = {{"ALGO_MERGE", merge ? "1" : "0"},
+             {"WG_SIZE", std::to_string(local)},
+             {"EPT", std::to_string(ept)},
+             {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"}};
+  if (!merge) {
+    defines.push_back({"BITS", std::to_string(bits)});
+    for (const auto& define : kScanShape.defines()) defines.push_back(define);
+  }
+}
+
+class SortRun final : public VariantRun<RaSortVariant> {
  public:
-  SortRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
+  SortRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "ra_sort") {
     const datasets::Relation relation = materialise_relation(spec);
     rows_ = relation.rows();
     width_ = relation.attributes();
@@ -77,54 +108,22 @@ class SortRun final : public PreparedRun {
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    if (is_vendor(params)) return info;  // built with varex
-    engine_.compile(kernel_source(engine_.device().backend, "ra_sort"),
-                    RaSortOperator().defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override {
     output_->poison();
     engine_.fill(*scratch_, kPoisonWord, 0, scratch_->bytes())->elapsed_ms();
   }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    const TupleLayout layout = layout_of(params);
-    output_->set_layout(layout);
-    if (is_vendor(params)) return execute_cub(is_merge(params) ? 1 : 0);
-    const Program& program = engine_.compile(kernel_source(engine_.device().backend, "ra_sort"),
-                                             RaSortOperator().defines(params, engine_.device()));
-    KernelSequence seq(engine_, program);
-    if (rows_ == 0) return seq.times();
-    const LaunchPlan plan(params, engine_.device());
-    const std::uint64_t local = variants::get_int(params, "local");
-    const std::uint64_t tile = local * variants::get_int(params, "ept");
-    const std::uint64_t tiles = (rows_ + tile - 1) / tile;
-    const Step step{seq, plan, inputs_->buffer(layout), local, tile, tiles};
-    if (is_merge(params)) {
-      merge_sort(step);
-    } else {
-      radix_sort(step, static_cast<std::uint32_t>(variants::get_int(params, "bits")),
-                 variants::get_string(params, "skip") == "on");
-    }
-    return seq.times();
-  }
-
   // CUB's DeviceRadixSort::SortKeys over whole tuples (a decomposer names their words, key first) or
   // DeviceMergeSort::StableSortKeysCopy; AoS in and out.
-  ExecutionTimes execute_cub(int algorithm) {
+  void run_cub(int algorithm, KernelSequence& seq) {
     const varex_vendor_table& cub = *vendor_library();
     const auto* in = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(TupleLayout::Aos)));
     auto* out = static_cast<unsigned*>(engine_.native_address(output_->tuple_buffer()));
-    KernelSequence seq(engine_);
     seq.vendor(algorithm ? "cub_merge_sort" : "cub_radix_sort", vendor_scratch_,
                [&](void* temp, std::size_t* bytes, void* stream) {
                  return cub.sort_tuples(temp, bytes, in, out, rows_, static_cast<int>(width_), algorithm,
                                         stream);
                });
-    return seq.times();
   }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
@@ -136,6 +135,27 @@ class SortRun final : public PreparedRun {
   }
 
  private:
+  RaSortVariant decode(const variants::Params& params) const override {
+    return RaSortVariant(params, engine_.device());
+  }
+
+  void run(const RaSortVariant& variant, KernelSequence& seq) override {
+    output_->set_layout(variant.layout);
+    if (variant.vendor) {
+      run_cub(variant.merge ? 1 : 0, seq);
+      return;
+    }
+    if (rows_ == 0) return;
+    const std::uint64_t tile = variant.local * variant.ept;
+    const std::uint64_t tiles = (rows_ + tile - 1) / tile;
+    const Step step{seq, variant.launch, inputs_->buffer(variant.layout), variant.local, tile, tiles};
+    if (variant.merge) {
+      merge_sort(step);
+    } else {
+      radix_sort(step, variant.bits, variant.skip);
+    }
+  }
+
   struct Step {
     KernelSequence& seq;
     const LaunchPlan& plan;
@@ -236,7 +256,6 @@ class SortRun final : public PreparedRun {
     }
   }
 
-  Engine& engine_;
   std::uint64_t rows_ = 0;
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
@@ -324,16 +343,8 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
   return variants::Space("ra_sort", std::move(tunables), std::move(constraints), std::move(inactive));
 }
 
-Defines RaSortOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  Defines d{{"ALGO_MERGE", is_merge(params) ? "1" : "0"},
-            {"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
-            {"EPT", std::to_string(variants::get_int(params, "ept"))},
-            {"LAYOUT_SOA", layout_of(params) == TupleLayout::Soa ? "1" : "0"}};
-  if (!is_merge(params)) {
-    d.push_back({"BITS", std::to_string(variants::get_int(params, "bits"))});
-    for (const auto& define : kScanShape.defines()) d.push_back(define);
-  }
-  return d;
+Defines RaSortOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return RaSortVariant(params, device).defines;
 }
 
 DeviceFootprint RaSortOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {

@@ -8,23 +8,16 @@
 #include <vector>
 
 #include "datasets/relations.hpp"
-#include "operators/common/relations/relation_operator.hpp"
+#include "operators/common/relations/tile_select_operator.hpp"
 
 namespace varex::operators {
 
 // Host reference: the first tuple of each run of equal consecutive keys, packed (AoS), in input order.
 std::vector<std::uint32_t> unique_reference(const datasets::Relation& relation);
 
-class RaUniqueOperator final : public RelationOperator {
+class RaUniqueOperator final : public TileSelectOperator {
  public:
-  RaUniqueOperator()
-      : RelationOperator(
-            "ra_unique",
-            "Red Fox UNIQUE: the first tuple of each run of equal consecutive keys, dense and in input order "
-            "(the source's partition, edge, scan and gather kernels, or one compaction)",
-            OutputKind::Rows, datasets::KeyDistribution::Runs) {}
-  variants::Space space(const variants::SpaceContext& context) const override;
-  Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  RaUniqueOperator();
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 };

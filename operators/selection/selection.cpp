@@ -13,6 +13,7 @@
 #include "datasets/int_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/bitmap.hpp"
 #include "operators/selection/selection_space.hpp"
@@ -22,7 +23,7 @@ namespace varex::operators {
 namespace {
 
 // Rows are indexed with 32-bit integers in the kernels; keep head room for padding.
-constexpr std::uint64_t kMaxRows = (1ULL << 31) - (1ULL << 22);
+constexpr std::uint64_t kSelectionMaxRows = (1ULL << 31) - (1ULL << 22);
 
 // Host padding rounds the rows up to a multiple of local x ept, both powers of two, so rounding up to the
 // largest such product covers every variant; a row count that is already a multiple needs no slack.
@@ -31,7 +32,7 @@ std::uint64_t capacity_rows(std::uint64_t rows, const DeviceInfo& device) {
   return (rows + largest - 1) / largest * largest;
 }
 
-std::vector<std::int32_t> materialise(const datasets::WorkloadSpec& spec) {
+std::vector<std::int32_t> materialise_column(const datasets::WorkloadSpec& spec) {
   if (spec.generator == "uniform_int32") {
     return datasets::uniform_int32(spec.rows(), spec.params.at("seed").get<std::uint64_t>());
   }
@@ -43,13 +44,32 @@ std::vector<std::int32_t> materialise(const datasets::WorkloadSpec& spec) {
   throw UsageError("selection cannot use workload generator '" + spec.generator + "'");
 }
 
-class SelectionRun final : public PreparedRun {
+// A variant of the selection, decoded once: the kernel, rows and loads per work-item, and the defines the
+// kernel is built with.
+struct SelectionVariant : LaunchBundle {
+  SelectionVariant(const variants::Params& params, const DeviceInfo& device)
+      : LaunchBundle(params, device),
+        overflow(variants::get_string(params, "kernel") == "overflow"),
+        ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))),
+        vec(static_cast<std::uint64_t>(variants::get_int(params, "vec"))) {
+    defines = {{"SEL_OVERFLOW", overflow ? "1" : "0"},
+               {"EPT", std::to_string(ept)},
+               {"VEC", std::to_string(vec)},
+               {"MAX_LOCAL", std::to_string(max_local(device))}};
+  }
+  bool overflow;      // kernel=overflow (Fett's), else the loop kernel
+  std::uint64_t ept;  // rows per work-item
+  std::uint64_t vec;  // vector width of the loads
+};
+
+class SelectionRun final : public VariantRun<SelectionVariant> {
  public:
-  SelectionRun(Engine& engine, const datasets::WorkloadSpec& spec) : engine_(engine) {
-    std::vector<std::int32_t> column = materialise(spec);
+  SelectionRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "selection") {
+    std::vector<std::int32_t> column = materialise_column(spec);
     rows_ = column.size();
-    if (rows_ > kMaxRows)
-      throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) + " rows");
+    if (rows_ > kSelectionMaxRows)
+      throw UsageError("input too large: selection handles at most " + std::to_string(kSelectionMaxRows) +
+                       " rows");
     const SelectionQuery query = SelectionQuery::from_json(spec.query);
     range_ = query.inclusive();
 
@@ -71,33 +91,7 @@ class SelectionRun final : public PreparedRun {
     if (in_->bytes() > rows_ * 4) engine_.fill(*in_, 0, rows_ * 4, in_->bytes() - rows_ * 4)->elapsed_ms();
   }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params), &info);
-    return info;
-  }
-
   void poison() override { out_->poison(); }
-
-  ExecutionTimes execute(const variants::Params& params) override {
-    if (rows_ == 0) return {};
-    const std::uint64_t ept = variants::get_int(params, "ept");
-    const LaunchPlan plan(params, engine_.device());
-    // Host-side padding: the kernel sees a row count that fills whole work-groups (the slack holds zeros,
-    // and the bits it produces lie past the result).
-    const std::uint64_t rows = plan.indexed(rows_, ept);
-    const LaunchShape shape = plan.rows(rows, ept);
-    const Program& program =
-        engine_.compile(kernel_source(engine_.device().backend, "selection"), defines(params));
-    const std::vector<KernelArg> args{KernelArg::of(*in_),
-                                      KernelArg::of(out_->buffer()),
-                                      KernelArg::of(static_cast<std::uint32_t>(rows)),
-                                      KernelArg::of(range_.lo),
-                                      KernelArg::of(range_.hi),
-                                      KernelArg::of(range_.neg)};
-    const double ms = engine_.launch(program, "selection", shape, args)->elapsed_ms();
-    return {ms, {{"selection", ms}}};
-  }
 
   Collected collect(Check how) override { return harness::collect(*out_, how); }
 
@@ -106,11 +100,27 @@ class SelectionRun final : public PreparedRun {
   std::uint64_t working_set_bytes() const override { return bytes_moved(); }
 
  private:
-  Defines defines(const variants::Params& params) const {
-    return SelectionOperator().defines(params, engine_.device());
+  SelectionVariant decode(const variants::Params& params) const override {
+    return SelectionVariant(params, engine_.device());
   }
 
-  Engine& engine_;
+  void run(const SelectionVariant& variant, KernelSequence& seq) override {
+    if (rows_ == 0) return;
+    const std::uint64_t ept = variant.ept;
+    const LaunchPlan& plan = variant.launch;
+    // Host-side padding: the kernel sees a row count that fills whole work-groups (the slack holds zeros,
+    // and the bits it produces lie past the result).
+    const std::uint64_t rows = plan.indexed(rows_, ept);
+    const LaunchShape shape = plan.rows(rows, ept);
+    const std::vector<KernelArg> args{KernelArg::of(*in_),
+                                      KernelArg::of(out_->buffer()),
+                                      KernelArg::of(static_cast<std::uint32_t>(rows)),
+                                      KernelArg::of(range_.lo),
+                                      KernelArg::of(range_.hi),
+                                      KernelArg::of(range_.neg)};
+    seq.run("selection", "selection", shape, args);
+  }
+
   std::uint64_t rows_ = 0;
   KernelRange range_{};
   std::unique_ptr<HostBuffer> host_in_;
@@ -135,10 +145,7 @@ variants::Space SelectionOperator::space(const variants::SpaceContext& context) 
 }
 
 Defines SelectionOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
-  return {{"SEL_OVERFLOW", variants::get_string(params, "kernel") == "overflow" ? "1" : "0"},
-          {"EPT", std::to_string(variants::get_int(params, "ept"))},
-          {"VEC", std::to_string(variants::get_int(params, "vec"))},
-          {"MAX_LOCAL", std::to_string(max_local(device))}};
+  return SelectionVariant(params, device).defines;
 }
 
 WorkloadDecl SelectionOperator::declaration() const {
@@ -177,8 +184,8 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
     spec.query = options.query.empty() ? SelectionQuery::for_selectivity(selectivity).to_json()
                                        : SelectionQuery::parse(options.query).to_json();
   }
-  if (spec.rows() > kMaxRows) {
-    throw UsageError("input too large: selection handles at most " + std::to_string(kMaxRows) +
+  if (spec.rows() > kSelectionMaxRows) {
+    throw UsageError("input too large: selection handles at most " + std::to_string(kSelectionMaxRows) +
                      " rows, got " + std::to_string(spec.rows()));
   }
   return spec;

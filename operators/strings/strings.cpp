@@ -11,6 +11,7 @@
 #include "datasets/string_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/bitmap.hpp"
 #include "operators/strings/regex/automaton.hpp"
@@ -21,7 +22,7 @@ namespace varex::operators {
 
 namespace {
 
-constexpr std::uint64_t kMaxRows = (1ULL << 31) - 1;
+constexpr std::uint64_t kStringMaxRows = (1ULL << 31) - 1;
 
 bool is_automaton(StringOp op) {
   return op == StringOp::Like || op == StringOp::Regex;
@@ -49,7 +50,7 @@ std::string escape_regex(const std::string& text) {
   return out;
 }
 
-datasets::StringColumn materialise(const datasets::WorkloadSpec& spec) {
+datasets::StringColumn materialise_strings(const datasets::WorkloadSpec& spec) {
   const auto& p = spec.params;
   if (spec.generator == "file") {
     auto column = datasets::load_string_column(bytes_from_json(p.at("path")));
@@ -67,10 +68,38 @@ datasets::StringColumn materialise(const datasets::WorkloadSpec& spec) {
   return datasets::generate_strings(w);
 }
 
-class StringRun final : public PreparedRun {
+// A variant of a string operator, decoded once: the kernel (naive or lane refill), its refill threshold,
+// unroll, load width and buffer, the automaton's layout, and the defines the kernel is built with (which
+// also depend on the operator and the device).
+struct StringVariant : LaunchBundle {
+  StringVariant(const variants::Params& params, const DeviceInfo& device, StringOp op);
+  bool table;               // the automaton's table layout (LIKE and regex only; else flat)
+  bool refill;              // kernel=refill (else naive)
+  std::uint32_t threshold;  // refill below this percentage of active lanes
+  std::uint32_t unroll;     // bytes (or automaton steps) per activity check
+  std::uint32_t load;       // bytes per load
+  bool registers;           // buffer=registers (else shared)
+};
+
+StringVariant::StringVariant(const variants::Params& params, const DeviceInfo& device, StringOp op)
+    : LaunchBundle(params, device),
+      table(is_automaton(op) && variants::get_string(params, "layout") == "table"),
+      refill(variants::get_string(params, "kernel") == "refill"),
+      threshold(static_cast<std::uint32_t>(variants::get_int(params, "threshold"))),
+      unroll(static_cast<std::uint32_t>(variants::get_int(params, "unroll"))),
+      load(static_cast<std::uint32_t>(variants::get_int(params, "load"))),
+      registers(variants::get_string(params, "buffer") == "registers") {
+  const int mode = op == StringOp::Equal ? 1 : op == StringOp::Prefix ? 2 : 3;
+  defines = {{"MODE", std::to_string(mode)},         {"LAYOUT", table ? "2" : "1"},
+             {"REFILL", refill ? "1" : "0"},         {"THRESHOLD_PCT", std::to_string(threshold)},
+             {"UNROLL", std::to_string(unroll)},     {"LOAD_BYTES", std::to_string(load)},
+             {"BUFFER_REGS", registers ? "1" : "0"}, {"MAX_LOCAL", std::to_string(max_local(device))}};
+}
+
+class StringRun final : public VariantRun<StringVariant> {
  public:
   StringRun(Engine& engine, const datasets::WorkloadSpec& spec, const StringOperator& op)
-      : engine_(engine), op_(op), column_(materialise(spec)) {
+      : VariantRun(engine, "strings"), op_(op), column_(materialise_strings(spec)) {
     rows_ = column_.rows();
     operand_ = bytes_from_json(spec.query.at(op.operand_key()));
     out_ = std::make_unique<BitmapOutput>(engine, rows_, string_reference(op.op(), operand_, column_));
@@ -101,26 +130,7 @@ class StringRun final : public PreparedRun {
       h2d_ms_ += engine_.upload(*bytes_, 0, *host_bytes_, column_.bytes.size())->elapsed_ms();
   }
 
-  CompileInfo compile(const variants::Params& params) override {
-    CompileInfo info;
-    engine_.compile(source(), op_.defines(params, engine_.device()), &info);
-    return info;
-  }
-
   void poison() override { out_->poison(); }
-
-  ExecutionTimes execute(const variants::Params& params) override {
-    KernelSequence seq(engine_, engine_.compile(source(), op_.defines(params, engine_.device())));
-    seq.fill("clear", out_->buffer(), 0, words_ * 4);
-    const LaunchShape shape = LaunchPlan(params, engine_.device()).rows(rows_);
-    const bool table = is_automaton(op_.op()) && variants::get_string(params, "layout") == "table";
-    seq.run(
-        "strings_select", "strings_select", shape,
-        {KernelArg::of(*bytes_), KernelArg::of(*offsets_), KernelArg::of(static_cast<std::uint32_t>(rows_)),
-         KernelArg::of(*needle_), KernelArg::of(static_cast<std::uint32_t>(operand_.size())),
-         KernelArg::of(table ? *table_ : *flat_), KernelArg::of(out_->buffer())});
-    return seq.times();
-  }
 
   Collected collect(Check how) override { return harness::collect(*out_, how); }
 
@@ -136,7 +146,19 @@ class StringRun final : public PreparedRun {
   }
 
  private:
-  const KernelSource& source() const { return kernel_source(engine_.device().backend, "strings"); }
+  StringVariant decode(const variants::Params& params) const override {
+    return StringVariant(params, engine_.device(), op_.op());
+  }
+
+  void run(const StringVariant& variant, KernelSequence& seq) override {
+    seq.fill("clear", out_->buffer(), 0, words_ * 4);
+    const LaunchShape shape = variant.launch.rows(rows_);
+    seq.run(
+        "strings_select", "strings_select", shape,
+        {KernelArg::of(*bytes_), KernelArg::of(*offsets_), KernelArg::of(static_cast<std::uint32_t>(rows_)),
+         KernelArg::of(*needle_), KernelArg::of(static_cast<std::uint32_t>(operand_.size())),
+         KernelArg::of(variant.table ? *table_ : *flat_), KernelArg::of(out_->buffer())});
+  }
 
   std::unique_ptr<HostBuffer> host_copy(const void* data, std::size_t bytes) {
     auto host = engine_.allocate_host(std::max<std::size_t>(bytes, 4));
@@ -151,7 +173,6 @@ class StringRun final : public PreparedRun {
     return device;
   }
 
-  Engine& engine_;
   const StringOperator op_;
   datasets::StringColumn column_;
   std::uint64_t rows_ = 0, words_ = 0;
@@ -203,15 +224,7 @@ variants::Space StringOperator::space(const variants::SpaceContext& context) con
 }
 
 Defines StringOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
-  const int mode = op_ == StringOp::Equal ? 1 : op_ == StringOp::Prefix ? 2 : 3;
-  return {{"MODE", std::to_string(mode)},
-          {"LAYOUT", is_automaton(op_) && variants::get_string(params, "layout") == "table" ? "2" : "1"},
-          {"REFILL", variants::get_string(params, "kernel") == "refill" ? "1" : "0"},
-          {"THRESHOLD_PCT", std::to_string(variants::get_int(params, "threshold"))},
-          {"UNROLL", std::to_string(variants::get_int(params, "unroll"))},
-          {"LOAD_BYTES", std::to_string(variants::get_int(params, "load"))},
-          {"BUFFER_REGS", variants::get_string(params, "buffer") == "registers" ? "1" : "0"},
-          {"MAX_LOCAL", std::to_string(max_local(device))}};
+  return StringVariant(params, device, op_).defines;
 }
 
 WorkloadDecl StringOperator::declaration() const {
@@ -279,7 +292,7 @@ datasets::WorkloadSpec StringOperator::workload(const WorkloadOptions& options) 
     spec.query = {{operand_key(), bytes_json(operand)}};
   }
   if (!options.query.empty()) spec.query = {{operand_key(), bytes_json(options.query.at(operand_key()))}};
-  if (spec.rows() > kMaxRows)
+  if (spec.rows() > kStringMaxRows)
     throw UsageError("input too large: " + name() + " handles fewer than 2^31 rows");
   if (is_automaton(op_)) compile_operand(op_, bytes_from_json(spec.query.at(operand_key())));  // errors now
   return spec;

@@ -161,13 +161,11 @@ std::vector<variants::Tunable> attribute_launch_tunables(const DeviceInfo& devic
           relation_grid()};
 }
 
-Defines attribute_launch_defines(const variants::Params& params) {
-  return {{"WG_SIZE", std::to_string(variants::get_int(params, "local"))},
-          {"EPT", std::to_string(variants::get_int(params, "ept"))}};
-}
-
-LaunchShape attribute_shape(const variants::Params& params, const DeviceInfo& device, std::uint64_t rows) {
-  return LaunchPlan(params, device).rows(rows, variants::get_int(params, "ept"));
+AttributeVariant::AttributeVariant(const variants::Params& params, const DeviceInfo& device)
+    : LaunchBundle(params, device),
+      local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
+      ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
+  defines = {{"WG_SIZE", std::to_string(local)}, {"EPT", std::to_string(ept)}};
 }
 
 Defines filter_defines(const Cnf& cnf) {

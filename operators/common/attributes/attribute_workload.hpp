@@ -11,6 +11,7 @@
 
 #include "datasets/attribute_table.hpp"
 #include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "operators/common/attributes/cnf.hpp"
 #include "operators/common/toolkit.hpp"
 
@@ -65,10 +66,18 @@ class AttributeInputs {
 
 // The launch tunables of these spaces: local (compile-time: sizes the work-group arrays), ept and grid.
 std::vector<variants::Tunable> attribute_launch_tunables(const DeviceInfo& device);
-// WG_SIZE and EPT of a variant.
-Defines attribute_launch_defines(const variants::Params& params);
-// The variant's launch shape over `rows` rows.
-LaunchShape attribute_shape(const variants::Params& params, const DeviceInfo& device, std::uint64_t rows);
+
+// The launch of a variant of these operators, decoded once: local and ept (compile-time), the grid (in
+// `launch`), and WG_SIZE and EPT as the first defines. The filters' and the aggregates' bundles derive from
+// it and add their own knobs and defines.
+struct AttributeVariant : LaunchBundle {
+  AttributeVariant(const variants::Params& params, const DeviceInfo& device);
+  std::uint64_t local;
+  std::uint64_t ept;
+  // The variant's launch shape over `rows` rows.
+  LaunchShape shape(std::uint64_t rows) const { return launch.rows(rows, ept); }
+};
+
 // KEEP = the filter as one expression (absent when it keeps every row).
 Defines filter_defines(const Cnf& cnf);
 

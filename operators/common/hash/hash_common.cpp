@@ -43,12 +43,18 @@ std::uint64_t chunks_for(std::uint64_t rows) {
   return std::clamp<std::uint64_t>((rows + kChunkRows - 1) / kChunkRows, 1, kMaxChunks);
 }
 
-}  // namespace
+HashFunction hash_function_named(const std::string& hash) {
+  return hash == "identity" ? HashFunction::Identity
+         : hash == "mult"   ? HashFunction::Mult
+                            : HashFunction::Murmur;
+}
 
-std::uint64_t partition_local(const variants::Params& params, const DeviceInfo& device) {
+std::uint64_t hash_partition_local(const variants::Params& params, const DeviceInfo& device) {
   const auto local = static_cast<std::uint64_t>(variants::get_int_or(params, "local", 0));
   return local ? local : std::min<std::uint64_t>(256, max_local(device));
 }
+
+}  // namespace
 
 RadixPartition::RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint64_t max_parts)
     : scan_(engine, max_parts * chunks_for(max_rows) + 1) {
@@ -72,17 +78,22 @@ void RadixPartition::run(KernelSequence& seq, const std::string& label, const De
        KernelArg::of(out_payload), rows, mul, sh, p, KernelArg::of(static_cast<std::uint32_t>(row_payload))});
 }
 
-Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device) {
-  const std::string& hash = variants::get_string(params, "hash");
-  return {{"HASH", hash == "identity" ? "1"
-                   : hash == "mult"   ? "2"
-                                      : "3"},
-          {"DOUBLE_HASH", variants::get_string(params, "probing") == "double" ? "1" : "0"},
-          {"MAX_LOCAL", std::to_string(max_local(device))},
-          {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // primitives::ScanShape::defines()
-          {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)},
-          {"SKETCH_BITS", std::to_string(kSketchBits)},
-          {"MAX_PARTS", std::to_string(max_radix_parts(device))}};
+HashVariant::HashVariant(const variants::Params& params, const DeviceInfo& device)
+    : LaunchBundle(params, device),
+      hash(hash_function_named(variants::get_string(params, "hash"))),
+      double_hash(variants::get_string(params, "probing") == "double"),
+      load(variants::get_int(params, "load")),
+      partition_local(hash_partition_local(params, device)),
+      max_parts(max_radix_parts(device)) {
+  defines = {{"HASH", hash == HashFunction::Identity ? "1"
+                      : hash == HashFunction::Mult   ? "2"
+                                                     : "3"},
+             {"DOUBLE_HASH", double_hash ? "1" : "0"},
+             {"MAX_LOCAL", std::to_string(max_local(device))},
+             {"SCAN_LOCAL", std::to_string(DeviceScan::kLocal)},  // primitives::ScanShape::defines()
+             {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)},
+             {"SKETCH_BITS", std::to_string(kSketchBits)},
+             {"MAX_PARTS", std::to_string(max_parts)}};
 }
 
 }  // namespace varex::operators

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/primitives/scan.hpp"
 #include "operators/common/toolkit.hpp"
 
@@ -40,10 +41,6 @@ class DeviceScan {
 // log2 of the HyperLogLog registers the group-by sizes its table with (SKETCH_BITS).
 constexpr int kSketchBits = 12;
 
-// The work-group size of the partitioning kernels and of those that walk partitions: the variant's `local`,
-// or 256 (within the device's largest) where the driver would choose.
-std::uint64_t partition_local(const variants::Params& params, const DeviceInfo& device);
-
 // Radix partitioning on the device (kernels radix_count and radix_scatter of the hash family): the rows are
 // cut into a fixed number of chunks, one per work-group; the rows of every chunk in every partition are
 // counted, prefix-summed (partition-major) and scattered, so that partition p ends up contiguous at
@@ -69,7 +66,22 @@ class RadixPartition {
   DeviceScan scan_;
 };
 
-// The family's defines every variant shares (hash, probing, scan shape, the device's largest work-group).
-Defines hash_family_defines(const variants::Params& params, const DeviceInfo& device);
+// The family's hash functions (HASH).
+enum class HashFunction { Identity, Mult, Murmur };
+
+// A variant of the hash family, decoded once: what the join's and the group-by's bundles share (the hash,
+// probing, the table's load, the partitioning kernels' work-group and partitions), and in `defines` the
+// family's defines every variant shares (hash, probing, scan shape, the device's largest work-group), to
+// which an operator's bundle appends its own.
+struct HashVariant : LaunchBundle {
+  HashVariant(const variants::Params& params, const DeviceInfo& device);
+  HashFunction hash;
+  bool double_hash;   // probing=double: the pessimistic build's second hash gives each key an odd step
+  std::int64_t load;  // the table's largest load in percent of its slots (table_for)
+  // The work-group size of the partitioning kernels and of those that walk partitions: the variant's
+  // `local`, or 256 (within the device's largest) where the driver would choose.
+  std::uint64_t partition_local;
+  std::uint32_t max_parts;  // the most radix partitions on the device (MAX_PARTS, max_radix_parts)
+};
 
 }  // namespace varex::operators

@@ -196,4 +196,8 @@ std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
   return {std::move(left), std::move(right)};
 }
 
+std::uint64_t same_rows(std::uint64_t rows) {
+  return rows;
+}
+
 }  // namespace varex::operators

@@ -30,6 +30,9 @@ datasets::WorkloadSpec relation_pair_workload(const std::string& op, const Workl
                                               std::uint64_t (*default_rows2)(std::uint64_t rows));
 std::uint64_t relation_rows2(const datasets::WorkloadSpec& spec);
 
+// --rows2 defaults to --rows (for relation_pair_workload and sorted_pair_workload).
+std::uint64_t same_rows(std::uint64_t rows);
+
 // The flags of two sorted relations (see above); `rows2_help` says what --rows2's default is.
 std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help);
 // The spec of two sorted relations (generator "sorted_pair"), or of two files, each of which must be sorted

@@ -1,30 +1,39 @@
 #include "operators/common/relations/relation_run.hpp"
 
-#include "harness/kernel_source.hpp"
-
 namespace varex::operators {
 
-RelationRun::RelationRun(Engine& engine, std::string family, const datasets::Relation& relation,
-                         std::uint32_t out_width, const std::vector<std::uint32_t>& reference)
-    : engine_(engine), family_(std::move(family)), rows_(relation.rows()), width_(relation.attributes()) {
-  output_ = std::make_unique<RowsOutput>(engine, out_width, rows_, reference, /*counted=*/true);
-  inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
-}
-
-CompileInfo RelationRun::compile(const variants::Params& params) {
-  CompileInfo info;
-  if (is_vendor(params)) return info;  // built with varex
-  engine_.compile(kernel_source(engine_.device().backend, family_), defines(params), &info);
-  return info;
-}
+RelationRun::RelationRun(Engine& engine, const TileSelectFamily& family, const datasets::Relation& relation,
+                         std::uint32_t out_width, const std::vector<std::uint32_t>& reference, bool skips)
+    : VariantRun(engine, family.kernels),
+      rows_(relation.rows()),
+      width_(relation.attributes()),
+      output_(std::make_unique<RowsOutput>(engine, out_width, rows_, reference, /*counted=*/true)),
+      inputs_(std::make_unique<RelationInputs>(engine, relation, rows_)),
+      tiles_(engine, rows_, out_width, skips),
+      family_(family) {}
 
 void RelationRun::poison() {
   output_->poison();
-  poison_scratch();
+  tiles_.poison();
 }
 
-const Program& RelationRun::program(const variants::Params& params) {
-  return engine_.compile(kernel_source(engine_.device().backend, family_), defines(params));
+TileSelectVariant RelationRun::decode(const variants::Params& params) const {
+  return TileSelectVariant(params, engine_.device(), family_);
+}
+
+void RelationRun::run(const TileSelectVariant& variant, KernelSequence& seq) {
+  output_->set_layout(variant.layout);
+  if (variant.vendor) {
+    run_vendor(variant, seq);
+  } else {
+    run_own(variant, seq);
+  }
+}
+
+void RelationRun::gather(KernelSequence& seq, const TileSelectVariant& variant,
+                         const TileSelect::Tiles& tiles, const DeviceBuffer& sizes) {
+  tiles_.gather(seq, tiles, variant.launch, sizes, output_->tuple_buffer(), output_->count_buffer(),
+                output_->capacity());
 }
 
 }  // namespace varex::operators

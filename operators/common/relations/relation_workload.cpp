@@ -169,4 +169,12 @@ variants::Tunable relation_layout() {
           "aos: packed array of tuples, as in the source; soa: one array per attribute (input and output)"};
 }
 
+std::optional<std::uint32_t> attribute_index(std::string_view name) {
+  static constexpr std::string_view kNames[] = {"key", "v0", "v1", "v2"};
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    if (kNames[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
 }  // namespace varex::operators

@@ -5,7 +5,9 @@
 // ept, grid).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "datasets/relations.hpp"
@@ -43,6 +45,8 @@ std::uint32_t relation_values(const datasets::WorkloadSpec& spec);
 std::vector<std::uint32_t> relation_image(const datasets::Relation& relation, TupleLayout layout,
                                           std::uint64_t capacity);
 TupleLayout layout_of(const variants::Params& params);  // the `layout` tunable
+// An attribute's index in a tuple by its name in queries: key 0, v0 1, v1 2, v2 3; nullopt for another name.
+std::optional<std::uint32_t> attribute_index(std::string_view name);
 
 // A relation on one device in both layouts (a variant picks one through `layout`): uploaded once, restored
 // on demand. h2d_ms() is the upload of one layout (both move the same bytes).

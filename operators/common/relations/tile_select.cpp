@@ -19,6 +19,19 @@ std::uint64_t max_tiles_of(std::uint64_t rows) {
 
 }  // namespace
 
+TileSelectVariant::TileSelectVariant(const variants::Params& params, const DeviceInfo& device,
+                                     const TileSelectFamily& family)
+    : LaunchBundle(params, device),
+      layout(layout_of(params)),
+      own_algorithm(variants::get_string(params, "algorithm") == family.algorithm),
+      local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
+      ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
+  defines = {{family.define, own_algorithm ? "1" : "0"},
+             {"WG_SIZE", std::to_string(local)},
+             {"EPT", std::to_string(ept)},
+             {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"}};
+}
+
 TileSelect::TileSelect(Engine& engine, std::uint64_t rows, std::uint32_t width, bool skips)
     : engine_(engine),
       rows_(rows),
@@ -36,12 +49,12 @@ std::unique_ptr<DeviceBuffer> TileSelect::tile_words() const {
   return engine_.allocate(max_tiles_ * 4);
 }
 
-TileSelect::Tiles TileSelect::tiles(const variants::Params& params, const LaunchPlan& plan) const {
+TileSelect::Tiles TileSelect::tiles(const TileSelectVariant& variant) const {
   Tiles t;
-  t.local = static_cast<std::uint64_t>(variants::get_int(params, "local"));
-  const std::uint64_t tile = t.local * static_cast<std::uint64_t>(variants::get_int(params, "ept"));
+  t.local = variant.local;
+  const std::uint64_t tile = variant.local * variant.ept;
   t.count = static_cast<std::uint32_t>((rows_ + tile - 1) / tile);
-  t.over_tiles = plan.rows(std::uint64_t{t.count} * t.local);
+  t.over_tiles = variant.launch.rows(std::uint64_t{t.count} * t.local);
   return t;
 }
 

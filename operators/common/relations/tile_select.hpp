@@ -7,9 +7,29 @@
 #include <memory>
 
 #include "harness/operators/kernel_sequence.hpp"
+#include "harness/operators/variant_run.hpp"
+#include "operators/common/relations/relation_workload.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+
+// What tells the family's operators apart in their variants: the kernel source, and the operator's own
+// algorithm beside the source's (its `algorithm` value and the define that switches the kernels to it).
+struct TileSelectFamily {
+  const char* kernels;    // "ra_select"
+  const char* algorithm;  // "single_pass"
+  const char* define;     // "ALGO_SINGLE"
+};
+
+// A variant of the family, decoded once: the tuple layout, the tile (local x ept tuples), whether the
+// operator's own algorithm runs, and the defines every family kernel is built with.
+struct TileSelectVariant : LaunchBundle {
+  TileSelectVariant(const variants::Params& params, const DeviceInfo& device, const TileSelectFamily& family);
+  TupleLayout layout;
+  bool own_algorithm;
+  std::uint64_t local;
+  std::uint64_t ept;
+};
 
 class TileSelect {
  public:
@@ -28,7 +48,7 @@ class TileSelect {
   // `rows` input tuples; `width` words per kept item; `skips`: a partition may start later (skip()).
   TileSelect(Engine& engine, std::uint64_t rows, std::uint32_t width, bool skips = false);
 
-  Tiles tiles(const variants::Params& params, const LaunchPlan& plan) const;
+  Tiles tiles(const TileSelectVariant& variant) const;
   DeviceBuffer& mid() { return *mid_; }
   DeviceBuffer& counts() { return *counts_; }
   DeviceBuffer& skip() { return *skip_; }

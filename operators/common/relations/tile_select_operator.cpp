@@ -1,0 +1,52 @@
+#include "operators/common/relations/tile_select_operator.hpp"
+
+#include "harness/operators/vendor_variant.hpp"
+
+namespace varex::operators {
+
+variants::Space TileSelectOperator::space(const variants::SpaceContext& context) const {
+  using variants::Value;
+  const TileSelectFamily& family = space_.family;
+  std::vector<variants::Tunable> tunables{
+      {"algorithm",
+       variants::TunableKind::Compile,
+       {Value{"source"}, Value{family.algorithm}},
+       Value{"source"},
+       space_.algorithm_help},
+      relation_layout(),
+      relation_local(context.device, variants::TunableKind::Compile,
+                     "work-group size = partition size in work-items (compile-time: sizes the local arrays)"),
+      {"ept",
+       variants::TunableKind::Compile,
+       {1, 2, 4, 8},
+       1,
+       "tuples per work-item (consecutive); a tile (partition) holds local x ept tuples; the source: 1"},
+      relation_grid(),
+  };
+  const std::uint64_t local_mem = context.device.local_mem;
+  const TileSelectSpace& s = space_;
+  std::vector<variants::Constraint> constraints{
+      {"a tile (local x ept tuples) holds at most " + std::to_string(TileSelect::kMaxTile) + " tuples",
+       [](const variants::Params& p) {
+         return static_cast<std::uint64_t>(variants::get_int(p, "local") * variants::get_int(p, "ept")) <=
+                TileSelect::kMaxTile;
+       }},
+      {s.staging + " (" + std::to_string(s.staged_bytes) + " bytes per tuple) and scan must fit the device's "
+                   "local memory",
+       [local_mem, s](const variants::Params& p) {
+         const auto local = static_cast<std::uint64_t>(variants::get_int(p, "local"));
+         const auto ept = static_cast<std::uint64_t>(variants::get_int(p, "ept"));
+         const bool stages = s.own_algorithm_stages || variants::get_string(p, "algorithm") != s.family.algorithm;
+         return local_mem == 0 || !stages || local * ept * s.staged_bytes + local * s.scan_bytes + 64 <= local_mem;
+       }},
+  };
+  std::vector<variants::Inactive> inactive;
+  add_vendor_variant(context.device, space_.vendor_call, tunables, inactive, space_.vendor_honours);
+  return variants::Space(name(), std::move(tunables), std::move(constraints), std::move(inactive));
+}
+
+Defines TileSelectOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
+  return TileSelectVariant(params, device, space_.family).defines;
+}
+
+}  // namespace varex::operators
