@@ -11,7 +11,8 @@ class RowRandom {
  public:
   // `stride` spreads the rows' seeds; each generator keeps the one it was recorded with (its data stay the
   // same): the key columns 0xd1342543de82ef95, the string columns 0x9e3779b97f4a7c15.
-  RowRandom(std::uint64_t seed, std::uint64_t row, std::uint64_t stride) : state_(splitmix64(seed ^ (row * stride))) {}
+  RowRandom(std::uint64_t seed, std::uint64_t row, std::uint64_t stride)
+      : state_(splitmix64(seed ^ (row * stride))) {}
   std::uint64_t next() { return state_ = splitmix64(state_); }
   std::uint64_t below(std::uint64_t n) { return next() % n; }
   double uniform() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }

@@ -31,13 +31,16 @@ variants::Space TileSelectOperator::space(const variants::SpaceContext& context)
          return static_cast<std::uint64_t>(variants::get_int(p, "local") * variants::get_int(p, "ept")) <=
                 TileSelect::kMaxTile;
        }},
-      {s.staging + " (" + std::to_string(s.staged_bytes) + " bytes per tuple) and scan must fit the device's "
-                   "local memory",
+      {s.staging + " (" + std::to_string(s.staged_bytes) +
+           " bytes per tuple) and scan must fit the device's "
+           "local memory",
        [local_mem, s](const variants::Params& p) {
          const auto local = static_cast<std::uint64_t>(variants::get_int(p, "local"));
          const auto ept = static_cast<std::uint64_t>(variants::get_int(p, "ept"));
-         const bool stages = s.own_algorithm_stages || variants::get_string(p, "algorithm") != s.family.algorithm;
-         return local_mem == 0 || !stages || local * ept * s.staged_bytes + local * s.scan_bytes + 64 <= local_mem;
+         const bool stages =
+             s.own_algorithm_stages || variants::get_string(p, "algorithm") != s.family.algorithm;
+         return local_mem == 0 || !stages ||
+                local * ept * s.staged_bytes + local * s.scan_bytes + 64 <= local_mem;
        }},
   };
   std::vector<variants::Inactive> inactive;
