@@ -46,6 +46,11 @@ class LaunchPlan {
   std::string padding_;
 };
 
+// A buffer's device address as the vendor library takes it (32-bit words), for impl=cub calls.
+inline unsigned* vendor_words(Engine& engine, const DeviceBuffer& buffer) {
+  return static_cast<unsigned*>(engine.native_address(buffer));
+}
+
 // Device scratch for vendor calls, grown on demand and kept between executions (allocated outside any timed
 // region).
 class VendorScratch {

@@ -122,13 +122,10 @@ class JoinRun final : public VariantRun<RaJoinVariant> {
   // Thrust's vectorised bounds, CUB's scan and an expansion of the pairs (vendor/cub/varex_cub.cu); AoS.
   void run_cub(KernelSequence& seq) {
     const varex_vendor_table& cub = *vendor_library();
-    const auto address = [&](const DeviceBuffer& b) {
-      return static_cast<unsigned*>(engine_.native_address(b));
-    };
-    const unsigned* left = address(inputs_->left.buffer(TupleLayout::Aos));
-    const unsigned* right = address(inputs_->right.buffer(TupleLayout::Aos));
-    unsigned* out = address(output_->tuple_buffer());
-    unsigned* count = address(output_->count_buffer());
+    const unsigned* left = vendor_words(engine_, inputs_->left.buffer(TupleLayout::Aos));
+    const unsigned* right = vendor_words(engine_, inputs_->right.buffer(TupleLayout::Aos));
+    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
+    unsigned* count = vendor_words(engine_, output_->count_buffer());
     seq.vendor("thrust_join", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
       return cub.join_sorted(temp, bytes, left, n_, right, m_, static_cast<int>(width_), out,
                              output_->capacity(), count, stream);

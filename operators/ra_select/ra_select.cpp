@@ -62,12 +62,9 @@ class SelectRun final : public RelationRun {
   // cub::DeviceSelect::If over whole tuples (AoS), the count into the output's counter.
   void run_vendor(const TileSelectVariant&, KernelSequence& seq) override {
     const varex_vendor_table& cub = *vendor_library();
-    const auto address = [&](const DeviceBuffer& b) {
-      return static_cast<unsigned*>(engine_.native_address(b));
-    };
-    const unsigned* in = address(inputs_->buffer(TupleLayout::Aos));
-    unsigned* out = address(output_->tuple_buffer());
-    unsigned* count = address(output_->count_buffer());
+    const unsigned* in = vendor_words(engine_, inputs_->buffer(TupleLayout::Aos));
+    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
+    unsigned* count = vendor_words(engine_, output_->count_buffer());
     seq.vendor("cub_select", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
       return cub.select_key_range(temp, bytes, in, out, count, rows_, static_cast<int>(width_), range_.lo,
                                   range_.hi, static_cast<int>(range_.neg), stream);

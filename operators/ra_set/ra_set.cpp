@@ -114,13 +114,10 @@ class SetRun final : public VariantRun<RaSetVariant> {
   // Thrust's set algorithm over whole tuples (vendor/cub/varex_cub.cu); the count written on the device.
   void run_cub(const RaSetVariant& variant, KernelSequence& seq) {
     const varex_vendor_table& cub = *vendor_library();
-    const auto address = [&](const DeviceBuffer& b) {
-      return static_cast<unsigned*>(engine_.native_address(b));
-    };
-    const unsigned* left = address(inputs_->left.buffer(TupleLayout::Aos));
-    const unsigned* right = address(inputs_->right.buffer(TupleLayout::Aos));
-    unsigned* out = address(output_->tuple_buffer());
-    unsigned* count = address(output_->count_buffer());
+    const unsigned* left = vendor_words(engine_, inputs_->left.buffer(TupleLayout::Aos));
+    const unsigned* right = vendor_words(engine_, inputs_->right.buffer(TupleLayout::Aos));
+    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
+    unsigned* count = vendor_words(engine_, output_->count_buffer());
     const int operation = operation_number(variant.operation);
     seq.vendor("thrust_" + op_.name().substr(3), vendor_scratch_,
                [&](void* temp, std::size_t* bytes, void* stream) {

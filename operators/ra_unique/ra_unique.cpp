@@ -56,12 +56,9 @@ class UniqueRun final : public RelationRun {
   // CUB's DeviceSelect::UniqueByKey over whole tuples (the keys a view of their first word); AoS.
   void run_vendor(const TileSelectVariant&, KernelSequence& seq) override {
     const varex_vendor_table& cub = *vendor_library();
-    const auto address = [&](const DeviceBuffer& b) {
-      return static_cast<unsigned*>(engine_.native_address(b));
-    };
-    const unsigned* in = address(inputs_->buffer(TupleLayout::Aos));
-    unsigned* out = address(output_->tuple_buffer());
-    unsigned* count = address(output_->count_buffer());
+    const unsigned* in = vendor_words(engine_, inputs_->buffer(TupleLayout::Aos));
+    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
+    unsigned* count = vendor_words(engine_, output_->count_buffer());
     seq.vendor("cub_unique", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
       return cub.unique_by_key(temp, bytes, in, out, count, rows_, static_cast<int>(width_), stream);
     });
