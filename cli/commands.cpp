@@ -819,6 +819,23 @@ results::DefaultParams operator_defaults() {
   return out;
 }
 
+// The kernel family and defines of a recorded variant, for profiles that carry what a run needs.
+std::optional<results::VariantBuild> variant_build(const std::string& op_name, const DeviceInfo& device,
+                                                   const variants::Params& params) {
+  const harness::Operator* op = nullptr;
+  for (const harness::Operator* o : harness::operators()) {
+    if (o->name() == op_name) op = o;
+  }
+  if (!op) return std::nullopt;
+  results::VariantBuild build{op->kernel_family(), {}};
+  try {
+    for (const harness::Define& d : op->defines(params, device)) build.defines[d.name] = d.value;
+  } catch (const std::exception&) {
+    return std::nullopt;  // parameters this build no longer decodes
+  }
+  return build;
+}
+
 results::ExportFilter export_filter(results::Store& store, const std::optional<std::string>& op,
                                     const std::string& devices, bool include_runs) {
   if (op) harness::find_operator(*op);
@@ -868,7 +885,7 @@ void add_export(CLI::App& app, int&) {
                 << " metadata files) to " << f->out << "\n";
       return;
     }
-    const nlohmann::json profile = results::profile_json(store, filter, operator_defaults());
+    const nlohmann::json profile = results::profile_json(store, filter, operator_defaults(), variant_build);
     if (profile["devices"].empty())
       throw UsageError("no re-measured verified variants to export in " + f->db +
                        (f->include_runs ? "" : " (single runs count only with --include-runs)"));

@@ -144,6 +144,15 @@ class Engine {
   // offers_mapped_memory). Uploads, downloads and fills work on it as on any device buffer.
   virtual std::unique_ptr<DeviceBuffer> allocate_mapped(std::size_t bytes) = 0;
 
+  // A buffer the caller owns (the runtime library's calls): `handle` is a cl_mem or a CUdeviceptr of this
+  // engine's context, `bytes` its size as the caller gives it. varex never frees it.
+  virtual std::unique_ptr<DeviceBuffer> borrow(std::uint64_t handle, std::size_t bytes) = 0;
+  // A buffer's handle as the caller's API spells it (a cl_mem or a CUdeviceptr), for results handed over.
+  virtual std::uint64_t handle(const DeviceBuffer& buffer) const = 0;
+  // Whether events carry device times (false on a caller's OpenCL queue made without profiling: every
+  // elapsed_ms() is then 0 after the operation completed).
+  virtual bool timed() const { return true; }
+
   virtual EventPtr upload(DeviceBuffer& dst, std::size_t dst_offset, HostBuffer& src, std::size_t bytes) = 0;
   // Copies `bytes` from `src`, starting `src_offset` bytes in, to the start of `dst`.
   virtual EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes,

@@ -74,7 +74,8 @@ const char* invalidity(varex::Status s) {
 
 }  // namespace
 
-nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults) {
+nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults,
+                            const BuildOf& build_of) {
   // One entry per model (identical devices share it) and workload: the fastest of the devices' bests.
   struct Merged {
     BestRow best;
@@ -136,6 +137,11 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
                            {"candidates", b.candidates},
                            {"candidate_measurements", m.measurements}};
       if (b.probe_gbps) entry["probe_gbps"] = *b.probe_gbps;
+      if (const auto build = build_of ? build_of(b.op, b.device, b.params) : std::nullopt) {
+        entry["family"] = build->family;
+        entry["source_hash"] = b.kernel_hash;
+        entry["defines"] = build->defines;
+      }
       d["operators"][key.first].push_back(entry);
     }
     devices.push_back(std::move(d));
@@ -145,7 +151,7 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
     if (!filter.op || *filter.op == op) defaults_json[op] = params;
   }
   return {{"format", "varex-profile"},
-          {"version", 2},
+          {"version", 3},
           {"generated_by", std::string("varex ") + VAREX_VERSION},
           {"generated_at", now_iso()},
           {"devices", devices},
@@ -184,7 +190,9 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
         out += "          varex::profile::Entry{" + key + ", " + literal(op) + ", {{" + join(shape, ", ") +
                "}, {" + join(scale, ", ") + "}}, " + params_literal(e.at("params")) + ", " + timing + ", " +
                literal(e.value("variant", "")) + ", " + literal(e.value("measured_at", "")) + ", " +
-               literal(e.value("method", "")) + "},\n";
+               literal(e.value("method", "")) + ", " + literal(e.value("family", "")) + ", " +
+               literal(e.value("source_hash", "")) + ", " +
+               params_literal(e.value("defines", nlohmann::json::object())) + "},\n";
       }
     }
   }

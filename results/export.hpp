@@ -2,6 +2,7 @@
 // What leaves the store for other tools: tuning profiles (JSON, or a generated C++ header, read by
 // include/varex/profile.hpp; schema in docs/PROFILE.md) and Kernel Tuner's T4 results format.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,8 +29,20 @@ struct ExportFilter {
 
 using DefaultParams = std::map<std::string, std::map<std::string, std::string>>;  // operator -> params
 
-// The best verified variant per device, operator and workload, grouped by device.
-nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults);
+// What a run of a variant needs besides its parameters, which the operators know and the store does not:
+// its kernel family and the defines its program is built with on a device. Null: an operator this build
+// does not know (its entries go without them).
+struct VariantBuild {
+  std::string family;
+  std::map<std::string, std::string> defines;
+};
+using BuildOf = std::function<std::optional<VariantBuild>(const std::string& op, const DeviceInfo& device,
+                                                          const variants::Params& params)>;
+
+// The best verified variant per device, operator and workload, grouped by device; with `build_of`, each
+// entry also carries its kernel family, source hash and defines (profile version 3).
+nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults,
+                            const BuildOf& build_of = {});
 
 // A C++ header that builds the same profile from literals: `<ns>::profile()`.
 std::string profile_header(const nlohmann::json& profile, const std::string& ns);

@@ -734,7 +734,8 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
   Statement details(db_,
                     std::string("SELECT ") + kDeviceColumns + R"sql(, v.op, w.generator, w.params, w.query,
          m.variant_id, v.params, m.kernel_ms, m.kernel_ci_low, m.kernel_ci_high, m.h2d_ms, m.d2h_ms, m.gbps,
-         m.probe_fraction, d.uid, m.created_at, x.kind, x.strategy, x.budget, m.session_id, m.device_id, w.class
+         m.probe_fraction, d.uid, m.created_at, x.kind, x.strategy, x.budget, m.session_id, m.device_id, w.class,
+         v.kernel_hash
     FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN devices d ON d.id = m.device_id
          JOIN workloads w ON w.id = m.workload_id JOIN sessions x ON x.id = m.session_id
     WHERE m.id = ?1)sql");
@@ -783,6 +784,7 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
     r.workload_class = details.is_null(c + 20)
                            ? datasets::WorkloadClass{nlohmann::json::object(), {{"rows", r.workload.rows()}}}
                            : datasets::WorkloadClass::from_json(nlohmann::json::parse(details.text(c + 20)));
+    r.kernel_hash = details.text(c + 21);
     r.measurements = measurements;
     r.candidates = static_cast<std::int64_t>(variants.size());
     rows.push_back(std::move(r));

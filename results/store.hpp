@@ -27,6 +27,7 @@ struct BestRow {
   datasets::WorkloadClass workload_class;
   std::string variant_id;
   variants::Params params;
+  std::string kernel_hash;  // of the kernel source the variant was measured with
   double kernel_ms = 0;
   double kernel_ci_low = 0;
   double kernel_ci_high = 0;

@@ -180,4 +180,11 @@ CommandResult run_varex(const std::vector<std::string>& args) {
   return start_varex(args).finish();
 }
 
+harness::DeviceResult run_bound(harness::BoundRun& run, const variants::Params& params) {
+  EXPECT_EQ(run.refuses(params), "");
+  run.compile(params);
+  run.execute(params);
+  return run.take_result();
+}
+
 }  // namespace varex::test

@@ -10,6 +10,7 @@
 #include "datasets/attribute_table.hpp"
 #include "datasets/relations.hpp"
 #include "harness/engine.hpp"
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/operator.hpp"
 
 namespace varex::test {
@@ -25,6 +26,10 @@ void verify_variants(
     const harness::Operator& op, const datasets::WorkloadSpec& spec, const varex::Digest& want,
     const std::map<std::string, std::string>& pins,
     const std::function<std::vector<variants::Params>(std::vector<variants::Params>)>& pick = {});
+
+// Runs one variant of a bound run (an application's buffers) and hands over its result; the variant must not
+// be refused.
+harness::DeviceResult run_bound(harness::BoundRun& run, const variants::Params& params);
 
 // The names of every registered operator, for suites parametrised over all of them.
 std::vector<std::string> operator_names();

@@ -199,7 +199,7 @@ TEST(ProfileExport, JsonRoundTripReturnsTheStoredBest) {
   ASSERT_EQ(best.size(), 1u);
   const nlohmann::json j = results::profile_json(store, {}, {{"selection", {{"kernel", "loop"}}}});
   EXPECT_EQ(j["format"], "varex-profile");
-  EXPECT_EQ(j["version"], 2);
+  EXPECT_EQ(j["version"], 3);
   const profile::Profile p = profile::load_profile(j);
   const DeviceInfo d = test::synthetic_device();
   const auto c = p.lookup("selection", {"opencl", d.vendor, d.name, d.arch, d.type, d.driver}, 1 << 20);
@@ -220,6 +220,24 @@ TEST(ProfileExport, ConsumerExampleBuildsAndReadsBothWays) {
     test::record_synthetic(store, test::synthetic_device(), 1 << 20);
   }
   ASSERT_EQ(run_varex({"export", "--db", db, "--format", "json", "--out", dir + "/profile.json"}).status, 0);
+  // What a run needs travels with each entry (version 3): the kernel family, the source's hash and the
+  // defines the program is built with, as the operator makes them for the recorded parameters.
+  const profile::Profile exported = profile::load_profile_file(dir + "/profile.json");
+  ASSERT_EQ(exported.entries().size(), 1u);
+  const profile::Entry& e = exported.entries()[0];
+  EXPECT_EQ(e.family, "selection");
+  {
+    results::Store store(db, results::Database::Mode::Existing);
+    const auto best = store.best({.op = "selection"}).at(0);
+    EXPECT_EQ(e.source_hash, best.kernel_hash);  // as recorded with the variant
+    EXPECT_FALSE(e.source_hash.empty());
+    std::map<std::string, std::string> defines;
+    for (const harness::Define& d :
+         harness::find_operator("selection").defines(best.params, test::synthetic_device()))
+      defines[d.name] = d.value;
+    EXPECT_EQ(e.defines, defines);
+    EXPECT_FALSE(defines.empty());
+  }
   const auto header = run_varex({"export", "--db", db, "--format", "header", "--out", dir + "/tuned.hpp"});
   ASSERT_EQ(header.status, 0) << header.err;
   const std::string build = dir + "/build";

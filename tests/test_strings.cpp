@@ -16,6 +16,7 @@
 #include "operators/strings/byte_regex.hpp"
 #include "operators/strings/string_baseline.hpp"
 #include "operators/strings/strings.hpp"
+#include "string_variants.hpp"
 #include "support.hpp"
 
 namespace varex::operators {
@@ -86,61 +87,10 @@ std::vector<std::string> awkward_rows(const std::string& hit, std::size_t rows, 
   return out;
 }
 
-// One covering set of fully pinned variants that every string test runs, so that a test finds the programs
-// an earlier one compiled (PoCL and varex keep them across the tests of a run): six programs per operator
-// instead of the cross product. Between them every value of every tunable on the CPU device: both kernels,
-// threshold 25/50/75/90, unroll 1/2/3/4/8, load 1/4, local auto/32/64/128, grid cover/1/4/16/64, both
-// layouts; the refill kernel with each layout x load, the naive kernel with both layouts and both loads.
-// `layout` is dropped for the operators without an automaton (string equality and prefix).
-const std::vector<std::map<std::string, std::string>> kVariants{
-    {{"kernel", "naive"},
-     {"threshold", "50"},
-     {"unroll", "1"},
-     {"load", "1"},
-     {"layout", "flat"},
-     {"local", "auto"},
-     {"grid", "cover"}},
-    {{"kernel", "naive"},
-     {"threshold", "50"},
-     {"unroll", "3"},
-     {"load", "4"},
-     {"layout", "table"},
-     {"local", "64"},
-     {"grid", "16"}},
-    {{"kernel", "refill"},
-     {"threshold", "25"},
-     {"unroll", "4"},
-     {"load", "1"},
-     {"layout", "table"},
-     {"local", "32"},
-     {"grid", "1"}},
-    {{"kernel", "refill"},
-     {"threshold", "90"},
-     {"unroll", "8"},
-     {"load", "4"},
-     {"layout", "flat"},
-     {"local", "128"},
-     {"grid", "4"}},
-    {{"kernel", "refill"},
-     {"threshold", "75"},
-     {"unroll", "2"},
-     {"load", "4"},
-     {"layout", "table"},
-     {"local", "64"},
-     {"grid", "64"}},
-    {{"kernel", "refill"},
-     {"threshold", "50"},
-     {"unroll", "1"},
-     {"load", "1"},
-     {"layout", "flat"},
-     {"local", "32"},
-     {"grid", "4"}},
-};
-
-// Every variant of kVariants on `spec`, each checked in full.
+// Every variant of test::kStringVariants on `spec`, each checked in full.
 void verify_shared_variants(const StringOperator& op, const datasets::WorkloadSpec& spec,
                             const Digest& want) {
-  for (auto pins : kVariants) {
+  for (auto pins : test::kStringVariants) {
     if (op.op() != StringOp::Like && op.op() != StringOp::Regex) pins.erase("layout");
     test::verify_variants(op, spec, want, pins);
   }

@@ -13,7 +13,7 @@ struct CudaDriver {
 #define VAREX_CUDA_FUNCTIONS(X)                                                                            \
   X(cuInit) X(cuDriverGetVersion) X(cuDeviceGetCount) X(cuDeviceGet) X(cuDeviceGetName)                    \
   X(cuDeviceGetUuid) X(cuDeviceGetPCIBusId) X(cuDeviceGetAttribute) X(cuDeviceTotalMem)                    \
-  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease)                                                 \
+  X(cuDevicePrimaryCtxRetain) X(cuDevicePrimaryCtxRelease) X(cuCtxGetDevice)                                \
   X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuStreamCreate) X(cuStreamDestroy) X(cuStreamSynchronize)       \
   X(cuMemAlloc) X(cuMemFree) X(cuMemHostAlloc) X(cuMemHostGetDevicePointer) X(cuMemFreeHost)               \
   X(cuMemcpyHtoDAsync) X(cuMemcpyDtoHAsync) X(cuMemcpyDtoDAsync) X(cuMemsetD32Async)                      \

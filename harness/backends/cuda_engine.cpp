@@ -108,11 +108,15 @@ NvrtcOutput run_nvrtc(const KernelSource& source, const Defines& defines, const 
 
 // Device memory, or mapped page-locked host memory (`host`, which the buffer frees) that the device reaches
 // through `ptr`.
+// A caller's memory (`owned` false) is never freed.
 class CuBuffer final : public DeviceBuffer {
  public:
-  CuBuffer(CUdeviceptr ptr, std::size_t bytes, void* host = nullptr)
-      : ptr_(ptr), bytes_(bytes), host_(host) {}
+  CuBuffer(CUdeviceptr ptr, std::size_t bytes, void* host = nullptr, bool owned = true)
+      : ptr_(ptr), bytes_(bytes), host_(host), owned_(owned) {}
+  CuBuffer(const CuBuffer&) = delete;
+  CuBuffer& operator=(const CuBuffer&) = delete;
   ~CuBuffer() override {
+    if (!owned_) return;
     if (host_) {
       driver().cuMemFreeHost(host_);
     } else {
@@ -126,6 +130,7 @@ class CuBuffer final : public DeviceBuffer {
   CUdeviceptr ptr_;
   std::size_t bytes_;
   void* host_;
+  bool owned_;
 };
 
 class CuHostBuffer final : public HostBuffer {
@@ -192,14 +197,26 @@ class CudaEngine final : public Engine {
     check(driver().cuCtxSetCurrent(context_), "cuCtxSetCurrent");
     check(driver().cuStreamCreate(&stream_, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   }
+  // On an application's context and stream, which stay the application's.
+  CudaEngine(const DeviceInfo& info, CUdevice device, CUcontext context, CUstream stream)
+      : info_(info), device_(device), context_(context), stream_(stream), owned_(false) {
+    check(driver().cuCtxSetCurrent(context_), "cuCtxSetCurrent");
+  }
   ~CudaEngine() override {
     release_programs();
     driver().cuStreamSynchronize(stream_);
+    if (!owned_) return;
     driver().cuStreamDestroy(stream_);
     driver().cuDevicePrimaryCtxRelease(device_);
   }
 
   const DeviceInfo& device() const override { return info_; }
+
+  std::unique_ptr<DeviceBuffer> borrow(std::uint64_t handle, std::size_t bytes) override {
+    if (!handle) throw UsageError("a null CUDA device pointer");
+    return std::make_unique<CuBuffer>(static_cast<CUdeviceptr>(handle), bytes, nullptr, false);
+  }
+  std::uint64_t handle(const DeviceBuffer& buffer) const override { return ptr(buffer); }
 
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
     CUdeviceptr ptr = 0;
@@ -359,6 +376,7 @@ class CudaEngine final : public Engine {
   CUdevice device_ = 0;
   CUcontext context_ = nullptr;
   CUstream stream_ = nullptr;
+  bool owned_ = true;  // the primary context retained and the stream created here
 };
 
 }  // namespace
@@ -412,6 +430,23 @@ std::vector<DeviceInfo> enumerate_cuda_devices() {
 std::unique_ptr<Engine> open_cuda_engine(const DeviceInfo& info) {
   const int ordinal = static_cast<int>(parse_int(info.id.substr(5), "CUDA device"));
   return std::make_unique<CudaEngine>(info, ordinal);
+}
+
+std::unique_ptr<Engine> attach_cuda_engine(void* context, void* stream) {
+  if (!context) throw UsageError("a CUDA context is needed");
+  const CudaDriver& d = driver();
+  auto* ctx = static_cast<CUcontext>(context);
+  check(d.cuCtxSetCurrent(ctx), "cuCtxSetCurrent");
+  CUdevice device = 0;
+  check(d.cuCtxGetDevice(&device), "cuCtxGetDevice");
+  for (const DeviceInfo& info : enumerate_cuda_devices()) {
+    CUdevice candidate = 0;
+    if (d.cuDeviceGet(&candidate, static_cast<int>(parse_int(info.id.substr(5), "CUDA device"))) ==
+            CUDA_SUCCESS &&
+        candidate == device)
+      return std::make_unique<CudaEngine>(info, device, ctx, static_cast<CUstream>(stream));
+  }
+  throw RuntimeError("the CUDA context's device is not among the driver's devices");
 }
 
 std::size_t compile_cuda_offline(const KernelSource& source, const Defines& defines,

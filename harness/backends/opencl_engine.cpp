@@ -192,11 +192,14 @@ DeviceInfo describe_device(cl_platform_id platform, cl_device_id device, std::si
   return info;
 }
 
-// A buffer of the device's, or one over host memory the buffer owns (`host`: CL_MEM_USE_HOST_PTR).
+// A buffer of the device's, or one over host memory the buffer owns (`host`: CL_MEM_USE_HOST_PTR). Each
+// holds one reference to its cl_mem (a caller's buffer is retained for the time it is borrowed).
 class ClBuffer final : public DeviceBuffer {
  public:
   ClBuffer(cl_mem mem, std::size_t bytes, std::unique_ptr<HostBuffer> host = nullptr)
       : mem_(mem), bytes_(bytes), host_(std::move(host)) {}
+  ClBuffer(const ClBuffer&) = delete;
+  ClBuffer& operator=(const ClBuffer&) = delete;
   ~ClBuffer() override { clReleaseMemObject(mem_); }
   std::size_t bytes() const override { return bytes_; }
   cl_mem mem() const { return mem_; }
@@ -227,9 +230,10 @@ class ClPinnedHostBuffer final : public HostBuffer {
   std::size_t bytes_;
 };
 
+// An enqueued command; `timed` is false on a queue without profiling, where only completion can be asked.
 class ClEvent final : public Event {
  public:
-  explicit ClEvent(cl_event event) : event_(event) {}
+  explicit ClEvent(cl_event event, bool timed = true) : event_(event), timed_(timed) {}
   ~ClEvent() override { clReleaseEvent(event_); }
 
   void wait() {
@@ -247,11 +251,17 @@ class ClEvent final : public Event {
     return t;
   }
   double elapsed_ms() override {
+    if (!timed_) {
+      wait();
+      return 0;
+    }
     return (time(CL_PROFILING_COMMAND_END) - time(CL_PROFILING_COMMAND_START)) * 1e-6;
   }
+  bool timed() const { return timed_; }
 
  private:
   cl_event event_;
+  bool timed_;
 };
 
 class ClProgram final : public Program {
@@ -288,6 +298,16 @@ class OpenClEngine final : public Engine {
       check(err, "clCreateCommandQueue");
     }
   }
+  // On an application's context and queue: both retained here and released with the engine.
+  OpenClEngine(const DeviceInfo& info, cl_device_id device, cl_context context, cl_command_queue queue)
+      : info_(info), device_(device), context_(context), queue_(queue) {
+    check(clRetainContext(context_), "clRetainContext");
+    check(clRetainCommandQueue(queue_), "clRetainCommandQueue");
+    cl_command_queue_properties properties = 0;
+    check(clGetCommandQueueInfo(queue_, CL_QUEUE_PROPERTIES, sizeof properties, &properties, nullptr),
+          "clGetCommandQueueInfo");
+    timed_ = (properties & CL_QUEUE_PROFILING_ENABLE) != 0;
+  }
   ~OpenClEngine() override {
     release_programs();
     clFinish(queue_);
@@ -296,6 +316,26 @@ class OpenClEngine final : public Engine {
   }
 
   const DeviceInfo& device() const override { return info_; }
+  bool timed() const override { return timed_; }
+
+  std::unique_ptr<DeviceBuffer> borrow(std::uint64_t handle, std::size_t bytes) override {
+    cl_mem mem = reinterpret_cast<cl_mem>(static_cast<std::uintptr_t>(handle));
+    cl_context context = nullptr;
+    std::size_t size = 0;
+    if (!mem || clGetMemObjectInfo(mem, CL_MEM_CONTEXT, sizeof context, &context, nullptr) != CL_SUCCESS ||
+        clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, nullptr) != CL_SUCCESS)
+      throw UsageError("not an OpenCL buffer");
+    if (context != context_) throw UsageError("an OpenCL buffer of another context");
+    if (size < bytes)
+      throw UsageError("an OpenCL buffer of " + std::to_string(size) + " bytes where " +
+                       std::to_string(bytes) + " are needed");
+    check(clRetainMemObject(mem), "clRetainMemObject");
+    return std::make_unique<ClBuffer>(mem, bytes);
+  }
+
+  std::uint64_t handle(const DeviceBuffer& buffer) const override {
+    return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(mem(buffer)));
+  }
 
   std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
     cl_int err = CL_SUCCESS;
@@ -336,7 +376,7 @@ class OpenClEngine final : public Engine {
     cl_event e = nullptr;
     check(clEnqueueWriteBuffer(queue_, mem(dst), CL_FALSE, dst_offset, bytes, src.data(), 0, nullptr, &e),
           "clEnqueueWriteBuffer");
-    return std::make_unique<ClEvent>(e);
+    return std::make_unique<ClEvent>(e, timed_);
   }
 
   EventPtr download(HostBuffer& dst, const DeviceBuffer& src, std::size_t bytes,
@@ -344,21 +384,21 @@ class OpenClEngine final : public Engine {
     cl_event e = nullptr;
     check(clEnqueueReadBuffer(queue_, mem(src), CL_FALSE, src_offset, bytes, dst.data(), 0, nullptr, &e),
           "clEnqueueReadBuffer");
-    return std::make_unique<ClEvent>(e);
+    return std::make_unique<ClEvent>(e, timed_);
   }
 
   EventPtr fill(DeviceBuffer& dst, std::uint32_t pattern, std::size_t offset, std::size_t bytes) override {
     cl_event e = nullptr;
     check(clEnqueueFillBuffer(queue_, mem(dst), &pattern, sizeof pattern, offset, bytes, 0, nullptr, &e),
           "clEnqueueFillBuffer");
-    return std::make_unique<ClEvent>(e);
+    return std::make_unique<ClEvent>(e, timed_);
   }
 
   EventPtr copy(DeviceBuffer& dst, const DeviceBuffer& src, std::size_t bytes) override {
     cl_event e = nullptr;
     check(clEnqueueCopyBuffer(queue_, mem(src), mem(dst), 0, 0, bytes, 0, nullptr, &e),
           "clEnqueueCopyBuffer");
-    return std::make_unique<ClEvent>(e);
+    return std::make_unique<ClEvent>(e, timed_);
   }
 
   EventPtr launch(const Program& program, const std::string& kernel, const LaunchShape& shape,
@@ -385,12 +425,13 @@ class OpenClEngine final : public Engine {
                         ", local " + (local ? std::to_string(local) : std::string("auto")) +
                         "): " + describe_cl(err));
     }
-    return std::make_unique<ClEvent>(e);
+    return std::make_unique<ClEvent>(e, timed_);
   }
 
   double span_ms(Event& first, Event& last) override {
     auto& a = static_cast<ClEvent&>(first);
     auto& b = static_cast<ClEvent&>(last);
+    if (!timed_) return b.elapsed_ms();  // waits: 0
     return (b.time(CL_PROFILING_COMMAND_END) - a.time(CL_PROFILING_COMMAND_START)) * 1e-6;
   }
 
@@ -448,6 +489,7 @@ class OpenClEngine final : public Engine {
   cl_device_id device_;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
+  bool timed_ = true;
 };
 
 }  // namespace
@@ -474,6 +516,29 @@ std::unique_ptr<Engine> open_opencl_engine(const DeviceInfo& info) {
   const auto ds = devices_of(ps[p]);
   if (d >= ds.size()) throw RuntimeError("OpenCL device " + info.id + " is not available");
   return std::make_unique<OpenClEngine>(info, ds[d]);
+}
+
+std::unique_ptr<Engine> attach_opencl_engine(void* context, void* device, void* queue) {
+  if (!context || !device || !queue) throw UsageError("an OpenCL context, device and queue are all needed");
+  auto* ctx = static_cast<cl_context>(context);
+  auto* dev = static_cast<cl_device_id>(device);
+  auto* q = static_cast<cl_command_queue>(queue);
+  cl_context queue_context = nullptr;
+  cl_device_id queue_device = nullptr;
+  if (clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof queue_context, &queue_context, nullptr) !=
+          CL_SUCCESS ||
+      clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof queue_device, &queue_device, nullptr) != CL_SUCCESS)
+    throw UsageError("not an OpenCL command queue");
+  if (queue_context != ctx || queue_device != dev)
+    throw UsageError("the OpenCL queue belongs to another context or device");
+  const auto ps = platforms();
+  for (std::size_t p = 0; p < ps.size(); ++p) {
+    const auto ds = devices_of(ps[p]);
+    for (std::size_t d = 0; d < ds.size(); ++d) {
+      if (ds[d] == dev) return std::make_unique<OpenClEngine>(describe_device(ps[p], dev, p, d), dev, ctx, q);
+    }
+  }
+  throw UsageError("the OpenCL device is not among the platforms' devices");
 }
 
 }  // namespace varex::harness

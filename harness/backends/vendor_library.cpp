@@ -22,6 +22,13 @@ const varex_vendor_table* load() {
     candidates.push_back((exe.parent_path().parent_path() / "libvarex_cub.so").string());  // build/tests
     candidates.push_back((exe.parent_path().parent_path() / "lib" / "libvarex_cub.so").string());
   }
+  // Beside the binary or library this code is linked into: the runtime library (lib/libvarex_runtime.so)
+  // finds lib/libvarex_cub.so inside an application whose executable is elsewhere.
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<const void*>(&load), &self) && self.dli_fname) {
+    const std::filesystem::path here = std::filesystem::absolute(self.dli_fname, error);
+    if (!error) candidates.push_back((here.parent_path() / "libvarex_cub.so").string());
+  }
   for (const std::string& path : candidates) {
     if (!std::filesystem::exists(path)) continue;
     void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

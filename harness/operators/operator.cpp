@@ -9,6 +9,7 @@
 #include "base/errors.hpp"
 #include "base/hash.hpp"
 #include "base/text.hpp"
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/registry.hpp"
 
 namespace varex::harness {
@@ -55,6 +56,27 @@ std::uint64_t WorkloadOptions::seed() const {
   const std::int64_t v = parse_int(*t, "--seed");
   if (v < 0) throw UsageError("--seed " + *t + " is negative");
   return static_cast<std::uint64_t>(v);
+}
+
+std::unique_ptr<BoundRun> Operator::bind(Engine&, const Binding&) const {
+  throw UsageError("operator " + name() + " does not run on an application's buffers yet");
+}
+
+void check_binding(const Operator& op, const Binding& binding) {
+  const std::size_t declared = op.declaration().inputs.size();
+  if (binding.inputs.size() != declared || binding.rows.size() != declared) {
+    throw UsageError(op.name() + " takes " + std::to_string(declared) + " input buffer(s), got " +
+                     std::to_string(binding.inputs.size()));
+  }
+  for (std::size_t i = 0; i < declared; ++i) {
+    if (!binding.inputs[i]) {
+      throw UsageError(op.name() + ": input " + std::to_string(i) + " (" + op.declaration().inputs[i].name +
+                       ") is a null buffer");
+    }
+  }
+  WorkloadOptions query;
+  query.query = binding.query;
+  check_declared(op, query);
 }
 
 void check_declared(const Operator& op, const WorkloadOptions& options) {

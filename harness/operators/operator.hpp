@@ -55,6 +55,9 @@ class PreparedRun {
   virtual std::optional<BaselineTiming> time_baseline() { return std::nullopt; }
 };
 
+struct Binding;  // harness/operators/bound_run.hpp
+class BoundRun;
+
 struct DeviceFootprint {
   std::uint64_t total = 0;    // all buffers together
   std::uint64_t largest = 0;  // the largest single buffer
@@ -152,6 +155,10 @@ class Operator {
   // Device memory a workload needs (checked against the device before anything runs).
   virtual DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const = 0;
   virtual std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const = 0;
+  // The operator's kernels on an application's device buffers (the runtime library's calls), laid out as
+  // docs/RUNTIME.md says for the operator. Throws UsageError for a binding that does not fit; the default,
+  // for operators that do not run there yet, says so.
+  virtual std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const;
   // What the operator makes of a workload's query before any kernel runs (the automaton of a pattern,
   // say), for the user to see beside the timings; empty where there is nothing to tell.
   virtual nlohmann::json query_plan(const datasets::WorkloadSpec&) const { return nlohmann::json::object(); }

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "harness/kernel_source.hpp"
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/vendor_variant.hpp"
 
@@ -22,11 +23,12 @@ struct LaunchBundle {
   Defines defines;    // what the variant's program is built with (unused for a vendor call)
 };
 
-// A prepared run over bundles: `decode` makes a variant's bundle (the operator's one function), `run` puts
-// its kernels (or its vendor call) into the sequence. The bundle of the last variant is kept, so compile
-// and execute of one variant decode it once; the program comes from the engine's cache by its defines.
-template <class Bundle>
-class VariantRun : public PreparedRun {
+// A run over bundles: `decode` makes a variant's bundle (the operator's one function), `run` puts its
+// kernels (or its vendor call) into the sequence. The bundle of the last variant is kept, so compile and
+// execute of one variant decode it once; the program comes from the engine's cache by its defines. `Run` is
+// PreparedRun (varex's own workloads, verified) or BoundRun (an application's buffers).
+template <class Bundle, class Run = PreparedRun>
+class VariantRun : public Run {
  public:
   VariantRun(Engine& engine, std::string family) : engine_(engine), family_(std::move(family)) {}
 
@@ -49,15 +51,15 @@ class VariantRun : public PreparedRun {
   virtual Bundle decode(const variants::Params& params) const = 0;
   virtual void run(const Bundle& bundle, KernelSequence& seq) = 0;
 
-  Engine& engine_;
-
- private:
-  const KernelSource& source() const { return kernel_source(engine_.device().backend, family_); }
   const Bundle& decoded(const variants::Params& params) {
     if (!current_ || current_->first != params) current_.emplace(params, decode(params));
     return current_->second;
   }
 
+  Engine& engine_;
+
+ private:
+  const KernelSource& source() const { return kernel_source(engine_.device().backend, family_); }
   std::string family_;
   std::optional<std::pair<variants::Params, Bundle>> current_;
 };

@@ -62,6 +62,11 @@ struct Entry {
   std::string variant;      // varex's variant id
   std::string measured_at;  // ISO 8601
   std::string method;       // how it was found, e.g. "sweep exhaustive" or "tune auc_bandit 10%"
+  // What a run of the entry needs (profile version 3; empty in older ones): the operator's kernel family,
+  // the hash of the kernel source it was measured with, and the defines its program was built with.
+  std::string family;
+  std::string source_hash;
+  std::map<std::string, std::string> defines;
 };
 
 enum class Level { ExactDevice, SameArchitecture, SameVendorAndType, Default };

@@ -10,9 +10,9 @@
 
 namespace varex::profile {
 
-// The newest profile format this header reads (version 1, whose workloads are rows and selectivity
-// only, is still read).
-inline constexpr int kProfileVersion = 2;
+// The newest profile format this header reads. Version 2 lacks each entry's kernel family, source hash
+// and defines; version 1 also describes workloads by rows and selectivity only. Both are still read.
+inline constexpr int kProfileVersion = 3;
 
 inline Params params_from_json(const nlohmann::json& j) {
   Params p;
@@ -62,6 +62,10 @@ inline Profile load_profile(const nlohmann::json& j) {
         entry.variant = e.value("variant", "");
         entry.measured_at = e.value("measured_at", "");
         entry.method = e.value("method", "");
+        entry.family = e.value("family", "");
+        entry.source_hash = e.value("source_hash", "");
+        if (const auto defines = e.find("defines"); defines != e.end())
+          entry.defines = params_from_json(*defines);
         entries.push_back(std::move(entry));
       }
     }

@@ -37,6 +37,12 @@ class AttributeAggregate : public Operator {
   std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 4; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // On an application's records (bind_attributes' layout); the result is one buffer of two 64-bit words:
+  // the rows aggregated and the result as a signed 64-bit value (AVG: the sum).
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
+  // The query, read and checked (UsageError) against records of `attributes` (0: any), as the workload
+  // keeps it: attr, where, and the operator's own keys.
+  nlohmann::json parse_query(const std::map<std::string, std::string>& query, std::uint32_t attributes) const;
   // The checksum as a signed value; AVG's checksum (the sum) divided by the rows.
   std::optional<double> result_value(const datasets::WorkloadSpec& spec, const Digest& digest) const override;
 

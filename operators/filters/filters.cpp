@@ -1,7 +1,9 @@
 #include "operators/filters/filters.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <stdexcept>
 
 #include "base/errors.hpp"
 #include "harness/operators/registry.hpp"
@@ -21,6 +23,68 @@ RangeCompare range_compare_of(const std::string& text) {
 
 std::string range_compare_name(RangeCompare compare) {
   return compare == RangeCompare::UnsignedDifference ? "unsigned_difference" : "two_sided";
+}
+
+// The operator's variant and the query's clauses: CLAUSE_i each, CLAUSES, KEEP (their conjunction).
+AttributeFilterVariant decode_filter(const AttributeFilter& op, const nlohmann::json& query,
+                                     const variants::Params& params, const DeviceInfo& device) {
+  AttributeFilterVariant variant(params, device);
+  const std::vector<std::string> clauses = op.clauses(query, variant);
+  std::string keep;
+  for (std::size_t i = 0; i < clauses.size(); ++i) {
+    variant.defines.push_back({"CLAUSE_" + std::to_string(i), clauses[i]});
+    keep += (keep.empty() ? "(" : "&(") + clauses[i] + ")";
+  }
+  variant.defines.push_back({"CLAUSES", std::to_string(clauses.size())});
+  if (!keep.empty()) variant.defines.push_back({"KEEP", keep});
+  variant.clauses = clauses.size();
+  return variant;
+}
+
+// Rows order=selective_first judges the clauses by.
+constexpr std::uint64_t kSelectivitySample = 65536;
+
+// The clauses from the one that keeps the fewest rows (of the first kSelectivitySample of `table`) to the
+// one that keeps the most: later passes then evaluate fewer rows.
+std::vector<std::uint32_t> clause_order_by_selectivity(const Cnf& cnf,
+                                                       const datasets::AttributeTable& table) {
+  std::vector<std::uint64_t> kept(cnf.all.size(), 0);
+  for (std::uint64_t r = 0; r < std::min<std::uint64_t>(table.rows(), kSelectivitySample); ++r) {
+    for (std::size_t c = 0; c < cnf.all.size(); ++c) {
+      kept[c] += keeps(Cnf{{cnf.all[c]}}, table, r) ? 1 : 0;
+    }
+  }
+  std::vector<std::uint32_t> order(cnf.all.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::uint32_t a, std::uint32_t b) { return kept[a] < kept[b]; });
+  return order;
+}
+
+// The filters' kernels over records into a bitmap of ceil(rows / 32) words (or, output=count, the rows kept
+// and the sum of their indices into `counted`'s two words), whoever owns the buffers. `selective_order`:
+// the clauses' order for order=selective_first.
+void run_filter(const AttributeFilterVariant& variant, KernelSequence& seq, const AttributeColumns& in,
+                DeviceBuffer& bitmap, DeviceBuffer& counted,
+                const std::vector<std::uint32_t>& selective_order) {
+  if (variant.count_only) seq.fill("clear", counted, 0, 16);
+  const LaunchShape shape = variant.shape(in.rows);
+  const auto launch = [&](const std::string& label, std::uint32_t clause, std::uint32_t pass, bool count) {
+    seq.run(label, "filter", shape,
+            {KernelArg::of(*in.buffer), KernelArg::of(bitmap), KernelArg::of(counted), in.rows_arg(),
+             in.stride_arg(), KernelArg::of(clause), KernelArg::of(pass),
+             KernelArg::of(static_cast<std::uint32_t>(count ? 1 : 0))});
+  };
+  if (!variant.passes || variant.clauses < 2) {
+    launch("filter", 0, 0, variant.count_only);
+  } else {
+    std::vector<std::uint32_t> order(variant.clauses);
+    std::iota(order.begin(), order.end(), 0u);
+    if (variant.selective_first) order = selective_order;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      launch("pass", order[i], i == 0 ? 1 : 2, variant.count_only && i + 1 == order.size());
+    }
+  }
 }
 
 class FilterRun final : public VariantRun<AttributeFilterVariant> {
@@ -44,7 +108,7 @@ class FilterRun final : public VariantRun<AttributeFilterVariant> {
     counted_ = std::make_unique<ValueOutput>(engine, bitmap_digest(reference.data(), rows_));
     bitmap_ = std::make_unique<BitmapOutput>(engine, rows_, std::move(reference), inputs_->capacity());
     if (any_tolerated) bitmap_->set_tolerated(std::move(tolerated));
-    if (query_.contains("where")) selective_order_ = clause_order_by_selectivity();
+    if (query_.contains("where")) selective_order_ = clause_order_by_selectivity(where_of(query_), table_);
   }
 
   double h2d_ms() const override { return inputs_->h2d_ms(); }
@@ -57,25 +121,7 @@ class FilterRun final : public VariantRun<AttributeFilterVariant> {
 
   void run(const AttributeFilterVariant& variant, KernelSequence& seq) override {
     count_only_ = variant.count_only;
-    if (count_only_) seq.fill("clear", counted_->buffer(), 0, 16);
-    const LaunchShape shape = variant.shape(rows_);
-    const auto launch = [&](const std::string& label, std::uint32_t clause, std::uint32_t pass, bool count) {
-      seq.run(label, "filter", shape,
-              {KernelArg::of(inputs_->buffer()), KernelArg::of(bitmap_->buffer()),
-               KernelArg::of(counted_->buffer()), KernelArg::of(static_cast<std::uint32_t>(rows_)),
-               KernelArg::of(static_cast<std::uint64_t>(inputs_->capacity())), KernelArg::of(clause),
-               KernelArg::of(pass), KernelArg::of(static_cast<std::uint32_t>(count ? 1 : 0))});
-    };
-    if (!variant.passes || variant.clauses < 2) {
-      launch("filter", 0, 0, count_only_);
-    } else {
-      std::vector<std::uint32_t> order(variant.clauses);
-      std::iota(order.begin(), order.end(), 0u);
-      if (variant.selective_first) order = selective_order_;
-      for (std::size_t i = 0; i < order.size(); ++i) {
-        launch("pass", order[i], i == 0 ? 1 : 2, count_only_ && i + 1 == order.size());
-      }
-    }
+    run_filter(variant, seq, inputs_->columns(), bitmap_->buffer(), counted_->buffer(), selective_order_);
   }
 
   // A count is compared with the reference's digest as it is: only bitmaps tolerate rows (semilinear, which
@@ -98,36 +144,8 @@ class FilterRun final : public VariantRun<AttributeFilterVariant> {
   }
 
  private:
-  // The operator's variant and the query's clauses: CLAUSE_i each, CLAUSES, KEEP (their conjunction).
   AttributeFilterVariant decode(const variants::Params& params) const override {
-    AttributeFilterVariant variant(params, engine_.device());
-    const std::vector<std::string> clauses = op_.clauses(query_, variant);
-    std::string keep;
-    for (std::size_t i = 0; i < clauses.size(); ++i) {
-      variant.defines.push_back({"CLAUSE_" + std::to_string(i), clauses[i]});
-      keep += (keep.empty() ? "(" : "&(") + clauses[i] + ")";
-    }
-    variant.defines.push_back({"CLAUSES", std::to_string(clauses.size())});
-    if (!keep.empty()) variant.defines.push_back({"KEEP", keep});
-    variant.clauses = clauses.size();
-    return variant;
-  }
-
-  // The clauses from the one that keeps the fewest rows (of the first 65536) to the one that keeps the most:
-  // later passes then evaluate fewer rows.
-  std::vector<std::uint32_t> clause_order_by_selectivity() const {
-    const Cnf cnf = where_of(query_);
-    std::vector<std::uint64_t> kept(cnf.all.size(), 0);
-    for (std::uint64_t r = 0; r < std::min<std::uint64_t>(rows_, 65536); ++r) {
-      for (std::size_t c = 0; c < cnf.all.size(); ++c) {
-        kept[c] += keeps(Cnf{{cnf.all[c]}}, table_, r) ? 1 : 0;
-      }
-    }
-    std::vector<std::uint32_t> order(cnf.all.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return kept[a] < kept[b]; });
-    return order;
+    return decode_filter(op_, query_, params, engine_.device());
   }
 
   const AttributeFilter& op_;
@@ -139,6 +157,69 @@ class FilterRun final : public VariantRun<AttributeFilterVariant> {
   std::unique_ptr<ValueOutput> counted_;
   std::vector<std::uint32_t> selective_order_;
   bool count_only_ = false;
+};
+
+// Any of the three filters on an application's records (bind_attributes: columns without padding). The
+// kernels guard every row, so every variant runs on the caller's exact buffer, but for output=count, which
+// writes no bitmap. The bitmap (ceil(rows / 32) words) is allocated here and handed over by take_result.
+class FilterBound final : public VariantRun<AttributeFilterVariant, BoundRun> {
+  static constexpr const char* kNoBitmap = "output=count counts the rows kept and writes no bitmap";
+
+ public:
+  FilterBound(Engine& engine, const Binding& binding, const AttributeFilter& op)
+      : VariantRun(engine, "predicates"), op_(op), in_(bind_attributes(op.name(), binding)) {
+    query_ = op.parse_query(binding.query, in_.attributes);
+    counted_ = engine.allocate(16);  // the kernel's count argument; refused variants alone write it
+  }
+
+  datasets::WorkloadClass workload_class() const override { return bound_attribute_class(in_.rows, query_); }
+
+  std::string refuses(const variants::Params& params) const override {
+    return AttributeFilterVariant(params, engine_.device()).count_only ? kNoBitmap : "";
+  }
+
+  DeviceResult take_result() override {
+    if (!bitmap_) throw std::logic_error(op_.name() + ": no result to take (execute first)");
+    DeviceResult result{OutputKind::Bitmap, {}, in_.rows};
+    result.buffers.push_back(std::move(bitmap_));
+    return result;
+  }
+
+ private:
+  AttributeFilterVariant decode(const variants::Params& params) const override {
+    return decode_filter(op_, query_, params, engine_.device());
+  }
+
+  void run(const AttributeFilterVariant& variant, KernelSequence& seq) override {
+    if (variant.count_only) throw UsageError(op_.name() + ": " + kNoBitmap);
+    if (!bitmap_) bitmap_ = engine_.allocate(round_up(in_.rows, 32) / 8);
+    if (variant.selective_first && !ordered_) {
+      selective_order_ = clause_order_by_selectivity(where_of(query_), sample());
+      ordered_ = true;
+    }
+    run_filter(variant, seq, in_, *bitmap_, *counted_, selective_order_);
+  }
+
+  // The first kSelectivitySample records of every attribute the buffer holds, on the host (order=
+  // selective_first judges the clauses by them as the prepared run does by its table's); downloaded once.
+  datasets::AttributeTable sample() {
+    const std::uint64_t rows = std::min(in_.rows, kSelectivitySample);
+    auto host = engine_.allocate_host(std::max<std::uint64_t>(rows, 1) * 4);
+    datasets::AttributeTable table;
+    table.columns.assign(in_.attributes, std::vector<std::int32_t>(rows));
+    for (std::uint32_t c = 0; c < in_.attributes && rows; ++c) {
+      engine_.download(*host, *in_.buffer, rows * 4, c * in_.stride * 4)->elapsed_ms();
+      std::memcpy(table.columns[c].data(), host->data(), rows * 4);
+    }
+    return table;
+  }
+
+  const AttributeFilter& op_;
+  AttributeColumns in_;
+  nlohmann::json query_;
+  std::unique_ptr<DeviceBuffer> bitmap_, counted_;
+  std::vector<std::uint32_t> selective_order_;
+  bool ordered_ = false;
 };
 
 }  // namespace
@@ -188,6 +269,11 @@ DeviceFootprint AttributeFilter::footprint(const datasets::WorkloadSpec& spec, c
 std::unique_ptr<PreparedRun> AttributeFilter::prepare(Engine& engine,
                                                       const datasets::WorkloadSpec& spec) const {
   return std::make_unique<FilterRun>(engine, spec, *this);
+}
+
+std::unique_ptr<BoundRun> AttributeFilter::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  return std::make_unique<FilterBound>(engine, binding, *this);
 }
 
 }  // namespace varex::operators

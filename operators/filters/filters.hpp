@@ -42,6 +42,8 @@ class AttributeFilter : public Operator {
   std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 4; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // On an application's records (bind_attributes' layout); the result is the bitmap of the rows kept.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 
   // The query, read and checked (UsageError), as the workload keeps it.
   virtual nlohmann::json parse_query(const std::map<std::string, std::string>& query,

@@ -14,6 +14,7 @@
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/key_columns.hpp"
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/key_index.hpp"
@@ -65,6 +66,186 @@ GroupAggregation groupby_aggregation_named(const std::string& agg) {
                                 : GroupAggregation::Global;
 }
 
+// The group-by's result buffers in the Groups output kind's layout, whoever owns them: per group its key,
+// COUNT, SUM (64-bit), MIN, MAX and extent, with room for `group_capacity` groups; per input row its group
+// id.
+struct GroupBuffers {
+  DeviceBuffer& keys;
+  DeviceBuffer& counts;
+  DeviceBuffer& sums;
+  DeviceBuffer& mins;
+  DeviceBuffer& maxs;
+  DeviceBuffer& extents;
+  DeviceBuffer& group_ids;
+  std::uint64_t group_capacity;
+};
+
+// The rows' group ids with the slack host padding runs the extents kernel over: the rows rounded up to the
+// device's largest work-group.
+std::uint64_t group_row_capacity(std::uint64_t rows, const DeviceInfo& device) {
+  return round_up(std::max<std::uint64_t>(rows, 1), max_local(device));
+}
+
+// Room for `groups` groups and a spare one, rounded up to the largest work-group (init_aggregates pads).
+std::uint64_t group_capacity_for(std::uint64_t groups, const DeviceInfo& device) {
+  return round_up(groups + 1, max_local(device));
+}
+
+// The slack rows of the group ids carry the id of the spare group, the last of `group_capacity`.
+void mark_slack_rows(Engine& engine, DeviceBuffer& group_ids, std::uint64_t rows, std::uint64_t row_capacity,
+                     std::uint64_t group_capacity) {
+  if (row_capacity > rows) {
+    engine
+        .fill(group_ids, static_cast<std::uint32_t>(group_capacity - 1), rows * 4, (row_capacity - rows) * 4)
+        ->elapsed_ms();
+  }
+}
+
+// The group-by's kernels over a key and a value column of `rows`, whoever owns them, with the table and
+// the scratch they need (the table allocated for the largest any variant asks for).
+class GroupByKernels {
+ public:
+  GroupByKernels(Engine& engine, const DeviceBuffer& keys, const DeviceBuffer& values, std::uint64_t rows)
+      : engine_(engine), keys_in_(keys), values_in_(values), rows_(rows) {
+    const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
+    table_ = engine.allocate((slots + 2) * 4);
+    ids_ = engine.allocate((slots + 3) * 4);
+    slot_rows_ = engine.allocate((slots + 2) * 4);
+    status_ = engine.allocate(8);
+    registers_ = engine.allocate(kRegisters * 4);
+    host_status_ = engine.allocate_host(8);
+    host_registers_ = engine.allocate_host(kRegisters * 4);
+    scan_ = std::make_unique<DeviceScan>(engine, slots + 2);
+  }
+
+  // Groups the rows into `out`; returns the groups the device found (at or above out.group_capacity, the
+  // groups are not written).
+  std::uint64_t run(const GroupByVariant& variant, KernelSequence& seq, const GroupBuffers& out) {
+    const LaunchPlan& plan = variant.launch;
+    const std::int64_t load = variant.load;
+    const auto n = KernelArg::of(static_cast<std::uint32_t>(rows_));
+    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
+
+    TableGeometry table = table_for(rows_, load);
+    if (variant.sketch) {
+      // Size the table by the distinct keys: a HyperLogLog pass, a quarter more for its error.
+      seq.run("sketch", "fill_int", plan.cover(kRegisters),
+              {arg(*registers_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(kRegisters))});
+      seq.run("sketch", "sketch", plan.rows(rows_), {arg(keys_in_), arg(*registers_), n});
+      seq.read(*host_registers_, *registers_, kRegisters * 4, 0);
+      const auto* r = host_registers_->as<std::uint32_t>();
+      const double estimate = hyperloglog_estimate(std::vector<std::uint32_t>(r, r + kRegisters));
+      table =
+          table_for(std::min<std::uint64_t>(rows_, static_cast<std::uint64_t>(estimate * 1.25) + 64), load);
+    }
+
+    const auto reset = [&](const TableGeometry& t) {
+      seq.run("init_table", "init_table", plan.cover(t.slots()), {arg(*table_), KernelArg::of(t.mask)});
+      seq.run("init_table", "fill_int", plan.cover(2), {arg(*status_), KernelArg::of(0), KernelArg::of(2u)});
+    };
+    const auto status = [&](int which) {
+      seq.read(*host_status_, *status_, 8, 0);
+      return host_status_->as<std::uint32_t>()[which];
+    };
+    const bool extents_at_build = variant.extents_at_build;
+    const auto pessimistic = [&](const TableGeometry& t) {
+      seq.run("build", "build_pessimistic", plan.rows(rows_),
+              {arg(*table_), arg(keys_in_), arg(*status_), arg(*slot_rows_),
+               KernelArg::of(static_cast<std::uint32_t>(extents_at_build)), n, KernelArg::of(t.mask),
+               KernelArg::of(t.shift)});
+    };
+    reset(table);
+    bool rebuild = true;
+    if (variant.optimistic) {
+      seq.run("build", "build_optimistic", plan.rows(rows_),
+              {arg(*table_), arg(keys_in_), n, KernelArg::of(table.mask), KernelArg::of(table.shift)});
+      seq.run("validate", "validate_table", plan.rows(rows_),
+              {arg(*table_), arg(keys_in_), arg(*status_), n, KernelArg::of(table.mask),
+               KernelArg::of(table.shift)});
+      rebuild = status(0) > 0;
+      if (rebuild) reset(table);
+    }
+    if (rebuild) {
+      pessimistic(table);
+      if (status(1) > 0) {  // a table sized from the sketch was too small: size it by the rows
+        table = table_for(rows_, load);
+        reset(table);
+        pessimistic(table);
+      }
+    }
+    const KernelArg mask = KernelArg::of(table.mask);
+    const KernelArg shift = KernelArg::of(table.shift);
+
+    // Group ids: occupied slots flagged and scanned in place; the total is the number of groups.
+    const std::uint64_t flags = table.slots() + 1;
+    seq.run("prepare_ids", "prepare_ids", plan.cover(table.slots()), {arg(*table_), arg(*ids_), mask});
+    scan_->run(seq, "prefix_sum", *ids_, *ids_, flags);
+    seq.read(*host_status_, *ids_, 4, flags * 4);
+    const std::uint32_t device_groups = host_status_->as<std::uint32_t>()[0];
+    if (device_groups >= out.group_capacity) return device_groups;  // wrong, and more than the buffers hold
+
+    seq.run("assign_groups", "assign_groups", plan.cover(table.slots()),
+            {arg(*table_), arg(*ids_), arg(out.keys), arg(*slot_rows_), arg(out.extents),
+             KernelArg::of(static_cast<std::uint32_t>(extents_at_build)), mask});
+    const auto groups = static_cast<std::uint32_t>(plan.indexed(device_groups));
+    seq.run("init_aggregates", "init_aggregates", plan.cover(groups),
+            {arg(out.counts), arg(out.sums), arg(out.mins), arg(out.maxs), KernelArg::of(groups)});
+    seq.run("compute_grouping", "compute_grouping", plan.rows(rows_),
+            {arg(*table_), arg(*ids_), arg(keys_in_), arg(values_in_), arg(out.group_ids), arg(out.counts),
+             arg(out.sums), arg(out.mins), arg(out.maxs), n, mask, shift});
+    if (variant.agg == GroupAggregation::Partitioned) {
+      aggregate_partitioned(seq, variant, out, device_groups);
+    } else if (!variant.fused) {
+      seq.run("aggregate", "aggregate", plan.rows(rows_),
+              {arg(out.group_ids), arg(values_in_), arg(out.counts), arg(out.sums), arg(out.mins),
+               arg(out.maxs), n});
+    }
+    if (!extents_at_build) {
+      const auto extent_rows = static_cast<std::uint32_t>(plan.indexed(rows_));
+      seq.run("extents", "extents", plan.cover(extent_rows),
+              {arg(out.group_ids), arg(out.extents), KernelArg::of(extent_rows)});
+    }
+    return device_groups;
+  }
+
+ private:
+  // Many groups: the rows' (group id, value) pairs partitioned by group id, so that each tile of them
+  // holds few groups, which a work-group aggregates in local memory (aggregate_tiles).
+  void aggregate_partitioned(KernelSequence& seq, const GroupByVariant& variant, const GroupBuffers& out,
+                             std::uint32_t groups) {
+    const std::uint32_t most = variant.max_parts;
+    if (!partition_) {
+      part_ids_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+      part_values_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+      partition_ = std::make_unique<RadixPartition>(engine_, rows_, most);
+    }
+    // A partition per LOCAL_GROUPS groups; wider partitions where that would be too many.
+    std::uint32_t shift = static_cast<std::uint32_t>(std::countr_zero(variant.local_groups));
+    while ((std::uint64_t{groups} >> shift) >= most) ++shift;
+    const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
+    const std::uint64_t local = variant.partition_local;
+    partition_->run(seq, "partition", out.group_ids, values_in_, false, *part_ids_, *part_values_, rows_, 1u,
+                    shift, parts, local);
+    const std::uint64_t tiles = (rows_ + kAggregateTile - 1) / kAggregateTile;
+    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
+    seq.run(
+        "aggregate", "aggregate_tiles", {std::min<std::uint64_t>(tiles, 4096) * local, local},
+        {arg(*part_ids_), arg(*part_values_), arg(out.counts), arg(out.sums), arg(out.mins), arg(out.maxs),
+         KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(shift), KernelArg::of(groups)});
+  }
+
+  Engine& engine_;
+  const DeviceBuffer& keys_in_;
+  const DeviceBuffer& values_in_;
+  std::uint64_t rows_;
+  std::unique_ptr<HostBuffer> host_status_, host_registers_;
+  std::unique_ptr<DeviceBuffer> table_, ids_, status_, registers_, slot_rows_;
+  // The partitioned aggregation's pairs, allocated when a variant first asks for them.
+  std::unique_ptr<DeviceBuffer> part_ids_, part_values_;
+  std::unique_ptr<RadixPartition> partition_;
+  std::unique_ptr<DeviceScan> scan_;
+};
+
 class GroupByRun final : public VariantRun<GroupByVariant> {
  public:
   GroupByRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "hash") {
@@ -73,10 +254,8 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
     GroupReference reference = group_reference(columns.keys, columns.values);
 
     const DeviceInfo& device = engine.device();
-    const std::uint64_t largest = max_local(device);
-    const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
-    row_capacity_ = round_up(std::max<std::uint64_t>(rows_, 1), largest);
-    group_capacity_ = round_up(reference.groups.size() + 1, largest);
+    row_capacity_ = group_row_capacity(rows_, device);
+    group_capacity_ = group_capacity_for(reference.groups.size(), device);
     host_keys_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
     host_values_ = engine.allocate_host(std::max<std::uint64_t>(rows_, 1) * 4);
     if (rows_) {
@@ -86,24 +265,12 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
     columns = {};
     keys_in_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
     values_in_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
-    table_ = engine.allocate((slots + 2) * 4);
-    ids_ = engine.allocate((slots + 3) * 4);
-    slot_rows_ = engine.allocate((slots + 2) * 4);
-    status_ = engine.allocate(8);
-    registers_ = engine.allocate(kRegisters * 4);
+    kernels_ = std::make_unique<GroupByKernels>(engine, *keys_in_, *values_in_, rows_);
     out_ = std::make_unique<GroupsOutput>(engine, std::move(reference), *host_keys_, rows_, row_capacity_,
                                           group_capacity_);
     out_->set_device_row_keys(*keys_in_);
-    host_status_ = engine.allocate_host(8);
-    host_registers_ = engine.allocate_host(kRegisters * 4);
-    scan_ = std::make_unique<DeviceScan>(engine, slots + 2);
     // Host padding runs the extents kernel over the slack rows too: they carry the id of a spare group.
-    if (row_capacity_ > rows_) {
-      engine
-          .fill(out_->group_ids(), static_cast<std::uint32_t>(group_capacity_ - 1), rows_ * 4,
-                (row_capacity_ - rows_) * 4)
-          ->elapsed_ms();
-    }
+    mark_slack_rows(engine, out_->group_ids(), rows_, row_capacity_, group_capacity_);
     restore_inputs();
   }
 
@@ -133,129 +300,92 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
   }
 
   void run(const GroupByVariant& variant, KernelSequence& seq) override {
-    const LaunchPlan& plan = variant.launch;
-    const std::int64_t load = variant.load;
-    const auto n = KernelArg::of(static_cast<std::uint32_t>(rows_));
-    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
-
-    TableGeometry table = table_for(rows_, load);
-    if (variant.sketch) {
-      // Size the table by the distinct keys: a HyperLogLog pass, a quarter more for its error.
-      seq.run("sketch", "fill_int", plan.cover(kRegisters),
-              {arg(*registers_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(kRegisters))});
-      seq.run("sketch", "sketch", plan.rows(rows_), {arg(*keys_in_), arg(*registers_), n});
-      seq.read(*host_registers_, *registers_, kRegisters * 4, 0);
-      const auto* r = host_registers_->as<std::uint32_t>();
-      const double estimate = hyperloglog_estimate(std::vector<std::uint32_t>(r, r + kRegisters));
-      table =
-          table_for(std::min<std::uint64_t>(rows_, static_cast<std::uint64_t>(estimate * 1.25) + 64), load);
-    }
-
-    const auto reset = [&](const TableGeometry& t) {
-      seq.run("init_table", "init_table", plan.cover(t.slots()), {arg(*table_), KernelArg::of(t.mask)});
-      seq.run("init_table", "fill_int", plan.cover(2), {arg(*status_), KernelArg::of(0), KernelArg::of(2u)});
-    };
-    const auto status = [&](int which) {
-      seq.read(*host_status_, *status_, 8, 0);
-      return host_status_->as<std::uint32_t>()[which];
-    };
-    const bool extents_at_build = variant.extents_at_build;
-    const auto pessimistic = [&](const TableGeometry& t) {
-      seq.run("build", "build_pessimistic", plan.rows(rows_),
-              {arg(*table_), arg(*keys_in_), arg(*status_), arg(*slot_rows_),
-               KernelArg::of(static_cast<std::uint32_t>(extents_at_build)), n, KernelArg::of(t.mask),
-               KernelArg::of(t.shift)});
-    };
-    reset(table);
-    bool rebuild = true;
-    if (variant.optimistic) {
-      seq.run("build", "build_optimistic", plan.rows(rows_),
-              {arg(*table_), arg(*keys_in_), n, KernelArg::of(table.mask), KernelArg::of(table.shift)});
-      seq.run("validate", "validate_table", plan.rows(rows_),
-              {arg(*table_), arg(*keys_in_), arg(*status_), n, KernelArg::of(table.mask),
-               KernelArg::of(table.shift)});
-      rebuild = status(0) > 0;
-      if (rebuild) reset(table);
-    }
-    if (rebuild) {
-      pessimistic(table);
-      if (status(1) > 0) {  // a table sized from the sketch was too small: size it by the rows
-        table = table_for(rows_, load);
-        reset(table);
-        pessimistic(table);
-      }
-    }
-    const KernelArg mask = KernelArg::of(table.mask);
-    const KernelArg shift = KernelArg::of(table.shift);
-
-    // Group ids: occupied slots flagged and scanned in place; the total is the number of groups.
-    const std::uint64_t flags = table.slots() + 1;
-    seq.run("prepare_ids", "prepare_ids", plan.cover(table.slots()), {arg(*table_), arg(*ids_), mask});
-    scan_->run(seq, "prefix_sum", *ids_, *ids_, flags);
-    seq.read(*host_status_, *ids_, 4, flags * 4);
-    const std::uint32_t device_groups = host_status_->as<std::uint32_t>()[0];
-    out_->set_count(device_groups);
-    if (device_groups >= group_capacity_) return;  // wrong, and more than the buffers hold
     GroupsOutput& out = *out_;
-
-    seq.run("assign_groups", "assign_groups", plan.cover(table.slots()),
-            {arg(*table_), arg(*ids_), arg(out.keys()), arg(*slot_rows_), arg(out.extents()),
-             KernelArg::of(static_cast<std::uint32_t>(extents_at_build)), mask});
-    const auto groups = static_cast<std::uint32_t>(plan.indexed(device_groups));
-    seq.run("init_aggregates", "init_aggregates", plan.cover(groups),
-            {arg(out.counts()), arg(out.sums()), arg(out.mins()), arg(out.maxs()), KernelArg::of(groups)});
-    seq.run("compute_grouping", "compute_grouping", plan.rows(rows_),
-            {arg(*table_), arg(*ids_), arg(*keys_in_), arg(*values_in_), arg(out.group_ids()),
-             arg(out.counts()), arg(out.sums()), arg(out.mins()), arg(out.maxs()), n, mask, shift});
-    if (variant.agg == GroupAggregation::Partitioned) {
-      aggregate_partitioned(seq, variant, device_groups);
-    } else if (!variant.fused) {
-      seq.run("aggregate", "aggregate", plan.rows(rows_),
-              {arg(out.group_ids()), arg(*values_in_), arg(out.counts()), arg(out.sums()), arg(out.mins()),
-               arg(out.maxs()), n});
-    }
-    if (!extents_at_build) {
-      const auto extent_rows = static_cast<std::uint32_t>(plan.indexed(rows_));
-      seq.run("extents", "extents", plan.cover(extent_rows),
-              {arg(out.group_ids()), arg(out.extents()), KernelArg::of(extent_rows)});
-    }
-  }
-
-  // Many groups: the rows' (group id, value) pairs partitioned by group id, so that each tile of them
-  // holds few groups, which a work-group aggregates in local memory (aggregate_tiles).
-  void aggregate_partitioned(KernelSequence& seq, const GroupByVariant& variant, std::uint32_t groups) {
-    const std::uint32_t most = variant.max_parts;
-    if (!partition_) {
-      part_ids_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
-      part_values_ = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
-      partition_ = std::make_unique<RadixPartition>(engine_, rows_, most);
-    }
-    // A partition per LOCAL_GROUPS groups; wider partitions where that would be too many.
-    std::uint32_t shift = static_cast<std::uint32_t>(std::countr_zero(variant.local_groups));
-    while ((std::uint64_t{groups} >> shift) >= most) ++shift;
-    const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
-    const std::uint64_t local = variant.partition_local;
-    GroupsOutput& out = *out_;
-    partition_->run(seq, "partition", out.group_ids(), *values_in_, false, *part_ids_, *part_values_, rows_,
-                    1u, shift, parts, local);
-    const std::uint64_t tiles = (rows_ + kAggregateTile - 1) / kAggregateTile;
-    const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
-    seq.run("aggregate", "aggregate_tiles", {std::min<std::uint64_t>(tiles, 4096) * local, local},
-            {arg(*part_ids_), arg(*part_values_), arg(out.counts()), arg(out.sums()), arg(out.mins()),
-             arg(out.maxs()), KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(shift),
-             KernelArg::of(groups)});
+    out.set_count(kernels_->run(variant, seq,
+                                {out.keys(), out.counts(), out.sums(), out.mins(), out.maxs(), out.extents(),
+                                 out.group_ids(), group_capacity_}));
   }
 
   std::uint64_t rows_ = 0;
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0;
-  std::unique_ptr<HostBuffer> host_keys_, host_values_, host_status_, host_registers_;
-  std::unique_ptr<GroupsOutput> out_;  // after host_keys_, which it reads
-  std::unique_ptr<DeviceBuffer> keys_in_, values_in_, table_, ids_, status_, registers_, slot_rows_;
-  // The partitioned aggregation's pairs, allocated when a variant first asks for them.
-  std::unique_ptr<DeviceBuffer> part_ids_, part_values_;
-  std::unique_ptr<RadixPartition> partition_;
-  std::unique_ptr<DeviceScan> scan_;
+  std::unique_ptr<HostBuffer> host_keys_, host_values_;
+  std::unique_ptr<DeviceBuffer> keys_in_, values_in_;
+  std::unique_ptr<GroupByKernels> kernels_;  // after keys_in_ and values_in_, which it reads
+  std::unique_ptr<GroupsOutput> out_;        // after host_keys_, which it reads
   double h2d_ms_ = 0;
+};
+
+// On an application's columns: the keys and the values as int32 arrays of the same rows, read in place
+// (no kernel reads a row past the count; host padding runs only over the run's own group ids and groups).
+// The groups are allocated for the worst case, every row its own group, and handed over.
+class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
+ public:
+  GroupByBound(Engine& engine, const Binding& binding) : VariantRun(engine, "hash"), rows_(binding.rows[0]) {
+    if (binding.rows[1] != rows_) {
+      throw UsageError("groupby's keys and values need the same rows, got " + std::to_string(rows_) +
+                       " and " + std::to_string(binding.rows[1]));
+    }
+    if (rows_ >= kGroupByMaxRows) throw UsageError("groupby handles fewer than 2^31 rows");
+    const char* const columns[] = {"keys", "values"};
+    for (std::size_t i = 0; i < 2; ++i) {
+      if (binding.inputs[i]->bytes() < rows_ * 4)
+        throw UsageError(std::string("the ") + columns[i] + " buffer holds " +
+                         std::to_string(binding.inputs[i]->bytes()) + " bytes, " + std::to_string(rows_) +
+                         " int32 rows need " + std::to_string(rows_ * 4));
+    }
+    const DeviceInfo& device = engine.device();
+    row_capacity_ = group_row_capacity(rows_, device);
+    group_capacity_ = group_capacity_for(rows_, device);
+    kernels_ = std::make_unique<GroupByKernels>(engine, *binding.inputs[0], *binding.inputs[1], rows_);
+  }
+
+  // The operator's class (datasets::default_class) from what the call knows: the rows.
+  datasets::WorkloadClass workload_class() const override {
+    datasets::WorkloadClass c;
+    c.scale["rows"] = rows_;
+    return c;
+  }
+
+  // keys, counts, sums, mins, maxs, extents (per group), group ids (per row); `rows` the groups.
+  DeviceResult take_result() override {
+    allocate_groups();
+    DeviceResult result{OutputKind::Groups, {}, groups_};
+    for (auto* b : {&keys_, &counts_, &sums_, &mins_, &maxs_, &extents_, &group_ids_})
+      result.buffers.push_back(std::move(*b));
+    groups_ = 0;
+    return result;
+  }
+
+ private:
+  GroupByVariant decode(const variants::Params& params) const override {
+    return GroupByVariant(params, engine_.device());
+  }
+
+  void run(const GroupByVariant& variant, KernelSequence& seq) override {
+    allocate_groups();
+    groups_ = 0;
+    if (rows_ == 0) return;  // no rows, no groups; no kernel reads the caller's buffers
+    const std::uint64_t groups = kernels_->run(
+        variant, seq, {*keys_, *counts_, *sums_, *mins_, *maxs_, *extents_, *group_ids_, group_capacity_});
+    if (groups > rows_)
+      throw LaunchError("the group-by counted " + std::to_string(groups) + " groups in " +
+                        std::to_string(rows_) + " rows");
+    groups_ = groups;
+  }
+
+  // The groups of the next execution, where the last ones were handed over.
+  void allocate_groups() {
+    if (keys_) return;
+    for (auto* b : {&keys_, &counts_, &mins_, &maxs_, &extents_}) *b = engine_.allocate(group_capacity_ * 4);
+    sums_ = engine_.allocate(group_capacity_ * 8);
+    group_ids_ = engine_.allocate(row_capacity_ * 4);
+    mark_slack_rows(engine_, *group_ids_, rows_, row_capacity_, group_capacity_);
+  }
+
+  std::uint64_t rows_;
+  std::uint64_t row_capacity_ = 0, group_capacity_ = 0, groups_ = 0;
+  std::unique_ptr<GroupByKernels> kernels_;
+  std::unique_ptr<DeviceBuffer> keys_, counts_, sums_, mins_, maxs_, extents_, group_ids_;
 };
 
 // One thread's groups: open addressing over the keys it owns.
@@ -370,8 +500,11 @@ Defines GroupByOperator::defines(const variants::Params& params, const DeviceInf
 
 WorkloadDecl GroupByOperator::declaration() const {
   WorkloadDecl d;
-  d.inputs = {{"rows", "int32 key, int32 value", "keys of `distinct` groups, uniform or Zipf; values seeded",
-               "one `key,value` pair of int32 decimals per line"}};
+  // Two columns of the same rows (the kernels read them as two arrays; an application binds one buffer
+  // each), from one file of `key,value` lines.
+  d.inputs = {{"keys", "int32", "keys of `distinct` groups, uniform or Zipf, seeded",
+               "the key of each `key,value` line of int32 decimals"},
+              {"values", "int32", "uniform over int32, seeded", "the value of each `key,value` line"}};
   d.flags = {flags::input("Read key,value rows from FILE"), flags::rows(),
              flags::distinct("Groups, 1 to the rows (default: min(rows, 2^16))"), flags::zipf(),
              flags::seed()};
@@ -423,6 +556,11 @@ DeviceFootprint GroupByOperator::footprint(const datasets::WorkloadSpec& spec, c
 std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine,
                                                       const datasets::WorkloadSpec& spec) const {
   return std::make_unique<GroupByRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> GroupByOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  return std::make_unique<GroupByBound>(engine, binding);
 }
 
 }  // namespace varex::operators

@@ -49,6 +49,9 @@ class GroupByOperator final : public Operator {
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // The keys and the values as two of the application's int32 arrays of the same rows; the groups (keys,
+  // counts, sums, mins, maxs, extents) and the rows' group ids in arrays of the run's own.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 };
 
 }  // namespace varex::operators

@@ -5,12 +5,14 @@
 #include <bit>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
 #include "datasets/key_columns.hpp"
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/key_index.hpp"
@@ -41,6 +43,215 @@ datasets::JoinColumns materialise_join(const datasets::WorkloadSpec& spec) {
   throw UsageError("hashjoin cannot use workload generator '" + spec.generator + "'");
 }
 
+// Where the join writes its pairs: build rows and probe rows, two arrays of uint32 with room for capacity()
+// pairs. varex's own run writes into its Pairs output, sized by the reference; a run on an application's
+// columns into arrays of its own, which grow to the pairs the device counts.
+class PairsTarget {
+ public:
+  virtual ~PairsTarget() = default;
+  virtual DeviceBuffer& left() = 0;
+  virtual DeviceBuffer& right() = 0;
+  virtual std::uint64_t capacity() const = 0;
+  // The pairs the device counted; whether the arrays hold them now (after growing, where they can).
+  virtual bool count(std::uint64_t pairs) = 0;
+};
+
+// The join's kernels over a build and a probe column of `rows` and `rows2` keys, whoever owns them, with
+// the table and the per-row scratch they need (the table allocated for the largest any variant asks for).
+class JoinKernels {
+ public:
+  JoinKernels(Engine& engine, const DeviceBuffer& build, const DeviceBuffer& probe, std::uint64_t rows,
+              std::uint64_t rows2)
+      : engine_(engine), build_(build), probe_(probe), rows_(rows), rows2_(rows2) {
+    const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
+    keys_ = engine.allocate((slots + 2) * 8);                  // {key, start of its build rows} per slot
+    counts_ = engine.allocate((slots + 2) * 4);
+    offsets_ = engine.allocate((slots + 3) * 4);
+    status_ = engine.allocate(8);
+    counter_ = engine.allocate(4);
+    lookup_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+    matches_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+    positions_ = engine.allocate((rows2_ + 1) * 4);
+    host_words_ = engine.allocate_host(8);
+    scan_ = std::make_unique<DeviceScan>(engine, std::max(slots + 2, rows2_ + 1));
+  }
+
+  // Bytes of the table and the per-row scratch (the partitioned plan's copies aside).
+  std::uint64_t scratch_bytes() const {
+    std::uint64_t bytes = 0;
+    for (const auto* b : {&keys_, &counts_, &offsets_, &lookup_, &matches_, &positions_})
+      bytes += (*b)->bytes();
+    return bytes;
+  }
+
+  void run(const HashJoinVariant& variant, KernelSequence& seq, PairsTarget& out) {
+    if (variant.plan == JoinPlan::Partitioned) {
+      run_partitioned(seq, variant, out);
+    } else if (variant.plan != JoinPlan::Unique || !run_unique(seq, variant, out)) {
+      run_source(seq, variant, out);
+    }
+  }
+
+ private:
+  // Ocelot's sequence: build, count per slot, prefix sum, lookup table; count per probe row, prefix sum,
+  // the pairs in probe-row order.
+  void run_source(KernelSequence& seq, const HashJoinVariant& variant, PairsTarget& out) {
+    const TableGeometry table = table_for(rows_, variant.load);
+    const LaunchPlan& plan = variant.launch;
+    const std::uint64_t batch = variant.batch;
+    const bool preprocess = variant.preprocess;
+    if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+    const auto n = static_cast<std::uint32_t>(rows_);
+    const auto n2 = static_cast<std::uint32_t>(rows2_);
+    const KernelArg mask = KernelArg::of(table.mask);
+    const KernelArg shift = KernelArg::of(table.shift);
+    const std::uint64_t slots = table.slots();
+
+    // Build side: the table, the build rows per slot, their prefix sum and the rows grouped by slot.
+    seq.run("init_table", "init_table", plan.cover(slots), {arg(*keys_), mask});
+    seq.run("init_table", "fill_int", plan.cover(slots + 1),
+            {arg(*counts_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(slots + 1))});
+    seq.run("build", "build_pessimistic", plan.cover(rows_),
+            {arg(*keys_), arg(build_), arg(*status_), arg(*status_), KernelArg::of(0u), KernelArg::of(n),
+             mask, shift});
+    seq.run("count_cardinality", "count_cardinality", plan.cover(rows_),
+            {arg(*keys_), arg(build_), arg(*counts_), KernelArg::of(n), mask, shift});
+    scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
+    seq.run("place_offsets", "place_offsets", plan.cover(slots + 2),
+            {arg(*keys_), arg(*offsets_), KernelArg::of(static_cast<std::uint32_t>(slots + 2))});
+    seq.run("build_lookup", "build_lookup", plan.cover(rows_),
+            {arg(*keys_), arg(build_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask, shift});
+
+    // Probe side: matches per probe row, their prefix sum, the pairs.
+    if (preprocess) {
+      seq.run("preprocess_ht", "preprocess_ht", plan.rows(rows2_),
+              {arg(*keys_), arg(probe_), arg(*slots_), KernelArg::of(n2), mask, shift});
+    }
+    const DeviceBuffer& probe_in = preprocess ? *slots_ : probe_;
+    seq.run("hj_count", "hj_count", plan.rows(rows2_, batch),
+            {arg(*keys_), arg(probe_in), arg(*matches_), KernelArg::of(n2), mask, shift});
+    scan_->run(seq, "prefix_sum_probe", *matches_, *positions_, rows2_);
+    // The host learns the result's size before the pairs are written (the source allocates it there).
+    seq.read(*host_words_, *positions_, 4, rows2_ * 4);
+    const std::uint32_t pairs = host_words_->as<std::uint32_t>()[0];
+    if (out.count(pairs)) {
+      seq.run("hj_exec", "hj_exec", plan.rows(rows2_, batch),
+              {arg(*keys_), arg(probe_in), arg(*lookup_), arg(*positions_), arg(out.left()), arg(out.right()),
+               KernelArg::of(n2), mask, shift});
+    }
+  }
+
+  // The single pass for unique build keys: a table of packed {key, row} slots, built while looking for a
+  // duplicate; without one, each probe row is resolved once and its pair appended through one atomic per
+  // work-group tile. A duplicate (found during the build) returns false: the caller runs the source's
+  // sequence, whose time then counts on top.
+  bool run_unique(KernelSequence& seq, const HashJoinVariant& variant, PairsTarget& out) {
+    const TableGeometry table = table_for(rows_, variant.load);
+    const LaunchPlan& plan = variant.launch;
+    const std::uint64_t batch = variant.batch;
+    const KernelArg mask = KernelArg::of(table.mask);
+    const KernelArg shift = KernelArg::of(table.shift);
+    seq.run("init_table", "init_table", plan.cover(table.slots()), {arg(*keys_), mask});
+    seq.fill("init_table", *status_, 0, 8);  // duplicate flag, overflow count
+    seq.fill("init_table", *counter_, 0, 4);
+    seq.run("build", "build_unique", plan.cover(rows_),
+            {arg(*keys_), arg(build_), arg(*status_), KernelArg::of(static_cast<std::uint32_t>(rows_)), mask,
+             shift});
+    seq.read(*host_words_, *status_, 8, 0);
+    const auto* status = host_words_->as<std::uint32_t>();
+    if (status[0] || status[1]) return false;
+    const auto probe = [&] {
+      seq.run("probe", "probe_unique", plan.rows(rows2_, batch),
+              {arg(*keys_), arg(probe_), arg(out.left()), arg(out.right()), arg(*counter_),
+               KernelArg::of(static_cast<std::uint32_t>(rows2_)), mask, shift, capacity(out)});
+    };
+    probe();
+    read_pair_count(seq, out, "probe", probe);
+    return true;
+  }
+
+  // The radix-partitioned join: both sides partitioned by the top `radix_bits` bits of their keys'
+  // multiplicative hash, then each partition joined in local memory (join_partitions).
+  void run_partitioned(KernelSequence& seq, const HashJoinVariant& variant, PairsTarget& out) {
+    const std::uint32_t bits = variant.radix_bits;
+    const std::uint32_t parts = 1u << bits;
+    const std::uint64_t local = variant.partition_local;
+    if (!partitioned_) {
+      for (auto* b : {&part_build_keys_, &part_build_rows_})
+        *b = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
+      for (auto* b : {&part_probe_keys_, &part_probe_rows_})
+        *b = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
+      const std::uint32_t most = variant.max_parts;
+      partition_build_ = std::make_unique<RadixPartition>(engine_, rows_, most);
+      partition_probe_ = std::make_unique<RadixPartition>(engine_, rows2_, most);
+      partitioned_ = true;
+    }
+    constexpr std::uint32_t kFibonacci = 0x9E3779B1u;
+    partition_build_->run(seq, "partition_build", build_, build_, true, *part_build_keys_, *part_build_rows_,
+                          rows_, kFibonacci, 32 - bits, parts, local);
+    partition_probe_->run(seq, "partition_probe", probe_, probe_, true, *part_probe_keys_, *part_probe_rows_,
+                          rows2_, kFibonacci, 32 - bits, parts, local);
+    const auto join = [&] {
+      seq.run("join_partitions", "join_partitions", {std::uint64_t{parts} * local, local},
+              {arg(*part_build_keys_), arg(*part_build_rows_), arg(partition_build_->offsets()),
+               KernelArg::of(partition_build_->chunks()), arg(*part_probe_keys_), arg(*part_probe_rows_),
+               arg(partition_probe_->offsets()), KernelArg::of(partition_probe_->chunks()), arg(out.left()),
+               arg(out.right()), arg(*counter_), capacity(out), KernelArg::of(parts)});
+    };
+    seq.fill("join_partitions", *counter_, 0, 4);
+    join();
+    read_pair_count(seq, out, "join_partitions", join);
+  }
+
+  // The pairs an appending kernel counted. Where they did not fit and the target grew to hold them, the
+  // counter starts again and the kernel appends them anew (its time counts on top).
+  void read_pair_count(KernelSequence& seq, PairsTarget& out, const std::string& label,
+                       const std::function<void()>& append) {
+    const std::uint64_t room = out.capacity();
+    seq.read(*host_words_, *counter_, 4, 0);
+    const std::uint32_t pairs = host_words_->as<std::uint32_t>()[0];
+    if (!out.count(pairs) || pairs <= room) return;
+    seq.fill(label, *counter_, 0, 4);
+    append();
+    seq.read(*host_words_, *counter_, 4, 0);
+  }
+
+  static KernelArg capacity(const PairsTarget& out) {
+    return KernelArg::of(static_cast<std::uint32_t>(std::min<std::uint64_t>(out.capacity(), kMaxPairs)));
+  }
+
+  static KernelArg arg(const DeviceBuffer& b) { return KernelArg::of(b); }
+
+  Engine& engine_;
+  const DeviceBuffer& build_;
+  const DeviceBuffer& probe_;
+  std::uint64_t rows_, rows2_;
+  std::unique_ptr<HostBuffer> host_words_;
+  std::unique_ptr<DeviceBuffer> keys_, counts_, offsets_, status_, counter_, lookup_, matches_, positions_,
+      slots_;
+  std::unique_ptr<DeviceScan> scan_;
+  // The partitioned join's sides, allocated when a variant first asks for them.
+  bool partitioned_ = false;
+  std::unique_ptr<DeviceBuffer> part_build_keys_, part_build_rows_, part_probe_keys_, part_probe_rows_;
+  std::unique_ptr<RadixPartition> partition_build_, partition_probe_;
+};
+
+// varex's own run: the Pairs output, with room for the reference's pairs.
+class OutputPairs final : public PairsTarget {
+ public:
+  explicit OutputPairs(PairsOutput& out) : out_(out) {}
+  DeviceBuffer& left() override { return out_.left_buffer(); }
+  DeviceBuffer& right() override { return out_.right_buffer(); }
+  std::uint64_t capacity() const override { return out_.capacity(); }
+  bool count(std::uint64_t pairs) override {
+    out_.set_count(pairs);
+    return pairs <= out_.capacity();
+  }
+
+ private:
+  PairsOutput& out_;
+};
+
 class HashJoinRun final : public VariantRun<HashJoinVariant> {
  public:
   HashJoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "hash") {
@@ -57,23 +268,14 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
       throw UsageError("input too large: the join's " + std::to_string(reference.pairs) +
                        " pairs do not fit in one " + "buffer of " + device.id);
     }
-    const std::uint64_t slots = table_for(rows_, 25).slots();  // the largest table any variant asks for
     host_build_ = upload_source(columns.build);
     host_probe_ = upload_source(columns.probe);
     columns = {};
     build_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
     probe_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-    keys_ = engine.allocate((slots + 2) * 8);  // {key, start of its build rows} per slot
-    counts_ = engine.allocate((slots + 2) * 4);
-    offsets_ = engine.allocate((slots + 3) * 4);
-    status_ = engine.allocate(8);
-    counter_ = engine.allocate(4);
-    lookup_ = engine.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
-    matches_ = engine.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-    positions_ = engine.allocate((rows2_ + 1) * 4);
+    kernels_ = std::make_unique<JoinKernels>(engine, *build_, *probe_, rows_, rows2_);
     pairs_ = std::make_unique<PairsOutput>(engine, std::move(reference));
-    host_words_ = engine.allocate_host(8);
-    scan_ = std::make_unique<DeviceScan>(engine, std::max(slots + 2, rows2_ + 1));
+    target_ = std::make_unique<OutputPairs>(*pairs_);
     restore_inputs();
   }
 
@@ -92,10 +294,7 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
   Digest reference() const override { return pairs_->reference(); }
   std::uint64_t bytes_moved() const override { return rows_ * 4 + rows2_ * 4 + pairs_->bytes_written(); }
   std::uint64_t working_set_bytes() const override {
-    std::uint64_t bytes = pairs_->device_bytes();
-    for (const auto* b : {&build_, &probe_, &keys_, &counts_, &offsets_, &lookup_, &matches_, &positions_})
-      bytes += (*b)->bytes();
-    return bytes;
+    return pairs_->device_bytes() + build_->bytes() + probe_->bytes() + kernels_->scratch_bytes();
   }
 
  private:
@@ -104,130 +303,8 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
   }
 
   void run(const HashJoinVariant& variant, KernelSequence& seq) override {
-    if (variant.plan == JoinPlan::Partitioned) {
-      run_partitioned(seq, variant);
-    } else if (variant.plan != JoinPlan::Unique || !run_unique(seq, variant)) {
-      run_source(seq, variant);
-    }
+    kernels_->run(variant, seq, *target_);
   }
-
-  // Ocelot's sequence: build, count per slot, prefix sum, lookup table; count per probe row, prefix sum,
-  // the pairs in probe-row order.
-  void run_source(KernelSequence& seq, const HashJoinVariant& variant) {
-    const TableGeometry table = table_for(rows_, variant.load);
-    const LaunchPlan& plan = variant.launch;
-    const std::uint64_t batch = variant.batch;
-    const bool preprocess = variant.preprocess;
-    if (preprocess && !slots_) slots_ = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-    const auto n = static_cast<std::uint32_t>(rows_);
-    const auto n2 = static_cast<std::uint32_t>(rows2_);
-    const KernelArg mask = KernelArg::of(table.mask);
-    const KernelArg shift = KernelArg::of(table.shift);
-    const std::uint64_t slots = table.slots();
-
-    // Build side: the table, the build rows per slot, their prefix sum and the rows grouped by slot.
-    seq.run("init_table", "init_table", plan.cover(slots), {arg(*keys_), mask});
-    seq.run("init_table", "fill_int", plan.cover(slots + 1),
-            {arg(*counts_), KernelArg::of(0), KernelArg::of(static_cast<std::uint32_t>(slots + 1))});
-    seq.run("build", "build_pessimistic", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*status_), arg(*status_), KernelArg::of(0u), KernelArg::of(n),
-             mask, shift});
-    seq.run("count_cardinality", "count_cardinality", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*counts_), KernelArg::of(n), mask, shift});
-    scan_->run(seq, "prefix_sum_build", *counts_, *offsets_, slots + 1);
-    seq.run("place_offsets", "place_offsets", plan.cover(slots + 2),
-            {arg(*keys_), arg(*offsets_), KernelArg::of(static_cast<std::uint32_t>(slots + 2))});
-    seq.run("build_lookup", "build_lookup", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*counts_), arg(*lookup_), KernelArg::of(n), mask, shift});
-
-    // Probe side: matches per probe row, their prefix sum, the pairs.
-    if (preprocess) {
-      seq.run("preprocess_ht", "preprocess_ht", plan.rows(rows2_),
-              {arg(*keys_), arg(*probe_), arg(*slots_), KernelArg::of(n2), mask, shift});
-    }
-    const DeviceBuffer& probe_in = preprocess ? *slots_ : *probe_;
-    seq.run("hj_count", "hj_count", plan.rows(rows2_, batch),
-            {arg(*keys_), arg(probe_in), arg(*matches_), KernelArg::of(n2), mask, shift});
-    scan_->run(seq, "prefix_sum_probe", *matches_, *positions_, rows2_);
-    // The host learns the result's size before the pairs are written (the source allocates it there).
-    seq.read(*host_words_, *positions_, 4, rows2_ * 4);
-    const std::uint32_t pairs = host_words_->as<std::uint32_t>()[0];
-    pairs_->set_count(pairs);
-    if (pairs <= pairs_->capacity()) {
-      seq.run("hj_exec", "hj_exec", plan.rows(rows2_, batch),
-              {arg(*keys_), arg(probe_in), arg(*lookup_), arg(*positions_), arg(pairs_->left_buffer()),
-               arg(pairs_->right_buffer()), KernelArg::of(n2), mask, shift});
-    }
-  }
-
-  // The single pass for unique build keys: a table of packed {key, row} slots, built while looking for a
-  // duplicate; without one, each probe row is resolved once and its pair appended through one atomic per
-  // work-group tile. A duplicate (found during the build) returns false: the caller runs the source's
-  // sequence, whose time then counts on top.
-  bool run_unique(KernelSequence& seq, const HashJoinVariant& variant) {
-    const TableGeometry table = table_for(rows_, variant.load);
-    const LaunchPlan& plan = variant.launch;
-    const std::uint64_t batch = variant.batch;
-    const KernelArg mask = KernelArg::of(table.mask);
-    const KernelArg shift = KernelArg::of(table.shift);
-    seq.run("init_table", "init_table", plan.cover(table.slots()), {arg(*keys_), mask});
-    seq.fill("init_table", *status_, 0, 8);  // duplicate flag, overflow count
-    seq.fill("init_table", *counter_, 0, 4);
-    seq.run("build", "build_unique", plan.cover(rows_),
-            {arg(*keys_), arg(*build_), arg(*status_), KernelArg::of(static_cast<std::uint32_t>(rows_)), mask,
-             shift});
-    seq.read(*host_words_, *status_, 8, 0);
-    const auto* status = host_words_->as<std::uint32_t>();
-    if (status[0] || status[1]) return false;
-    seq.run("probe", "probe_unique", plan.rows(rows2_, batch),
-            {arg(*keys_), arg(*probe_), arg(pairs_->left_buffer()), arg(pairs_->right_buffer()),
-             arg(*counter_), KernelArg::of(static_cast<std::uint32_t>(rows2_)), mask, shift, capacity()});
-    read_pair_count(seq);
-    return true;
-  }
-
-  // The radix-partitioned join: both sides partitioned by the top `radix_bits` bits of their keys'
-  // multiplicative hash, then each partition joined in local memory (join_partitions).
-  void run_partitioned(KernelSequence& seq, const HashJoinVariant& variant) {
-    const std::uint32_t bits = variant.radix_bits;
-    const std::uint32_t parts = 1u << bits;
-    const std::uint64_t local = variant.partition_local;
-    if (!partitioned_) {
-      for (auto* b : {&part_build_keys_, &part_build_rows_})
-        *b = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
-      for (auto* b : {&part_probe_keys_, &part_probe_rows_})
-        *b = engine_.allocate(std::max<std::uint64_t>(rows2_, 1) * 4);
-      const std::uint32_t most = variant.max_parts;
-      partition_build_ = std::make_unique<RadixPartition>(engine_, rows_, most);
-      partition_probe_ = std::make_unique<RadixPartition>(engine_, rows2_, most);
-      partitioned_ = true;
-    }
-    constexpr std::uint32_t kFibonacci = 0x9E3779B1u;
-    partition_build_->run(seq, "partition_build", *build_, *build_, true, *part_build_keys_,
-                          *part_build_rows_, rows_, kFibonacci, 32 - bits, parts, local);
-    partition_probe_->run(seq, "partition_probe", *probe_, *probe_, true, *part_probe_keys_,
-                          *part_probe_rows_, rows2_, kFibonacci, 32 - bits, parts, local);
-    seq.fill("join_partitions", *counter_, 0, 4);
-    seq.run("join_partitions", "join_partitions", {std::uint64_t{parts} * local, local},
-            {arg(*part_build_keys_), arg(*part_build_rows_), arg(partition_build_->offsets()),
-             KernelArg::of(partition_build_->chunks()), arg(*part_probe_keys_), arg(*part_probe_rows_),
-             arg(partition_probe_->offsets()), KernelArg::of(partition_probe_->chunks()),
-             arg(pairs_->left_buffer()), arg(pairs_->right_buffer()), arg(*counter_), capacity(),
-             KernelArg::of(parts)});
-    read_pair_count(seq);
-  }
-
-  // The pairs an appending kernel counted.
-  void read_pair_count(KernelSequence& seq) {
-    seq.read(*host_words_, *counter_, 4, 0);
-    pairs_->set_count(host_words_->as<std::uint32_t>()[0]);
-  }
-
-  KernelArg capacity() const {
-    return KernelArg::of(static_cast<std::uint32_t>(std::min<std::uint64_t>(pairs_->capacity(), kMaxPairs)));
-  }
-
-  static KernelArg arg(const DeviceBuffer& b) { return KernelArg::of(b); }
 
   std::unique_ptr<HostBuffer> upload_source(const std::vector<std::int32_t>& column) {
     auto host = engine_.allocate_host(std::max<std::size_t>(column.size(), 1) * 4);
@@ -236,16 +313,112 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
   }
 
   std::uint64_t rows_ = 0, rows2_ = 0;
+  std::unique_ptr<HostBuffer> host_build_, host_probe_;
+  std::unique_ptr<DeviceBuffer> build_, probe_;
+  std::unique_ptr<JoinKernels> kernels_;  // after build_ and probe_, which it reads
   std::unique_ptr<PairsOutput> pairs_;
-  std::unique_ptr<HostBuffer> host_build_, host_probe_, host_words_;
-  std::unique_ptr<DeviceBuffer> build_, probe_, keys_, counts_, offsets_, status_, counter_, lookup_,
-      matches_, positions_, slots_;
-  std::unique_ptr<DeviceScan> scan_;
-  // The partitioned join's sides, allocated when a variant first asks for them.
-  bool partitioned_ = false;
-  std::unique_ptr<DeviceBuffer> part_build_keys_, part_build_rows_, part_probe_keys_, part_probe_rows_;
-  std::unique_ptr<RadixPartition> partition_build_, partition_probe_;
+  std::unique_ptr<OutputPairs> target_;
   double h2d_ms_ = 0;
+};
+
+// The pairs of a join on an application's columns, in arrays of the bound run's own: first with room for
+// one pair per probe row (unique build keys), grown to the pairs the device counts. The source plan counts
+// before it writes; an appending plan whose pairs did not fit appends them again into the grown arrays.
+class GrowingPairs final : public PairsTarget {
+ public:
+  GrowingPairs(Engine& engine, std::uint64_t initial) : engine_(engine), initial_(initial) {}
+  DeviceBuffer& left() override { return *left_; }
+  DeviceBuffer& right() override { return *right_; }
+  std::uint64_t capacity() const override { return capacity_; }
+  bool count(std::uint64_t pairs) override {
+    pairs_ = pairs;
+    if (pairs > capacity_) allocate(pairs);
+    return true;
+  }
+
+  // Arrays for the next execution, where the last ones were handed over.
+  void ensure() {
+    if (!left_) allocate(initial_);
+  }
+
+  // build rows, probe rows; `rows` the pairs.
+  DeviceResult take() {
+    ensure();
+    DeviceResult result{OutputKind::Pairs, {}, pairs_};
+    result.buffers.push_back(std::move(left_));
+    result.buffers.push_back(std::move(right_));
+    capacity_ = pairs_ = 0;
+    return result;
+  }
+
+ private:
+  void allocate(std::uint64_t pairs) {
+    if (pairs >= kMaxPairs) {
+      throw UsageError("the join produces " + std::to_string(pairs) +
+                       " pairs, more than the 2^31 varex handles");
+    }
+    const DeviceInfo& device = engine_.device();
+    capacity_ = std::max<std::uint64_t>(pairs, 1);
+    if (device.max_alloc && capacity_ * 4 > device.max_alloc) {
+      throw UsageError("the join's " + std::to_string(pairs) + " pairs do not fit in one buffer of " +
+                       device.id);
+    }
+    left_ = engine_.allocate(capacity_ * 4);
+    right_ = engine_.allocate(capacity_ * 4);
+  }
+
+  Engine& engine_;
+  std::uint64_t initial_;
+  std::uint64_t capacity_ = 0, pairs_ = 0;
+  std::unique_ptr<DeviceBuffer> left_, right_;
+};
+
+// On an application's columns: the build and probe keys as int32 arrays, read in place (the join's
+// kernels read no row past the counts, so no padding is needed); the table and scratch are the run's own.
+class HashJoinBound final : public VariantRun<HashJoinVariant, BoundRun> {
+ public:
+  HashJoinBound(Engine& engine, const Binding& binding)
+      : VariantRun(engine, "hash"), rows_(binding.rows[0]), rows2_(binding.rows[1]), pairs_(engine, rows2_) {
+    const char* const sides[] = {"build", "probe"};
+    for (std::size_t i = 0; i < 2; ++i) {
+      const std::uint64_t rows = binding.rows[i];
+      if (rows >= kMaxPairs)
+        throw UsageError(std::string("hashjoin handles fewer than 2^31 rows per side (") + sides[i] + ")");
+      if (binding.inputs[i]->bytes() < rows * 4)
+        throw UsageError(std::string("the ") + sides[i] + " side's buffer holds " +
+                         std::to_string(binding.inputs[i]->bytes()) + " bytes, " + std::to_string(rows) +
+                         " int32 keys need " + std::to_string(rows * 4));
+    }
+    kernels_ = std::make_unique<JoinKernels>(engine, *binding.inputs[0], *binding.inputs[1], rows_, rows2_);
+  }
+
+  // The operator's class (datasets::default_class) from what the call knows: the rows of both sides.
+  datasets::WorkloadClass workload_class() const override {
+    datasets::WorkloadClass c;
+    c.scale["rows"] = rows_;
+    c.scale["rows2"] = rows2_;
+    return c;
+  }
+
+  DeviceResult take_result() override { return pairs_.take(); }
+
+ private:
+  HashJoinVariant decode(const variants::Params& params) const override {
+    return HashJoinVariant(params, engine_.device());
+  }
+
+  void run(const HashJoinVariant& variant, KernelSequence& seq) override {
+    pairs_.ensure();
+    if (rows_ == 0 || rows2_ == 0) {
+      pairs_.count(0);  // an empty side: no pairs, and no kernel reads the caller's buffers
+      return;
+    }
+    kernels_->run(variant, seq, pairs_);
+  }
+
+  std::uint64_t rows_, rows2_;
+  GrowingPairs pairs_;
+  std::unique_ptr<JoinKernels> kernels_;
 };
 
 JoinPlan hashjoin_plan_named(const std::string& plan) {
@@ -416,6 +589,11 @@ DeviceFootprint HashJoinOperator::footprint(const datasets::WorkloadSpec& spec, 
 std::unique_ptr<PreparedRun> HashJoinOperator::prepare(Engine& engine,
                                                        const datasets::WorkloadSpec& spec) const {
   return std::make_unique<HashJoinRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> HashJoinOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  return std::make_unique<HashJoinBound>(engine, binding);
 }
 
 }  // namespace varex::operators

@@ -48,6 +48,9 @@ class HashJoinOperator final : public Operator {
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // The build and probe keys as the application's int32 arrays; the pairs (build rows, probe rows) in two
+  // uint32 arrays of the run's own.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 };
 
 }  // namespace varex::operators

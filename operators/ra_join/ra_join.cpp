@@ -92,6 +92,147 @@ RaJoinVariant::RaJoinVariant(const variants::Params& params, const DeviceInfo& d
              {"SCAN_ITEMS", std::to_string(DeviceScan::kItems)}};
 }
 
+// Where a join's pairs go: their tuples (in the variant's layout, SoA at a stride of capacity()), their
+// device counter, and the tuples that fit (the kernels write no further, and count them all).
+class JoinOutput {
+ public:
+  virtual DeviceBuffer& tuples() = 0;
+  virtual DeviceBuffer& count() = 0;
+  virtual std::uint64_t capacity() const = 0;
+  // Whether the output is sized by the join's total, read back once the counts are scanned and handed to
+  // reserve() before any pair is written: an application's call, whose join nobody has counted. varex's own
+  // runs hold the reference's size already and read nothing back for it.
+  virtual bool sized_by_total() const { return false; }
+  virtual void reserve(std::uint64_t /*total*/) {}
+
+ protected:
+  ~JoinOutput() = default;
+};
+
+// A join's kernels (or its vendor call) with their scratch, whoever owns the relations and the output.
+class JoinKernels {
+ public:
+  JoinKernels(Engine& engine, std::uint64_t n)
+      : engine_(engine),
+        // Partition sizes (partition) or left tuples' match counts (merge path), scanned in place: the
+        // offsets, their total behind them.
+        counts_(engine.allocate((n + 1) * 4)),
+        lower_(engine.allocate(std::max<std::uint64_t>(n, 1) * 4)),
+        bounds_(engine.allocate(2 * ((n + kMinPartition - 1) / kMinPartition + 1) * 4)),
+        scan_(std::make_unique<DeviceScan>(engine, n)),
+        total_(engine.allocate_host(4)) {}
+
+  void run(const RaJoinVariant& variant, KernelSequence& seq, const PairOperands& in, JoinOutput& out) {
+    if (in.n == 0) {
+      // No left tuple, no pair, in every variant: no kernel would have a work-item to write the count.
+      seq.fill("empty", out.count(), 0, 4);
+      return;
+    }
+    if (variant.vendor) {
+      run_cub(seq, in, out);
+      return;
+    }
+    const LaunchPlan& plan = variant.launch;
+    const auto n = static_cast<std::uint32_t>(in.n), m = static_cast<std::uint32_t>(in.m);
+    const auto lcap = static_cast<std::uint32_t>(in.left_capacity);
+    const auto rcap = static_cast<std::uint32_t>(in.right_capacity);
+    const DeviceBuffer& left = in.left;
+    const DeviceBuffer& right = in.right;
+    const std::uint32_t width = in.width;
+    if (variant.merge_path) {
+      const std::uint64_t ept = variant.ept;
+      for (const std::uint32_t upper : {0u, 1u}) {
+        seq.run(upper ? "upper" : "lower", "ra_join_bounds", plan.rows(in.n + in.m, ept),
+                {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
+                 KernelArg::of(n), KernelArg::of(m), KernelArg::of(width), KernelArg::of(lcap),
+                 KernelArg::of(rcap), KernelArg::of(upper)});
+      }
+      scan_->run(seq, "scan", *counts_, *counts_, in.n);
+      // A fixed grid strides over the steps; cover needs their number, so the total comes back first.
+      std::uint64_t total = 0;
+      if (!plan.fixed() || out.sized_by_total()) total = read_total(seq, in.n, out);
+      const auto ocap = static_cast<std::uint32_t>(out.capacity());
+      seq.run("expand", "ra_join_expand", plan.rows(in.n + total, ept),
+              {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
+               KernelArg::of(out.tuples()), KernelArg::of(out.count()), KernelArg::of(n),
+               KernelArg::of(width), KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap)});
+      return;
+    }
+    const std::uint64_t local = variant.local;
+    const std::uint64_t part = variant.partition;
+    const auto parts = static_cast<std::uint32_t>((in.n + part - 1) / part);
+    seq.run("partition", "ra_join_partition", LaunchShape{round_up(parts, local), local},
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(n),
+             KernelArg::of(m), KernelArg::of(width), KernelArg::of(lcap), KernelArg::of(rcap),
+             KernelArg::of(parts)});
+    const LaunchShape per_partition = plan.rows(std::uint64_t{parts} * local);  // a work-group each
+    seq.run("count", "ra_join_count", per_partition,
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(*counts_),
+             KernelArg::of(n), KernelArg::of(width), KernelArg::of(lcap), KernelArg::of(rcap),
+             KernelArg::of(parts)});
+    scan_->run(seq, "scan", *counts_, *counts_, parts);
+    if (out.sized_by_total()) read_total(seq, parts, out);
+    const auto ocap = static_cast<std::uint32_t>(out.capacity());
+    seq.run("join", "ra_join_write", per_partition,
+            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(*counts_),
+             KernelArg::of(out.tuples()), KernelArg::of(out.count()), KernelArg::of(n), KernelArg::of(width),
+             KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap), KernelArg::of(parts)});
+  }
+
+ private:
+  // The scanned counts' total (behind the first `items` offsets), read back; reserved for where the output
+  // is sized by it.
+  std::uint64_t read_total(KernelSequence& seq, std::uint64_t items, JoinOutput& out) {
+    seq.read(*total_, *counts_, 4, items * 4);
+    const std::uint64_t total = *total_->as<std::uint32_t>();
+    if (out.sized_by_total()) out.reserve(total);
+    return total;
+  }
+
+  // Thrust's vectorised bounds, CUB's scan and an expansion of the pairs (vendor/cub/varex_cub.cu); AoS. It
+  // writes the total and at most capacity() pairs: an output sized by the total that does not hold them
+  // takes its size from the count and the call runs again.
+  void run_cub(KernelSequence& seq, const PairOperands& in, JoinOutput& out) {
+    const varex_vendor_table& cub = *vendor_library();
+    const unsigned* left = vendor_words(engine_, in.left);
+    const unsigned* right = vendor_words(engine_, in.right);
+    const auto call = [&] {
+      unsigned* tuples = vendor_words(engine_, out.tuples());
+      unsigned* count = vendor_words(engine_, out.count());
+      const std::uint64_t capacity = out.capacity();
+      seq.vendor("thrust_join", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
+        return cub.join_sorted(temp, bytes, left, in.n, right, in.m, static_cast<int>(in.width), tuples,
+                               capacity, count, stream);
+      });
+    };
+    call();
+    if (!out.sized_by_total()) return;
+    seq.read(*total_, out.count(), 4, 0);
+    const std::uint64_t total = *total_->as<std::uint32_t>();
+    if (total == out.capacity()) return;
+    out.reserve(total);
+    call();
+  }
+
+  Engine& engine_;
+  std::unique_ptr<DeviceBuffer> counts_, lower_, bounds_;
+  std::unique_ptr<DeviceScan> scan_;
+  std::unique_ptr<HostBuffer> total_;
+  VendorScratch vendor_scratch_{engine_};
+};
+
+// varex's own run's output (RowsOutput, the reference's size).
+class RowsJoinOutput final : public JoinOutput {
+ public:
+  explicit RowsJoinOutput(RowsOutput& rows) : rows_(rows) {}
+  DeviceBuffer& tuples() override { return rows_.tuple_buffer(); }
+  DeviceBuffer& count() override { return rows_.count_buffer(); }
+  std::uint64_t capacity() const override { return rows_.capacity(); }
+
+ private:
+  RowsOutput& rows_;
+};
+
 class JoinRun final : public VariantRun<RaJoinVariant> {
  public:
   JoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "ra_join") {
@@ -105,32 +246,13 @@ class JoinRun final : public VariantRun<RaJoinVariant> {
     output_ = std::make_unique<RowsOutput>(engine, out_width, tuples, std::move(reference), /*counted=*/true,
                                            RowOrder::any(width_));
     inputs_ = std::make_unique<RelationPairInputs>(engine, left, right);
-    // Partition sizes (partition) or left tuples' match counts (merge path), scanned in place: the
-    // offsets, their total behind them.
-    counts_ = engine.allocate((n_ + 1) * 4);
-    lower_ = engine.allocate(std::max<std::uint64_t>(n_, 1) * 4);
-    bounds_ = engine.allocate(2 * ((n_ + kMinPartition - 1) / kMinPartition + 1) * 4);
-    scan_ = std::make_unique<DeviceScan>(engine, n_);
-    total_ = engine.allocate_host(4);
+    kernels_ = std::make_unique<JoinKernels>(engine, n_);
   }
 
   double h2d_ms() const override { return inputs_->h2d_ms(); }
   void restore_inputs() override { inputs_->restore(); }
 
   void poison() override { output_->poison(); }
-
-  // Thrust's vectorised bounds, CUB's scan and an expansion of the pairs (vendor/cub/varex_cub.cu); AoS.
-  void run_cub(KernelSequence& seq) {
-    const varex_vendor_table& cub = *vendor_library();
-    const unsigned* left = vendor_words(engine_, inputs_->left.buffer(TupleLayout::Aos));
-    const unsigned* right = vendor_words(engine_, inputs_->right.buffer(TupleLayout::Aos));
-    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
-    unsigned* count = vendor_words(engine_, output_->count_buffer());
-    seq.vendor("thrust_join", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
-      return cub.join_sorted(temp, bytes, left, n_, right, m_, static_cast<int>(width_), out,
-                             output_->capacity(), count, stream);
-    });
-  }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
   Digest reference() const override { return output_->reference(); }
@@ -148,72 +270,66 @@ class JoinRun final : public VariantRun<RaJoinVariant> {
   void run(const RaJoinVariant& variant, KernelSequence& seq) override {
     const TupleLayout layout = variant.layout;
     output_->set_layout(layout);
-    if (n_ == 0) {
-      // No left tuple, no pair, in every variant: no kernel would have a work-item to write the count.
-      seq.fill("empty", output_->count_buffer(), 0, 4);
-      return;
-    }
-    if (variant.vendor) {
-      run_cub(seq);
-      return;
-    }
-    const LaunchPlan& plan = variant.launch;
-    const auto n = static_cast<std::uint32_t>(n_), m = static_cast<std::uint32_t>(m_);
-    const auto lcap = static_cast<std::uint32_t>(inputs_->left.capacity());
-    const auto rcap = static_cast<std::uint32_t>(inputs_->right.capacity());
-    const auto ocap = static_cast<std::uint32_t>(output_->capacity());
-    const DeviceBuffer& left = inputs_->left.buffer(layout);
-    const DeviceBuffer& right = inputs_->right.buffer(layout);
-    if (variant.merge_path) {
-      const std::uint64_t ept = variant.ept;
-      for (const std::uint32_t upper : {0u, 1u}) {
-        seq.run(upper ? "upper" : "lower", "ra_join_bounds", plan.rows(n_ + m_, ept),
-                {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
-                 KernelArg::of(n), KernelArg::of(m), KernelArg::of(width_), KernelArg::of(lcap),
-                 KernelArg::of(rcap), KernelArg::of(upper)});
-      }
-      scan_->run(seq, "scan", *counts_, *counts_, n_);
-      // A fixed grid strides over the steps; cover needs their number, so the total comes back first.
-      std::uint64_t total = 0;
-      if (!plan.fixed()) {
-        seq.read(*total_, *counts_, 4, n_ * 4);
-        total = *total_->as<std::uint32_t>();
-      }
-      seq.run(
-          "expand", "ra_join_expand", plan.rows(n_ + total, ept),
-          {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*lower_), KernelArg::of(*counts_),
-           KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()), KernelArg::of(n),
-           KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap)});
-      return;
-    }
-    const std::uint64_t local = variant.local;
-    const std::uint64_t part = variant.partition;
-    const auto parts = static_cast<std::uint32_t>((n_ + part - 1) / part);
-    seq.run("partition", "ra_join_partition", LaunchShape{round_up(parts, local), local},
-            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(n),
-             KernelArg::of(m), KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap),
-             KernelArg::of(parts)});
-    const LaunchShape per_partition = plan.rows(std::uint64_t{parts} * local);  // a work-group each
-    seq.run("count", "ra_join_count", per_partition,
-            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(*counts_),
-             KernelArg::of(n), KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap),
-             KernelArg::of(parts)});
-    scan_->run(seq, "scan", *counts_, *counts_, parts);
-    seq.run("join", "ra_join_write", per_partition,
-            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*bounds_), KernelArg::of(*counts_),
-             KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()), KernelArg::of(n),
-             KernelArg::of(width_), KernelArg::of(lcap), KernelArg::of(rcap), KernelArg::of(ocap),
-             KernelArg::of(parts)});
+    const PairOperands in = inputs_->operands(layout);
+    RowsJoinOutput out(*output_);
+    kernels_->run(variant, seq, in, out);
   }
 
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
   std::unique_ptr<RelationPairInputs> inputs_;
-  std::unique_ptr<DeviceBuffer> counts_, lower_, bounds_;
-  std::unique_ptr<DeviceScan> scan_;
-  std::unique_ptr<HostBuffer> total_;
-  VendorScratch vendor_scratch_{engine_};
+  std::unique_ptr<JoinKernels> kernels_;
+};
+
+// On an application's relations (sorted by key, in the layout the binding gives, BoundRelationPair): the
+// join is counted on the device and its total read back before the pairs are written, into an output of
+// exactly that many tuples in the same layout, handed over with it. Joins of more than kMaxPairOutputTuples
+// pairs are refused then; variants of the other layout (and the vendor call, on SoA relations) refused.
+class JoinBound final : public VariantRun<RaJoinVariant, BoundRun>, private JoinOutput {
+ public:
+  JoinBound(Engine& engine, const Binding& binding)
+      : VariantRun(engine, "ra_join"),
+        pair_(engine, "ra_join", binding),
+        kernels_(engine, pair_.n()),
+        out_(engine, 2 * pair_.width() - 1) {}
+
+  datasets::WorkloadClass workload_class() const override { return pair_.workload_class(); }
+
+  std::map<std::string, std::string> fixed() const override {
+    return {{"layout", layout_name(pair_.layout())}};
+  }
+  std::string refuses(const variants::Params& params) const override {
+    const RaJoinVariant variant = decode(params);
+    return pair_.refuses(variant.layout, variant.vendor);
+  }
+
+  DeviceResult take_result() override { return out_.take(OutputKind::RowsMultiset); }
+
+ private:
+  RaJoinVariant decode(const variants::Params& params) const override {
+    return RaJoinVariant(params, engine_.device());
+  }
+
+  void run(const RaJoinVariant& variant, KernelSequence& seq) override {
+    if (const std::string refused = pair_.refuses(variant.layout, variant.vendor); !refused.empty())
+      throw UsageError("ra_join: " + refused);
+    if (!out_.held()) out_.reserve(0);  // sized by the total before any pair is written
+    kernels_.run(variant, seq, pair_.operands(), *this);
+  }
+
+  DeviceBuffer& tuples() override { return out_.tuples(); }
+  DeviceBuffer& count() override { return out_.count(); }
+  std::uint64_t capacity() const override { return out_.capacity(); }
+  bool sized_by_total() const override { return true; }
+  void reserve(std::uint64_t total) override {
+    refuse_oversized_output("join", pair_.n(), pair_.m(), total);
+    out_.reserve(total);
+  }
+
+  BoundRelationPair pair_;
+  JoinKernels kernels_;
+  BoundTuples out_;
 };
 
 }  // namespace
@@ -302,7 +418,7 @@ Defines RaJoinOperator::defines(const variants::Params& params, const DeviceInfo
 }
 
 datasets::WorkloadSpec RaJoinOperator::workload(const WorkloadOptions& options) const {
-  if (!options.query.empty()) throw UsageError("ra_join takes no query");
+  refuse_pair_query(name(), options);
   datasets::WorkloadSpec spec = sorted_pair_workload(name(), options, datasets::SortOrder::ByKey, same_rows);
   // rows x rows2 bounds the join; past the limit it is counted exactly.
   if (spec.rows() * relation_rows2(spec) > kMaxPairOutputTuples)
@@ -321,6 +437,11 @@ DeviceFootprint RaJoinOperator::footprint(const datasets::WorkloadSpec& spec, co
 std::unique_ptr<PreparedRun> RaJoinOperator::prepare(Engine& engine,
                                                      const datasets::WorkloadSpec& spec) const {
   return std::make_unique<JoinRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> RaJoinOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  return std::make_unique<JoinBound>(engine, binding);
 }
 
 }  // namespace varex::operators

@@ -45,6 +45,14 @@ class RaJoinOperator final : public Operator {
   std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 4; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // On an application's relations: inputs left and right of 1 + values uint32 words per tuple in the
+  // layout the query keys give (`values` 1 to 3, default 1; `layout` aos, the default, or soa: one array of
+  // rows words per attribute, back to back), each SORTED by key (unsigned; the caller sorts them, nothing
+  // checks). Variants of the other layout, and the vendor call on soa, are refused. The join's size is
+  // counted on the device and read back before the pairs are written; the result: one buffer of exactly
+  // that many output tuples (key, left values, right values) in the same layout (soa: at a stride of the
+  // result's rows), in the variant's order; `rows` the pairs.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 };
 
 }  // namespace varex::operators

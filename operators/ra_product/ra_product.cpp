@@ -44,6 +44,20 @@ struct ProductVariant : LaunchBundle {
   bool vector_store;  // store=vector
 };
 
+// PRODUCT's kernel, whoever owns the relations and the output: `out` holds `out_capacity` tuples of
+// 2 x width words (SoA's stride), every pair written.
+void run_product(const ProductVariant& variant, KernelSequence& seq, const PairOperands& in,
+                 DeviceBuffer& out, std::uint64_t out_capacity) {
+  const std::uint64_t local = variant.local;
+  const std::uint64_t ept = variant.ept;
+  const std::uint64_t tiles = ((in.n + ept - 1) / ept) * ((in.m + local - 1) / local);  // a work-group each
+  seq.run("product", "ra_product", variant.launch.rows(tiles * local),
+          {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(out),
+           KernelArg::of(static_cast<std::uint32_t>(in.n)), KernelArg::of(static_cast<std::uint32_t>(in.m)),
+           KernelArg::of(in.width), KernelArg::of(static_cast<std::uint32_t>(in.left_capacity)),
+           KernelArg::of(static_cast<std::uint32_t>(in.right_capacity)), KernelArg::of(out_capacity)});
+}
+
 class ProductRun final : public VariantRun<ProductVariant> {
  public:
   ProductRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "ra_product") {
@@ -80,22 +94,54 @@ class ProductRun final : public VariantRun<ProductVariant> {
   void run(const ProductVariant& variant, KernelSequence& seq) override {
     const TupleLayout layout = variant.layout;
     output_->set_layout(layout);
-    const std::uint64_t local = variant.local;
-    const std::uint64_t ept = variant.ept;
-    const std::uint64_t tiles = ((n_ + ept - 1) / ept) * ((m_ + local - 1) / local);  // a work-group each
-    seq.run("product", "ra_product", variant.launch.rows(tiles * local),
-            {KernelArg::of(inputs_->left.buffer(layout)), KernelArg::of(inputs_->right.buffer(layout)),
-             KernelArg::of(output_->tuple_buffer()), KernelArg::of(static_cast<std::uint32_t>(n_)),
-             KernelArg::of(static_cast<std::uint32_t>(m_)), KernelArg::of(1 + values_),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->left.capacity())),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->right.capacity())),
-             KernelArg::of(output_->capacity())});
+    const PairOperands in = inputs_->operands(layout);
+    run_product(variant, seq, in, output_->tuple_buffer(), output_->capacity());
   }
 
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t values_ = 0;
   std::unique_ptr<RowsOutput> output_;
   std::unique_ptr<RelationPairInputs> inputs_;
+};
+
+// On an application's relations (in any order, in the layout the binding gives, BoundRelationPair): the
+// product's n x m tuples (left key, right key, left values, right values), left-major, in the same layout,
+// into an output of exactly that size, handed over with n x m rows (not counted: every pair is written).
+// Variants of the other layout are refused.
+class ProductBound final : public VariantRun<ProductVariant, BoundRun> {
+ public:
+  ProductBound(Engine& engine, const Binding& binding)
+      : VariantRun(engine, "ra_product"),
+        pair_(engine, "ra_product", binding),
+        out_(engine, 2 * pair_.width()) {
+    refuse_oversized_output("product", pair_.n(), pair_.m(), pair_.n() * pair_.m());
+  }
+
+  datasets::WorkloadClass workload_class() const override { return pair_.workload_class(); }
+
+  std::map<std::string, std::string> fixed() const override {
+    return {{"layout", layout_name(pair_.layout())}};
+  }
+  std::string refuses(const variants::Params& params) const override {
+    return pair_.refuses(decode(params).layout, false);
+  }
+
+  DeviceResult take_result() override { return out_.take(OutputKind::Rows, pair_.n() * pair_.m()); }
+
+ private:
+  ProductVariant decode(const variants::Params& params) const override {
+    return ProductVariant(params, engine_.device());
+  }
+
+  void run(const ProductVariant& variant, KernelSequence& seq) override {
+    if (const std::string refused = pair_.refuses(variant.layout, false); !refused.empty())
+      throw UsageError("ra_product: " + refused);
+    out_.reserve(pair_.n() * pair_.m());
+    run_product(variant, seq, pair_.operands(), out_.tuples(), out_.capacity());
+  }
+
+  BoundRelationPair pair_;
+  BoundTuples out_;
 };
 
 }  // namespace
@@ -121,6 +167,7 @@ WorkloadDecl RaProductOperator::declaration() const {
   d.inputs[0].name = "left";
   d.inputs[1].name = "right";
   d.flags = relation_pair_flags("default: twice --rows");
+  d.query = relation_buffer_keys();
   d.output = OutputKind::Rows;
   return d;
 }
@@ -174,7 +221,7 @@ Defines RaProductOperator::defines(const variants::Params& params, const DeviceI
 
 datasets::WorkloadSpec RaProductOperator::workload(const WorkloadOptions& options) const {
   datasets::WorkloadSpec spec = relation_pair_workload(name(), options, twice);
-  if (!options.query.empty()) throw UsageError("ra_product takes no query");
+  refuse_pair_query(name(), options);
   refuse_oversized_output("product", spec, spec.rows() * relation_rows2(spec));
   return spec;
 }
@@ -188,6 +235,11 @@ DeviceFootprint RaProductOperator::footprint(const datasets::WorkloadSpec& spec,
 std::unique_ptr<PreparedRun> RaProductOperator::prepare(Engine& engine,
                                                         const datasets::WorkloadSpec& spec) const {
   return std::make_unique<ProductRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> RaProductOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  return std::make_unique<ProductBound>(engine, binding);
 }
 
 }  // namespace varex::operators

@@ -29,6 +29,12 @@ class RaProductOperator final : public Operator {
   std::uint64_t default_rows(std::uint64_t) const override { return 1ULL << 12; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // On an application's relations: inputs left and right of 1 + values uint32 words per tuple in the
+  // layout the query keys give (`values` 1 to 3, default 1; `layout` aos, the default, or soa: one array of
+  // rows words per attribute, back to back), in any order. Variants of the other layout are refused, and
+  // products of more than 2^30 tuples. The result: one buffer of the n x m output tuples, left-major, in the
+  // same layout (soa: at a stride of n x m); `rows` = n x m.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 };
 
 }  // namespace varex::operators

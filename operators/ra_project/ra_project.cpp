@@ -9,6 +9,7 @@
 #include "harness/operators/registry.hpp"
 #include "harness/operators/variant_run.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relation_call.hpp"
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
@@ -31,6 +32,28 @@ struct ProjectVariant : LaunchBundle {
   TupleLayout layout;
   std::uint64_t ept;
 };
+
+// The relation PROJECT reads, whoever owns its buffer: `rows` tuples of `width` words in the variant's
+// layout (under soa `capacity` tuples per column).
+struct ProjectInput {
+  const DeviceBuffer& buffer;
+  std::uint64_t rows;
+  std::uint32_t width;
+  std::uint64_t capacity;
+};
+
+// The kept attributes of every tuple of `in`, in the variant's layout, dense into `out` (under soa one
+// column of `rows` words after the other).
+void run_project(const ProjectVariant& variant, KernelSequence& seq, const ProjectInput& in,
+                 const std::vector<std::uint32_t>& keep, DeviceBuffer& out) {
+  std::uint32_t a[4] = {0, 0, 0, 0};
+  std::copy(keep.begin(), keep.end(), a);
+  seq.run("project", "ra_project", variant.launch.rows(in.rows, variant.ept),
+          {KernelArg::of(in.buffer), KernelArg::of(out), KernelArg::of(static_cast<std::uint32_t>(in.rows)),
+           KernelArg::of(in.width), KernelArg::of(static_cast<std::uint32_t>(in.capacity)),
+           KernelArg::of(static_cast<std::uint32_t>(keep.size())), KernelArg::of(a[0]), KernelArg::of(a[1]),
+           KernelArg::of(a[2]), KernelArg::of(a[3])});
+}
 
 class ProjectRun final : public VariantRun<ProjectVariant> {
  public:
@@ -62,16 +85,9 @@ class ProjectRun final : public VariantRun<ProjectVariant> {
   }
 
   void run(const ProjectVariant& variant, KernelSequence& seq) override {
-    const TupleLayout layout = variant.layout;
-    output_->set_layout(layout);
-    std::uint32_t a[4] = {0, 0, 0, 0};
-    std::copy(keep_.begin(), keep_.end(), a);
-    seq.run("project", "ra_project", variant.launch.rows(rows_, variant.ept),
-            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->tuple_buffer()),
-             KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(width_),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->capacity())),
-             KernelArg::of(static_cast<std::uint32_t>(keep_.size())), KernelArg::of(a[0]),
-             KernelArg::of(a[1]), KernelArg::of(a[2]), KernelArg::of(a[3])});
+    output_->set_layout(variant.layout);
+    run_project(variant, seq, {inputs_->buffer(variant.layout), rows_, width_, inputs_->capacity()}, keep_,
+                output_->tuple_buffer());
   }
 
   std::vector<std::uint32_t> keep_;
@@ -79,6 +95,25 @@ class ProjectRun final : public VariantRun<ProjectVariant> {
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
   std::unique_ptr<RelationInputs> inputs_;
+};
+
+// On an application's relation (relation_call.hpp): the kept attributes of every tuple, in the input's
+// layout (soa: one column of rows words per kept attribute, back to back), in one buffer of the bound run's
+// own.
+class ProjectBound final : public RelationCall<ProjectVariant> {
+ public:
+  ProjectBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class,
+               std::vector<std::uint32_t> keep)
+      : RelationCall(engine, "ra_project", relation, std::move(workload_class), OutputKind::Rows),
+        keep_(std::move(keep)) {}
+
+ private:
+  void run(const ProjectVariant& variant, KernelSequence& seq) override {
+    DeviceBuffer& out = output(relation_.rows * keep_.size() * 4);
+    run_project(variant, seq, {in(), relation_.rows, relation_.width, relation_.rows}, keep_, out);
+  }
+
+  std::vector<std::uint32_t> keep_;
 };
 
 }  // namespace
@@ -155,6 +190,15 @@ DeviceFootprint RaProjectOperator::footprint(const datasets::WorkloadSpec& spec,
 std::unique_ptr<PreparedRun> RaProjectOperator::prepare(Engine& engine,
                                                         const datasets::WorkloadSpec& spec) const {
   return std::make_unique<ProjectRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> RaProjectOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  std::map<std::string, std::string> query = binding.query;
+  const BoundRelation relation = bound_relation(name(), *binding.inputs[0], binding.rows[0], query);
+  std::vector<std::uint32_t> keep = parse_projection(query, relation.values());
+  datasets::WorkloadClass workload_class = relation_call_class(*this, relation, {{"keep", keep}});
+  return std::make_unique<ProjectBound>(engine, relation, std::move(workload_class), std::move(keep));
 }
 
 }  // namespace varex::operators

@@ -10,6 +10,7 @@
 #include "harness/operators/variant_run.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/scalar.hpp"
+#include "operators/common/relations/relation_call.hpp"
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
@@ -47,6 +48,58 @@ struct ReduceVariant : LaunchBundle {
   std::uint64_t ept;
 };
 
+// The relation REDUCE reads, whoever owns its buffer: `rows` tuples of `width` words in the variant's
+// layout (under soa `capacity` tuples per column), and the attribute summed.
+struct ReduceInput {
+  const DeviceBuffer& buffer;
+  std::uint64_t rows;
+  std::uint32_t width;
+  std::uint64_t capacity;
+  std::uint32_t attribute;
+};
+
+// cub::DeviceReduce::Sum of the attribute's column (strided in AoS), widened to 64 bits.
+void run_reduce_cub(Engine& engine, VendorScratch& scratch, const ReduceVariant& variant, KernelSequence& seq,
+                    const ReduceInput& in, DeviceBuffer& parts) {
+  const varex_vendor_table& cub = *vendor_library();
+  const auto* base = static_cast<const unsigned*>(engine.native_address(in.buffer));
+  const bool soa = variant.layout == TupleLayout::Soa;
+  const unsigned* column = base + (soa ? in.attribute * in.capacity : in.attribute);
+  const std::uint64_t stride = soa ? 1 : in.width;
+  auto* sum = static_cast<unsigned long long*>(engine.native_address(parts));
+  seq.vendor("cub_sum", scratch, [&](void* temp, std::size_t* bytes, void* stream) {
+    return cub.sum_u32(temp, bytes, column, stride, sum, in.rows, stream);
+  });
+}
+
+// REDUCE of `in` into `parts` (64-bit words, `most_parts` of them; the vendor call's scratch in `scratch`):
+// returns how many partial sums it leaves at the buffer's start (1: the sum itself).
+std::uint64_t run_reduce(Engine& engine, VendorScratch& scratch, const ReduceVariant& variant,
+                         KernelSequence& seq, const ReduceInput& in, DeviceBuffer& parts,
+                         std::uint64_t most_parts) {
+  if (in.rows == 0) {
+    // The sum of no value, in every variant: no kernel would have a work-item to write it.
+    seq.fill("empty", parts, 0, 8);
+    return 1;
+  }
+  if (variant.vendor) {
+    run_reduce_cub(engine, scratch, variant, seq, in, parts);
+    return 1;
+  }
+  const std::uint64_t local = variant.local;
+  const LaunchShape shape = variant.launch.rows(in.rows, variant.ept);
+  const std::uint64_t groups = shape.global / local;
+  if (groups > most_parts) throw LaunchError("ra_reduce: more work-groups than partial sums");
+  seq.run("reduce", "ra_reduce", shape,
+          {KernelArg::of(in.buffer), KernelArg::of(parts), KernelArg::of(static_cast<std::uint32_t>(in.rows)),
+           KernelArg::of(in.width), KernelArg::of(static_cast<std::uint32_t>(in.capacity)),
+           KernelArg::of(in.attribute)});
+  if (!variant.finish_on_device) return groups;
+  seq.run("finish", "ra_reduce_finish", LaunchShape{local, local},
+          {KernelArg::of(parts), KernelArg::of(static_cast<std::uint32_t>(groups))});
+  return 1;
+}
+
 class ReduceRun final : public VariantRun<ReduceVariant> {
  public:
   ReduceRun(Engine& engine, const datasets::WorkloadSpec& spec)
@@ -76,43 +129,10 @@ class ReduceRun final : public VariantRun<ReduceVariant> {
   }
 
   void run(const ReduceVariant& variant, KernelSequence& seq) override {
-    const TupleLayout layout = variant.layout;
-    if (rows_ == 0) {
-      // The sum of no value, in every variant: no kernel would have a work-item to write it.
-      seq.fill("empty", output_->buffer(), 0, 8);
-      output_->set_parts(1);
-      return;
-    }
-    if (variant.vendor) return run_cub(layout, seq);
-    const std::uint64_t local = variant.local;
-    const LaunchShape shape = variant.launch.rows(rows_, variant.ept);
-    const std::uint64_t groups = shape.global / local;
-    if (groups > output_->max_parts()) throw LaunchError("ra_reduce: more work-groups than partial sums");
-    seq.run("reduce", "ra_reduce", shape,
-            {KernelArg::of(inputs_->buffer(layout)), KernelArg::of(output_->buffer()),
-             KernelArg::of(static_cast<std::uint32_t>(rows_)), KernelArg::of(width_),
-             KernelArg::of(static_cast<std::uint32_t>(inputs_->capacity())), KernelArg::of(attribute_)});
-    if (variant.finish_on_device) {
-      seq.run("finish", "ra_reduce_finish", LaunchShape{local, local},
-              {KernelArg::of(output_->buffer()), KernelArg::of(static_cast<std::uint32_t>(groups))});
-      output_->set_parts(1);
-    } else {
-      output_->set_parts(groups);
-    }
-  }
-
-  // cub::DeviceReduce::Sum of the attribute's column (strided in AoS), widened to 64 bits.
-  void run_cub(TupleLayout layout, KernelSequence& seq) {
-    const varex_vendor_table& cub = *vendor_library();
-    const auto* base = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(layout)));
-    const bool soa = layout == TupleLayout::Soa;
-    const unsigned* column = base + (soa ? attribute_ * inputs_->capacity() : attribute_);
-    const std::uint64_t stride = soa ? 1 : width_;
-    auto* sum = static_cast<unsigned long long*>(engine_.native_address(output_->buffer()));
-    seq.vendor("cub_sum", scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
-      return cub.sum_u32(temp, bytes, column, stride, sum, rows_, stream);
-    });
-    output_->set_parts(1);
+    output_->set_parts(
+        run_reduce(engine_, scratch_, variant, seq,
+                   {inputs_->buffer(variant.layout), rows_, width_, inputs_->capacity(), attribute_},
+                   output_->buffer(), output_->max_parts()));
   }
 
   std::uint32_t attribute_;
@@ -120,6 +140,45 @@ class ReduceRun final : public VariantRun<ReduceVariant> {
   std::uint32_t width_ = 0;
   std::unique_ptr<ScalarOutput> output_;
   std::unique_ptr<RelationInputs> inputs_;
+  VendorScratch scratch_{engine_};
+};
+
+// On an application's relation (relation_call.hpp): the sum, an unsigned 64-bit word (modulo 2^64) at
+// the start of a buffer of the bound run's own. A variant that finishes on the host (finish=host)
+// downloads the partial sums, adds them on the host, as the prepared run's collection does, and writes
+// the sum to the buffer's first word.
+class ReduceBound final : public RelationCall<ReduceVariant> {
+ public:
+  ReduceBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class,
+              std::uint32_t attribute)
+      : RelationCall(engine, "ra_reduce", relation, std::move(workload_class), OutputKind::Scalar),
+        attribute_(attribute),
+        max_parts_(max_parts(relation.rows, engine.device())),
+        host_sum_(engine.allocate_host(8)) {}
+
+ private:
+  void run(const ReduceVariant& variant, KernelSequence& seq) override {
+    DeviceBuffer& out = output(max_parts_ * 8);
+    const std::uint64_t parts =
+        run_reduce(engine_, scratch_, variant, seq,
+                   {in(), relation_.rows, relation_.width, relation_.rows, attribute_}, out, max_parts_);
+    if (parts > 1) finish_on_host(seq, out, parts);
+  }
+
+  // The partial sums downloaded and added, the sum written to the buffer's first word.
+  void finish_on_host(KernelSequence& seq, DeviceBuffer& out, std::uint64_t parts) {
+    if (!host_parts_ || host_parts_->bytes() < parts * 8) host_parts_ = engine_.allocate_host(parts * 8);
+    seq.read(*host_parts_, out, parts * 8, 0);
+    const auto* words = host_parts_->as<std::uint64_t>();
+    std::uint64_t sum = 0;
+    for (std::uint64_t p = 0; p < parts; ++p) sum += words[p];
+    *host_sum_->as<std::uint64_t>() = sum;
+    engine_.upload(out, 0, *host_sum_, 8)->elapsed_ms();
+  }
+
+  std::uint32_t attribute_;
+  std::uint64_t max_parts_;
+  std::unique_ptr<HostBuffer> host_parts_, host_sum_;
   VendorScratch scratch_{engine_};
 };
 
@@ -203,6 +262,15 @@ DeviceFootprint RaReduceOperator::footprint(const datasets::WorkloadSpec& spec,
 std::unique_ptr<PreparedRun> RaReduceOperator::prepare(Engine& engine,
                                                        const datasets::WorkloadSpec& spec) const {
   return std::make_unique<ReduceRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> RaReduceOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  std::map<std::string, std::string> query = binding.query;
+  const BoundRelation relation = bound_relation(name(), *binding.inputs[0], binding.rows[0], query);
+  const std::uint32_t attribute = parse_reduce_attribute(query, relation.values());
+  return std::make_unique<ReduceBound>(
+      engine, relation, relation_call_class(*this, relation, {{"attr", attribute}}), attribute);
 }
 
 }  // namespace varex::operators

@@ -21,68 +21,72 @@ constexpr std::uint32_t kPair = 2;  // output attributes: key, sum
 
 constexpr TileSelectFamily kReduceByKeyFamily{"ra_reduce_by_key", "segmented_scan", "ALGO_SEGSCAN"};
 
-class ReduceByKeyRun final : public RelationRun {
+// The source's alg. 11 or the segmented scan, and CUB's ReduceByKey, over a relation whoever owns it.
+class ReduceByKeyKernels final : public TileSelectKernels {
  public:
-  ReduceByKeyRun(Engine& engine, const datasets::Relation& relation)
-      : RelationRun(engine, kReduceByKeyFamily, relation, kPair, reduce_by_key_reference(relation)),
-        tails_(tiles_.tile_words()),
-        sizes_(tiles_.tile_words()) {}
-
-  // At least: every key and v0 read, the runs' keys and sums and their count written.
-  std::uint64_t bytes_moved() const override { return rows_ * 8 + output_->bytes_written(); }
+  ReduceByKeyKernels(Engine& engine, TileSelect& tiles)
+      : TileSelectKernels(engine, tiles), tails_(tiles.tile_words()), sizes_(tiles.tile_words()) {}
 
  private:
-  void run_own(const TileSelectVariant& variant, KernelSequence& seq) override {
+  void run_own(const TileSelectVariant& variant, const RelationBuffers& b, KernelSequence& seq) override {
     const TileSelect::Tiles tiles = tiles_.tiles(variant);
-    const DeviceBuffer& in = inputs_->buffer(variant.layout);
     DeviceBuffer& counts = tiles_.counts();
     if (variant.own_algorithm) {  // segmented scan
       // counts: run ends per tile, then their offsets; tails_: tile aggregates, then carries; sizes_: flags.
       seq.run("reduce", "ra_rbk_reduce", tiles.over_tiles,
-              {KernelArg::of(in), KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(counts),
-               KernelArg::of(n()), KernelArg::of(width_), KernelArg::of(in_capacity()),
+              {KernelArg::of(b.in), KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(counts),
+               KernelArg::of(b.n()), KernelArg::of(b.width), KernelArg::of(b.in_cap()),
                KernelArg::of(tiles.count)});
       seq.run("carries", "ra_rbk_carries", LaunchShape{tiles.local, tiles.local},
-              {KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(counts),
-               KernelArg::of(output_->count_buffer()), KernelArg::of(tiles.count)});
+              {KernelArg::of(*sizes_), KernelArg::of(*tails_), KernelArg::of(counts), KernelArg::of(b.count),
+               KernelArg::of(tiles.count)});
       seq.run("scatter", "ra_rbk_scatter", tiles.over_tiles,
-              {KernelArg::of(in), KernelArg::of(output_->tuple_buffer()), KernelArg::of(*tails_),
-               KernelArg::of(counts), KernelArg::of(n()), KernelArg::of(width_), KernelArg::of(in_capacity()),
-               KernelArg::of(out_capacity()), KernelArg::of(tiles.count)});
+              {KernelArg::of(b.in), KernelArg::of(b.out), KernelArg::of(*tails_), KernelArg::of(counts),
+               KernelArg::of(b.n()), KernelArg::of(b.width), KernelArg::of(b.in_cap()),
+               KernelArg::of(b.out_cap()), KernelArg::of(tiles.count)});
       return;
     }
     const std::uint32_t mid_capacity = tiles_.mid_capacity();
     seq.run("partition", "ra_rbk_partition", tiles.over_tiles,
-            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(*tails_),
-             KernelArg::of(n()), KernelArg::of(width_), KernelArg::of(in_capacity()),
+            {KernelArg::of(b.in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(*tails_),
+             KernelArg::of(b.n()), KernelArg::of(b.width), KernelArg::of(b.in_cap()),
              KernelArg::of(mid_capacity), KernelArg::of(tiles.count)});
     seq.run("edges", "ra_rbk_edges", LaunchShape{round_up(tiles.count, tiles.local), tiles.local},
-            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(*tails_),
-             KernelArg::of(*sizes_), KernelArg::of(width_), KernelArg::of(in_capacity()),
+            {KernelArg::of(b.in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(*tails_),
+             KernelArg::of(*sizes_), KernelArg::of(b.width), KernelArg::of(b.in_cap()),
              KernelArg::of(mid_capacity), KernelArg::of(tiles.count)});
-    gather(seq, variant, tiles, *sizes_);
+    gather(seq, variant, tiles, *sizes_, b);
   }
 
   // CUB's DeviceReduce::ReduceByKey over strided views of the keys and v0, into the (key, sum) pairs in
   // either layout.
-  void run_vendor(const TileSelectVariant& variant, KernelSequence& seq) override {
+  void run_vendor(const TileSelectVariant& variant, const RelationBuffers& b, KernelSequence& seq) override {
     const varex_vendor_table& cub = *vendor_library();
     const bool soa = variant.layout == TupleLayout::Soa;
-    const auto* in = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(variant.layout)));
-    const std::uint64_t in_stride = soa ? 1 : width_;
+    const auto* in = static_cast<const unsigned*>(engine_.native_address(b.in));
+    const std::uint64_t in_stride = soa ? 1 : b.width;
     const unsigned* keys = in;
-    const unsigned* values = in + (soa ? inputs_->capacity() : 1);
-    auto* out = static_cast<unsigned*>(engine_.native_address(output_->tuple_buffer()));
-    unsigned* sums = out + (soa ? output_->capacity() : 1);
+    const unsigned* values = in + (soa ? b.in_capacity : 1);
+    auto* out = static_cast<unsigned*>(engine_.native_address(b.out));
+    unsigned* sums = out + (soa ? b.out_capacity : 1);
     const std::uint64_t out_stride = soa ? 1 : kPair;
-    auto* runs = static_cast<unsigned*>(engine_.native_address(output_->count_buffer()));
+    auto* runs = static_cast<unsigned*>(engine_.native_address(b.count));
     seq.vendor("cub_reduce_by_key", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
       return cub.reduce_by_key(temp, bytes, keys, in_stride, values, in_stride, out, sums, out_stride, runs,
-                               rows_, stream);
+                               b.rows, stream);
     });
   }
 
   std::unique_ptr<DeviceBuffer> tails_, sizes_;
+};
+
+class ReduceByKeyRun final : public RelationRun {
+ public:
+  ReduceByKeyRun(Engine& engine, TileSelectParts parts, const datasets::Relation& relation)
+      : RelationRun(engine, std::move(parts), relation, reduce_by_key_reference(relation)) {}
+
+  // At least: every key and v0 read, the runs' keys and sums and their count written.
+  std::uint64_t bytes_moved() const override { return rows_ * 8 + output_->bytes_written(); }
 };
 
 }  // namespace
@@ -138,7 +142,13 @@ DeviceFootprint RaReduceByKeyOperator::footprint(const datasets::WorkloadSpec& s
 
 std::unique_ptr<PreparedRun> RaReduceByKeyOperator::prepare(Engine& engine,
                                                             const datasets::WorkloadSpec& spec) const {
-  return std::make_unique<ReduceByKeyRun>(engine, materialise_relation(spec));
+  return std::make_unique<ReduceByKeyRun>(engine, parts(spec), materialise_relation(spec));
+}
+
+TileSelectParts RaReduceByKeyOperator::parts(const datasets::WorkloadSpec&) const {
+  return {kReduceByKeyFamily, kPair, false, [](Engine& engine, TileSelect& tiles) {
+            return std::make_unique<ReduceByKeyKernels>(engine, tiles);
+          }};
 }
 
 }  // namespace varex::operators

@@ -20,6 +20,9 @@ class RaReduceByKeyOperator final : public TileSelectOperator {
   RaReduceByKeyOperator();
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+
+ protected:
+  TileSelectParts parts(const datasets::WorkloadSpec& spec) const override;
 };
 
 }  // namespace varex::operators

@@ -22,51 +22,49 @@ namespace {
 
 constexpr TileSelectFamily kSelectFamily{"ra_select", "single_pass", "ALGO_SINGLE"};
 
-class SelectRun final : public RelationRun {
+// The source's four kernels or the single pass, and CUB's select, over a relation whoever owns it.
+class SelectKernels final : public TileSelectKernels {
  public:
-  SelectRun(const datasets::Relation& relation, const KeyRangeQuery& query, Engine& engine)
-      : RelationRun(engine, kSelectFamily, relation, relation.attributes(),
-                    select_reference(relation, query)),
-        range_(query.inclusive()) {
-    state_ = engine.allocate(2 * (rows_ / TileSelect::kMinLocal + 2) * 4);  // aggregates and prefixes
+  SelectKernels(Engine& engine, TileSelect& tiles, std::uint64_t rows, const KeyRange& range)
+      : TileSelectKernels(engine, tiles), range_(range) {
+    state_ = engine.allocate(2 * (rows / TileSelect::kMinLocal + 2) * 4);  // aggregates and prefixes
     ticket_ = engine.allocate(4);
   }
 
  private:
-  void run_own(const TileSelectVariant& variant, KernelSequence& seq) override {
+  void run_own(const TileSelectVariant& variant, const RelationBuffers& b, KernelSequence& seq) override {
     const TileSelect::Tiles tiles = tiles_.tiles(variant);
-    const DeviceBuffer& in = inputs_->buffer(variant.layout);
     if (variant.own_algorithm) {  // single pass
       if (tiles.count == 0) {     // an empty relation: no tile, so no kernel would write the count
-        seq.fill("clear", output_->count_buffer(), 0, 4);
+        seq.fill("clear", b.count, 0, 4);
         return;
       }
       seq.fill("clear", *state_, 0, 2 * std::uint64_t{tiles.count} * 4);  // the tiles' published counts
       seq.fill("clear", *ticket_, 0, 4);
-      seq.run(
-          "single_pass", "ra_select_single", tiles.over_tiles,
-          {KernelArg::of(in), KernelArg::of(output_->tuple_buffer()), KernelArg::of(output_->count_buffer()),
-           KernelArg::of(*state_), KernelArg::of(*ticket_), KernelArg::of(n()), KernelArg::of(width_),
-           KernelArg::of(in_capacity()), KernelArg::of(out_capacity()), KernelArg::of(tiles.count),
-           KernelArg::of(range_.lo), KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
+      seq.run("single_pass", "ra_select_single", tiles.over_tiles,
+              {KernelArg::of(b.in), KernelArg::of(b.out), KernelArg::of(b.count), KernelArg::of(*state_),
+               KernelArg::of(*ticket_), KernelArg::of(b.n()), KernelArg::of(b.width),
+               KernelArg::of(b.in_cap()), KernelArg::of(b.out_cap()), KernelArg::of(tiles.count),
+               KernelArg::of(range_.lo), KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
       return;
     }
     seq.run("partition", "ra_select_partition", tiles.over_tiles,
-            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(tiles_.counts()),
-             KernelArg::of(n()), KernelArg::of(width_), KernelArg::of(in_capacity()),
+            {KernelArg::of(b.in), KernelArg::of(tiles_.mid()), KernelArg::of(tiles_.counts()),
+             KernelArg::of(b.n()), KernelArg::of(b.width), KernelArg::of(b.in_cap()),
              KernelArg::of(tiles_.mid_capacity()), KernelArg::of(tiles.count), KernelArg::of(range_.lo),
              KernelArg::of(range_.hi), KernelArg::of(range_.neg)});
-    gather(seq, variant, tiles, tiles_.counts());
+    gather(seq, variant, tiles, tiles_.counts(), b);
   }
 
-  // cub::DeviceSelect::If over whole tuples (AoS), the count into the output's counter.
-  void run_vendor(const TileSelectVariant&, KernelSequence& seq) override {
+  // cub::DeviceSelect::If over whole tuples (AoS: the vendor variant takes no layout), the count into the
+  // output's counter.
+  void run_vendor(const TileSelectVariant&, const RelationBuffers& b, KernelSequence& seq) override {
     const varex_vendor_table& cub = *vendor_library();
-    const unsigned* in = vendor_words(engine_, inputs_->buffer(TupleLayout::Aos));
-    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
-    unsigned* count = vendor_words(engine_, output_->count_buffer());
+    const unsigned* in = vendor_words(engine_, b.in);
+    unsigned* out = vendor_words(engine_, b.out);
+    unsigned* count = vendor_words(engine_, b.count);
     seq.vendor("cub_select", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
-      return cub.select_key_range(temp, bytes, in, out, count, rows_, static_cast<int>(width_), range_.lo,
+      return cub.select_key_range(temp, bytes, in, out, count, b.rows, static_cast<int>(b.width), range_.lo,
                                   range_.hi, static_cast<int>(range_.neg), stream);
     });
   }
@@ -74,6 +72,12 @@ class SelectRun final : public RelationRun {
   KeyRange range_;
   std::unique_ptr<DeviceBuffer> state_, ticket_;
 };
+
+// The query and the share of uniform keys it keeps, however it was given (a scale of the workload class).
+void put_query(const KeyRangeQuery& query, datasets::WorkloadSpec& spec) {
+  spec.query = query.to_json();
+  if (spec.generator != "file") spec.params["selectivity"] = std::round(query.uniform_share() * 1e6) / 1e6;
+}
 
 }  // namespace
 
@@ -121,12 +125,23 @@ std::vector<QueryKeyDecl> RaSelectOperator::query_keys() const {
 }
 
 void RaSelectOperator::read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const {
-  const KeyRangeQuery query =
-      options.query.empty() ? KeyRangeQuery::for_selectivity(options.number("selectivity").value_or(0.5))
-                            : KeyRangeQuery::parse(options.query);
-  spec.query = query.to_json();
-  // The share of uniform keys the query keeps, however it was given (a scale of the workload class).
-  if (spec.generator != "file") spec.params["selectivity"] = std::round(query.uniform_share() * 1e6) / 1e6;
+  put_query(options.query.empty()
+                ? KeyRangeQuery::for_selectivity(options.number("selectivity").value_or(0.5))
+                : KeyRangeQuery::parse(options.query),
+            spec);
+}
+
+void RaSelectOperator::read_bound_query(const std::map<std::string, std::string>& query,
+                                        datasets::WorkloadSpec& spec) const {
+  put_query(KeyRangeQuery::parse(query), spec);  // no key: every tuple
+}
+
+TileSelectParts RaSelectOperator::parts(const datasets::WorkloadSpec& spec) const {
+  const KeyRange range = KeyRangeQuery::from_json(spec.query).inclusive();
+  const std::uint64_t rows = spec.rows();
+  return {kSelectFamily, 1 + relation_values(spec), false, [rows, range](Engine& engine, TileSelect& tiles) {
+            return std::make_unique<SelectKernels>(engine, tiles, rows, range);
+          }};
 }
 
 DeviceFootprint RaSelectOperator::footprint(const datasets::WorkloadSpec& spec, const DeviceInfo&) const {
@@ -140,8 +155,9 @@ DeviceFootprint RaSelectOperator::footprint(const datasets::WorkloadSpec& spec, 
 
 std::unique_ptr<PreparedRun> RaSelectOperator::prepare(Engine& engine,
                                                        const datasets::WorkloadSpec& spec) const {
-  return std::make_unique<SelectRun>(materialise_relation(spec), KeyRangeQuery::from_json(spec.query),
-                                     engine);
+  const datasets::Relation relation = materialise_relation(spec);
+  return std::make_unique<RelationRun>(engine, parts(spec), relation,
+                                       select_reference(relation, KeyRangeQuery::from_json(spec.query)));
 }
 
 }  // namespace varex::operators

@@ -30,6 +30,10 @@ class RaSelectOperator final : public TileSelectOperator {
   std::vector<FlagDecl> own_flags() const override;
   std::vector<QueryKeyDecl> query_keys() const override;
   void read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const override;
+  // lo, hi, lo_inclusive, hi_inclusive, negate as text; none: every tuple.
+  void read_bound_query(const std::map<std::string, std::string>& query,
+                        datasets::WorkloadSpec& spec) const override;
+  TileSelectParts parts(const datasets::WorkloadSpec& spec) const override;
 };
 
 }  // namespace varex::operators

@@ -63,6 +63,77 @@ std::uint64_t max_result(SetOperation operation, std::uint64_t n, std::uint64_t 
   return n + m;
 }
 
+// The label of the vendor call's time: "thrust_" and the operation as the operator's name gives it.
+std::string vendor_label(SetOperation operation) {
+  switch (operation) {
+    case SetOperation::Intersection:
+      return "thrust_intersect";
+    case SetOperation::Union:
+      return "thrust_union";
+    case SetOperation::Difference:
+      return "thrust_difference";
+  }
+  return "thrust_set";
+}
+
+// A set operation's kernels (or its vendor call) with their scratch, whoever owns the relations (packed
+// tuples sorted by tuple) and the output (packed tuples, `capacity` of them, and the device's count).
+class SetKernels {
+ public:
+  SetKernels(Engine& engine, std::uint64_t n, std::uint64_t m)
+      : engine_(engine), counts_(engine.allocate(((n + m) / kMinTile + 2) * 4)) {}
+
+  void run(const RaSetVariant& variant, KernelSequence& seq, const PairOperands& in, DeviceBuffer& out,
+           DeviceBuffer& count, std::uint64_t capacity) {
+    if (variant.vendor) {
+      run_cub(variant, seq, in, out, count);
+      return;
+    }
+    const std::uint64_t local = variant.local;
+    const std::uint64_t tile = local * variant.ept;
+    // Rank's candidates are the left tuples (and the right ones for UNION), merge path's the merge's steps.
+    const std::uint64_t candidates =
+        variant.merge || variant.operation == SetOperation::Union ? in.n + in.m : in.n;
+    const auto tiles = static_cast<std::uint32_t>((candidates + tile - 1) / tile);
+    const LaunchShape over_tiles = variant.launch.rows(std::uint64_t{tiles} * local);
+    const auto n = static_cast<std::uint32_t>(in.n);
+    const auto m = static_cast<std::uint32_t>(in.m);
+    seq.run("count", "ra_set_count", over_tiles,
+            {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(*counts_), KernelArg::of(n),
+             KernelArg::of(m), KernelArg::of(in.width), KernelArg::of(tiles)});
+    seq.run("offsets", "compact_offsets", LaunchShape{local, local},
+            {KernelArg::of(*counts_), KernelArg::of(count), KernelArg::of(tiles)});
+    seq.run("scatter", "ra_set_scatter", over_tiles,
+            {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(out), KernelArg::of(*counts_),
+             KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width),
+             KernelArg::of(static_cast<std::uint32_t>(capacity)), KernelArg::of(tiles)});
+  }
+
+  std::uint64_t scratch_bytes() const { return counts_->bytes(); }
+
+ private:
+  // Thrust's set algorithm over whole tuples (vendor/cub/varex_cub.cu), unbounded: the output must hold
+  // the operation's largest result; the count written on the device.
+  void run_cub(const RaSetVariant& variant, KernelSequence& seq, const PairOperands& in, DeviceBuffer& out,
+               DeviceBuffer& count) {
+    const varex_vendor_table& cub = *vendor_library();
+    const unsigned* left = vendor_words(engine_, in.left);
+    const unsigned* right = vendor_words(engine_, in.right);
+    unsigned* tuples = vendor_words(engine_, out);
+    unsigned* counter = vendor_words(engine_, count);
+    const int operation = operation_number(variant.operation);
+    seq.vendor(vendor_label(variant.operation), vendor_scratch_,
+               [&](void* temp, std::size_t* bytes, void* stream) {
+                 return cub.set_operation(temp, bytes, left, in.n, right, in.m, tuples, counter,
+                                          static_cast<int>(in.width), operation, stream);
+               });
+  }
+
+  Engine& engine_;
+  std::unique_ptr<DeviceBuffer> counts_;
+  VendorScratch vendor_scratch_{engine_};
+};
+
 class SetRun final : public VariantRun<RaSetVariant> {
  public:
   SetRun(Engine& engine, const RaSetOperator& op, const datasets::WorkloadSpec& spec)
@@ -77,7 +148,7 @@ class SetRun final : public VariantRun<RaSetVariant> {
     output_ = std::make_unique<RowsOutput>(engine, width_, expected, std::move(reference), /*counted=*/true,
                                            RowOrder::any());
     inputs_ = std::make_unique<RelationPairInputs>(engine, left, right);
-    counts_ = engine.allocate(((n_ + m_) / kMinTile + 2) * 4);
+    kernels_ = std::make_unique<SetKernels>(engine, n_, m_);
   }
 
   double h2d_ms() const override { return inputs_->h2d_ms(); }
@@ -86,44 +157,8 @@ class SetRun final : public VariantRun<RaSetVariant> {
   void poison() override { output_->poison(); }
 
   void run(const RaSetVariant& variant, KernelSequence& seq) override {
-    if (variant.vendor) {
-      run_cub(variant, seq);
-      return;
-    }
-    const std::uint64_t local = variant.local;
-    const std::uint64_t tile = local * variant.ept;
-    // Rank's candidates are the left tuples (and the right ones for UNION), merge path's the merge's steps.
-    const std::uint64_t candidates = variant.merge || variant.operation == SetOperation::Union ? n_ + m_ : n_;
-    const auto tiles = static_cast<std::uint32_t>((candidates + tile - 1) / tile);
-    const LaunchShape over_tiles = variant.launch.rows(std::uint64_t{tiles} * local);
-    const auto n = static_cast<std::uint32_t>(n_);
-    const auto m = static_cast<std::uint32_t>(m_);
-    const DeviceBuffer& left = inputs_->left.buffer(TupleLayout::Aos);
-    const DeviceBuffer& right = inputs_->right.buffer(TupleLayout::Aos);
-    seq.run("count", "ra_set_count", over_tiles,
-            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(*counts_), KernelArg::of(n),
-             KernelArg::of(m), KernelArg::of(width_), KernelArg::of(tiles)});
-    seq.run("offsets", "compact_offsets", LaunchShape{local, local},
-            {KernelArg::of(*counts_), KernelArg::of(output_->count_buffer()), KernelArg::of(tiles)});
-    seq.run("scatter", "ra_set_scatter", over_tiles,
-            {KernelArg::of(left), KernelArg::of(right), KernelArg::of(output_->tuple_buffer()),
-             KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(m), KernelArg::of(width_),
-             KernelArg::of(static_cast<std::uint32_t>(output_->capacity())), KernelArg::of(tiles)});
-  }
-
-  // Thrust's set algorithm over whole tuples (vendor/cub/varex_cub.cu); the count written on the device.
-  void run_cub(const RaSetVariant& variant, KernelSequence& seq) {
-    const varex_vendor_table& cub = *vendor_library();
-    const unsigned* left = vendor_words(engine_, inputs_->left.buffer(TupleLayout::Aos));
-    const unsigned* right = vendor_words(engine_, inputs_->right.buffer(TupleLayout::Aos));
-    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
-    unsigned* count = vendor_words(engine_, output_->count_buffer());
-    const int operation = operation_number(variant.operation);
-    seq.vendor("thrust_" + op_.name().substr(3), vendor_scratch_,
-               [&](void* temp, std::size_t* bytes, void* stream) {
-                 return cub.set_operation(temp, bytes, left, n_, right, m_, out, count,
-                                          static_cast<int>(width_), operation, stream);
-               });
+    const PairOperands in = inputs_->operands(TupleLayout::Aos);
+    kernels_->run(variant, seq, in, output_->tuple_buffer(), output_->count_buffer(), output_->capacity());
   }
 
   Collected collect(Check how) override { return harness::collect(*output_, how); }
@@ -131,7 +166,7 @@ class SetRun final : public VariantRun<RaSetVariant> {
   // At least: both relations read once, the result and its count written.
   std::uint64_t bytes_moved() const override { return (n_ + m_) * width_ * 4 + output_->bytes_written(); }
   std::uint64_t working_set_bytes() const override {
-    return (n_ + m_) * width_ * 4 + 2 * output_->bytes_written() + counts_->bytes();
+    return (n_ + m_) * width_ * 4 + 2 * output_->bytes_written() + kernels_->scratch_bytes();
   }
 
  private:
@@ -143,9 +178,44 @@ class SetRun final : public VariantRun<RaSetVariant> {
   std::uint64_t n_ = 0, m_ = 0;
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
-  VendorScratch vendor_scratch_{engine_};
   std::unique_ptr<RelationPairInputs> inputs_;
-  std::unique_ptr<DeviceBuffer> counts_;
+  std::unique_ptr<SetKernels> kernels_;
+};
+
+// On an application's relations (packed tuples sorted by tuple, BoundRelationPair; layout=soa is refused):
+// the output is allocated for the operation's largest result (the vendor call writes unbounded) and handed
+// over with its count.
+class SetBound final : public VariantRun<RaSetVariant, BoundRun> {
+ public:
+  SetBound(Engine& engine, const RaSetOperator& op, const Binding& binding)
+      : VariantRun(engine, "ra_set"),
+        operation_(op.operation()),
+        pair_(engine, op.name(), binding),
+        kernels_(engine, pair_.n(), pair_.m()),
+        out_(engine, pair_.width()) {
+    if (pair_.layout() != TupleLayout::Aos)
+      throw UsageError(op.name() +
+                       " reads packed tuples only (layout=aos): its kernels have no other layout");
+  }
+
+  datasets::WorkloadClass workload_class() const override { return pair_.workload_class(); }
+
+  DeviceResult take_result() override { return out_.take(OutputKind::RowsMultiset); }
+
+ private:
+  RaSetVariant decode(const variants::Params& params) const override {
+    return RaSetVariant(params, engine_.device(), operation_);
+  }
+
+  void run(const RaSetVariant& variant, KernelSequence& seq) override {
+    out_.reserve(max_result(operation_, pair_.n(), pair_.m()));
+    kernels_.run(variant, seq, pair_.operands(), out_.tuples(), out_.count(), out_.capacity());
+  }
+
+  SetOperation operation_;
+  BoundRelationPair pair_;
+  SetKernels kernels_;
+  BoundTuples out_;
 };
 
 using Tuple = std::array<std::uint32_t, 4>;  // key and up to three values; unused words 0
@@ -267,10 +337,7 @@ Defines RaSetOperator::defines(const variants::Params& params, const DeviceInfo&
 }
 
 datasets::WorkloadSpec RaSetOperator::workload(const WorkloadOptions& options) const {
-  if (!options.query.empty()) {
-    throw UsageError(name() + ": unknown query key '" + options.query.begin()->first +
-                     "' (it takes no query)");
-  }
+  refuse_pair_query(name(), options);
   return sorted_pair_workload(name(), options, datasets::SortOrder::ByTuple, same_rows);
 }
 
@@ -286,6 +353,11 @@ DeviceFootprint RaSetOperator::footprint(const datasets::WorkloadSpec& spec, con
 std::unique_ptr<PreparedRun> RaSetOperator::prepare(Engine& engine,
                                                     const datasets::WorkloadSpec& spec) const {
   return std::make_unique<SetRun>(engine, *this, spec);
+}
+
+std::unique_ptr<BoundRun> RaSetOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  return std::make_unique<SetBound>(engine, *this, binding);
 }
 
 }  // namespace varex::operators

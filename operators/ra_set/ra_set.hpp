@@ -56,6 +56,12 @@ class RaSetOperator final : public Operator {
   std::uint64_t default_rows(std::uint64_t cache_rows) const override { return cache_rows / 4; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // On an application's relations: inputs left and right, packed tuples of 1 + values uint32 words (query
+  // keys `values`, 1 to 3, default 1; `layout`, which must be aos), each SORTED by tuple (key, then values,
+  // as unsigned integers; the caller sorts them, nothing checks). The result: one buffer of packed tuples
+  // of the same width, in the variant's order, allocated for the largest result (min(n, m), n + m or n
+  // tuples); `rows` its tuples as the device counted them.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 
  private:
   SetOperation operation_;

@@ -11,6 +11,7 @@
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
 #include "harness/primitives/scan.hpp"
+#include "operators/common/relations/relation_call.hpp"
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
@@ -61,8 +62,8 @@ void scan_in(KernelSequence& seq, const primitives::DeviceScan& scan, const std:
 // radix sort's digit bits and skip, and the defines the family's kernels are built with.
 struct RaSortVariant : LaunchBundle {
   RaSortVariant(const variants::Params& params, const DeviceInfo& device);
-  bool merge;  // algorithm=merge (else radix)
-  TupleLayout layout;
+  bool merge;          // algorithm=merge (else radix)
+  TupleLayout layout;  // of the input and the output (aos for the vendor call, whatever the parameters say)
   std::uint64_t local;
   std::uint64_t ept;
   std::uint32_t bits;  // radix: bits per digit
@@ -72,7 +73,7 @@ struct RaSortVariant : LaunchBundle {
 RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& device)
     : LaunchBundle(params, device),
       merge(is_merge(params)),
-      layout(layout_of(params)),
+      layout(vendor ? TupleLayout::Aos : layout_of(params)),
       local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
       ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))),
       bits(static_cast<std::uint32_t>(variants::get_int(params, "bits"))),
@@ -87,16 +88,17 @@ RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& d
   }
 }
 
-class SortRun final : public VariantRun<RaSortVariant> {
+// The sort of `rows` tuples of `width` words from an input buffer into an output buffer, both in the
+// variant's layout (under soa with their capacity in tuples per column), whoever owns the two. It owns the
+// working buffers any variant needs for that many tuples: a second output (the passes alternate between
+// it and the output), the radix sort's digit counts, their offsets and scan, the merge sort's splits, the
+// bits that vary and the vendor library's scratch.
+class SortWork {
  public:
-  SortRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "ra_sort") {
-    const datasets::Relation relation = materialise_relation(spec);
-    rows_ = relation.rows();
-    width_ = relation.attributes();
-    output_ =
-        std::make_unique<RowsOutput>(engine, width_, rows_, sort_reference(relation), /*counted=*/false);
-    inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
-    scratch_ = engine.allocate(std::max<std::uint64_t>(output_->capacity() * width_, 1) * 4);
+  // `capacity`: the tuples the output holds (per column under soa).
+  SortWork(Engine& engine, std::uint64_t rows, std::uint32_t width, std::uint64_t capacity)
+      : engine_(engine), rows_(rows), width_(width) {
+    scratch_ = engine.allocate(std::max<std::uint64_t>(capacity * width_, 1) * 4);
     counts_ = engine.allocate(max_counts(rows_) * 4);
     offsets_ = engine.allocate((max_counts(rows_) + 1) * 4);
     splits_ = engine.allocate(((rows_ + 31) / 32 + 1) * 4);  // one per output tile (tiles >= 32 tuples)
@@ -105,50 +107,26 @@ class SortRun final : public VariantRun<RaSortVariant> {
     scan_ = std::make_unique<primitives::DeviceScan>(engine, max_counts(rows_), kScanShape);
   }
 
-  double h2d_ms() const override { return inputs_->h2d_ms(); }
-  void restore_inputs() override { inputs_->restore(); }
+  DeviceBuffer& scratch() { return *scratch_; }
 
-  void poison() override {
-    output_->poison();
-    engine_.fill(*scratch_, kPoisonWord, 0, scratch_->bytes())->elapsed_ms();
-  }
-
-  // CUB's DeviceRadixSort::SortKeys over whole tuples (a decomposer names their words, key first) or
-  // DeviceMergeSort::StableSortKeysCopy; AoS in and out.
-  void run_cub(int algorithm, KernelSequence& seq) {
-    const varex_vendor_table& cub = *vendor_library();
-    const auto* in = static_cast<const unsigned*>(engine_.native_address(inputs_->buffer(TupleLayout::Aos)));
-    auto* out = static_cast<unsigned*>(engine_.native_address(output_->tuple_buffer()));
-    seq.vendor(algorithm ? "cub_merge_sort" : "cub_radix_sort", vendor_scratch_,
-               [&](void* temp, std::size_t* bytes, void* stream) {
-                 return cub.sort_tuples(temp, bytes, in, out, rows_, static_cast<int>(width_), algorithm,
-                                        stream);
-               });
-  }
-
-  Collected collect(Check how) override { return harness::collect(*output_, how); }
-  Digest reference() const override { return output_->reference(); }
-  // At least: every tuple read once and written once.
-  std::uint64_t bytes_moved() const override { return 2 * rows_ * width_ * 4; }
-  std::uint64_t working_set_bytes() const override {
-    return 3 * rows_ * width_ * 4 + 2 * max_counts(rows_) * 4;
-  }
-
- private:
-  RaSortVariant decode(const variants::Params& params) const override {
-    return RaSortVariant(params, engine_.device());
-  }
-
-  void run(const RaSortVariant& variant, KernelSequence& seq) override {
-    output_->set_layout(variant.layout);
+  void run(const RaSortVariant& variant, KernelSequence& seq, const DeviceBuffer& input,
+           std::uint64_t in_capacity, DeviceBuffer& output, std::uint64_t out_capacity) {
     if (variant.vendor) {
-      run_cub(variant.merge ? 1 : 0, seq);
+      run_cub(variant.merge ? 1 : 0, seq, input, output);
       return;
     }
     if (rows_ == 0) return;
     const std::uint64_t tile = variant.local * variant.ept;
     const std::uint64_t tiles = (rows_ + tile - 1) / tile;
-    const Step step{seq, variant.launch, inputs_->buffer(variant.layout), variant.local, tile, tiles};
+    const Step step{.seq = seq,
+                    .plan = variant.launch,
+                    .input = input,
+                    .output = output,
+                    .in_capacity = u32(in_capacity),
+                    .out_capacity = u32(out_capacity),
+                    .local = variant.local,
+                    .tile = tile,
+                    .tiles = tiles};
     if (variant.merge) {
       merge_sort(step);
     } else {
@@ -156,26 +134,41 @@ class SortRun final : public VariantRun<RaSortVariant> {
     }
   }
 
+ private:
   struct Step {
     KernelSequence& seq;
     const LaunchPlan& plan;
     const DeviceBuffer& input;
+    DeviceBuffer& output;
+    std::uint32_t in_capacity, out_capacity;
     std::uint64_t local, tile, tiles;
   };
 
   std::uint32_t u32(std::uint64_t v) const { return static_cast<std::uint32_t>(v); }
 
+  // CUB's DeviceRadixSort::SortKeys over whole tuples (a decomposer names their words, key first) or
+  // DeviceMergeSort::StableSortKeysCopy; AoS in and out.
+  void run_cub(int algorithm, KernelSequence& seq, const DeviceBuffer& input, DeviceBuffer& output) {
+    const varex_vendor_table& cub = *vendor_library();
+    const auto* in = static_cast<const unsigned*>(engine_.native_address(input));
+    auto* out = static_cast<unsigned*>(engine_.native_address(output));
+    seq.vendor(algorithm ? "cub_merge_sort" : "cub_radix_sort", vendor_scratch_,
+               [&](void* temp, std::size_t* bytes, void* stream) {
+                 return cub.sort_tuples(temp, bytes, in, out, rows_, static_cast<int>(width_), algorithm,
+                                        stream);
+               });
+  }
+
   // The relation copied to the output as it is (nothing left to sort).
   void copy(const Step& s) {
     s.seq.run("copy", "ra_sort_copy", s.plan.rows(s.tiles * s.local),
-              {KernelArg::of(s.input), KernelArg::of(output_->tuple_buffer()), KernelArg::of(u32(rows_)),
-               KernelArg::of(width_), KernelArg::of(u32(inputs_->capacity())),
-               KernelArg::of(u32(output_->capacity()))});
+              {KernelArg::of(s.input), KernelArg::of(s.output), KernelArg::of(u32(rows_)),
+               KernelArg::of(width_), KernelArg::of(s.in_capacity), KernelArg::of(s.out_capacity)});
   }
 
   // The buffer that writer j of `writers` writes: the last writes the output, the others alternate.
-  DeviceBuffer& target(std::uint64_t j, std::uint64_t writers) {
-    return (writers - 1 - j) % 2 == 0 ? output_->tuple_buffer() : *scratch_;
+  DeviceBuffer& target(const Step& s, std::uint64_t j, std::uint64_t writers) {
+    return (writers - 1 - j) % 2 == 0 ? s.output : *scratch_;
   }
 
   void radix_sort(const Step& s, std::uint32_t bits, bool skip) {
@@ -188,7 +181,7 @@ class SortRun final : public VariantRun<RaSortVariant> {
       s.seq.fill("bits", *bits_, 0, 2 * kMaxWidth * 4);
       s.seq.run("bits", "ra_sort_bits", over_tiles,
                 {KernelArg::of(s.input), KernelArg::of(*bits_), KernelArg::of(n), KernelArg::of(width_),
-                 KernelArg::of(u32(inputs_->capacity()))});
+                 KernelArg::of(s.in_capacity)});
       s.seq.read(*host_bits_, *bits_, 2 * kMaxWidth * 4, 0);
       const auto* words = host_bits_->as<std::uint32_t>();
       for (std::uint32_t c = 0; c < kMaxWidth; ++c) varying[c] = words[c] & words[kMaxWidth + c];
@@ -212,11 +205,10 @@ class SortRun final : public VariantRun<RaSortVariant> {
     const std::uint64_t counts = (std::uint64_t{1} << bits) * s.tiles;
     if (counts > max_counts(rows_)) throw LaunchError("ra_sort: more digit counts than allocated");
     const DeviceBuffer* src = &s.input;
-    std::uint32_t src_capacity = u32(inputs_->capacity());
-    const auto out_capacity = u32(output_->capacity());
+    std::uint32_t src_capacity = s.in_capacity;
     for (std::size_t j = 0; j < passes.size(); ++j) {
       const Pass& p = passes[j];
-      DeviceBuffer& dst = target(j, passes.size());
+      DeviceBuffer& dst = target(s, j, passes.size());
       s.seq.run(
           "count", "ra_sort_count", over_tiles,
           {KernelArg::of(*src), KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(width_),
@@ -224,10 +216,10 @@ class SortRun final : public VariantRun<RaSortVariant> {
       scan_in(s.seq, *scan_, "scan", *counts_, *offsets_, counts);
       s.seq.run("scatter", "ra_sort_scatter", over_tiles,
                 {KernelArg::of(*src), KernelArg::of(dst), KernelArg::of(*offsets_), KernelArg::of(n),
-                 KernelArg::of(width_), KernelArg::of(src_capacity), KernelArg::of(out_capacity),
+                 KernelArg::of(width_), KernelArg::of(src_capacity), KernelArg::of(s.out_capacity),
                  KernelArg::of(p.word), KernelArg::of(p.shift), KernelArg::of(p.bits), KernelArg::of(tiles)});
       src = &dst;
-      src_capacity = out_capacity;
+      src_capacity = s.out_capacity;
     }
   }
 
@@ -236,34 +228,95 @@ class SortRun final : public VariantRun<RaSortVariant> {
     const auto tiles = u32(s.tiles);
     std::uint64_t passes = 0;
     for (std::uint64_t run = s.tile; run < rows_; run *= 2) ++passes;
-    const auto out_capacity = u32(output_->capacity());
     const LaunchShape over_tiles = s.plan.rows(s.tiles * s.local);
-    DeviceBuffer* dst = &target(0, passes + 1);
+    DeviceBuffer* dst = &target(s, 0, passes + 1);
     s.seq.run("block_sort", "ra_sort_block", over_tiles,
               {KernelArg::of(s.input), KernelArg::of(*dst), KernelArg::of(n), KernelArg::of(width_),
-               KernelArg::of(u32(inputs_->capacity())), KernelArg::of(out_capacity), KernelArg::of(tiles)});
+               KernelArg::of(s.in_capacity), KernelArg::of(s.out_capacity), KernelArg::of(tiles)});
     std::uint64_t run = s.tile;
     for (std::uint64_t j = 1; j <= passes; ++j, run *= 2) {
       DeviceBuffer* src = dst;
-      dst = &target(j, passes + 1);
+      dst = &target(s, j, passes + 1);
       s.seq.run("partition", "ra_sort_partition", s.plan.rows(s.tiles),
                 {KernelArg::of(*src), KernelArg::of(*splits_), KernelArg::of(n), KernelArg::of(width_),
-                 KernelArg::of(out_capacity), KernelArg::of(u32(run)), KernelArg::of(tiles)});
+                 KernelArg::of(s.out_capacity), KernelArg::of(u32(run)), KernelArg::of(tiles)});
       s.seq.run("merge", "ra_sort_merge", over_tiles,
                 {KernelArg::of(*src), KernelArg::of(*dst), KernelArg::of(*splits_), KernelArg::of(n),
-                 KernelArg::of(width_), KernelArg::of(out_capacity), KernelArg::of(u32(run)),
+                 KernelArg::of(width_), KernelArg::of(s.out_capacity), KernelArg::of(u32(run)),
                  KernelArg::of(tiles)});
     }
+  }
+
+  Engine& engine_;
+  std::uint64_t rows_;
+  std::uint32_t width_;
+  std::unique_ptr<DeviceBuffer> scratch_, counts_, offsets_, splits_, bits_;
+  std::unique_ptr<HostBuffer> host_bits_;
+  std::unique_ptr<primitives::DeviceScan> scan_;
+  VendorScratch vendor_scratch_{engine_};
+};
+
+class SortRun final : public VariantRun<RaSortVariant> {
+ public:
+  SortRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "ra_sort") {
+    const datasets::Relation relation = materialise_relation(spec);
+    rows_ = relation.rows();
+    width_ = relation.attributes();
+    output_ =
+        std::make_unique<RowsOutput>(engine, width_, rows_, sort_reference(relation), /*counted=*/false);
+    inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
+    work_ = std::make_unique<SortWork>(engine, rows_, width_, output_->capacity());
+  }
+
+  double h2d_ms() const override { return inputs_->h2d_ms(); }
+  void restore_inputs() override { inputs_->restore(); }
+
+  void poison() override {
+    output_->poison();
+    engine_.fill(work_->scratch(), kPoisonWord, 0, work_->scratch().bytes())->elapsed_ms();
+  }
+
+  Collected collect(Check how) override { return harness::collect(*output_, how); }
+  Digest reference() const override { return output_->reference(); }
+  // At least: every tuple read once and written once.
+  std::uint64_t bytes_moved() const override { return 2 * rows_ * width_ * 4; }
+  std::uint64_t working_set_bytes() const override {
+    return 3 * rows_ * width_ * 4 + 2 * max_counts(rows_) * 4;
+  }
+
+ private:
+  RaSortVariant decode(const variants::Params& params) const override {
+    return RaSortVariant(params, engine_.device());
+  }
+
+  void run(const RaSortVariant& variant, KernelSequence& seq) override {
+    output_->set_layout(variant.layout);
+    work_->run(variant, seq, inputs_->buffer(variant.layout), inputs_->capacity(), output_->tuple_buffer(),
+               output_->capacity());
   }
 
   std::uint64_t rows_ = 0;
   std::uint32_t width_ = 0;
   std::unique_ptr<RowsOutput> output_;
   std::unique_ptr<RelationInputs> inputs_;
-  std::unique_ptr<DeviceBuffer> scratch_, counts_, offsets_, splits_, bits_;
-  std::unique_ptr<HostBuffer> host_bits_;
-  std::unique_ptr<primitives::DeviceScan> scan_;
-  VendorScratch vendor_scratch_{engine_};
+  std::unique_ptr<SortWork> work_;
+};
+
+// On an application's relation (relation_call.hpp): the sorted relation, in the input's layout and as
+// densely, in one buffer of the bound run's own; the working buffers are the bound run's too.
+class SortBound final : public RelationCall<RaSortVariant> {
+ public:
+  SortBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class)
+      : RelationCall(engine, "ra_sort", relation, std::move(workload_class), OutputKind::Rows),
+        work_(engine, relation.rows, relation.width, relation.rows) {}
+
+ private:
+  void run(const RaSortVariant& variant, KernelSequence& seq) override {
+    DeviceBuffer& out = output(relation_.rows * relation_.width * 4);
+    work_.run(variant, seq, in(), relation_.rows, out, relation_.rows);
+  }
+
+  SortWork work_;
 };
 
 }  // namespace
@@ -356,6 +409,14 @@ DeviceFootprint RaSortOperator::footprint(const datasets::WorkloadSpec& spec, co
 std::unique_ptr<PreparedRun> RaSortOperator::prepare(Engine& engine,
                                                      const datasets::WorkloadSpec& spec) const {
   return std::make_unique<SortRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> RaSortOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  std::map<std::string, std::string> query = binding.query;
+  const BoundRelation relation = bound_relation(name(), *binding.inputs[0], binding.rows[0], query);
+  return std::make_unique<SortBound>(engine, relation,
+                                     relation_call_class(*this, relation, nlohmann::json::object()));
 }
 
 }  // namespace varex::operators

@@ -27,6 +27,12 @@ class RaSortOperator final : public RelationOperator {
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // The relation in one buffer, as the query keys `values` and `layout` say (relation_workload.hpp:
+  // BoundRelation); the result is one buffer of the sorted tuples in the same layout, rows the input's.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
+
+ protected:
+  std::vector<QueryKeyDecl> buffer_keys() const override { return relation_buffer_keys(); }
 };
 
 }  // namespace varex::operators

@@ -20,47 +20,47 @@ namespace {
 
 constexpr TileSelectFamily kUniqueFamily{"ra_unique", "compact", "ALGO_COMPACT"};
 
-class UniqueRun final : public RelationRun {
+// The source's partition, edge and gather kernels or one compaction, and CUB's UniqueByKey, over a relation
+// whoever owns it.
+class UniqueKernels final : public TileSelectKernels {
  public:
-  UniqueRun(Engine& engine, const datasets::Relation& relation)
-      : RelationRun(engine, kUniqueFamily, relation, relation.attributes(), unique_reference(relation),
-                    /*skips=*/true) {}
+  using TileSelectKernels::TileSelectKernels;
 
  private:
-  void run_own(const TileSelectVariant& variant, KernelSequence& seq) override {
+  void run_own(const TileSelectVariant& variant, const RelationBuffers& b, KernelSequence& seq) override {
     const TileSelect::Tiles tiles = tiles_.tiles(variant);
-    const DeviceBuffer& in = inputs_->buffer(variant.layout);
     DeviceBuffer& counts = tiles_.counts();
     if (variant.own_algorithm) {  // compact
       seq.run("count", "ra_unique_count", tiles.over_tiles,
-              {KernelArg::of(in), KernelArg::of(counts), KernelArg::of(n()), KernelArg::of(width_),
-               KernelArg::of(in_capacity()), KernelArg::of(tiles.count)});
+              {KernelArg::of(b.in), KernelArg::of(counts), KernelArg::of(b.n()), KernelArg::of(b.width),
+               KernelArg::of(b.in_cap()), KernelArg::of(tiles.count)});
       seq.run("offsets", "compact_offsets", LaunchShape{tiles.local, tiles.local},
-              {KernelArg::of(counts), KernelArg::of(output_->count_buffer()), KernelArg::of(tiles.count)});
+              {KernelArg::of(counts), KernelArg::of(b.count), KernelArg::of(tiles.count)});
       seq.run("scatter", "ra_unique_scatter", tiles.over_tiles,
-              {KernelArg::of(in), KernelArg::of(output_->tuple_buffer()), KernelArg::of(counts),
-               KernelArg::of(n()), KernelArg::of(width_), KernelArg::of(in_capacity()),
-               KernelArg::of(out_capacity()), KernelArg::of(tiles.count)});
+              {KernelArg::of(b.in), KernelArg::of(b.out), KernelArg::of(counts), KernelArg::of(b.n()),
+               KernelArg::of(b.width), KernelArg::of(b.in_cap()), KernelArg::of(b.out_cap()),
+               KernelArg::of(tiles.count)});
       return;
     }
     seq.run("partition", "ra_unique_partition", tiles.over_tiles,
-            {KernelArg::of(in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(n()),
-             KernelArg::of(width_), KernelArg::of(in_capacity()), KernelArg::of(tiles_.mid_capacity()),
+            {KernelArg::of(b.in), KernelArg::of(tiles_.mid()), KernelArg::of(counts), KernelArg::of(b.n()),
+             KernelArg::of(b.width), KernelArg::of(b.in_cap()), KernelArg::of(tiles_.mid_capacity()),
              KernelArg::of(tiles.count)});
     seq.run("edges", "ra_unique_edges", LaunchShape{round_up(tiles.count, tiles.local), tiles.local},
-            {KernelArg::of(in), KernelArg::of(counts), KernelArg::of(tiles_.skip()), KernelArg::of(width_),
-             KernelArg::of(in_capacity()), KernelArg::of(tiles.count)});
-    gather(seq, variant, tiles, counts);
+            {KernelArg::of(b.in), KernelArg::of(counts), KernelArg::of(tiles_.skip()), KernelArg::of(b.width),
+             KernelArg::of(b.in_cap()), KernelArg::of(tiles.count)});
+    gather(seq, variant, tiles, counts, b);
   }
 
-  // CUB's DeviceSelect::UniqueByKey over whole tuples (the keys a view of their first word); AoS.
-  void run_vendor(const TileSelectVariant&, KernelSequence& seq) override {
+  // CUB's DeviceSelect::UniqueByKey over whole tuples (the keys a view of their first word); AoS (the vendor
+  // variant takes no layout).
+  void run_vendor(const TileSelectVariant&, const RelationBuffers& b, KernelSequence& seq) override {
     const varex_vendor_table& cub = *vendor_library();
-    const unsigned* in = vendor_words(engine_, inputs_->buffer(TupleLayout::Aos));
-    unsigned* out = vendor_words(engine_, output_->tuple_buffer());
-    unsigned* count = vendor_words(engine_, output_->count_buffer());
+    const unsigned* in = vendor_words(engine_, b.in);
+    unsigned* out = vendor_words(engine_, b.out);
+    unsigned* count = vendor_words(engine_, b.count);
     seq.vendor("cub_unique", vendor_scratch_, [&](void* temp, std::size_t* bytes, void* stream) {
-      return cub.unique_by_key(temp, bytes, in, out, count, rows_, static_cast<int>(width_), stream);
+      return cub.unique_by_key(temp, bytes, in, out, count, b.rows, static_cast<int>(b.width), stream);
     });
   }
 };
@@ -113,7 +113,14 @@ DeviceFootprint RaUniqueOperator::footprint(const datasets::WorkloadSpec& spec, 
 
 std::unique_ptr<PreparedRun> RaUniqueOperator::prepare(Engine& engine,
                                                        const datasets::WorkloadSpec& spec) const {
-  return std::make_unique<UniqueRun>(engine, materialise_relation(spec));
+  const datasets::Relation relation = materialise_relation(spec);
+  return std::make_unique<RelationRun>(engine, parts(spec), relation, unique_reference(relation));
+}
+
+TileSelectParts RaUniqueOperator::parts(const datasets::WorkloadSpec& spec) const {
+  const std::uint32_t width = 1 + relation_values(spec);
+  return {kUniqueFamily, width, /*skips=*/true,
+          [](Engine& engine, TileSelect& tiles) { return std::make_unique<UniqueKernels>(engine, tiles); }};
 }
 
 }  // namespace varex::operators

@@ -62,6 +62,74 @@ struct SelectionVariant : LaunchBundle {
   std::uint64_t vec;  // vector width of the loads
 };
 
+// The selection's kernel over a column of `rows` and its bitmap, whoever owns the buffers.
+void run_selection(const SelectionVariant& variant, KernelSequence& seq, const DeviceBuffer& in,
+                   DeviceBuffer& out, std::uint64_t rows_in, const KernelRange& range) {
+  if (rows_in == 0) return;
+  // Host-side padding: the kernel sees a row count that fills whole work-groups (the slack holds zeros,
+  // and the bits it produces lie past the result).
+  const std::uint64_t rows = variant.launch.indexed(rows_in, variant.ept);
+  const LaunchShape shape = variant.launch.rows(rows, variant.ept);
+  const std::vector<KernelArg> args{
+      KernelArg::of(in),       KernelArg::of(out),      KernelArg::of(static_cast<std::uint32_t>(rows)),
+      KernelArg::of(range.lo), KernelArg::of(range.hi), KernelArg::of(range.neg)};
+  seq.run("selection", "selection", shape, args);
+}
+
+// On an application's column: its buffer holds the rows (and, where the caller left it, slack that host
+// padding may read); the bitmap is allocated for the widest variant and handed over.
+class SelectionBound final : public VariantRun<SelectionVariant, BoundRun> {
+ public:
+  SelectionBound(Engine& engine, const Binding& binding)
+      : VariantRun(engine, "selection"), in_(*binding.inputs[0]), rows_(binding.rows[0]) {
+    if (rows_ > kSelectionMaxRows)
+      throw UsageError("selection handles at most " + std::to_string(kSelectionMaxRows) + " rows");
+    if (in_.bytes() < rows_ * 4)
+      throw UsageError("the column's buffer holds " + std::to_string(in_.bytes()) + " bytes, " +
+                       std::to_string(rows_) + " int32 rows need " + std::to_string(rows_ * 4));
+    query_ = SelectionQuery::parse(binding.query);
+    range_ = query_.inclusive();
+  }
+
+  datasets::WorkloadClass workload_class() const override {
+    datasets::WorkloadClass c;
+    c.shape["negate"] = query_.negate ? "true" : "false";
+    c.scale["rows"] = rows_;
+    c.scale["selectivity"] = std::round(query_.uniform_share() * 1e6) / 1e6;
+    return c;
+  }
+
+  std::string refuses(const variants::Params& params) const override {
+    const SelectionVariant variant = decode(params);
+    const std::uint64_t read = variant.launch.indexed(rows_, variant.ept) * 4;
+    if (read <= in_.bytes()) return {};
+    return "host padding reads " + std::to_string(read) + " bytes of a column buffer of " +
+           std::to_string(in_.bytes());
+  }
+
+  DeviceResult take_result() override {
+    DeviceResult result{OutputKind::Bitmap, {}, rows_};
+    result.buffers.push_back(std::move(out_));
+    return result;
+  }
+
+ private:
+  SelectionVariant decode(const variants::Params& params) const override {
+    return SelectionVariant(params, engine_.device());
+  }
+
+  void run(const SelectionVariant& variant, KernelSequence& seq) override {
+    if (!out_) out_ = engine_.allocate(round_up(capacity_rows(rows_, engine_.device()), 32) / 8);
+    run_selection(variant, seq, in_, *out_, rows_, range_);
+  }
+
+  const DeviceBuffer& in_;
+  std::uint64_t rows_;
+  SelectionQuery query_;
+  KernelRange range_{};
+  std::unique_ptr<DeviceBuffer> out_;
+};
+
 class SelectionRun final : public VariantRun<SelectionVariant> {
  public:
   SelectionRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "selection") {
@@ -105,20 +173,7 @@ class SelectionRun final : public VariantRun<SelectionVariant> {
   }
 
   void run(const SelectionVariant& variant, KernelSequence& seq) override {
-    if (rows_ == 0) return;
-    const std::uint64_t ept = variant.ept;
-    const LaunchPlan& plan = variant.launch;
-    // Host-side padding: the kernel sees a row count that fills whole work-groups (the slack holds zeros,
-    // and the bits it produces lie past the result).
-    const std::uint64_t rows = plan.indexed(rows_, ept);
-    const LaunchShape shape = plan.rows(rows, ept);
-    const std::vector<KernelArg> args{KernelArg::of(*in_),
-                                      KernelArg::of(out_->buffer()),
-                                      KernelArg::of(static_cast<std::uint32_t>(rows)),
-                                      KernelArg::of(range_.lo),
-                                      KernelArg::of(range_.hi),
-                                      KernelArg::of(range_.neg)};
-    seq.run("selection", "selection", shape, args);
+    run_selection(variant, seq, *in_, out_->buffer(), rows_, range_);
   }
 
   std::uint64_t rows_ = 0;
@@ -213,6 +268,11 @@ DeviceFootprint SelectionOperator::footprint(const datasets::WorkloadSpec& spec,
 std::unique_ptr<PreparedRun> SelectionOperator::prepare(Engine& engine,
                                                         const datasets::WorkloadSpec& spec) const {
   return std::make_unique<SelectionRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> SelectionOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  return std::make_unique<SelectionBound>(engine, binding);
 }
 
 }  // namespace varex::operators

@@ -36,6 +36,7 @@ class SelectionOperator final : public Operator {
   datasets::WorkloadClass workload_class(const datasets::WorkloadSpec& spec) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 };
 
 }  // namespace varex::operators

@@ -1,9 +1,13 @@
 #include "operators/strings/strings.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
@@ -96,6 +100,152 @@ StringVariant::StringVariant(const variants::Params& params, const DeviceInfo& d
              {"BUFFER_REGS", registers ? "1" : "0"}, {"MAX_LOCAL", std::to_string(max_local(device))}};
 }
 
+// Host memory holding a copy of `bytes` bytes (at least 4: zero-sized allocations are errors).
+std::unique_ptr<HostBuffer> host_copy(Engine& engine, const void* data, std::size_t bytes) {
+  auto host = engine.allocate_host(std::max<std::size_t>(bytes, 4));
+  if (bytes) std::memcpy(host->data(), data, bytes);
+  return host;
+}
+
+// A small read-only buffer (the needle, an automaton image), uploaded once.
+std::unique_ptr<DeviceBuffer> upload_constant(Engine& engine, const void* data, std::size_t bytes) {
+  auto host = host_copy(engine, data, bytes);
+  auto device = engine.allocate(std::max<std::size_t>(bytes, 4));
+  engine.upload(*device, 0, *host, std::max<std::size_t>(bytes, 4))->elapsed_ms();
+  return device;
+}
+
+// The operand on the device, made on the host from the query and uploaded once: the needle (the operand's
+// bytes, which the automata do not read) and the automaton in both layouts (a zeroed header for equality
+// and prefix, which read no automaton).
+struct DeviceOperand {
+  DeviceOperand(Engine& engine, StringOp op, const std::string& operand);
+  std::uint32_t length;
+  std::unique_ptr<DeviceBuffer> needle, flat, table;
+};
+
+DeviceOperand::DeviceOperand(Engine& engine, StringOp op, const std::string& operand)
+    : length(static_cast<std::uint32_t>(operand.size())) {
+  std::vector<std::int32_t> flat_image(regex::kImageHeader, 0), table_image(regex::kImageHeader, 0);
+  if (is_automaton(op)) {
+    const regex::Automaton a = compile_operand(op, operand);  // UsageError for a bad pattern
+    flat_image = a.flat_image();
+    table_image = a.table_image();
+  }
+  needle = upload_constant(engine, operand.data(), operand.size());
+  flat = upload_constant(engine, flat_image.data(), flat_image.size() * 4);
+  table = upload_constant(engine, table_image.data(), table_image.size() * 4);
+}
+
+// The string kernel over a column of `rows` strings (its bytes and int32 offsets) into the bitmap of the
+// rows, whoever owns the buffers: the bitmap's words are cleared, then the kernel sets the matching rows'
+// bits (bit r%32 of word r/32). No work-item reads past offsets[rows] or past byte offsets[rows] - 1 (with
+// load=4, past the aligned word holding it).
+void run_strings(const StringVariant& variant, KernelSequence& seq, const DeviceBuffer& bytes,
+                 const DeviceBuffer& offsets, std::uint64_t rows, const DeviceOperand& operand,
+                 DeviceBuffer& out) {
+  seq.fill("clear", out, 0, (rows + 31) / 32 * 4);
+  const LaunchShape shape = variant.launch.rows(rows);
+  seq.run("strings_select", "strings_select", shape,
+          {KernelArg::of(bytes), KernelArg::of(offsets), KernelArg::of(static_cast<std::uint32_t>(rows)),
+           KernelArg::of(*operand.needle), KernelArg::of(operand.length),
+           KernelArg::of(variant.table ? *operand.table : *operand.flat), KernelArg::of(out)});
+}
+
+// An application's string column: int32 offsets (rows + 1 of them, not decreasing) and the bytes they
+// index. In a column of one buffer, `bytes` is the offsets' own buffer and the offsets count from its start.
+struct BoundColumn {
+  const DeviceBuffer& offsets;
+  const DeviceBuffer& bytes;
+  std::uint64_t rows;
+  std::uint64_t first;  // the lowest offset allowed (past the offsets themselves in a column of one buffer)
+  std::uint64_t limit;  // the highest: the strings' bytes end at or before it
+};
+
+// On an application's column, read where it lies (no copy): the needle and automaton are made on the host
+// from the query and uploaded into buffers of the run's own; the bitmap is allocated by the run (whole
+// 32-bit words) and handed over.
+class StringBound final : public VariantRun<StringVariant, BoundRun> {
+ public:
+  StringBound(Engine& engine, const StringOperator& op, const BoundColumn& column, const std::string& operand)
+      : VariantRun(engine, "strings"),
+        op_(op.op()),
+        key_(op.operand_key()),
+        offsets_(column.offsets),
+        bytes_(column.bytes),
+        rows_(column.rows),
+        operand_text_(operand) {
+    const std::string name = op.name();
+    if (rows_ > kStringMaxRows)
+      throw UsageError(name + " handles fewer than 2^31 strings, got " + std::to_string(rows_));
+    if (offsets_.bytes() < (rows_ + 1) * 4)
+      throw UsageError(name + ": the offsets' buffer holds " + std::to_string(offsets_.bytes()) + " bytes, " +
+                       std::to_string(rows_) + " strings need " + std::to_string(rows_ + 1) +
+                       " int32 offsets (" + std::to_string((rows_ + 1) * 4) + " bytes)");
+    operand_.emplace(engine, op_, operand);
+    if (rows_ == 0) return;
+    // The kernels read the bytes from offsets[0] up to offsets[rows]: both are read back (a few bytes,
+    // waited for) so that no read leaves the caller's buffer. The offsets between are not checked.
+    auto first = engine.allocate_host(4), last = engine.allocate_host(4);
+    engine.download(*first, offsets_, 4, 0)->elapsed_ms();
+    engine.download(*last, offsets_, 4, rows_ * 4)->elapsed_ms();
+    const std::int64_t lo = *first->as<std::int32_t>(), hi = *last->as<std::int32_t>();
+    if (lo < static_cast<std::int64_t>(column.first) || hi < lo ||
+        hi > static_cast<std::int64_t>(column.limit))
+      throw UsageError(name + ": the offsets run from " + std::to_string(lo) + " to " + std::to_string(hi) +
+                       "; they must lie between " + std::to_string(column.first) + " and " +
+                       std::to_string(column.limit) + " and not decrease");
+    end_ = static_cast<std::uint64_t>(hi);
+  }
+
+  datasets::WorkloadClass workload_class() const override {
+    // As the default class of a workload has it, without what only generated or file data tells.
+    datasets::WorkloadClass c;
+    const nlohmann::json operand = bytes_json(operand_text_);
+    c.shape[key_] = operand.is_string() ? operand.get<std::string>() : operand.dump();
+    c.scale["rows"] = rows_;
+    return c;
+  }
+
+  std::string refuses(const variants::Params& params) const override {
+    if (decode(params).load != 4) return {};
+    // Word loads read the aligned words that hold the strings' bytes, up to offsets[rows] rounded up to 4.
+    const std::uint64_t read = round_up(end_, 4);
+    if (read > bytes_.bytes())
+      return "load=4 reads " + std::to_string(read) + " bytes of a strings' buffer of " +
+             std::to_string(bytes_.bytes());
+    if (reinterpret_cast<std::uintptr_t>(engine_.native_address(bytes_)) % 4 != 0)
+      return "load=4 reads aligned words, and the strings' buffer does not start at a multiple of 4 bytes";
+    return {};
+  }
+
+  DeviceResult take_result() override {
+    DeviceResult result{OutputKind::Bitmap, {}, rows_};
+    result.buffers.push_back(std::move(out_));
+    return result;
+  }
+
+ private:
+  StringVariant decode(const variants::Params& params) const override {
+    return StringVariant(params, engine_.device(), op_);
+  }
+
+  void run(const StringVariant& variant, KernelSequence& seq) override {
+    if (!out_) out_ = engine_.allocate(std::max<std::uint64_t>((rows_ + 31) / 32 * 4, 4));
+    run_strings(variant, seq, bytes_, offsets_, rows_, *operand_, *out_);
+  }
+
+  StringOp op_;
+  std::string key_;
+  const DeviceBuffer& offsets_;
+  const DeviceBuffer& bytes_;
+  std::uint64_t rows_;
+  std::uint64_t end_ = 0;  // offsets[rows]
+  std::string operand_text_;
+  std::optional<DeviceOperand> operand_;
+  std::unique_ptr<DeviceBuffer> out_;
+};
+
 class StringRun final : public VariantRun<StringVariant> {
  public:
   StringRun(Engine& engine, const datasets::WorkloadSpec& spec, const StringOperator& op)
@@ -103,22 +253,14 @@ class StringRun final : public VariantRun<StringVariant> {
     rows_ = column_.rows();
     operand_ = bytes_from_json(spec.query.at(op.operand_key()));
     out_ = std::make_unique<BitmapOutput>(engine, rows_, string_reference(op.op(), operand_, column_));
-    std::vector<std::int32_t> flat(regex::kImageHeader, 0), table(regex::kImageHeader, 0);
-    if (is_automaton(op.op())) {
-      const regex::Automaton a = compile_operand(op.op(), operand_);
-      flat = a.flat_image();
-      table = a.table_image();
-    }
     words_ = (rows_ + 31) / 32;
     // An empty column or operand still gets real (4-byte) buffers: zero-sized allocations are errors. The
     // bytes are padded to whole words for the kernels that load them a word at a time.
-    host_bytes_ = host_copy(column_.bytes.data(), column_.bytes.size());
-    host_offsets_ = host_copy(column_.offsets.data(), column_.offsets.size() * 4);
+    host_bytes_ = host_copy(engine, column_.bytes.data(), column_.bytes.size());
+    host_offsets_ = host_copy(engine, column_.offsets.data(), column_.offsets.size() * 4);
     bytes_ = engine.allocate(std::max<std::uint64_t>(round_up(column_.bytes.size(), 4), 4));
     offsets_ = engine.allocate(column_.offsets.size() * 4);
-    needle_ = upload_constant(operand_.data(), operand_.size());
-    flat_ = upload_constant(flat.data(), flat.size() * 4);
-    table_ = upload_constant(table.data(), table.size() * 4);
+    device_operand_.emplace(engine, op.op(), operand_);
     restore_inputs();
   }
 
@@ -151,26 +293,7 @@ class StringRun final : public VariantRun<StringVariant> {
   }
 
   void run(const StringVariant& variant, KernelSequence& seq) override {
-    seq.fill("clear", out_->buffer(), 0, words_ * 4);
-    const LaunchShape shape = variant.launch.rows(rows_);
-    seq.run(
-        "strings_select", "strings_select", shape,
-        {KernelArg::of(*bytes_), KernelArg::of(*offsets_), KernelArg::of(static_cast<std::uint32_t>(rows_)),
-         KernelArg::of(*needle_), KernelArg::of(static_cast<std::uint32_t>(operand_.size())),
-         KernelArg::of(variant.table ? *table_ : *flat_), KernelArg::of(out_->buffer())});
-  }
-
-  std::unique_ptr<HostBuffer> host_copy(const void* data, std::size_t bytes) {
-    auto host = engine_.allocate_host(std::max<std::size_t>(bytes, 4));
-    if (bytes) std::memcpy(host->data(), data, bytes);
-    return host;
-  }
-  // A small read-only buffer (the needle, an automaton image), uploaded once.
-  std::unique_ptr<DeviceBuffer> upload_constant(const void* data, std::size_t bytes) {
-    auto host = host_copy(data, bytes);
-    auto device = engine_.allocate(std::max<std::size_t>(bytes, 4));
-    engine_.upload(*device, 0, *host, std::max<std::size_t>(bytes, 4))->elapsed_ms();
-    return device;
+    run_strings(variant, seq, *bytes_, *offsets_, rows_, *device_operand_, out_->buffer());
   }
 
   const StringOperator op_;
@@ -178,7 +301,8 @@ class StringRun final : public VariantRun<StringVariant> {
   std::uint64_t rows_ = 0, words_ = 0;
   std::string operand_;
   std::unique_ptr<HostBuffer> host_bytes_, host_offsets_;
-  std::unique_ptr<DeviceBuffer> bytes_, offsets_, needle_, flat_, table_;
+  std::unique_ptr<DeviceBuffer> bytes_, offsets_;
+  std::optional<DeviceOperand> device_operand_;
   std::unique_ptr<BitmapOutput> out_;
   double h2d_ms_ = 0;
 };
@@ -327,6 +451,30 @@ nlohmann::json StringOperator::query_plan(const datasets::WorkloadSpec& spec) co
 std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine,
                                                      const datasets::WorkloadSpec& spec) const {
   return std::make_unique<StringRun>(engine, spec, *this);
+}
+
+std::unique_ptr<BoundRun> StringOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  const auto operand = binding.query.find(operand_key());
+  if (operand == binding.query.end())
+    throw UsageError(name() + " needs the query key " + operand_key() + " on an application's buffers");
+  const DeviceBuffer& first = *binding.inputs[0];
+  const std::uint64_t rows = binding.rows[0];
+  if (binding.inputs.size() == 2) {
+    // Declared as two inputs: the offsets (rows: the strings) and the bytes (rows: the bytes the column
+    // holds), each a buffer of its own as Arrow keeps them; the offsets count from the bytes' start.
+    const DeviceBuffer& bytes = *binding.inputs[1];
+    if (bytes.bytes() < binding.rows[1])
+      throw UsageError(name() + ": the bytes' buffer holds " + std::to_string(bytes.bytes()) +
+                       " bytes, not " + std::to_string(binding.rows[1]));
+    return std::make_unique<StringBound>(engine, *this, BoundColumn{first, bytes, rows, 0, binding.rows[1]},
+                                         operand->second);
+  }
+  // Declared as one input, the column in one buffer: the rows + 1 int32 offsets, then the bytes, the offsets
+  // counting from the buffer's start (so the first is at least 4 x (rows + 1)); the kernels take the one
+  // buffer as both their offsets and their bytes.
+  return std::make_unique<StringBound>(
+      engine, *this, BoundColumn{first, first, rows, (rows + 1) * 4, first.bytes()}, operand->second);
 }
 
 }  // namespace varex::operators

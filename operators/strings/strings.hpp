@@ -24,6 +24,10 @@ class StringOperator final : public Operator {
   std::uint64_t default_rows(std::uint64_t cache_rows) const override;  // an eighth: rows are wider
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // On an application's column: one buffer holding the rows + 1 int32 offsets and then the bytes, the offsets
+  // counting from the buffer's start (or, where the declaration names two inputs, the offsets and the bytes
+  // as buffers of their own); the query's operand key is required. The bitmap of whole 32-bit words.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
   // str_like and regex: the automaton's states, byte classes and the size of both layouts.
   nlohmann::json query_plan(const datasets::WorkloadSpec& spec) const override;
 

@@ -134,7 +134,10 @@ std::uint64_t attribute_image_bytes(const datasets::WorkloadSpec& spec) {
 }
 
 AttributeInputs::AttributeInputs(Engine& engine, const datasets::AttributeTable& table)
-    : engine_(engine), rows_(table.rows()), capacity_(attribute_capacity(table.rows())) {
+    : engine_(engine),
+      rows_(table.rows()),
+      capacity_(attribute_capacity(table.rows())),
+      columns_(table.attributes()) {
   const std::uint32_t columns = table.attributes() ? table.attributes() : datasets::kMaxAttributes;
   bytes_ = capacity_ * columns * 4;
   host_ = engine.allocate_host(bytes_);
@@ -148,6 +151,34 @@ AttributeInputs::AttributeInputs(Engine& engine, const datasets::AttributeTable&
 
 void AttributeInputs::restore() {
   h2d_ms_ = engine_.upload(*device_, 0, *host_, bytes_)->elapsed_ms();
+}
+
+AttributeColumns bind_attributes(const std::string& op, const Binding& binding) {
+  const DeviceBuffer& buffer = *binding.inputs.at(0);
+  const std::uint64_t rows = binding.rows.at(0);
+  if (rows > kMaxAttributeRows) {
+    throw UsageError(op + " handles at most " + std::to_string(kMaxAttributeRows) + " records, got " +
+                     std::to_string(rows));
+  }
+  if (buffer.bytes() < rows * 4) {
+    throw UsageError("the records' buffer holds " + std::to_string(buffer.bytes()) + " bytes, " +
+                     std::to_string(rows) + " records need at least " + std::to_string(rows * 4) +
+                     " (one int32 column)");
+  }
+  const std::uint64_t whole = rows ? buffer.bytes() / (rows * 4) : 0;
+  const auto attributes =
+      static_cast<std::uint32_t>(std::min<std::uint64_t>(whole, datasets::kMaxAttributes));
+  return {&buffer, rows, rows, attributes};
+}
+
+datasets::WorkloadClass bound_attribute_class(std::uint64_t rows, const nlohmann::json& query) {
+  // The tuned workloads' class without what only a workload spec knows.
+  datasets::WorkloadSpec spec;
+  spec.params = {{"rows", rows}};
+  spec.query = query;
+  datasets::WorkloadClass c = datasets::default_class(spec);
+  c.shape.erase("generator");
+  return c;
 }
 
 std::vector<variants::Tunable> attribute_launch_tunables(const DeviceInfo& device) {

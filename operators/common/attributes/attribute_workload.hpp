@@ -45,6 +45,17 @@ bool keeps(const Cnf& cnf, const datasets::AttributeTable& table, std::uint64_t 
 std::uint64_t attribute_capacity(std::uint64_t rows);
 std::uint64_t attribute_image_bytes(const datasets::WorkloadSpec& spec);
 
+// Records on the device as the kernels read them, whoever owns the buffer: attribute c of row r at int32
+// word c * stride + r (the columns one after another, `stride` words apart).
+struct AttributeColumns {
+  const DeviceBuffer* buffer = nullptr;
+  std::uint64_t rows = 0;
+  std::uint64_t stride = 0;
+  std::uint32_t attributes = 0;  // 0: any attribute a query names (an empty file's table, no rows)
+  KernelArg rows_arg() const { return KernelArg::of(static_cast<std::uint32_t>(rows)); }
+  KernelArg stride_arg() const { return KernelArg::of(static_cast<std::uint64_t>(stride)); }
+};
+
 // The table on one device: attribute c of row r at word c * capacity + r (capacity: rows rounded up to 32;
 // the slack is zero). An empty file's table has every attribute a query may name, of no rows.
 class AttributeInputs {
@@ -53,16 +64,30 @@ class AttributeInputs {
   const DeviceBuffer& buffer() const { return *device_; }
   std::uint64_t rows() const { return rows_; }
   std::uint64_t capacity() const { return capacity_; }
+  AttributeColumns columns() const { return {device_.get(), rows_, capacity_, columns_}; }
   double h2d_ms() const { return h2d_ms_; }
   void restore();
 
  private:
   Engine& engine_;
   std::uint64_t rows_, capacity_, bytes_;
+  std::uint32_t columns_;
   std::unique_ptr<HostBuffer> host_;
   std::unique_ptr<DeviceBuffer> device_;
   double h2d_ms_ = 0;
 };
+
+// An application's records (the runtime library's binding, input 0 "records"): one buffer of int32 columns
+// without padding, attribute c of row r at word c * rows + r. The records have as many attributes as whole
+// columns fit the buffer (bytes / (4 rows), at most kMaxAttributes; slack past the last whole column is
+// ignored); with no rows any attribute may be named. UsageError for more than kMaxAttributeRows rows or a
+// buffer that holds no whole column of its rows.
+AttributeColumns bind_attributes(const std::string& op, const Binding& binding);
+// The class of a bound call, as the operators' workload_class(spec) (datasets::default_class) names the
+// tuned workloads': the rows, and each key of the query as the operator parsed it. Nothing the call cannot
+// know: no generator, no generated data's shape, no attribute count (slack in the caller's buffer makes
+// that a guess, and the kernels' time does not depend on it).
+datasets::WorkloadClass bound_attribute_class(std::uint64_t rows, const nlohmann::json& query);
 
 // The launch tunables of these spaces: local (compile-time: sizes the work-group arrays), ept and grid.
 std::vector<variants::Tunable> attribute_launch_tunables(const DeviceInfo& device);

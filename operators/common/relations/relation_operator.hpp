@@ -25,6 +25,9 @@ class RelationOperator : public Operator {
  protected:
   virtual std::vector<QueryKeyDecl> query_keys() const { return {}; }
   virtual std::vector<FlagDecl> own_flags() const { return {}; }
+  // Query keys that describe an application's buffers in a runtime call (relation_buffer_keys), declared
+  // after query_keys() and refused on the command line, where the flags and tunables say it; none by default.
+  virtual std::vector<QueryKeyDecl> buffer_keys() const { return {}; }
   // Reads the query into `spec`, the relation's workload (an operator without query keys refuses a query
   // before anything is read, and has nothing to read).
   virtual void read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const;

@@ -1,6 +1,8 @@
 #include "operators/common/relations/relation_pair.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
@@ -70,9 +72,14 @@ std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help) {
 
 void refuse_oversized_output(const std::string& operation, const datasets::WorkloadSpec& spec,
                              std::uint64_t tuples) {
+  refuse_oversized_output(operation, spec.rows(), relation_rows2(spec), tuples);
+}
+
+void refuse_oversized_output(const std::string& operation, std::uint64_t n, std::uint64_t m,
+                             std::uint64_t tuples) {
   if (tuples <= kMaxPairOutputTuples) return;
-  throw UsageError("input too large: the " + operation + " of " + std::to_string(spec.rows()) + " x " +
-                   std::to_string(relation_rows2(spec)) + " tuples has " + std::to_string(tuples) +
+  throw UsageError("input too large: the " + operation + " of " + std::to_string(n) + " x " +
+                   std::to_string(m) + " tuples has " + std::to_string(tuples) +
                    " tuples, more than the 2^30 varex handles");
 }
 
@@ -90,6 +97,7 @@ WorkloadDecl sorted_pair_declaration(datasets::SortOrder order) {
       sorted;
   for (InputDecl& input : d.inputs) input.file_format += ", " + sorted;
   d.flags = sorted_pair_flags("default: --rows");
+  d.query = relation_buffer_keys();
   d.output = OutputKind::RowsMultiset;
   return d;
 }
@@ -198,6 +206,81 @@ std::pair<datasets::Relation, datasets::Relation> materialise_relation_pair(
 
 std::uint64_t same_rows(std::uint64_t rows) {
   return rows;
+}
+
+void refuse_pair_query(const std::string& op, const WorkloadOptions& options) {
+  if (options.query.empty()) return;
+  const std::string& key = options.query.begin()->first;
+  for (const QueryKeyDecl& k : relation_buffer_keys()) {
+    if (k.key == key) {
+      throw UsageError(op + ": query key '" + key +
+                       "' describes an application's buffers (runtime calls); here the relations are --input "
+                       "and --input2 or generated (--values) and their layout a tunable");
+    }
+  }
+  throw UsageError(op + ": unknown query key '" + key + "' (it takes no query)");
+}
+
+BoundRelationPair::BoundRelationPair(Engine& engine, const std::string& op, const Binding& binding) {
+  // Both relations as the one query describes them (bound_relation takes its keys out of a copy each).
+  std::map<std::string, std::string> query = binding.query;
+  left_ = bound_relation(op + " (left)", *binding.inputs.at(0), binding.rows.at(0), query);
+  query = binding.query;
+  right_ = bound_relation(op + " (right)", *binding.inputs.at(1), binding.rows.at(1), query);
+  if (n() == 0 || m() == 0) {
+    empty_ = engine.allocate(4);
+    if (n() == 0) left_.buffer = empty_.get();
+    if (m() == 0) right_.buffer = empty_.get();
+  }
+}
+
+PairOperands BoundRelationPair::operands() const {
+  return {*left_.buffer, *right_.buffer, n(), m(), n(), m(), width()};
+}
+
+std::string BoundRelationPair::refuses(TupleLayout variant_layout, bool vendor) const {
+  const char* const names[] = {"aos", "soa"};
+  const TupleLayout wanted = vendor ? TupleLayout::Aos : variant_layout;
+  if (wanted == layout()) return {};
+  return std::string(vendor ? "the vendor call" : "the variant") +
+         " reads layout=" + names[static_cast<int>(wanted)] +
+         ", the relations are layout=" + names[static_cast<int>(layout())];
+}
+
+datasets::WorkloadClass BoundRelationPair::workload_class() const {
+  datasets::WorkloadClass c;
+  c.shape["values"] = std::to_string(left_.values());
+  c.scale["rows"] = n();
+  c.scale["rows2"] = m();
+  return c;
+}
+
+void BoundTuples::reserve(std::uint64_t capacity) {
+  if (tuples_ && capacity_ == capacity) return;
+  tuples_ = engine_.allocate(std::max<std::uint64_t>(capacity * width_ * 4, 4));
+  capacity_ = capacity;
+}
+
+DeviceBuffer& BoundTuples::count() {
+  if (!count_) count_ = engine_.allocate(4);
+  return *count_;
+}
+
+DeviceResult BoundTuples::take(OutputKind kind, std::optional<std::uint64_t> rows) {
+  if (!tuples_) throw std::logic_error("a bound run's result was taken before it ran");
+  if (!rows) {
+    if (!host_count_) host_count_ = engine_.allocate_host(4);
+    engine_.download(*host_count_, count(), 4)->elapsed_ms();
+    rows = *host_count_->as<std::uint32_t>();
+    if (*rows > capacity_) {
+      throw LaunchError("the kernels counted " + std::to_string(*rows) + " tuples, more than the " +
+                        std::to_string(capacity_) + " their output holds");
+    }
+  }
+  DeviceResult result{kind, {}, *rows};
+  result.buffers.push_back(std::move(tuples_));
+  capacity_ = 0;
+  return result;
 }
 
 }  // namespace varex::operators

@@ -143,6 +143,47 @@ void RelationInputs::restore() {
   engine_.upload(*soa_, 0, *host_soa_, bytes_)->elapsed_ms();
 }
 
+std::vector<QueryKeyDecl> relation_buffer_keys() {
+  return {
+      {"values",
+       "runtime calls only: value attributes per tuple of the application's relation, 1 to 3 (default 1; "
+       "on the command line --values)"},
+      {"layout",
+       "runtime calls only: the application's relation as aos (tuples packed, the default) or soa (one "
+       "array of rows words per attribute, back to back); variants of the other layout do not run on it"}};
+}
+
+BoundRelation bound_relation(const std::string& op, const DeviceBuffer& buffer, std::uint64_t rows,
+                             std::map<std::string, std::string>& query) {
+  BoundRelation relation;
+  relation.buffer = &buffer;
+  relation.rows = rows;
+  if (const auto it = query.find("values"); it != query.end()) {
+    const std::uint64_t values = parse_count(it->second, op + " query values");
+    if (values < 1 || values > 3)
+      throw UsageError(op + ": query values=" + it->second + ": a relation has 1 to 3 values per tuple");
+    relation.width = static_cast<std::uint32_t>(1 + values);
+    query.erase(it);
+  }
+  if (const auto it = query.find("layout"); it != query.end()) {
+    if (it->second != "aos" && it->second != "soa")
+      throw UsageError(op + ": query layout=" + printable(it->second) + ": the relation is aos or soa");
+    relation.layout = it->second == "soa" ? TupleLayout::Soa : TupleLayout::Aos;
+    query.erase(it);
+  }
+  if (rows > kMaxRelationRows) {
+    throw UsageError(op + " handles at most " + std::to_string(kMaxRelationRows) + " tuples, got " +
+                     std::to_string(rows));
+  }
+  const std::uint64_t need = rows * relation.width * 4;
+  if (buffer.bytes() < need) {
+    throw UsageError(op + ": the relation's buffer holds " + std::to_string(buffer.bytes()) + " bytes, " +
+                     std::to_string(rows) + " tuples of " + std::to_string(relation.width) + " uint32 need " +
+                     std::to_string(need));
+  }
+  return relation;
+}
+
 TupleLayout layout_of(const variants::Params& params) {
   return variants::get_string(params, "layout") == "soa" ? TupleLayout::Soa : TupleLayout::Aos;
 }

@@ -4,6 +4,7 @@
 // relation a workload names, its image on the device in either layout, and the launch vocabulary (local,
 // ept, grid).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -45,8 +46,31 @@ std::uint32_t relation_values(const datasets::WorkloadSpec& spec);
 std::vector<std::uint32_t> relation_image(const datasets::Relation& relation, TupleLayout layout,
                                           std::uint64_t capacity);
 TupleLayout layout_of(const variants::Params& params);  // the `layout` tunable
+inline const char* layout_name(TupleLayout layout) {
+  return layout == TupleLayout::Soa ? "soa" : "aos";
+}
 // An attribute's index in a tuple by its name in queries: key 0, v0 1, v1 2, v2 3; nullopt for another name.
 std::optional<std::uint32_t> attribute_index(std::string_view name);
+
+// An application's relation, a runtime call's input (harness/operators/bound_run.hpp): `rows` tuples of a
+// uint32 key and 1 to 3 uint32 values in the caller's buffer, laid out as the call's buffer keys say
+// (relation_buffer_keys): `values` (1 to 3, default 1) and `layout` (aos, the default: tuple i at words
+// [i * A, (i + 1) * A); soa: attribute c of tuple i at word c * rows + i, the columns back to back), A = 1 +
+// values. An operator that takes such relations declares these keys beside its own query keys
+// (RelationOperator::buffer_keys); on the command line --values and the `layout` tunable say the same.
+struct BoundRelation {
+  const DeviceBuffer* buffer = nullptr;
+  std::uint64_t rows = 0;
+  std::uint32_t width = 2;  // A: words per tuple
+  TupleLayout layout = TupleLayout::Aos;
+  std::uint32_t values() const { return width - 1; }
+};
+std::vector<QueryKeyDecl> relation_buffer_keys();
+// The relation in `buffer` as the buffer keys of `query` describe it; they are taken out of `query`, which
+// keeps the operator's own keys. UsageError for a bad key value, more than kMaxRelationRows tuples or a
+// buffer of fewer than rows * A * 4 bytes.
+BoundRelation bound_relation(const std::string& op, const DeviceBuffer& buffer, std::uint64_t rows,
+                             std::map<std::string, std::string>& query);
 
 // A relation on one device in both layouts (a variant picks one through `layout`): uploaded once, restored
 // on demand. h2d_ms() is the upload of one layout (both move the same bytes).

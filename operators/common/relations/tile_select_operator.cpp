@@ -1,5 +1,6 @@
 #include "operators/common/relations/tile_select_operator.hpp"
 
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/vendor_variant.hpp"
 
 namespace varex::operators {
@@ -47,6 +48,24 @@ variants::Space TileSelectOperator::space(const variants::SpaceContext& context)
   add_vendor_variant(context.device, space_.vendor_call, tunables, inactive, space_.vendor_honours);
   return variants::Space(name(), std::move(tunables), std::move(constraints), std::move(inactive));
 }
+
+std::unique_ptr<BoundRun> TileSelectOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  std::map<std::string, std::string> query = binding.query;
+  const BoundRelation relation = bound_relation(name(), *binding.inputs[0], binding.rows[0], query);
+  // The call as a workload: what the parts and the class read. No generator: the call knows nothing of
+  // how its keys are distributed.
+  datasets::WorkloadSpec spec;
+  spec.op = name();
+  spec.params = {{"rows", relation.rows}, {"values", relation.values()}};
+  read_bound_query(query, spec);
+  datasets::WorkloadClass workload_class = this->workload_class(spec);
+  workload_class.shape.erase("generator");
+  return std::make_unique<RelationBound>(engine, parts(spec), relation, std::move(workload_class));
+}
+
+void TileSelectOperator::read_bound_query(const std::map<std::string, std::string>&,
+                                          datasets::WorkloadSpec&) const {}
 
 Defines TileSelectOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
   return TileSelectVariant(params, device, space_.family).defines;

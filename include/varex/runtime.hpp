@@ -1,0 +1,159 @@
+#pragma once
+// varex's operators inside an application (C++17): the kernels varex tunes, run on the application's own
+// device buffers with the variant its tuning profile chose for this device and workload.
+//
+//   varex::Runtime rt = varex::Runtime::attach_opencl(context, device, queue, {"tuned.json"});
+//   varex::Result bits = rt.select_range({varex::Buffer::opencl(column, bytes), rows}, 10, 99);
+//   rt.last_choice();  // which variant ran, which level of the profile answered
+//
+// Inputs are the application's buffers (cl_mem of the runtime's context, or CUdeviceptr of its CUDA
+// context) in the layouts docs/RUNTIME.md gives per operator; results stay on the device, owned by a Result.
+// Every failure is a varex::Error naming the problem. A Runtime is used by one thread at a time.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "varex/profile.hpp"
+
+#if defined(__GNUC__)
+#define VAREX_API __attribute__((visibility("default")))
+#else
+#define VAREX_API
+#endif
+
+namespace varex {
+
+// A bad call (a null buffer, a size that does not match, an unknown operator, query key or parameter), a
+// device that cannot be opened, a kernel that does not build or fails.
+class VAREX_API Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A device buffer of the application: a cl_mem or a CUdeviceptr, and its size in bytes.
+struct Buffer {
+  std::uint64_t handle = 0;
+  std::size_t bytes = 0;
+
+  static Buffer opencl(const void* mem, std::size_t bytes) {
+    return {static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(mem)), bytes};
+  }
+  static Buffer cuda(std::uint64_t device_pointer, std::size_t bytes) { return {device_pointer, bytes}; }
+  // The buffer as a cl_mem (cast it: `static_cast<cl_mem>(b.opencl_mem())`).
+  void* opencl_mem() const { return reinterpret_cast<void*>(static_cast<std::uintptr_t>(handle)); }
+};
+
+// One input of an operator: its buffer and its rows (tuples, or strings of a string column).
+struct Input {
+  Buffer buffer;
+  std::uint64_t rows = 0;
+};
+
+// What a result holds (docs/RUNTIME.md gives each layout).
+enum class ResultKind { Bitmap, Rows, RowsMultiset, Pairs, Groups, Scalar };
+VAREX_API const char* to_string(ResultKind kind);
+
+// A result on the device, freed with the last copy of this object (it keeps its device alive).
+class VAREX_API Result {
+ public:
+  Result();
+  ~Result();
+  Result(const Result&);
+  Result& operator=(const Result&);
+  Result(Result&&) noexcept;
+  Result& operator=(Result&&) noexcept;
+
+  ResultKind kind() const;
+  // Tuples, pairs or groups; for a bitmap the rows of its input (one bit each); 1 for a scalar.
+  std::uint64_t rows() const;
+  // The result's device buffers, in the order docs/RUNTIME.md gives for the operator (one for most; a
+  // relation's columns or the groups' keys and aggregates are several). Each holds at least what rows()
+  // needs.
+  std::size_t buffer_count() const;
+  Buffer buffer(std::size_t index = 0) const;
+  // Copies the first `bytes` of buffer `index` to host memory and waits for the copy.
+  void download(void* host, std::size_t bytes, std::size_t index = 0) const;
+
+  struct Impl;
+  explicit Result(std::shared_ptr<Impl> impl);
+
+ private:
+  std::shared_ptr<Impl> impl_;
+};
+
+// What the last call ran and why.
+struct Choice {
+  std::string op;
+  std::string variant;     // varex's variant id (as in `varex best`, profiles and databases)
+  profile::Params params;  // the variant's parameters as text
+  profile::Level level = profile::Level::Default;  // which level of the profile's fallback chain answered
+  bool exact_class = false;                        // the profile's entry is of the call's own workload class
+  bool pinned = false;              // parameters the application pinned (Runtime::override_parameters)
+  std::string note;                 // why the profile's choice did not run, where it did not; else empty
+  std::optional<double> device_ms;  // the kernels' device time, with Options::time_calls on a timed queue
+};
+
+struct Options {
+  // A profile written by `varex export --format json`; empty: the operators' default variants. A file that
+  // cannot be read or is not a profile is an Error.
+  std::string profile;
+  // Device time of each call in last_choice() (device events; on OpenCL, only where the queue was made with
+  // CL_QUEUE_PROFILING_ENABLE).
+  bool time_calls = false;
+};
+
+class VAREX_API Runtime {
+ public:
+  // A device by varex's id, as `varex devices` lists them: "cuda:0", "ocl:1:0". The runtime makes its own
+  // context and queue (OpenCL) or takes the device's primary context and a stream of its own (CUDA).
+  static Runtime open(const std::string& device_id, const Options& options = {});
+  // The application's OpenCL objects (cl_context, cl_device_id, cl_command_queue; retained while the runtime
+  // lives): calls run on that queue, in order with the application's own commands.
+  static Runtime attach_opencl(void* context, void* device, void* queue, const Options& options = {});
+  // The application's CUDA context and stream (CUcontext, CUstream; a null stream is the default stream).
+  static Runtime attach_cuda(void* context, void* stream, const Options& options = {});
+
+  Runtime(Runtime&&) noexcept;
+  Runtime& operator=(Runtime&&) noexcept;
+  ~Runtime();
+
+  // The device as profiles name it, derived from the device handle.
+  const profile::DeviceKey& device_key() const;
+  // varex's id of the device ("ocl:0:0").
+  std::string device_id() const;
+  // The operators this runtime knows.
+  static std::vector<std::string> operators();
+
+  void load_profile(const std::string& path);
+  void set_profile(profile::Profile profile);
+  // Pins parameters of `op` for later calls (CLBlast's OverrideParameters): tunables not named keep their
+  // defaults. An Error names a tunable or value the operator's space does not have.
+  void override_parameters(const std::string& op, const profile::Params& params);
+  void clear_overrides(const std::string& op);
+
+  // The generic call: any operator, its inputs as it declares them (`varex ops`; layouts in
+  // docs/RUNTIME.md), its query keys as `varex run --query key=value` takes them.
+  Result run(const std::string& op, const std::vector<Input>& inputs,
+             const std::map<std::string, std::string>& query = {});
+
+  // Typed calls.
+  // Rows of an int32 column with lo <= value <= hi (a bound left out: none), or outside it with `negate`:
+  // a bitmap (bit r % 8 of byte r / 8).
+  Result select_range(const Input& column, std::optional<std::int32_t> lo, std::optional<std::int32_t> hi,
+                      bool negate = false);
+
+  const Choice& last_choice() const;
+
+  struct Impl;
+
+ private:
+  explicit Runtime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace varex

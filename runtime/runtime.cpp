@@ -1,0 +1,296 @@
+// varex::Runtime: a call binds the operator's kernels to the caller's buffers, chooses the variant
+// (runtime/variant_choice), compiles it through the engine's caches (the same disk cache as `varex`) and
+// runs it on the caller's queue or stream. Errors of every layer leave as varex::Error.
+#include "varex/runtime.hpp"
+
+#include <mutex>
+
+#include "base/errors.hpp"
+#include "harness/backends/opencl_engine.hpp"
+#include "harness/operators/bound_run.hpp"
+#include "operators/install.hpp"
+#include "runtime/variant_choice.hpp"
+#include "varex/profile_json.hpp"
+#ifdef VAREX_HAVE_CUDA
+#include "harness/backends/cuda_engine.hpp"
+#endif
+
+namespace varex {
+
+namespace {
+
+void install_operators_once() {
+  static std::once_flag once;
+  std::call_once(once, [] { operators::install(); });
+}
+
+// Runs `body`, turning whatever it throws into varex::Error.
+template <class Body>
+auto guarded(Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(e.what());
+  }
+}
+
+ResultKind result_kind(harness::OutputKind kind) {
+  switch (kind) {
+    case harness::OutputKind::Bitmap:
+      return ResultKind::Bitmap;
+    case harness::OutputKind::Rows:
+      return ResultKind::Rows;
+    case harness::OutputKind::RowsMultiset:
+      return ResultKind::RowsMultiset;
+    case harness::OutputKind::Pairs:
+      return ResultKind::Pairs;
+    case harness::OutputKind::Groups:
+      return ResultKind::Groups;
+    case harness::OutputKind::Scalar:
+      return ResultKind::Scalar;
+  }
+  return ResultKind::Rows;
+}
+
+// The caller's host memory as the engine's download takes it.
+class HostView final : public harness::HostBuffer {
+ public:
+  HostView(void* data, std::size_t bytes) : data_(data), bytes_(bytes) {}
+  void* data() override { return data_; }
+  std::size_t bytes() const override { return bytes_; }
+
+ private:
+  void* data_;
+  std::size_t bytes_;
+};
+
+}  // namespace
+
+const char* to_string(ResultKind kind) {
+  switch (kind) {
+    case ResultKind::Bitmap:
+      return "bitmap";
+    case ResultKind::Rows:
+      return "rows";
+    case ResultKind::RowsMultiset:
+      return "rows_multiset";
+    case ResultKind::Pairs:
+      return "pairs";
+    case ResultKind::Groups:
+      return "groups";
+    case ResultKind::Scalar:
+      return "scalar";
+  }
+  return "rows";
+}
+
+// ---- Result ----
+
+struct Result::Impl {
+  std::shared_ptr<harness::Engine> engine;  // outlives the buffer
+  harness::DeviceResult result;
+};
+
+Result::Result() = default;
+Result::~Result() = default;
+Result::Result(const Result&) = default;
+Result& Result::operator=(const Result&) = default;
+Result::Result(Result&&) noexcept = default;
+Result& Result::operator=(Result&&) noexcept = default;
+Result::Result(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+ResultKind Result::kind() const {
+  return impl_ ? result_kind(impl_->result.kind) : ResultKind::Rows;
+}
+std::uint64_t Result::rows() const {
+  return impl_ ? impl_->result.rows : 0;
+}
+
+std::size_t Result::buffer_count() const {
+  return impl_ ? impl_->result.buffers.size() : 0;
+}
+
+Buffer Result::buffer(std::size_t index) const {
+  if (!impl_ || index >= impl_->result.buffers.size()) return {};
+  const harness::DeviceBuffer& b = *impl_->result.buffers[index];
+  return {impl_->engine->handle(b), b.bytes()};
+}
+
+void Result::download(void* host, std::size_t bytes, std::size_t index) const {
+  guarded([&] {
+    if (bytes == 0) return;
+    if (!impl_ || index >= impl_->result.buffers.size())
+      throw UsageError("download of buffer " + std::to_string(index) + " of a result of " +
+                       std::to_string(buffer_count()));
+    if (!host) throw UsageError("download into a null pointer");
+    const harness::DeviceBuffer& b = *impl_->result.buffers[index];
+    if (bytes > b.bytes())
+      throw UsageError("download of " + std::to_string(bytes) + " bytes from a result buffer of " +
+                       std::to_string(b.bytes()));
+    HostView view(host, bytes);
+    impl_->engine->download(view, b, bytes)->elapsed_ms();
+  });
+}
+
+// ---- Runtime ----
+
+struct Runtime::Impl {
+  std::shared_ptr<harness::Engine> engine;
+  profile::DeviceKey key;
+  Options options;
+  std::optional<profile::Profile> profile;
+  std::map<std::string, profile::Params> pinned;
+  Choice last;
+};
+
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::Runtime(Runtime&&) noexcept = default;
+Runtime& Runtime::operator=(Runtime&&) noexcept = default;
+Runtime::~Runtime() = default;
+
+namespace {
+
+Runtime::Impl* fill(Runtime::Impl* impl, std::unique_ptr<harness::Engine> engine, const Options& options) {
+  impl->engine = std::move(engine);
+  impl->key = runtime::device_key(impl->engine->device());
+  impl->options = options;
+  if (!options.profile.empty()) impl->profile = profile::load_profile_file(options.profile);
+  return impl;
+}
+
+}  // namespace
+
+Runtime Runtime::open(const std::string& device_id, const Options& options) {
+  return guarded([&] {
+    install_operators_once();
+    for (const DeviceInfo& device : harness::enumerate_devices()) {
+      if (device.id != device_id) continue;
+      auto impl = std::make_unique<Impl>();
+      fill(impl.get(), harness::open_engine(device), options);
+      return Runtime(std::move(impl));
+    }
+    throw UsageError("no device " + device_id + " (`varex devices` lists them)");
+  });
+}
+
+Runtime Runtime::attach_opencl(void* context, void* device, void* queue, const Options& options) {
+  return guarded([&] {
+    install_operators_once();
+    auto impl = std::make_unique<Impl>();
+    fill(impl.get(), harness::attach_opencl_engine(context, device, queue), options);
+    return Runtime(std::move(impl));
+  });
+}
+
+Runtime Runtime::attach_cuda(void* context, void* stream, const Options& options) {
+  return guarded([&] {
+    install_operators_once();
+#ifdef VAREX_HAVE_CUDA
+    auto impl = std::make_unique<Impl>();
+    fill(impl.get(), harness::attach_cuda_engine(context, stream), options);
+    return Runtime(std::move(impl));
+#else
+    (void)context;
+    (void)stream;
+    (void)options;
+    throw UsageError("this varex runtime was built without CUDA");
+#endif
+  });
+}
+
+const profile::DeviceKey& Runtime::device_key() const {
+  return impl_->key;
+}
+std::string Runtime::device_id() const {
+  return impl_->engine->device().id;
+}
+
+std::vector<std::string> Runtime::operators() {
+  install_operators_once();
+  std::vector<std::string> names;
+  for (const harness::Operator* op : harness::operators()) names.push_back(op->name());
+  return names;
+}
+
+void Runtime::load_profile(const std::string& path) {
+  guarded([&] { impl_->profile = profile::load_profile_file(path); });
+}
+
+void Runtime::set_profile(profile::Profile profile) {
+  impl_->profile = std::move(profile);
+}
+
+void Runtime::override_parameters(const std::string& op, const profile::Params& params) {
+  guarded([&] {
+    const harness::Operator& found = harness::find_operator(op);
+    const variants::Space space = found.space({impl_->engine->device(), std::uint64_t{1} << 20});
+    // Names and values are checked here; constraints that depend on the call's rows, at the call.
+    space.with_settings(space.defaults(), {params.begin(), params.end()});
+    impl_->pinned[op] = params;
+  });
+}
+
+void Runtime::clear_overrides(const std::string& op) {
+  impl_->pinned.erase(op);
+}
+
+Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs,
+                    const std::map<std::string, std::string>& query) {
+  return guarded([&] {
+    const harness::Operator& op = harness::find_operator(op_name);
+    harness::Engine& engine = *impl_->engine;
+    std::vector<std::unique_ptr<harness::DeviceBuffer>> borrowed;
+    harness::Binding binding;
+    binding.query = query;
+    for (const Input& input : inputs) {
+      if (!input.buffer.handle) {
+        throw UsageError(op_name + ": input " + std::to_string(borrowed.size()) + " is a null buffer");
+      }
+      borrowed.push_back(engine.borrow(input.buffer.handle, input.buffer.bytes));
+      binding.inputs.push_back(borrowed.back().get());
+      binding.rows.push_back(input.rows);
+    }
+    std::unique_ptr<harness::BoundRun> bound = op.bind(engine, binding);
+    const variants::Space space = op.space({engine.device(), binding.rows.empty() ? 0 : binding.rows[0]});
+    const auto pin = impl_->pinned.find(op_name);
+    const runtime::VariantChoice chosen = runtime::choose_variant(
+        op, engine.device(), space, *bound, impl_->profile ? &*impl_->profile : nullptr,
+        pin == impl_->pinned.end() ? std::nullopt : std::optional<profile::Params>(pin->second));
+
+    bound->compile(chosen.params);
+    const harness::ExecutionTimes times = bound->execute(chosen.params);
+
+    Choice& last = impl_->last;
+    last = Choice{};
+    last.op = op_name;
+    last.variant = chosen.variant;
+    for (const auto& [name, value] : chosen.params) last.params[name] = variants::to_string(value);
+    last.level = chosen.level;
+    last.exact_class = chosen.exact_class;
+    last.pinned = chosen.pinned;
+    last.note = chosen.note;
+    if (impl_->options.time_calls && engine.timed()) last.device_ms = times.total_ms;
+
+    auto result = std::make_shared<Result::Impl>();
+    result->engine = impl_->engine;
+    result->result = bound->take_result();
+    return Result(std::move(result));
+  });
+}
+
+Result Runtime::select_range(const Input& column, std::optional<std::int32_t> lo,
+                             std::optional<std::int32_t> hi, bool negate) {
+  std::map<std::string, std::string> query;
+  if (lo) query["lo"] = std::to_string(*lo);
+  if (hi) query["hi"] = std::to_string(*hi);
+  if (negate) query["negate"] = "true";
+  return run("selection", {column}, query);
+}
+
+const Choice& Runtime::last_choice() const {
+  return impl_->last;
+}
+
+}  // namespace varex

@@ -1,0 +1,34 @@
+#pragma once
+// Which variant a runtime call runs: the application's pinned parameters, else the profile's entry for the
+// device and the call's workload class, else the operator's defaults. An entry whose kernels are not this
+// build's, whose parameters the space does not take, or that cannot run on the caller's buffers falls back
+// to the defaults, with a note that says why.
+#include <map>
+#include <optional>
+#include <string>
+
+#include "harness/operators/bound_run.hpp"
+#include "varex/profile.hpp"
+
+namespace varex::runtime {
+
+struct VariantChoice {
+  variants::Params params;
+  std::string variant;  // varex's variant id
+  profile::Level level = profile::Level::Default;
+  bool exact_class = false;
+  bool pinned = false;
+  std::string note;
+};
+
+// The device as profiles key it.
+profile::DeviceKey device_key(const DeviceInfo& device);
+// A workload class as a profile lookup takes it.
+profile::Workload lookup_workload(const datasets::WorkloadClass& workload_class);
+
+// Throws UsageError for pins the space does not take.
+VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& device,
+                             const variants::Space& space, const harness::BoundRun& run,
+                             const profile::Profile* profile, const std::optional<profile::Params>& pinned);
+
+}  // namespace varex::runtime

@@ -1,0 +1,63 @@
+# The runtime library from an application's side (issue 30): installs this build's runtime component into a
+# prefix of its own, builds examples/runtime-consumer against that installation with find_package(varex), and
+# runs it on the first OpenCL device:
+#   - without a profile: every call checks out against the example's own computation, the defaults run;
+#   - with a profile exported from a real sweep on that device: the sweep's best variant runs;
+#   - with a corrupt profile: the example reports the error and exits 2.
+# cmake -DBUILD=<varex build> -DSOURCE=<varex source> -DVAREX=<varex binary> -DWORK=<scratch>
+#       [-DFLAGS=<compiler flags of this build's sanitizers>] -P consumer.cmake
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(rc "${rc}" PARENT_SCOPE)
+  set(out "${out}" PARENT_SCOPE)
+  set(err "${err}" PARENT_SCOPE)
+endfunction()
+
+function(expect_ok what)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${what} failed (${rc}):\n${out}\n${err}")
+  endif()
+endfunction()
+
+file(REMOVE_RECURSE ${WORK})
+set(prefix ${WORK}/prefix)
+run(${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix} --component runtime)
+expect_ok("installing the runtime component")
+if(EXISTS ${prefix}/bin)
+  message(FATAL_ERROR "the runtime component installed binaries: ${prefix}/bin")
+endif()
+
+run(${CMAKE_COMMAND} -S ${SOURCE}/examples/runtime-consumer -B ${WORK}/build -DCMAKE_BUILD_TYPE=Release
+    -DCMAKE_PREFIX_PATH=${prefix} "-DCMAKE_CXX_FLAGS=${FLAGS}" "-DCMAKE_EXE_LINKER_FLAGS=${FLAGS}")
+expect_ok("configuring the example against the installed package")
+run(${CMAKE_COMMAND} --build ${WORK}/build)
+expect_ok("building the example")
+set(consumer ${WORK}/build/runtime_consumer)
+
+run(${consumer} --rows 5003)
+expect_ok("the example without a profile")
+if(NOT out MATCHES "select_range: ok .* level=default")
+  message(FATAL_ERROR "without a profile the defaults should run:\n${out}")
+endif()
+
+# A real sweep of four variants on the example's device (the first OpenCL device: ocl:0:0), exported.
+run(${VAREX} sweep --op selection --device ocl:0:0 --rows 5003 --db ${WORK}/tuned.db --quiet --set kernel=overflow
+    --set ept=8,16 --set vec=1,4 --set padding=none --set local=auto --set grid=cover --min-reps 3 --max-reps 5)
+expect_ok("varex sweep")
+run(${VAREX} export --db ${WORK}/tuned.db --format json --out ${WORK}/tuned.json)
+expect_ok("varex export")
+run(${VAREX} best --db ${WORK}/tuned.db --json)
+expect_ok("varex best")
+string(JSON best GET "${out}" 0 variant)
+run(${consumer} --rows 5003 --profile ${WORK}/tuned.json --expect-variant ${best})
+expect_ok("the example with the exported profile (expecting variant ${best})")
+if(NOT out MATCHES "level=exact_device")
+  message(FATAL_ERROR "the profile's entry for this device should answer:\n${out}")
+endif()
+
+file(WRITE ${WORK}/corrupt.json "{\"format\": \"varex-profile\", \"version\": 3, \"devices\": [")
+run(${consumer} --profile ${WORK}/corrupt.json)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "profile")
+  message(FATAL_ERROR "a corrupt profile should stop the example with status 2 and say why (${rc}):\n${err}")
+endif()
+message(STATUS "runtime consumer: ok\n${out}")

@@ -1,0 +1,247 @@
+// The runtime library as an application sees it: only <varex/runtime.hpp> and OpenCL, linked against the
+// shared library, on the application's own PoCL context, queue and buffers. Results are checked against
+// plain C++ computations here.
+#include <CL/cl.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <random>
+#include <string>
+#include <varex/runtime.hpp>
+#include <vector>
+
+namespace {
+
+// The first CPU device (PoCL), with a context and a queue of the test's own.
+struct Application {
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+
+  explicit Application(bool profiling = true) {
+    cl_uint platforms = 0;
+    clGetPlatformIDs(0, nullptr, &platforms);
+    std::vector<cl_platform_id> ids(platforms);
+    if (platforms) clGetPlatformIDs(platforms, ids.data(), nullptr);
+    for (cl_platform_id p : ids) {
+      if (clGetDeviceIDs(p, CL_DEVICE_TYPE_CPU, 1, &device, nullptr) == CL_SUCCESS) break;
+    }
+    if (!device) return;
+    cl_int err = CL_SUCCESS;
+    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &err);
+    queue = clCreateCommandQueue(context, device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
+  }
+  ~Application() {
+    for (cl_mem m : buffers) clReleaseMemObject(m);
+    if (queue) clReleaseCommandQueue(queue);
+    if (context) clReleaseContext(context);
+  }
+  Application(const Application&) = delete;
+  Application& operator=(const Application&) = delete;
+
+  varex::Input column(const std::vector<std::int32_t>& values) {
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE, std::max<std::size_t>(values.size() * 4, 4),
+                                nullptr, &err);
+    EXPECT_EQ(err, CL_SUCCESS);
+    if (!values.empty())
+      clEnqueueWriteBuffer(queue, mem, CL_TRUE, 0, values.size() * 4, values.data(), 0, nullptr, nullptr);
+    buffers.push_back(mem);
+    return {varex::Buffer::opencl(mem, values.size() * 4), values.size()};
+  }
+
+  varex::Runtime runtime(const varex::Options& options = {}) {
+    return varex::Runtime::attach_opencl(context, device, queue, options);
+  }
+
+  std::vector<cl_mem> buffers;
+};
+
+std::vector<std::int32_t> random_column(std::size_t rows, unsigned seed) {
+  std::mt19937 random(seed);
+  std::vector<std::int32_t> column(rows);
+  for (auto& v : column) v = static_cast<std::int32_t>(random());
+  return column;
+}
+
+// The bitmap a range selection must give, computed here.
+std::vector<bool> expected_bits(const std::vector<std::int32_t>& column, std::int32_t lo, std::int32_t hi,
+                                bool negate) {
+  std::vector<bool> bits(column.size());
+  for (std::size_t r = 0; r < column.size(); ++r) bits[r] = (column[r] >= lo && column[r] <= hi) != negate;
+  return bits;
+}
+
+std::vector<bool> bits_of(const varex::Result& result) {
+  std::vector<std::uint8_t> bytes((result.rows() + 7) / 8);
+  result.download(bytes.data(), bytes.size());
+  std::vector<bool> bits(result.rows());
+  for (std::size_t r = 0; r < bits.size(); ++r) bits[r] = (bytes[r / 8] >> (r % 8)) & 1;
+  return bits;
+}
+
+#define REQUIRE_DEVICE(app) \
+  if (!(app).device) GTEST_SKIP() << "no OpenCL CPU device"
+
+TEST(Runtime, RangeSelectionOnTheApplicationsBuffers) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  EXPECT_EQ(rt.device_key().backend, "opencl");
+  EXPECT_EQ(rt.device_key().type, "cpu");
+  EXPECT_FALSE(rt.device_key().name.empty());
+  const auto column = random_column(10007, 1);
+  const varex::Input input = app.column(column);
+  const varex::Result typed = rt.select_range(input, -500000000, 700000000);
+  EXPECT_EQ(typed.kind(), varex::ResultKind::Bitmap);
+  EXPECT_EQ(typed.rows(), column.size());
+  EXPECT_EQ(bits_of(typed), expected_bits(column, -500000000, 700000000, false));
+  // Without a profile: the operator's default variant.
+  EXPECT_EQ(rt.last_choice().level, varex::profile::Level::Default);
+  EXPECT_FALSE(rt.last_choice().pinned);
+  const std::string default_variant = rt.last_choice().variant;
+  EXPECT_FALSE(default_variant.empty());
+
+  const varex::Result generic =
+      rt.run("selection", {input}, {{"lo", "-500000000"}, {"hi", "700000000"}, {"negate", "true"}});
+  EXPECT_EQ(bits_of(generic), expected_bits(column, -500000000, 700000000, true));
+  EXPECT_EQ(rt.last_choice().variant, default_variant);
+}
+
+TEST(Runtime, EmptyColumnGivesAnEmptyBitmap) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const varex::Result r = rt.select_range(app.column({}), 0, 10);
+  EXPECT_EQ(r.rows(), 0u);
+  EXPECT_NO_THROW(r.download(nullptr, 0));
+}
+
+TEST(Runtime, PinnedParametersRunAndProfilesChooseTheirEntry) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const auto column = random_column(4099, 2);
+  const varex::Input input = app.column(column);
+  rt.select_range(input, 0, 1 << 30);
+  const varex::Choice defaults = rt.last_choice();
+
+  rt.override_parameters("selection", {{"kernel", "overflow"}, {"ept", "16"}, {"vec", "4"}});
+  const varex::Result pinned = rt.select_range(input, 0, 1 << 30);
+  EXPECT_EQ(bits_of(pinned), expected_bits(column, 0, 1 << 30, false));
+  const varex::Choice chosen = rt.last_choice();
+  EXPECT_TRUE(chosen.pinned);
+  EXPECT_EQ(chosen.params.at("ept"), "16");
+  EXPECT_EQ(chosen.params.at("kernel"), "overflow");
+  EXPECT_NE(chosen.variant, defaults.variant);
+  rt.clear_overrides("selection");
+
+  // A profile whose entry for this device is the pinned variant: the call runs it, at the first level.
+  varex::profile::Entry entry;
+  entry.device = rt.device_key();
+  entry.op = "selection";
+  entry.workload.scale["rows"] = static_cast<double>(column.size());
+  entry.params = chosen.params;
+  entry.variant = chosen.variant;
+  entry.kernel_ms = 1;
+  rt.set_profile(varex::profile::Profile({entry}, {}));
+  rt.select_range(input, 0, 1 << 30);
+  EXPECT_EQ(rt.last_choice().variant, chosen.variant);
+  EXPECT_EQ(rt.last_choice().level, varex::profile::Level::ExactDevice);
+  EXPECT_TRUE(rt.last_choice().note.empty()) << rt.last_choice().note;
+
+  // The same entry measured with other kernels: refused with a note, and the defaults run.
+  entry.source_hash = "0123456789abcdef";
+  rt.set_profile(varex::profile::Profile({entry}, {}));
+  const varex::Result fallback = rt.select_range(input, 0, 1 << 30);
+  EXPECT_EQ(bits_of(fallback), expected_bits(column, 0, 1 << 30, false));
+  EXPECT_EQ(rt.last_choice().variant, defaults.variant);
+  EXPECT_EQ(rt.last_choice().level, varex::profile::Level::Default);
+  EXPECT_NE(rt.last_choice().note.find("other selection kernels"), std::string::npos)
+      << rt.last_choice().note;
+
+  // Parameters this build does not know: refused the same way.
+  entry.source_hash.clear();
+  entry.params = {{"no_such_knob", "3"}};
+  rt.set_profile(varex::profile::Profile({entry}, {}));
+  rt.select_range(input, 0, 1 << 30);
+  EXPECT_EQ(rt.last_choice().variant, defaults.variant);
+  EXPECT_FALSE(rt.last_choice().note.empty());
+}
+
+TEST(Runtime, BadCallsThrowErrorsThatNameTheProblem) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const varex::Input input = app.column(random_column(100, 3));
+  const auto message = [](auto call) {
+    try {
+      call();
+    } catch (const varex::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { rt.select_range({varex::Buffer{}, 100}, 0, 1); }).find("null"), std::string::npos);
+  EXPECT_NE(message([&] { rt.select_range({input.buffer, 101}, 0, 1); }).find("bytes"), std::string::npos);
+  EXPECT_NE(message([&] { rt.run("no_such_operator", {input}); }).find("no_such_operator"),
+            std::string::npos);
+  EXPECT_NE(message([&] { rt.run("selection", {input}, {{"low", "1"}}); }).find("low"), std::string::npos);
+  EXPECT_NE(message([&] { rt.run("selection", {input, input}); }).find("input"), std::string::npos);
+  EXPECT_NE(message([&] { rt.run("selection", {input}, {{"lo", "twelve"}}); }), "no error");
+  EXPECT_NE(message([&] {
+              rt.override_parameters("selection", {{"no_such_knob", "1"}});
+            }).find("no_such_knob"),
+            std::string::npos);
+  EXPECT_NE(message([&] { rt.load_profile("/nonexistent/profile.json"); }).find("profile"),
+            std::string::npos);
+  EXPECT_NE(message([] { varex::Runtime::open("ocl:99:0"); }).find("ocl:99:0"), std::string::npos);
+  EXPECT_NE(message([] { varex::Runtime::attach_opencl(nullptr, nullptr, nullptr); }), "no error");
+  // After all of them, the runtime still works.
+  EXPECT_NO_THROW(rt.select_range(input, 0, 1));
+}
+
+TEST(Runtime, CorruptProfileIsAnError) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  const std::string path = testing::TempDir() + "corrupt-profile.json";
+  std::ofstream(path) << "{\"format\": \"varex-profile\", \"version\": 3, \"devices\": [";
+  varex::Options options;
+  options.profile = path;
+  EXPECT_THROW(app.runtime(options), varex::Error);
+  std::ofstream(path) << "{\"format\": \"something else\"}";
+  EXPECT_THROW(app.runtime(options), varex::Error);
+}
+
+TEST(Runtime, DeviceTimeOnlyWhereTheQueueTimes) {
+  varex::Options timed;
+  timed.time_calls = true;
+  {
+    Application app(true);
+    REQUIRE_DEVICE(app);
+    varex::Runtime rt = app.runtime(timed);
+    rt.select_range(app.column(random_column(5000, 4)), 0, 100);
+    ASSERT_TRUE(rt.last_choice().device_ms.has_value());
+    EXPECT_GT(*rt.last_choice().device_ms, 0.0);
+  }
+  Application untimed(false);
+  varex::Runtime rt = untimed.runtime(timed);
+  const auto column = random_column(5000, 5);
+  const varex::Result r = rt.select_range(untimed.column(column), 0, 100);
+  EXPECT_FALSE(rt.last_choice().device_ms.has_value());
+  EXPECT_EQ(bits_of(r), expected_bits(column, 0, 100, false));
+}
+
+TEST(Runtime, OpensDevicesByVarexIds) {
+  const std::vector<std::string> ops = varex::Runtime::operators();
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "selection"), ops.end());
+  Application app;
+  REQUIRE_DEVICE(app);
+  const std::string id = app.runtime().device_id();
+  varex::Runtime rt = varex::Runtime::open(id);
+  EXPECT_EQ(rt.device_id(), id);
+  EXPECT_EQ(rt.device_key().name, app.runtime().device_key().name);
+}
+
+}  // namespace
