@@ -289,6 +289,54 @@ Result Runtime::select_range(const Input& column, std::optional<std::int32_t> lo
   return run("selection", {column}, query);
 }
 
+Result Runtime::hash_join(const Input& build, const Input& probe) {
+  return run("hashjoin", {build, probe});
+}
+
+Result Runtime::group_by(const Input& keys, const Input& values) {
+  return run("groupby", {keys, values});
+}
+
+Result Runtime::sort(const Input& relation, unsigned values) {
+  return run("ra_sort", {relation}, {{"values", std::to_string(values)}});
+}
+
+Result Runtime::cnf_filter(const Input& records, const std::string& where) {
+  return run("cnf_filter", {records}, {{"where", where}});
+}
+
+namespace {
+
+std::map<std::string, std::string> attribute_query(unsigned attribute, const std::string& where) {
+  std::map<std::string, std::string> query{{"attr", "a" + std::to_string(attribute)}};
+  if (!where.empty()) query["where"] = where;
+  return query;
+}
+
+}  // namespace
+
+Result Runtime::aggregate(const Input& records, const std::string& function, unsigned attribute,
+                          const std::string& where) {
+  auto query = attribute_query(attribute, where);
+  query["fn"] = function;
+  return run("aggregate", {records}, query);
+}
+
+Result Runtime::kth_largest(const Input& records, std::uint64_t k, unsigned attribute,
+                            const std::string& where) {
+  auto query = attribute_query(attribute, where);
+  query["k"] = std::to_string(k);
+  return run("kth_largest", {records}, query);
+}
+
+Result Runtime::like(const Input& strings, const std::string& pattern) {
+  return run("str_like", {strings}, {{"pattern", pattern}});
+}
+
+Result Runtime::regex(const Input& strings, const std::string& pattern) {
+  return run("regex", {strings}, {{"pattern", pattern}});
+}
+
 const Choice& Runtime::last_choice() const {
   return impl_->last;
 }

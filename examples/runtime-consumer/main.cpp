@@ -5,13 +5,18 @@
 //   runtime_consumer [--platform P] [--device D] [--rows N] [--profile FILE] [--expect-variant ID]
 #include <CL/cl.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <random>
+#include <regex>
+#include <stdexcept>
 #include <string>
 #include <varex/runtime.hpp>
 #include <vector>
@@ -115,6 +120,169 @@ void check_selection(varex::Runtime& rt, const Device& d, const std::vector<std:
   clReleaseMemObject(mem);
 }
 
+// ---- The other typed calls, each against a plain computation ----
+
+template <class T>
+std::vector<T> download(const varex::Result& r, std::size_t index, std::size_t count) {
+  std::vector<T> out(count);
+  r.download(out.data(), count * sizeof(T), index);
+  return out;
+}
+
+std::vector<std::int32_t> small_values(std::size_t rows, int lo, int hi, std::mt19937& random) {
+  std::uniform_int_distribution<int> pick(lo, hi);
+  std::vector<std::int32_t> out(rows);
+  for (auto& v : out) v = pick(random);
+  return out;
+}
+
+void check_join(varex::Runtime& rt, const Device& d, std::mt19937& random) {
+  const auto build = small_values(2000, 0, 999, random), probe = small_values(5000, 0, 1999, random);
+  cl_mem b = upload(d, build), p = upload(d, probe);
+  const varex::Result r = rt.hash_join({varex::Buffer::opencl(b, build.size() * 4), build.size()},
+                                       {varex::Buffer::opencl(p, probe.size() * 4), probe.size()});
+  const auto rows_b = download<std::uint32_t>(r, 0, r.rows()),
+             rows_p = download<std::uint32_t>(r, 1, r.rows());
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> got, want;
+  for (std::size_t i = 0; i < r.rows(); ++i) got.emplace_back(rows_b[i], rows_p[i]);
+  for (std::uint32_t i = 0; i < build.size(); ++i)
+    for (std::uint32_t j = 0; j < probe.size(); ++j)
+      if (build[i] == probe[j]) want.emplace_back(i, j);
+  std::sort(got.begin(), got.end());
+  report("hash_join", rt, got == want, std::to_string(want.size()) + " pairs");
+  clReleaseMemObject(b);
+  clReleaseMemObject(p);
+}
+
+void check_group_by(varex::Runtime& rt, const Device& d, std::mt19937& random) {
+  const auto keys = small_values(5000, -20, 29, random),
+             values = small_values(5000, -1000000, 1000000, random);
+  cl_mem k = upload(d, keys), v = upload(d, values);
+  const varex::Result r = rt.group_by({varex::Buffer::opencl(k, keys.size() * 4), keys.size()},
+                                      {varex::Buffer::opencl(v, values.size() * 4), values.size()});
+  struct Group {
+    std::uint32_t count = 0;
+    std::int64_t sum = 0;
+    std::int32_t min = INT32_MAX, max = INT32_MIN;
+  };
+  std::map<std::int32_t, Group> want;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    Group& g = want[keys[i]];
+    ++g.count;
+    g.sum += values[i];
+    g.min = std::min(g.min, values[i]);
+    g.max = std::max(g.max, values[i]);
+  }
+  const std::size_t n = r.rows();
+  const auto gk = download<std::int32_t>(r, 0, n);
+  const auto counts = download<std::uint32_t>(r, 1, n);
+  const auto sums = download<std::int64_t>(r, 2, n);
+  const auto mins = download<std::int32_t>(r, 3, n), maxs = download<std::int32_t>(r, 4, n);
+  const auto ids = download<std::uint32_t>(r, 6, keys.size());
+  bool ok = n == want.size();
+  for (std::size_t i = 0; ok && i < n; ++i) {
+    const auto it = want.find(gk[i]);
+    ok = it != want.end() && it->second.count == counts[i] && it->second.sum == sums[i] &&
+         it->second.min == mins[i] && it->second.max == maxs[i];
+  }
+  for (std::size_t i = 0; ok && i < keys.size(); ++i) ok = ids[i] < n && gk[ids[i]] == keys[i];
+  report("group_by", rt, ok, std::to_string(n) + " groups");
+  clReleaseMemObject(k);
+  clReleaseMemObject(v);
+}
+
+void check_sort(varex::Runtime& rt, const Device& d, std::mt19937& random) {
+  std::vector<std::uint32_t> tuples(2 * 3001);
+  for (std::size_t i = 0; i < tuples.size(); ++i)
+    tuples[i] = static_cast<std::uint32_t>(random() % (i % 2 ? 1000000 : 500));
+  cl_mem m = upload(d, tuples);
+  const varex::Result r = rt.sort({varex::Buffer::opencl(m, tuples.size() * 4), tuples.size() / 2}, 1);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+  for (std::size_t i = 0; i < tuples.size(); i += 2) want.emplace_back(tuples[i], tuples[i + 1]);
+  std::sort(want.begin(), want.end());
+  const auto got = download<std::uint32_t>(r, 0, tuples.size());
+  bool ok = r.rows() == want.size();
+  for (std::size_t i = 0; ok && i < want.size(); ++i)
+    ok = got[2 * i] == want[i].first && got[2 * i + 1] == want[i].second;
+  report("sort", rt, ok);
+  clReleaseMemObject(m);
+}
+
+void check_attributes(varex::Runtime& rt, const Device& d, std::mt19937& random) {
+  const std::size_t rows = 4001;
+  const auto records = small_values(3 * rows, -10, 10, random);  // a0, a1, a2 one column after another
+  const auto a = [&](int c, std::size_t r) { return records[c * rows + r]; };
+  cl_mem m = upload(d, records);
+  const varex::Input input{varex::Buffer::opencl(m, records.size() * 4), rows};
+
+  const auto bits = bitmap_of(rt.cnf_filter(input, "(a0 < 0 or a1 >= a2) and a2 != 7"));
+  bool ok = true;
+  for (std::size_t r = 0; r < rows; ++r)
+    ok &= bit(bits, r) == ((a(0, r) < 0 || a(1, r) >= a(2, r)) && a(2, r) != 7);
+  report("cnf_filter", rt, ok);
+
+  const varex::Result sum = rt.aggregate(input, "sum", 1, "a0 < 0");
+  const auto words = download<std::uint64_t>(sum, 0, 2);
+  std::uint64_t kept = 0;
+  std::int64_t total = 0;
+  for (std::size_t r = 0; r < rows; ++r)
+    if (a(0, r) < 0) ++kept, total += a(1, r);
+  report("aggregate sum", rt, words[0] == kept && static_cast<std::int64_t>(words[1]) == total);
+
+  std::vector<std::int32_t> column(records.begin() + 2 * rows, records.end());
+  std::sort(column.rbegin(), column.rend());
+  const auto kth = download<std::uint64_t>(rt.kth_largest(input, 10, 2), 0, 2);
+  report("kth_largest", rt, kth[0] == rows && static_cast<std::int64_t>(kth[1]) == column[9]);
+  clReleaseMemObject(m);
+}
+
+// LIKE as SQL has it: % any run, _ any byte, a backslash takes the next byte literally.
+bool like_matches(const std::string& s, std::size_t i, const std::string& p, std::size_t j) {
+  if (j == p.size()) return i == s.size();
+  if (p[j] == '%') {
+    for (std::size_t k = i; k <= s.size(); ++k)
+      if (like_matches(s, k, p, j + 1)) return true;
+    return false;
+  }
+  if (i == s.size()) return false;
+  if (p[j] == '_') return like_matches(s, i + 1, p, j + 1);
+  if (p[j] == '\\' && j + 1 < p.size()) return s[i] == p[j + 1] && like_matches(s, i + 1, p, j + 2);
+  return s[i] == p[j] && like_matches(s, i + 1, p, j + 1);
+}
+
+void check_strings(varex::Runtime& rt, const Device& d, std::mt19937& random) {
+  std::vector<std::string> strings;
+  for (int i = 0; i < 700; ++i) {
+    std::string s;
+    const int length = static_cast<int>(random() % 12);
+    for (int c = 0; c < length; ++c) s += "abcd"[random() % 4];
+    strings.push_back(s);
+  }
+  // rows + 1 offsets counted from the buffer's start, then the bytes.
+  const std::size_t head = 4 * (strings.size() + 1);
+  std::vector<std::uint8_t> column(head);
+  std::vector<std::int32_t> offsets{static_cast<std::int32_t>(head)};
+  for (const std::string& s : strings) {
+    column.insert(column.end(), s.begin(), s.end());
+    offsets.push_back(static_cast<std::int32_t>(column.size()));
+  }
+  std::memcpy(column.data(), offsets.data(), head);
+  cl_mem m = upload(d, column);
+  const varex::Input input{varex::Buffer::opencl(m, column.size()), strings.size()};
+  const std::string pattern = "%ab_c%";
+  const auto liked = bitmap_of(rt.like(input, pattern));
+  bool ok = true;
+  for (std::size_t r = 0; r < strings.size(); ++r)
+    ok &= bit(liked, r) == like_matches(strings[r], 0, pattern, 0);
+  report("like", rt, ok);
+  const auto found = bitmap_of(rt.regex(input, "a[bc]+d"));
+  ok = true;
+  for (std::size_t r = 0; r < strings.size(); ++r)
+    ok &= bit(found, r) == std::regex_search(strings[r], std::regex("a[bc]+d"));
+  report("regex", rt, ok);
+  clReleaseMemObject(m);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,10 +305,22 @@ int main(int argc, char** argv) {
   std::mt19937 random(7);
   std::vector<std::int32_t> column(std::stoull(args["--rows"]));
   for (auto& v : column) v = static_cast<std::int32_t>(random());
-  check_selection(*rt, d, column);
-  check_selection(*rt, d, {});  // an empty column is a column
+  try {
+    check_selection(*rt, d, column);
+    check_selection(*rt, d, {});  // an empty column is a column
+    check_join(*rt, d, random);
+    check_group_by(*rt, d, random);
+    check_sort(*rt, d, random);
+    check_attributes(*rt, d, random);
+    check_strings(*rt, d, random);
+  } catch (const varex::Error& e) {
+    std::cout << "error: " << e.what() << "\n";
+    ++failures;
+  }
   if (!args["--expect-variant"].empty()) {
-    rt->select_range({varex::Buffer::opencl(upload(d, column), column.size() * 4), column.size()}, 0, 5);
+    cl_mem mem = upload(d, column);
+    rt->select_range({varex::Buffer::opencl(mem, column.size() * 4), column.size()}, 0, 5);
+    clReleaseMemObject(mem);
     if (rt->last_choice().variant != args["--expect-variant"]) {
       std::cout << "expected variant " << args["--expect-variant"] << ", ran " << rt->last_choice().variant
                 << "\n";

@@ -146,6 +146,31 @@ class VAREX_API Runtime {
   // a bitmap (bit r % 8 of byte r / 8).
   Result select_range(const Input& column, std::optional<std::int32_t> lo, std::optional<std::int32_t> hi,
                       bool negate = false);
+  // Equi-join of two int32 key columns by hashing: pairs (build row, probe row), buffers 0 and 1 (uint32
+  // row ids), rows() pairs in any order.
+  Result hash_join(const Input& build, const Input& probe);
+  // Group-by of int32 keys over int32 values: per group (rows() of them, in any order) its key, row count,
+  // sum (int64), min, max and one row of the group (buffers 0 to 5); buffer 6 gives each input row's group.
+  Result group_by(const Input& keys, const Input& values);
+  // Sorts a relation of tuples of uint32 words (a key and `values` values, 1 to 3, packed tuple by tuple) by
+  // the whole tuple, stably: one buffer of the sorted tuples.
+  Result sort(const Input& relation, unsigned values = 1);
+  // Records of int32 attributes stored column after column (attribute c of row r at word c * rows + r; the
+  // buffer's size says how many attributes): a bitmap of the rows a conjunctive predicate keeps, e.g.
+  // "(a0 < 10 or a1 >= a2) and a3 != 7".
+  Result cnf_filter(const Input& records, const std::string& where);
+  // count, sum, avg, min or max of attribute `attribute` over the rows `where` keeps (empty: all): a scalar
+  // of two uint64 words, the rows aggregated and the value (as int64; avg gives the sum).
+  Result aggregate(const Input& records, const std::string& function, unsigned attribute = 0,
+                   const std::string& where = {});
+  // The k-th largest value (k = 1: the maximum) of an attribute over the rows `where` keeps: the same scalar.
+  Result kth_largest(const Input& records, std::uint64_t k, unsigned attribute = 0,
+                     const std::string& where = {});
+  // A string column (rows + 1 int32 offsets, counted from the buffer's start, then the bytes; row r is bytes
+  // [offsets[r], offsets[r + 1])): a bitmap of the rows that match a LIKE pattern (% any run, _ any byte,
+  // backslash escapes) or a regular expression.
+  Result like(const Input& strings, const std::string& pattern);
+  Result regex(const Input& strings, const std::string& pattern);
 
   const Choice& last_choice() const;
 
