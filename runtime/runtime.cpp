@@ -271,7 +271,10 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     last.exact_class = chosen.exact_class;
     last.pinned = chosen.pinned;
     last.note = chosen.note;
-    if (impl_->options.time_calls && engine.timed()) last.device_ms = times.total_ms;
+    if (impl_->options.time_calls && engine.timed()) {
+      last.device_ms = times.total_ms;
+      for (const KernelTiming& k : times.kernels) last.kernels.emplace_back(k.kernel, k.ms);
+    }
 
     auto result = std::make_shared<Result::Impl>();
     result->engine = impl_->engine;

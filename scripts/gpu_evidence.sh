@@ -43,8 +43,11 @@
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
-#   ab29       issue 29's A/B against the build before it (.carry/bin/varex-old): the kernels whose source
-#              changed and the operators whose runs decode a variant once (AB29_OPS: a regex of operators)
+#   runtime30  issue 30: the runtime library on the application's own cuMemAlloc buffers
+#              (.carry/bin/runtime_cuda_timing, built against the installed package) against `varex run` of
+#              the same variant: selection 2^28, join 2^24 x 2^28, group-by 2^28 rows / 2^20 groups, ra_sort
+#              2^26 (key, value), each tuned RUNTIME_BUDGET (default 30s) on cuda:0 and exported as the profile
+#              the runtime reads
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
@@ -1024,44 +1027,42 @@ part_strings_cpu() {
 # Issue 29's A/B: the Red Fox SELECT family before and after its kernels were composed from
 # kernels/common/tile_select.h, the best variants of RESULTS pinned, the two builds alternating three times on
 # each device (the old build carried as bin/varex-old). Prints "op workload device build ms" lines.
-part_ab29() {
-  step "issue 29: the composed kernels and the decoded variants against the build before them"
-  local old="$carry/bin/varex-old" reps=(--min-reps 5 --max-reps 20 --quiet --json)
-  [ -x "$old" ] || { echo "no $old"; return; }
-  local devices=(cuda:0)
-  "$carry/bin/varex" devices --json | grep -q '"ocl:1:0"' && devices+=(ocl:1:0)
-  # The kernels whose source changed (compact_offsets shared by ra_unique's compaction and the set operations;
-  # the plan's mask loop written once) at their recorded best variants, and the operators whose runs now decode
-  # a variant once at their defaults (impl=own is every build's default).
-  local cases=(
-    "ra_unique|--rows 2^26 --values 1 --keys runs --run 16|--set algorithm=compact --set layout=soa --set ept=8 --set local=128 --set grid=cover"
-    "ra_intersect|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
-    "ra_union|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
-    "ra_difference|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
-    "plan|--plan D --sf 10|"
-    "ra_select|--rows 2^27 --values 1 --selectivity 0.5|--set algorithm=source --set layout=aos --set ept=4 --set local=128 --set grid=cover"
-    "selection|--rows 2^28|"
-    "hashjoin|--rows 2^24 --rows2 2^28|--set plan=unique --set grid=cover --set padding=guard"
-    "groupby|--rows 2^28 --distinct 16|"
-    "ra_sort|--rows 2^26|"
-    "cnf_filter|--rows 2^28|"
-  )
-  local c d round build bin op work pins
-  for c in "${cases[@]}"; do
-    IFS='|' read -r op work pins <<< "$c"
-    [[ "$op" =~ ^(${AB29_OPS:-.*})$ ]] || continue  # AB29_OPS: a regular expression of operators
-    for d in "${devices[@]}"; do
-      for round in 1 2 3; do
-        for build in old new; do
-          bin="$carry/bin/varex"; [ "$build" = old ] && bin="$old"
-          # shellcheck disable=SC2086
-          "$bin" run --op "$op" --device "$d" $work $pins --db "$files/ab29_$build.db" "${reps[@]}" |
-            python3 -c "import json,sys; m=json.load(sys.stdin); print('$op', '${work// /_}', '$d', '$build', round(m['kernel_ms'],4), 'verified' if m['verified'] else 'WRONG')" \
-            || echo "$op $d $build failed"
-        done
-      done
-    done
-  done | tee "$files/ab29.txt"
+part_runtime30() {
+  local budget=${RUNTIME_BUDGET:-30s} profile=$files/runtime30.json
+  local -a workloads=("selection --rows 268435456" "hashjoin --rows 16777216 --rows2 268435456"
+                      "groupby --rows 268435456 --distinct 1048576" "ra_sort --rows 67108864")
+  export VAREX_VENDOR_LIBRARY=$carry/lib/libvarex_cub.so
+  for w in "${workloads[@]}"; do
+    step "tune $w"
+    # shellcheck disable=SC2086
+    varex tune --op $w --device cuda:0 --budget "$budget" --db "$files/runtime30.db" --quiet --json \
+      > "$files/runtime30_tune_${w%% *}.json"
+  done
+  varex export --db "$files/runtime30.db" --format json --out "$profile"
+  for w in "${workloads[@]}"; do
+    local op=${w%% *} flags=${w#* }
+    step "runtime $op"
+    # shellcheck disable=SC2086
+    "$carry/bin/runtime_cuda_timing" --op $w --calls 11 --profile "$profile" --dump /tmp \
+      > "$files/runtime30_lib_$op.json"
+    # The join on the very data the library ran on (its keys' order decides the table's collisions).
+    [ "$op" = hashjoin ] && flags="--input /tmp/build.bin --input2 /tmp/probe.bin"
+    local sets
+    sets=$(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(' '.join('--set %s=%s' % kv for kv in sorted(m['params'].items())))" "$files/runtime30_lib_$op.json")
+    # shellcheck disable=SC2086
+    varex run --op $op --device cuda:0 $flags $sets --json > "$files/runtime30_run_$op.json"
+  done
+  python3 - "$files" <<'PY' | tee "$files/runtime30.txt"
+import json, sys
+d = sys.argv[1]
+print("| operator | variant | level | runtime median ms (10 calls) | varex run ms | runtime / run |")
+print("| --- | --- | --- | --- | --- | --- |")
+for op in ["selection", "hashjoin", "groupby", "ra_sort"]:
+    lib = json.load(open(f"{d}/runtime30_lib_{op}.json"))
+    run = json.load(open(f"{d}/runtime30_run_{op}.json"))
+    ok = "" if run.get("verified") else " (varex run NOT verified)"
+    print(f"| {op} | {lib['variant']} | {lib['level']} | {lib['median_ms']:.4f} | {run['kernel_ms']:.4f}{ok} | {lib['median_ms'] / run['kernel_ms']:.3f} |")
+PY
 }
 
 for part in "${@:-env}"; do "part_$part"; done

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "varex/profile.hpp"
@@ -96,6 +97,7 @@ struct Choice {
   bool pinned = false;              // parameters the application pinned (Runtime::override_parameters)
   std::string note;                 // why the profile's choice did not run, where it did not; else empty
   std::optional<double> device_ms;  // the kernels' device time, with Options::time_calls on a timed queue
+  std::vector<std::pair<std::string, double>> kernels;  // with device_ms: each kernel's label and time
 };
 
 struct Options {

@@ -1,0 +1,176 @@
+// The runtime library on an application's CUDA buffers, timed: the application makes its own context,
+// stream and cuMemAlloc buffers, fills them with data of the distribution `varex run` generates for the same
+// flags, and calls one operator `--calls` times. Prints one JSON line: the operator, the variant and its
+// parameters as last_choice() reports them, each call's device time and their median, so that the same
+// variant can be measured by `varex run --set ...` on the same machine (scripts/gpu_evidence.sh, runtime30).
+//   runtime_cuda_timing --op selection|hashjoin|groupby|ra_sort --rows N [--rows2 M] [--distinct D]
+//                       [--calls 11] [--profile FILE] [--set name=value,...] [--dump DIR]
+// --dump DIR writes the join's sides to DIR/build.bin and DIR/probe.bin.
+#include <cuda.h>
+#include <execinfo.h>
+#include <unistd.h>
+
+#include <csignal>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <varex/runtime.hpp>
+#include <vector>
+
+namespace {
+
+void check(CUresult r, const char* what) {
+  if (r != CUDA_SUCCESS) throw std::runtime_error(std::string(what) + " failed: " + std::to_string(r));
+}
+
+// A device buffer of the application's, filled from the host.
+struct DeviceArray {
+  CUdeviceptr ptr = 0;
+  std::size_t bytes = 0;
+  template <class T>
+  explicit DeviceArray(const std::vector<T>& values)
+      : bytes(std::max<std::size_t>(values.size() * sizeof(T), 4)) {
+    check(cuMemAlloc(&ptr, bytes), "cuMemAlloc");
+    if (!values.empty()) check(cuMemcpyHtoD(ptr, values.data(), values.size() * sizeof(T)), "cuMemcpyHtoD");
+  }
+  ~DeviceArray() { cuMemFree(ptr); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  varex::Input input(std::uint64_t rows) const { return {varex::Buffer::cuda(ptr, bytes), rows}; }
+};
+
+// Distinct int32 values: an odd multiplier is a bijection of the 32-bit words.
+std::int32_t distinct_key(std::uint64_t i) {
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(i * 2654435761u));
+}
+
+}  // namespace
+
+// A crash says where (the frames of the shared libraries as offsets, for addr2line).
+void on_crash(int) {
+  void* frames[64];
+  backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+  _exit(139);
+}
+
+int main(int argc, char** argv) {
+  std::signal(SIGSEGV, on_crash);
+  std::map<std::string, std::string> args{{"--calls", "11"}, {"--rows2", "0"}, {"--distinct", "0"}};
+  for (int i = 1; i + 1 < argc; i += 2) args[argv[i]] = argv[i + 1];
+  try {
+    check(cuInit(0), "cuInit");
+    CUdevice device = 0;
+    check(cuDeviceGet(&device, 0), "cuDeviceGet");
+    CUcontext context = nullptr;
+    check(cuDevicePrimaryCtxRetain(&context, device), "cuDevicePrimaryCtxRetain");
+    check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
+    CUstream stream = nullptr;
+    check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+    varex::Options options;
+    options.profile = args["--profile"];
+    options.time_calls = true;
+    // The runtime and every array go before the stream and the context they use.
+    std::optional<varex::Runtime> holder(varex::Runtime::attach_cuda(context, stream, options));
+    varex::Runtime& rt = *holder;
+    if (!args["--set"].empty()) {
+      varex::profile::Params pins;
+      std::stringstream list(args["--set"]);
+      for (std::string item; std::getline(list, item, ',');)
+        pins[item.substr(0, item.find('='))] = item.substr(item.find('=') + 1);
+      rt.override_parameters(args["--op"], pins);
+    }
+
+    const std::string op = args["--op"];
+    const std::uint64_t rows = std::stoull(args["--rows"]);
+    std::mt19937_64 random(42);
+    std::vector<DeviceArray*> arrays;
+    std::function<varex::Result()> call;
+    std::vector<std::int32_t> a, b;
+    if (op == "selection") {  // uniform over int32; the range keeps half
+      a.resize(rows);
+      for (auto& v : a) v = static_cast<std::int32_t>(random());
+      arrays.push_back(new DeviceArray(a));
+      call = [&] { return rt.select_range(arrays[0]->input(rows), INT32_MIN / 2, INT32_MAX / 2); };
+    } else if (op == "hashjoin") {  // unique build keys; every probe key matches one (match ratio 1)
+      const std::uint64_t rows2 = std::stoull(args["--rows2"]);
+      a.resize(rows);
+      for (std::uint64_t i = 0; i < rows; ++i) a[i] = distinct_key(i);
+      std::shuffle(a.begin(), a.end(), random);
+      b.resize(rows2);
+      for (auto& v : b) v = distinct_key(random() % rows);
+      arrays.push_back(new DeviceArray(a));
+      arrays.push_back(new DeviceArray(b));
+      call = [&, rows2] { return rt.hash_join(arrays[0]->input(rows), arrays[1]->input(rows2)); };
+    } else if (op == "groupby") {  // keys of `distinct` groups, uniform; values uniform
+      const std::uint64_t distinct = std::stoull(args["--distinct"]);
+      a.resize(rows);
+      b.resize(rows);
+      for (auto& v : a) v = distinct_key(random() % distinct);
+      for (auto& v : b) v = static_cast<std::int32_t>(random());
+      arrays.push_back(new DeviceArray(a));
+      arrays.push_back(new DeviceArray(b));
+      call = [&] { return rt.group_by(arrays[0]->input(rows), arrays[1]->input(rows)); };
+    } else if (op == "ra_sort") {  // (key, value) tuples, both uniform
+      std::vector<std::uint32_t> tuples(2 * rows);
+      for (auto& v : tuples) v = static_cast<std::uint32_t>(random());
+      arrays.push_back(new DeviceArray(tuples));
+      call = [&] { return rt.sort(arrays[0]->input(rows), 1); };
+    } else {
+      throw std::runtime_error("unknown --op " + op);
+    }
+    // The join's sides as little-endian int32 files, so that `varex run --input --input2` times the same
+    // data.
+    if (!args["--dump"].empty() && op == "hashjoin") {
+      std::ofstream(args["--dump"] + "/build.bin", std::ios::binary)
+          .write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(a.size() * 4));
+      std::ofstream(args["--dump"] + "/probe.bin", std::ios::binary)
+          .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size() * 4));
+    }
+    a = {};
+    b = {};
+
+    std::vector<double> times;
+    std::uint64_t result_rows = 0;
+    for (int i = 0; i < std::stoi(args["--calls"]); ++i) {
+      const varex::Result r = call();
+      result_rows = r.rows();
+      times.push_back(rt.last_choice().device_ms.value_or(-1));
+    }
+    times.erase(times.begin());  // the first call compiles or loads the program
+    std::vector<double> sorted = times;
+    std::sort(sorted.begin(), sorted.end());
+    const varex::Choice& c = rt.last_choice();
+    std::cout << "{\"op\": \"" << op << "\", \"variant\": \"" << c.variant << "\", \"level\": \""
+              << varex::profile::to_string(c.level) << "\", \"rows_out\": " << result_rows
+              << ", \"params\": {";
+    bool first = true;
+    for (const auto& [name, value] : c.params) {
+      std::cout << (first ? "" : ", ") << "\"" << name << "\": \"" << value << "\"";
+      first = false;
+    }
+    std::cout << "}, \"device_ms\": [";
+    for (std::size_t i = 0; i < times.size(); ++i) std::cout << (i ? ", " : "") << times[i];
+    std::cout << "], \"median_ms\": " << sorted[sorted.size() / 2] << ", \"kernels\": [";
+    for (std::size_t i = 0; i < c.kernels.size(); ++i)
+      std::cout << (i ? ", " : "") << "[\"" << c.kernels[i].first << "\", " << c.kernels[i].second << "]";
+    std::cout << "]}\n";
+    std::cout.flush();
+    for (DeviceArray* array : arrays) delete array;
+    holder.reset();
+    cuStreamDestroy(stream);
+    cuDevicePrimaryCtxRelease(device);
+  } catch (const std::exception& e) {
+    std::cerr << "runtime_cuda_timing: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
