@@ -1,10 +1,26 @@
 #pragma once
-// The string operators' test variants, shared by their tests (test_strings.cpp, test_bound_strings.cpp).
+// The string operators' test operands and variants, shared by their tests (test_strings.cpp,
+// test_bound_strings.cpp).
 #include <map>
 #include <string>
 #include <vector>
 
+#include "operators/strings/string_reference.hpp"
+
 namespace varex::test {
+
+// One operand per string operator, the shape the tests check them on.
+struct StringCase {
+  operators::StringOp op;
+  std::string operand;
+};
+
+inline const std::vector<StringCase> kStringCases{
+    {operators::StringOp::Equal, "MEDIUM LASERED TIN"},
+    {operators::StringOp::Prefix, "MEDIUM LASERED"},
+    {operators::StringOp::Like, "%LASERED_TIN%"},
+    {operators::StringOp::Regex, "LASER(ED|ING) [A-Z]+$|\xc3\xa9"},
+};
 
 // One covering set of fully pinned variants that every string test runs, so that a test finds the programs
 // an earlier one compiled (PoCL and varex keep them across the tests of a run): six programs per operator

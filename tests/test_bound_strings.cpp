@@ -22,18 +22,6 @@
 namespace varex::operators {
 namespace {
 
-struct Case {
-  StringOp op;
-  std::string operand;
-};
-
-const std::vector<Case> kCases{
-    {StringOp::Equal, "MEDIUM LASERED TIN"},
-    {StringOp::Prefix, "MEDIUM LASERED"},
-    {StringOp::Like, "%LASERED_TIN%"},
-    {StringOp::Regex, "LASER(ED|ING) [A-Z]+$|\xc3\xa9"},
-};
-
 // Variants beside the default, three of those tests/test_strings.cpp runs (so the programs it compiled are
 // found again): the naive kernel with word loads and the table layout, and lane refill with each load and
 // each layout. `layout` is dropped for equality and prefix.
@@ -150,7 +138,7 @@ std::vector<variants::Params> string_variants(const StringOperator& op, std::uin
 
 TEST(BoundStrings, EveryOperatorOnAnApplicationsColumnMatchesTheReference) {
   const datasets::StringColumn column = awkward_column();
-  for (const Case& c : kCases) {
+  for (const test::StringCase& c : test::kStringCases) {
     const StringOperator op(c.op);
     SCOPED_TRACE(op.name());
     DeviceColumn d = on_device(op, column);
@@ -175,7 +163,7 @@ TEST(BoundStrings, EveryOperatorOnAnApplicationsColumnMatchesTheReference) {
 }
 
 TEST(BoundStrings, AnEmptyColumnGivesAnEmptyBitmap) {
-  for (const Case& c : kCases) {
+  for (const test::StringCase& c : test::kStringCases) {
     const StringOperator op(c.op);
     SCOPED_TRACE(op.name());
     DeviceColumn d = on_device(op, datasets::StringColumn{});
@@ -203,7 +191,8 @@ TEST(BoundStrings, WordLoadsAreRefusedWhereTheyWouldReadPastTheBuffer) {
 }
 
 TEST(BoundStrings, TheWorkloadClassIsTheOperatorsWithoutTheGenerator) {
-  for (const Case& c : {kCases[0], kCases[3], Case{StringOp::Like, "caf\xe9%"}}) {
+  for (const test::StringCase& c :
+       {test::kStringCases[0], test::kStringCases[3], test::StringCase{StringOp::Like, "caf\xe9%"}}) {
     const StringOperator op(c.op);
     SCOPED_TRACE(op.name());
     DeviceColumn d = on_device(op, awkward_column());
@@ -230,13 +219,7 @@ TEST(BoundStrings, BindingsThatDoNotFitAreUsageErrors) {
   d.binding.query = {{"pattern", "%TIN"}};
   EXPECT_NO_THROW(bind(d.binding));
 
-  Binding missing = d.binding;
-  missing.inputs.clear();
-  missing.rows.clear();
-  EXPECT_THROW(bind(missing), UsageError);
-  Binding null = d.binding;
-  null.inputs[0] = nullptr;
-  EXPECT_THROW(bind(null), UsageError);
+  // Missing and null inputs: the contract (test_contract.cpp).
   Binding no_pattern = d.binding;
   no_pattern.query.clear();
   EXPECT_THROW(bind(no_pattern), UsageError);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/errors.hpp"
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/operator.hpp"
 #include "tests/support.hpp"
 
@@ -113,6 +114,31 @@ TEST_P(Contract, AnEmptyWorkloadIsRefusedOrVerifies) {
     return;  // refused before anything runs: fine
   }
   EXPECT_TRUE(run_default(spec).verified);
+}
+
+// On an application's buffers (the runtime library): a binding without the declared inputs, with a null
+// buffer or with a query key the operator does not declare is a UsageError, before any buffer is read; so is
+// every binding of an operator that does not run there.
+TEST_P(Contract, ABindingWithoutItsInputsIsAUsageError) {
+  Engine& engine = test::cpu_engine();
+  const std::size_t declared = op().declaration().inputs.size();
+  const auto buffer = engine.allocate(64);
+  EXPECT_THROW(op().bind(engine, Binding{}), UsageError);
+  Binding null;
+  null.inputs.assign(declared, nullptr);
+  null.rows.assign(declared, 1);
+  EXPECT_THROW(op().bind(engine, null), UsageError);
+  Binding one_short;
+  one_short.inputs.assign(declared > 0 ? declared - 1 : 1, buffer.get());
+  one_short.rows.assign(one_short.inputs.size(), 1);
+  if (declared != one_short.inputs.size()) {
+    EXPECT_THROW(op().bind(engine, one_short), UsageError);
+  }
+  Binding foreign;
+  foreign.inputs.assign(declared, buffer.get());
+  foreign.rows.assign(declared, 1);
+  foreign.query["no_such_key"] = "1";
+  EXPECT_THROW(op().bind(engine, foreign), UsageError);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOperator, Contract, testing::ValuesIn(test::operator_names()),

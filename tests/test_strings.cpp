@@ -96,20 +96,8 @@ void verify_shared_variants(const StringOperator& op, const datasets::WorkloadSp
   }
 }
 
-struct Case {
-  StringOp op;
-  std::string operand;
-};
-
-const std::vector<Case> kCases{
-    {StringOp::Equal, "MEDIUM LASERED TIN"},
-    {StringOp::Prefix, "MEDIUM LASERED"},
-    {StringOp::Like, "%LASERED_TIN%"},
-    {StringOp::Regex, "LASER(ED|ING) [A-Z]+$|\xc3\xa9"},
-};
-
 TEST(StringsDevice, EveryOperatorKernelAndLayoutOnAwkwardRows) {
-  for (const Case& c : kCases) {
+  for (const test::StringCase& c : test::kStringCases) {
     const StringOperator op(c.op);
     SCOPED_TRACE(op.name());
     const auto lines = awkward_rows("MEDIUM LASERED TIN", 1031, 5);
@@ -121,7 +109,7 @@ TEST(StringsDevice, EveryOperatorKernelAndLayoutOnAwkwardRows) {
 }
 
 TEST(StringsDevice, AllRowsMatchingAndNoneMatching) {
-  for (const Case& c : kCases) {
+  for (const test::StringCase& c : test::kStringCases) {
     const StringOperator op(c.op);
     SCOPED_TRACE(op.name());
     const std::vector<std::string> all(777, "MEDIUM LASERED TIN");
@@ -136,8 +124,10 @@ TEST(StringsDevice, AllRowsMatchingAndNoneMatching) {
 
 TEST(StringsDevice, EmptyOperandsAndEmptyColumns) {
   const std::vector<std::string> lines{"", "a", "", "abc"};
-  for (const Case& c : {Case{StringOp::Equal, ""}, Case{StringOp::Prefix, ""}, Case{StringOp::Like, ""},
-                        Case{StringOp::Regex, ""}, Case{StringOp::Regex, "^$"}, Case{StringOp::Like, "%"}}) {
+  for (const test::StringCase& c :
+       {test::StringCase{StringOp::Equal, ""}, test::StringCase{StringOp::Prefix, ""},
+        test::StringCase{StringOp::Like, ""}, test::StringCase{StringOp::Regex, ""},
+        test::StringCase{StringOp::Regex, "^$"}, test::StringCase{StringOp::Like, "%"}}) {
     const StringOperator op(c.op);
     SCOPED_TRACE(op.name() + " '" + c.operand + "'");
     verify_shared_variants(op, file_workload(op, "empty-operand", lines, c.operand),
