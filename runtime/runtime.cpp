@@ -6,9 +6,13 @@
 #include <mutex>
 
 #include "base/errors.hpp"
+#include "base/stats.hpp"
 #include "harness/backends/opencl_engine.hpp"
+#include "harness/kernel_source.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "operators/install.hpp"
+#include "results/store.hpp"
+#include "runtime/adaptation.hpp"
 #include "runtime/variant_choice.hpp"
 #include "varex/profile_json.hpp"
 #ifdef VAREX_HAVE_CUDA
@@ -136,14 +140,78 @@ void Result::download(void* host, std::size_t bytes, std::size_t index) const {
 
 // ---- Runtime ----
 
+// Online adaptation of one operator and workload class: the tuner and what write_learned records.
+struct Adapting {
+  std::string op;
+  datasets::WorkloadSpec workload;  // the calls as a workload of generator "application"
+  datasets::WorkloadClass workload_class;
+  variants::Space space;
+  runtime::ClassTuner tuner;
+};
+
 struct Runtime::Impl {
   std::shared_ptr<harness::Engine> engine;
   profile::DeviceKey key;
   Options options;
   std::optional<profile::Profile> profile;
   std::map<std::string, profile::Params> pinned;
+  std::map<std::string, Adapting> adapting;  // by operator and class id
   Choice last;
+
+  Adapting& adapting_for(const harness::Operator& op, const variants::Space& space,
+                         const harness::BoundRun& run, const harness::Binding& binding,
+                         const runtime::VariantChoice& chosen);
 };
+
+namespace {
+
+runtime::Candidate candidate_of(const harness::Operator& op, Backend backend, const variants::Space& space,
+                                const variants::Params& params) {
+  runtime::Candidate c;
+  c.params = space.canonical(params);
+  c.variant = harness::variant_id(op, backend, c.params);
+  return c;
+}
+
+}  // namespace
+
+Adapting& Runtime::Impl::adapting_for(const harness::Operator& op, const variants::Space& space,
+                                      const harness::BoundRun& run, const harness::Binding& binding,
+                                      const runtime::VariantChoice& chosen) {
+  const datasets::WorkloadClass workload_class = run.workload_class();
+  const std::string key = op.name() + "|" + workload_class.id();
+  if (const auto it = adapting.find(key); it != adapting.end()) return it->second;
+  const Backend backend = engine->device().backend;
+  // The defaults (the reference every candidate's first result is compared with), where the calls start,
+  // then that variant's neighbours, as many as asked for, that can run on these buffers.
+  std::vector<runtime::Candidate> candidates{
+      candidate_of(op, backend, space, runtime::call_defaults(space, run))};
+  candidates[0].verified = true;
+  const auto add = [&](const variants::Params& params) {
+    runtime::Candidate c = candidate_of(op, backend, space, params);
+    for (const runtime::Candidate& have : candidates)
+      if (have.variant == c.variant) return;
+    if (space.valid(c.params) && run.refuses(c.params).empty()) candidates.push_back(std::move(c));
+  };
+  add(chosen.params);
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i)
+    if (candidates[i].variant == chosen.variant) first = i;
+  for (const variants::Params& n : space.neighbours(candidates[first].params)) {
+    if (candidates.size() > options.candidates) break;
+    add(n);
+  }
+  datasets::WorkloadSpec workload;
+  workload.op = op.name();
+  workload.generator = "application";
+  workload.params = {{"rows", binding.rows.empty() ? 0 : binding.rows[0]}};
+  if (binding.rows.size() > 1) workload.params["rows2"] = binding.rows[1];
+  workload.query = binding.query;
+  return adapting
+      .emplace(key, Adapting{op.name(), workload, workload_class, space,
+                             runtime::ClassTuner(std::move(candidates), first, options.explore_share)})
+      .first->second;
+}
 
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Runtime::Runtime(Runtime&&) noexcept = default;
@@ -259,27 +327,76 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
         op, engine.device(), space, *bound, impl_->profile ? &*impl_->profile : nullptr,
         pin == impl_->pinned.end() ? std::nullopt : std::optional<profile::Params>(pin->second));
 
-    bound->compile(chosen.params);
-    const harness::ExecutionTimes times = bound->execute(chosen.params);
+    // What runs: the chosen variant, or with adaptation (a class the profile does not hold exactly, nothing
+    // pinned, device times to learn from) the tuner's pick.
+    const bool adapt = impl_->options.adapt && !chosen.pinned && !chosen.exact_class && engine.timed();
+    Adapting* adapting = adapt ? &impl_->adapting_for(op, space, *bound, binding, chosen) : nullptr;
+    const runtime::ClassTuner::Pick pick = adapting ? adapting->tuner.next() : runtime::ClassTuner::Pick{};
+    const auto execute = [&](const variants::Params& params) {
+      bound->compile(params);
+      return bound->execute(params);
+    };
+
+    variants::Params ran = chosen.params;
+    std::string variant = chosen.variant;
+    harness::ExecutionTimes times;
+    harness::DeviceResult result;
+    if (!adapting) {
+      times = execute(ran);
+      result = bound->take_result();
+    } else {
+      runtime::Candidate& c = adapting->tuner.candidate(pick.index);
+      runtime::Candidate& reference = adapting->tuner.candidate(0);
+      // A candidate not yet checked runs after the defaults, on the same inputs; the call returns the
+      // defaults' result and costs both.
+      const bool check = !c.verified;
+      runtime::Candidate& first = check ? reference : c;
+      times = execute(first.params);
+      first.ms.push_back(times.total_ms);
+      result = bound->take_result();
+      ran = first.params;
+      variant = first.variant;
+      double call_ms = times.total_ms;
+      if (check) {
+        try {
+          const harness::ExecutionTimes candidate_times = execute(c.params);
+          const harness::DeviceResult candidate = bound->take_result();
+          call_ms += candidate_times.total_ms;
+          c.why = runtime::result_difference(engine, result, candidate);
+          c.rejected = !c.why.empty();
+          c.verified = !c.rejected;
+          if (c.verified) c.ms.push_back(candidate_times.total_ms);
+        } catch (const harness::CompileError& e) {
+          c.rejected = true;
+          c.why = e.what();
+        } catch (const harness::LaunchError& e) {
+          if (e.fatal()) throw;
+          c.rejected = true;
+          c.why = e.what();
+        }
+      }
+      adapting->tuner.record_call(call_ms, pick.explore);
+    }
 
     Choice& last = impl_->last;
     last = Choice{};
     last.op = op_name;
-    last.variant = chosen.variant;
-    for (const auto& [name, value] : chosen.params) last.params[name] = variants::to_string(value);
+    last.variant = variant;
+    for (const auto& [name, value] : ran) last.params[name] = variants::to_string(value);
     last.level = chosen.level;
     last.exact_class = chosen.exact_class;
     last.pinned = chosen.pinned;
     last.note = chosen.note;
+    last.exploring = pick.explore;
     if (impl_->options.time_calls && engine.timed()) {
       last.device_ms = times.total_ms;
       for (const KernelTiming& k : times.kernels) last.kernels.emplace_back(k.kernel, k.ms);
     }
 
-    auto result = std::make_shared<Result::Impl>();
-    result->engine = impl_->engine;
-    result->result = bound->take_result();
-    return Result(std::move(result));
+    auto handed = std::make_shared<Result::Impl>();
+    handed->engine = impl_->engine;
+    handed->result = std::move(result);
+    return Result(std::move(handed));
   });
 }
 
@@ -338,6 +455,62 @@ Result Runtime::like(const Input& strings, const std::string& pattern) {
 
 Result Runtime::regex(const Input& strings, const std::string& pattern) {
   return run("regex", {strings}, {{"pattern", pattern}});
+}
+
+std::vector<Adaptation> Runtime::adaptation() const {
+  std::vector<Adaptation> out;
+  for (const auto& [key, a] : impl_->adapting) {
+    const runtime::ClassReport r = a.tuner.report();
+    const runtime::Candidate& settled = a.tuner.candidates()[r.settled];
+    Adaptation report{a.op,         a.workload_class.describe(),
+                      r.calls,      r.exploring_calls,
+                      r.candidates, r.verified,
+                      r.rejected,   settled.variant,
+                      {},           r.settled_ms,
+                      r.regret_ms,  {}};
+    for (const auto& [name, value] : settled.params) report.settled_params[name] = variants::to_string(value);
+    for (const runtime::Candidate& c : a.tuner.candidates())
+      report.tried.push_back(
+          {c.variant, c.ms.size(), c.ms.empty() ? 0 : c.median(), c.verified, c.rejected, c.why});
+    out.push_back(std::move(report));
+  }
+  return out;
+}
+
+void Runtime::write_learned(const std::string& database) const {
+  guarded([&] {
+    results::Store store(database);
+    const DeviceInfo& device = impl_->engine->device();
+    const std::int64_t device_row = store.device(device);
+    for (const auto& [key, a] : impl_->adapting) {
+      const harness::Operator& op = harness::find_operator(a.op);
+      store.ensure_operator(op.name(), op.description());
+      store.ensure_workload(a.workload, a.workload_class);
+      const std::string kernel_hash = harness::kernel_source(device.backend, op.kernel_family()).hash;
+      const runtime::ClassReport r = a.tuner.report();
+      const std::int64_t session =
+          store.begin_session("tune", op.name(), device_row, a.workload.id(), "online",
+                              {{"explore_share", impl_->options.explore_share},
+                               {"checked_against", "the default variant's result on the same inputs"}},
+                              std::nullopt, std::to_string(r.calls) + " calls");
+      std::int64_t evaluations = 0;
+      for (const runtime::Candidate& c : a.tuner.candidates()) {
+        if (!c.verified || c.ms.empty()) continue;
+        store.ensure_variant(c.variant, op.name(), device.backend, c.params, kernel_hash,
+                             a.space.compile_part(c.params));
+        Measurement m;
+        m.samples_ms = c.ms;
+        m.kernel = summarize(c.ms);
+        m.verified = true;
+        m.checked = Check::Device;
+        store.record(session, c.variant, device_row, a.workload.id(), m, 0, "remeasure");
+        ++evaluations;
+      }
+      const runtime::Candidate& settled = a.tuner.candidates()[r.settled];
+      store.end_session(session, "finished",
+                        results::SessionOutcome{settled.variant, r.settled_ms, evaluations, 0});
+    }
+  });
 }
 
 const Choice& Runtime::last_choice() const {

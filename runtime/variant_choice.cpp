@@ -11,17 +11,6 @@ variants::Params with_text(const variants::Space& space, const profile::Params& 
   return space.with_settings(space.defaults(), {text.begin(), text.end()});
 }
 
-// The operator's defaults with what the caller's buffers decide (the tunables of those the space has).
-variants::Params call_defaults(const variants::Space& space, const harness::BoundRun& run) {
-  std::map<std::string, std::string> fixed;
-  for (const auto& [name, value] : run.fixed()) {
-    for (const variants::Tunable& t : space.tunables()) {
-      if (t.name == name) fixed[name] = value;
-    }
-  }
-  return space.with_settings(space.defaults(), fixed);
-}
-
 // Why an entry measured with other kernels cannot stand for this build's: by the source hash a version-3
 // profile carries, else by the variant id, which hashes the source in.
 std::string foreign_kernels(const harness::Operator& op, const DeviceInfo& device,
@@ -38,6 +27,16 @@ std::string foreign_kernels(const harness::Operator& op, const DeviceInfo& devic
 }
 
 }  // namespace
+
+variants::Params call_defaults(const variants::Space& space, const harness::BoundRun& run) {
+  std::map<std::string, std::string> fixed;
+  for (const auto& [name, value] : run.fixed()) {
+    for (const variants::Tunable& t : space.tunables()) {
+      if (t.name == name) fixed[name] = value;
+    }
+  }
+  return space.with_settings(space.defaults(), fixed);
+}
 
 profile::DeviceKey device_key(const DeviceInfo& d) {
   return {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver};

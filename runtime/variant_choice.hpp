@@ -26,6 +26,10 @@ profile::DeviceKey device_key(const DeviceInfo& device);
 // A workload class as a profile lookup takes it.
 profile::Workload lookup_workload(const datasets::WorkloadClass& workload_class);
 
+// The operator's defaults with what the caller's buffers decide (BoundRun::fixed, where the space has the
+// tunable).
+variants::Params call_defaults(const variants::Space& space, const harness::BoundRun& run);
+
 // Throws UsageError for pins the space does not take.
 VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& device,
                              const variants::Space& space, const harness::BoundRun& run,

@@ -19,9 +19,9 @@ cp -r /usr/share/cmake/nlohmann_json .carry/prefix/share/cmake/
 # The CUB vendor library, where nvcc built it: bin/varex finds it in ../lib.
 [ -f .carry/prefix/lib/libvarex_cub.so ] && mv .carry/prefix/lib/libvarex_cub.so .carry/lib/
 cp -L /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 /usr/lib/x86_64-linux-gnu/libbenchmark.so.1debian .carry/lib/
-# The runtime library's pattern libraries (shared there), and the example's CUDA timing built against the
+# The runtime library's pattern libraries and SQLite (shared there), and the example's CUDA timing built against the
 # installed package (examples/runtime-consumer; gpu_evidence.sh runtime30).
-cp -L /usr/lib/x86_64-linux-gnu/libre2.so.9 /usr/lib/x86_64-linux-gnu/libhs.so.5 .carry/lib/
+cp -L /usr/lib/x86_64-linux-gnu/libre2.so.9 /usr/lib/x86_64-linux-gnu/libhs.so.5 /usr/lib/x86_64-linux-gnu/libsqlite3.so.0 .carry/lib/
 cmake -S examples/runtime-consumer -B build/runtime-consumer -DCMAKE_BUILD_TYPE=Release \
   "-DCMAKE_PREFIX_PATH=$PWD/.carry/prefix" -DCUDAToolkit_ROOT=/usr/local/cuda >/dev/null
 cmake --build build/runtime-consumer --target runtime_cuda_timing >/dev/null

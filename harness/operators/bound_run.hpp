@@ -22,12 +22,35 @@ struct Binding {
   std::map<std::string, std::string> query;  // the query's keys, as `--query key=value` takes them
 };
 
+// A byte range of a result that a comparison across variants reads (the runtime's online adaptation checks
+// a new variant's first result against the default variant's on the same inputs): compared as it is, or,
+// with row_bytes, as rows of that many bytes in no particular order, zipped by row index with the result's
+// other such ranges (a join's two row ids, a group's key and aggregates).
+struct ResultPart {
+  std::size_t buffer = 0;
+  std::uint64_t offset = 0;
+  std::uint64_t bytes = 0;
+  std::uint32_t row_bytes = 0;
+};
+
+// `rows` tuples of `width` 32-bit words in `buffer`: packed (column_stride 0), or column by column
+// `column_stride` bytes apart; in the result's order or in none.
+std::vector<ResultPart> tuple_parts(std::uint64_t rows, std::uint32_t width, std::uint64_t column_stride,
+                                    bool ordered, std::size_t buffer = 0);
+
 // A result left on the device: one buffer or several (columns of a relation, keys and aggregates of groups),
 // in the order and layout docs/RUNTIME.md gives for the operator.
 struct DeviceResult {
+  DeviceResult() = default;
+  DeviceResult(OutputKind kind, std::vector<std::unique_ptr<DeviceBuffer>> buffers, std::uint64_t rows)
+      : kind(kind), buffers(std::move(buffers)), rows(rows) {}
+
   OutputKind kind = OutputKind::Bitmap;
   std::vector<std::unique_ptr<DeviceBuffer>> buffers;
   std::uint64_t rows = 0;  // tuples, pairs or groups; the bits of a bitmap; 1 for a scalar
+  // What of the buffers a comparison reads; empty for a bitmap (its rows' bits); none for the rest means the
+  // result cannot be compared.
+  std::vector<ResultPart> parts;
 };
 
 class BoundRun {

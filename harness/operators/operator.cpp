@@ -62,6 +62,15 @@ std::unique_ptr<BoundRun> Operator::bind(Engine&, const Binding&) const {
   throw UsageError("operator " + name() + " does not run on an application's buffers yet");
 }
 
+std::vector<ResultPart> tuple_parts(std::uint64_t rows, std::uint32_t width, std::uint64_t column_stride,
+                                    bool ordered, std::size_t buffer) {
+  if (column_stride == 0) return {{buffer, 0, rows * width * 4, ordered ? 0u : width * 4}};
+  std::vector<ResultPart> parts;
+  for (std::uint32_t c = 0; c < width; ++c)
+    parts.push_back({buffer, c * column_stride, rows * 4, ordered ? 0u : 4u});
+  return parts;
+}
+
 void check_binding(const Operator& op, const Binding& binding) {
   const std::size_t declared = op.declaration().inputs.size();
   if (binding.inputs.size() != declared || binding.rows.size() != declared) {

@@ -96,6 +96,7 @@ struct Choice {
   bool exact_class = false;                        // the profile's entry is of the call's own workload class
   bool pinned = false;              // parameters the application pinned (Runtime::override_parameters)
   std::string note;                 // why the profile's choice did not run, where it did not; else empty
+  bool exploring = false;           // online adaptation tried a candidate in this call
   std::optional<double> device_ms;  // the kernels' device time, with Options::time_calls on a timed queue
   std::vector<std::pair<std::string, double>> kernels;  // with device_ms: each kernel's label and time
 };
@@ -107,6 +108,37 @@ struct Options {
   // Device time of each call in last_choice() (device events; on OpenCL, only where the queue was made with
   // CL_QUEUE_PROFILING_ENABLE).
   bool time_calls = false;
+  // Online adaptation: a call whose workload class the profile does not hold exactly (and whose parameters
+  // are not pinned) tunes itself over the application's calls of that class. Candidates: the defaults, the
+  // profile's nearest entry and up to `candidates` of its neighbours in the space. A candidate's first result
+  // is compared with the defaults' on the same inputs (the call returns the defaults' then) before its times
+  // count; one that differs is never run again. At most `explore_share` of a class's calls try a candidate
+  // that is not the fastest so far; the others run the fastest by median. Needs device times (on OpenCL a
+  // queue with CL_QUEUE_PROFILING_ENABLE). Runtime::adaptation() reports, write_learned() records.
+  bool adapt = false;
+  double explore_share = 0.1;
+  unsigned candidates = 8;
+};
+
+// What online adaptation did for one operator and workload class.
+struct Adaptation {
+  std::string op;
+  std::string workload;  // the class, as `varex best` describes it
+  std::uint64_t calls = 0;
+  std::uint64_t exploring_calls = 0;
+  std::size_t candidates = 0, verified = 0, rejected = 0;
+  std::string settled_variant;  // the fastest verified candidate by median
+  profile::Params settled_params;
+  double settled_ms = 0;
+  double regret_ms = 0;  // the calls' device time above settled_ms, summed over all calls
+  struct Tried {
+    std::string variant;
+    std::size_t runs = 0;
+    double median_ms = 0;  // of its runs (0 without any)
+    bool verified = false, rejected = false;
+    std::string why;  // of a rejection
+  };
+  std::vector<Tried> tried;  // every candidate, the defaults first
 };
 
 class VAREX_API Runtime {
@@ -175,6 +207,13 @@ class VAREX_API Runtime {
   Result regex(const Input& strings, const std::string& pattern);
 
   const Choice& last_choice() const;
+
+  // Online adaptation's state per operator and workload class (Options::adapt).
+  std::vector<Adaptation> adaptation() const;
+  // Records what adaptation measured in a varex database (made if missing): per class, a session of kind
+  // tune and strategy online whose verified candidates are re-measurements, so that `varex best`, `merge`
+  // and `export` read the settled variants as their bests.
+  void write_learned(const std::string& database) const;
 
   struct Impl;
 

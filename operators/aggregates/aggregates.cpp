@@ -335,6 +335,7 @@ class AggregateBound final : public VariantRun<AttributeAggregateVariant, BoundR
     if (!out_) throw std::logic_error(op_.name() + ": no result to take (execute first)");
     DeviceResult result{OutputKind::Scalar, {}, 1};
     result.buffers.push_back(std::move(out_));
+    result.parts = {{0, 0, 16, 0}};  // rows aggregated, value
     return result;
   }
 

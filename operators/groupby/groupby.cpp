@@ -352,6 +352,10 @@ class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
     DeviceResult result{OutputKind::Groups, {}, groups_};
     for (auto* b : {&keys_, &counts_, &sums_, &mins_, &maxs_, &extents_, &group_ids_})
       result.buffers.push_back(std::move(*b));
+    // The groups' keys and aggregates; which row stands for a group and the group ids' numbering are a
+    // variant's own.
+    const std::uint64_t g = groups_;
+    result.parts = {{0, 0, g * 4, 4}, {1, 0, g * 4, 4}, {2, 0, g * 8, 8}, {3, 0, g * 4, 4}, {4, 0, g * 4, 4}};
     groups_ = 0;
     return result;
   }

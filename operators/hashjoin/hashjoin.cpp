@@ -347,6 +347,7 @@ class GrowingPairs final : public PairsTarget {
     DeviceResult result{OutputKind::Pairs, {}, pairs_};
     result.buffers.push_back(std::move(left_));
     result.buffers.push_back(std::move(right_));
+    result.parts = {{0, 0, pairs_ * 4, 4}, {1, 0, pairs_ * 4, 4}};
     capacity_ = pairs_ = 0;
     return result;
   }

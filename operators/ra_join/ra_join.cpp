@@ -292,7 +292,7 @@ class JoinBound final : public VariantRun<RaJoinVariant, BoundRun>, private Join
       : VariantRun(engine, "ra_join"),
         pair_(engine, "ra_join", binding),
         kernels_(engine, pair_.n()),
-        out_(engine, 2 * pair_.width() - 1) {}
+        out_(engine, 2 * pair_.width() - 1, pair_.layout()) {}
 
   datasets::WorkloadClass workload_class() const override { return pair_.workload_class(); }
 

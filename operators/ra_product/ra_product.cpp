@@ -113,7 +113,7 @@ class ProductBound final : public VariantRun<ProductVariant, BoundRun> {
   ProductBound(Engine& engine, const Binding& binding)
       : VariantRun(engine, "ra_product"),
         pair_(engine, "ra_product", binding),
-        out_(engine, 2 * pair_.width()) {
+        out_(engine, 2 * pair_.width(), pair_.layout()) {
     refuse_oversized_output("product", pair_.n(), pair_.m(), pair_.n() * pair_.m());
   }
 

@@ -104,7 +104,8 @@ class ProjectBound final : public RelationCall<ProjectVariant> {
  public:
   ProjectBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class,
                std::vector<std::uint32_t> keep)
-      : RelationCall(engine, "ra_project", relation, std::move(workload_class), OutputKind::Rows),
+      : RelationCall(engine, "ra_project", relation, std::move(workload_class), OutputKind::Rows,
+                     static_cast<std::uint32_t>(keep.size())),
         keep_(std::move(keep)) {}
 
  private:

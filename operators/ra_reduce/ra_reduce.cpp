@@ -151,7 +151,7 @@ class ReduceBound final : public RelationCall<ReduceVariant> {
  public:
   ReduceBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class,
               std::uint32_t attribute)
-      : RelationCall(engine, "ra_reduce", relation, std::move(workload_class), OutputKind::Scalar),
+      : RelationCall(engine, "ra_reduce", relation, std::move(workload_class), OutputKind::Scalar, 0),
         attribute_(attribute),
         max_parts_(max_parts(relation.rows, engine.device())),
         host_sum_(engine.allocate_host(8)) {}

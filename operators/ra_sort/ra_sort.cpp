@@ -307,7 +307,8 @@ class SortRun final : public VariantRun<RaSortVariant> {
 class SortBound final : public RelationCall<RaSortVariant> {
  public:
   SortBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class)
-      : RelationCall(engine, "ra_sort", relation, std::move(workload_class), OutputKind::Rows),
+      : RelationCall(engine, "ra_sort", relation, std::move(workload_class), OutputKind::Rows,
+                     relation.width),
         work_(engine, relation.rows, relation.width, relation.rows) {}
 
  private:

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <varex/runtime.hpp>
@@ -242,6 +245,93 @@ TEST(Runtime, OpensDevicesByVarexIds) {
   varex::Runtime rt = varex::Runtime::open(id);
   EXPECT_EQ(rt.device_id(), id);
   EXPECT_EQ(rt.device_key().name, app.runtime().device_key().name);
+}
+
+}  // namespace
+
+namespace {
+
+// Online adaptation without a profile: every call's result is right, the exploring calls stay within the
+// share, every candidate is checked before its times count, the settled variant is the fastest by median
+// of those measured, and a database written from it gives that variant as `varex best`.
+TEST(RuntimeAdaptation, SettlesOnTheFastestCandidateWithinItsShare) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Options options;
+  options.adapt = true;
+  options.explore_share = 0.5;
+  options.candidates = 3;
+  varex::Runtime rt = app.runtime(options);
+  const auto column = random_column(20011, 6);
+  const varex::Input input = app.column(column);
+  const auto want = expected_bits(column, -1000000, 1000000000, false);
+  const int calls = 40;
+  int exploring = 0;
+  for (int i = 0; i < calls; ++i) {
+    const varex::Result r = rt.select_range(input, -1000000, 1000000000);
+    ASSERT_EQ(bits_of(r), want) << "call " << i << ", variant " << rt.last_choice().variant;
+    exploring += rt.last_choice().exploring ? 1 : 0;
+  }
+  const std::vector<varex::Adaptation> adaptation = rt.adaptation();
+  ASSERT_EQ(adaptation.size(), 1u);
+  const varex::Adaptation& a = adaptation[0];
+  EXPECT_EQ(a.op, "selection");
+  EXPECT_EQ(a.calls, static_cast<std::uint64_t>(calls));
+  EXPECT_EQ(a.exploring_calls, static_cast<std::uint64_t>(exploring));
+  EXPECT_LE(a.exploring_calls, calls * options.explore_share);
+  EXPECT_GE(a.candidates, 3u);
+  EXPECT_EQ(a.rejected, 0u);
+  EXPECT_GE(a.regret_ms, 0.0);
+  // Every candidate had its turns; the settled one is the fastest of them by median.
+  double fastest = 1e300;
+  std::string fastest_variant;
+  for (const varex::Adaptation::Tried& t : a.tried) {
+    EXPECT_TRUE(t.verified) << t.variant;
+    EXPECT_GE(t.runs, 3u) << t.variant;
+    if (t.median_ms < fastest) {
+      fastest = t.median_ms;
+      fastest_variant = t.variant;
+    }
+  }
+  EXPECT_EQ(a.settled_variant, fastest_variant);
+  EXPECT_DOUBLE_EQ(a.settled_ms, fastest);
+  // Once every candidate competes, a call that does not explore runs the settled variant.
+  rt.select_range(input, -1000000, 1000000000);
+  if (!rt.last_choice().exploring) {
+    EXPECT_EQ(rt.last_choice().variant, rt.adaptation()[0].settled_variant);
+  }
+
+  // What it learned, as varex's own database: `varex best` names the settled variant.
+  const std::string db = testing::TempDir() + "runtime-learned.db";
+  std::remove(db.c_str());
+  rt.write_learned(db);
+  const std::string out = testing::TempDir() + "runtime-learned.json";
+  ASSERT_EQ(std::system((std::string(VAREX_EXECUTABLE) + " best --db " + db + " --json > " + out).c_str()),
+            0);
+  std::ifstream in(out);
+  const std::string best((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(best.find("\"variant\": \"" + rt.adaptation()[0].settled_variant + "\""), std::string::npos)
+      << best;
+}
+
+TEST(RuntimeAdaptation, NeedsDeviceTimesAndLeavesPinnedCallsAlone) {
+  varex::Options options;
+  options.adapt = true;
+  options.explore_share = 0.5;
+  Application untimed(false);
+  REQUIRE_DEVICE(untimed);
+  varex::Runtime rt = untimed.runtime(options);
+  const varex::Input input = untimed.column(random_column(3000, 7));
+  for (int i = 0; i < 6; ++i) rt.select_range(input, 0, 1000);
+  EXPECT_TRUE(rt.adaptation().empty());
+
+  Application app;
+  varex::Runtime pinned = app.runtime(options);
+  pinned.override_parameters("selection", {{"kernel", "overflow"}, {"ept", "16"}, {"vec", "4"}});
+  const varex::Input column = app.column(random_column(3000, 8));
+  for (int i = 0; i < 6; ++i) pinned.select_range(column, 0, 1000);
+  EXPECT_TRUE(pinned.adaptation().empty());
+  EXPECT_TRUE(pinned.last_choice().pinned);
 }
 
 }  // namespace

@@ -36,12 +36,15 @@ inline datasets::WorkloadClass relation_call_class(const Operator& op, const Bou
 template <class Variant>
 class RelationCall : public VariantRun<Variant, BoundRun> {
  public:
+  // `out_width`: words per result tuple (Rows; the tuples in the relation's order), or 0 for a Scalar (one
+  // uint64).
   RelationCall(Engine& engine, const std::string& family, const BoundRelation& relation,
-               datasets::WorkloadClass workload_class, OutputKind kind)
+               datasets::WorkloadClass workload_class, OutputKind kind, std::uint32_t out_width)
       : VariantRun<Variant, BoundRun>(engine, family),
         relation_(relation),
         class_(std::move(workload_class)),
-        kind_(kind) {}
+        kind_(kind),
+        out_width_(out_width) {}
 
   datasets::WorkloadClass workload_class() const override { return class_; }
 
@@ -60,6 +63,10 @@ class RelationCall : public VariantRun<Variant, BoundRun> {
   DeviceResult take_result() override {
     DeviceResult result{kind_, {}, kind_ == OutputKind::Scalar ? 1 : relation_.rows};
     result.buffers.push_back(std::move(out_));
+    result.parts = kind_ == OutputKind::Scalar
+                       ? std::vector<ResultPart>{{0, 0, 8, 0}}
+                       : tuple_parts(relation_.rows, out_width_,
+                                     relation_.layout == TupleLayout::Soa ? relation_.rows * 4 : 0, true);
     return result;
   }
 
@@ -81,6 +88,7 @@ class RelationCall : public VariantRun<Variant, BoundRun> {
  private:
   datasets::WorkloadClass class_;
   OutputKind kind_;
+  std::uint32_t out_width_;
   std::unique_ptr<DeviceBuffer> out_;
 };
 

@@ -279,6 +279,8 @@ DeviceResult BoundTuples::take(OutputKind kind, std::optional<std::uint64_t> row
   }
   DeviceResult result{kind, {}, *rows};
   result.buffers.push_back(std::move(tuples_));
+  result.parts =
+      tuple_parts(*rows, width_, layout_ == TupleLayout::Soa ? capacity_ * 4 : 0, kind == OutputKind::Rows);
   capacity_ = 0;
   return result;
 }

@@ -139,7 +139,8 @@ class BoundRelationPair {
 // where the kernels count them.
 class BoundTuples {
  public:
-  BoundTuples(Engine& engine, std::uint32_t width) : engine_(engine), width_(width) {}
+  BoundTuples(Engine& engine, std::uint32_t width, TupleLayout layout = TupleLayout::Aos)
+      : engine_(engine), width_(width), layout_(layout) {}
   // Buffers for `capacity` tuples, new unless the ones held have exactly that capacity.
   void reserve(std::uint64_t capacity);
   bool held() const { return tuples_ != nullptr; }
@@ -154,6 +155,7 @@ class BoundTuples {
  private:
   Engine& engine_;
   std::uint32_t width_;
+  TupleLayout layout_;
   std::uint64_t capacity_ = 0;
   std::unique_ptr<DeviceBuffer> tuples_, count_;
   std::unique_ptr<HostBuffer> host_count_;

@@ -78,6 +78,8 @@ DeviceResult RelationBound::take_result() {
   }
   DeviceResult result{OutputKind::Rows, {}, rows};
   result.buffers.push_back(std::move(out_));
+  result.parts =
+      tuple_parts(rows, out_width_, relation_.layout == TupleLayout::Soa ? relation_.rows * 4 : 0, true);
   return result;
 }
 

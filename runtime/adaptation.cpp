@@ -1,0 +1,128 @@
+#include "runtime/adaptation.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace varex::runtime {
+
+double Candidate::median() const {
+  if (ms.empty()) return std::numeric_limits<double>::infinity();
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  return sorted[(sorted.size() - 1) / 2];
+}
+
+ClassTuner::ClassTuner(std::vector<Candidate> candidates, std::size_t first, double explore_share)
+    : candidates_(std::move(candidates)), first_(first), share_(explore_share) {}
+
+std::size_t ClassTuner::fastest() const {
+  std::size_t best = first_;
+  double best_ms = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Candidate& c = candidates_[i];
+    if (c.rejected || c.ms.empty()) continue;
+    if (c.median() < best_ms) {
+      best = i;
+      best_ms = c.median();
+    }
+  }
+  return best;
+}
+
+ClassTuner::Pick ClassTuner::next() const {
+  const std::size_t exploit = fastest();
+  // Exploring this call keeps the exploring calls within the share (the first call never explores).
+  const bool may_explore =
+      static_cast<double>(exploring_calls_ + 1) <= share_ * static_cast<double>(calls_ms_.size());
+  if (!may_explore) return {exploit, false};
+  std::size_t pick = candidates_.size();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Candidate& c = candidates_[i];
+    if (i == exploit || c.rejected || c.ms.size() >= kRunsToCompete) continue;
+    if (pick == candidates_.size() || c.ms.size() < candidates_[pick].ms.size()) pick = i;
+  }
+  return pick == candidates_.size() ? Pick{exploit, false} : Pick{pick, true};
+}
+
+void ClassTuner::record_call(double ms, bool explore) {
+  calls_ms_.push_back(ms);
+  if (explore) ++exploring_calls_;
+}
+
+ClassReport ClassTuner::report() const {
+  ClassReport r;
+  r.calls = calls_ms_.size();
+  r.exploring_calls = exploring_calls_;
+  r.candidates = candidates_.size();
+  for (const Candidate& c : candidates_) {
+    r.verified += c.verified ? 1 : 0;
+    r.rejected += c.rejected ? 1 : 0;
+  }
+  r.settled = fastest();
+  r.settled_ms = candidates_[r.settled].ms.empty() ? 0 : candidates_[r.settled].median();
+  for (const double ms : calls_ms_) r.regret_ms += std::max(0.0, ms - r.settled_ms);
+  return r;
+}
+
+namespace {
+
+// What a result's parts hold: the ordered ranges one after the other, and the rows of no order, each the
+// concatenation of its bytes in every such part, sorted.
+struct Contents {
+  std::string ordered;
+  std::vector<std::string> rows;
+};
+
+Contents contents(harness::Engine& engine, const harness::DeviceResult& result) {
+  std::vector<harness::ResultPart> parts = result.parts;
+  if (parts.empty() && result.kind == harness::OutputKind::Bitmap)
+    parts.push_back({0, 0, (result.rows + 7) / 8, 0});
+  Contents out;
+  std::uint64_t rows = 0;
+  std::vector<std::string> columns;
+  for (const harness::ResultPart& part : parts) {
+    if (part.bytes == 0) continue;
+    const harness::DeviceBuffer& buffer = *result.buffers.at(part.buffer);
+    if (part.offset + part.bytes > buffer.bytes()) throw std::logic_error("a result part beyond its buffer");
+    harness::PageableHostBuffer host(part.offset + part.bytes);
+    engine.download(host, buffer, part.bytes, part.offset)->elapsed_ms();
+    std::string bytes(static_cast<const char*>(host.data()), part.bytes);
+    if (part.row_bytes == 0) {
+      out.ordered += bytes;
+    } else {
+      rows = part.bytes / part.row_bytes;
+      columns.push_back(std::move(bytes));
+    }
+  }
+  // A bitmap's bits past its rows are no result's.
+  if (result.kind == harness::OutputKind::Bitmap && result.rows % 8 && !out.ordered.empty())
+    out.ordered.back() = static_cast<char>(out.ordered.back() & ((1 << (result.rows % 8)) - 1));
+  for (std::uint64_t r = 0; r < rows; ++r) {
+    std::string row;
+    for (const std::string& column : columns) {
+      const std::size_t width = column.size() / rows;
+      row.append(column, r * width, width);
+    }
+    out.rows.push_back(std::move(row));
+  }
+  std::sort(out.rows.begin(), out.rows.end());
+  return out;
+}
+
+}  // namespace
+
+std::string result_difference(harness::Engine& engine, const harness::DeviceResult& reference,
+                              const harness::DeviceResult& candidate) {
+  if (reference.kind != candidate.kind) return "another kind of result";
+  if (reference.rows != candidate.rows)
+    return std::to_string(candidate.rows) + " rows where the defaults give " + std::to_string(reference.rows);
+  if (reference.parts.empty() && reference.kind != harness::OutputKind::Bitmap)
+    return "a result the runtime cannot compare";
+  const Contents a = contents(engine, reference), b = contents(engine, candidate);
+  if (a.ordered != b.ordered) return "a result other than the defaults' (in order)";
+  if (a.rows != b.rows) return "rows other than the defaults'";
+  return {};
+}
+
+}  // namespace varex::runtime

@@ -1,0 +1,71 @@
+#pragma once
+// Online adaptation (docs/RUNTIME.md): a workload class the profile does not hold exactly is tuned over the
+// application's own calls. A class's candidates are the defaults (the reference), where the calls start (the
+// profile's nearest entry) and its neighbours in the space. A bounded bandit picks each call's variant: it
+// explores a candidate measured fewer than kRunsToCompete times only while the exploring calls stay within
+// the share the application allows, and otherwise runs the fastest by median. A candidate's first result is
+// compared with the reference's on the same inputs before any of its times counts; one that differs is
+// rejected for good.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "harness/engine.hpp"
+#include "harness/operators/bound_run.hpp"
+
+namespace varex::runtime {
+
+struct Candidate {
+  variants::Params params;
+  std::string variant;  // varex's variant id
+  bool verified = false;
+  bool rejected = false;
+  std::string why;         // of a rejection
+  std::vector<double> ms;  // the device time of each run
+  double median() const;
+};
+
+struct ClassReport {
+  std::uint64_t calls = 0;
+  std::uint64_t exploring_calls = 0;
+  std::size_t candidates = 0, verified = 0, rejected = 0;
+  std::size_t settled = 0;  // index of the settled candidate
+  double settled_ms = 0;
+  double regret_ms = 0;  // the calls' device time above settled_ms, summed
+};
+
+class ClassTuner {
+ public:
+  static constexpr std::size_t kRunsToCompete = 3;
+
+  // candidates[0] is the reference; the calls start with candidates[first].
+  ClassTuner(std::vector<Candidate> candidates, std::size_t first, double explore_share);
+
+  struct Pick {
+    std::size_t index = 0;
+    bool explore = false;
+  };
+  Pick next() const;
+
+  Candidate& candidate(std::size_t index) { return candidates_.at(index); }
+  const std::vector<Candidate>& candidates() const { return candidates_; }
+  // A call's device time in all (the reference's run too where a candidate was checked in it).
+  void record_call(double ms, bool explore);
+  ClassReport report() const;
+
+ private:
+  std::size_t fastest() const;  // by median among those run and not rejected; `first_` before any run
+
+  std::vector<Candidate> candidates_;
+  std::size_t first_;
+  double share_;
+  std::vector<double> calls_ms_;
+  std::uint64_t exploring_calls_ = 0;
+};
+
+// Why two results of one call differ (empty: they agree), over the parts each declares (a bitmap: its rows'
+// bits): ranges compared as they are, rows of no order as sorted multisets. Downloads what it compares.
+std::string result_difference(harness::Engine& engine, const harness::DeviceResult& reference,
+                              const harness::DeviceResult& candidate);
+
+}  // namespace varex::runtime
