@@ -137,6 +137,9 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
                            {"candidates", b.candidates},
                            {"candidate_measurements", m.measurements}};
       if (b.probe_gbps) entry["probe_gbps"] = *b.probe_gbps;
+      for (const BestRow::RunnerUp& u : b.runners_up)
+        entry["runners_up"].push_back(
+            {{"variant", u.variant_id}, {"params", variants::to_json(u.params)}, {"kernel_ms", u.kernel_ms}});
       if (const auto build = build_of ? build_of(b.op, b.device, b.params) : std::nullopt) {
         entry["family"] = build->family;
         entry["source_hash"] = b.kernel_hash;
@@ -192,7 +195,7 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
                literal(e.value("variant", "")) + ", " + literal(e.value("measured_at", "")) + ", " +
                literal(e.value("method", "")) + ", " + literal(e.value("family", "")) + ", " +
                literal(e.value("source_hash", "")) + ", " +
-               params_literal(e.value("defines", nlohmann::json::object())) + "},\n";
+               params_literal(e.value("defines", nlohmann::json::object())) + ", {}},\n";
       }
     }
   }

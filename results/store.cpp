@@ -739,22 +739,26 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
     FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN devices d ON d.id = m.device_id
          JOIN workloads w ON w.id = m.workload_id JOIN sessions x ON x.id = m.session_id
     WHERE m.id = ?1)sql");
+  Statement variant_params(db_, "SELECT params FROM variants WHERE id = ?1");
   std::vector<BestRow> rows;
   const int c = kDeviceColumnCount;
   for (auto& [target, variants] : targets) {
     // Each variant by the median of its candidate measurements (the lower middle one for an even count).
     const Candidate* winner = nullptr;
     std::int64_t measurements = 0;
+    std::vector<std::pair<double, std::string>> medians;  // of every variant, for the runners-up
     for (auto& [variant, list] : variants) {
       measurements += static_cast<std::int64_t>(list.size());
       std::sort(list.begin(), list.end(), [](const Candidate& a, const Candidate& b) {
         return a.ms < b.ms || (a.ms == b.ms && a.measurement < b.measurement);
       });
       const Candidate& median = list[(list.size() - 1) / 2];
+      medians.emplace_back(median.ms, variant);
       if (!winner || median.ms < winner->ms ||
           (median.ms == winner->ms && median.measurement < winner->measurement))
         winner = &median;
     }
+    std::sort(medians.begin(), medians.end());
     details.reset();
     details.bind(1, winner->measurement);
     if (!details.step()) continue;
@@ -785,6 +789,15 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
                            ? datasets::WorkloadClass{nlohmann::json::object(), {{"rows", r.workload.rows()}}}
                            : datasets::WorkloadClass::from_json(nlohmann::json::parse(details.text(c + 20)));
     r.kernel_hash = details.text(c + 21);
+    for (const auto& [ms, variant] : medians) {
+      if (variant == r.variant_id) continue;
+      if (r.runners_up.size() == BestRow::kRunnersUp) break;
+      variant_params.reset();
+      variant_params.bind(1, variant);
+      if (variant_params.step())
+        r.runners_up.push_back(
+            {variant, variants::params_from_json(nlohmann::json::parse(variant_params.text(0))), ms});
+    }
     r.measurements = measurements;
     r.candidates = static_cast<std::int64_t>(variants.size());
     rows.push_back(std::move(r));

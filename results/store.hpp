@@ -28,6 +28,15 @@ struct BestRow {
   std::string variant_id;
   variants::Params params;
   std::string kernel_hash;  // of the kernel source the variant was measured with
+  // The next fastest variants of the same target by the same rule (fastest first), as candidates for the
+  // runtime library's online adaptation.
+  struct RunnerUp {
+    std::string variant_id;
+    variants::Params params;
+    double kernel_ms = 0;
+  };
+  static constexpr std::size_t kRunnersUp = 4;
+  std::vector<RunnerUp> runners_up;
   double kernel_ms = 0;
   double kernel_ci_low = 0;
   double kernel_ci_high = 0;

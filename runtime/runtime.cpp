@@ -194,6 +194,7 @@ Adapting& Runtime::Impl::adapting_for(const harness::Operator& op, const variant
     if (space.valid(c.params) && run.refuses(c.params).empty()) candidates.push_back(std::move(c));
   };
   add(chosen.params);
+  for (const variants::Params& p : chosen.runners_up) add(p);
   std::size_t first = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (candidates[i].variant == chosen.variant) first = i;

@@ -98,6 +98,13 @@ VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& devi
     return defaults_because(foreign);
   if (const std::string refused = run.refuses(params); !refused.empty())
     return defaults_because("the profile's variant cannot run on these buffers: " + refused);
+  for (const profile::Params& text : looked_up.entry->runners_up) {
+    try {
+      if (const variants::Params p = with_text(space, text); space.valid(p)) choice.runners_up.push_back(p);
+    } catch (const std::exception&) {
+      // a runner-up this build does not know is no candidate
+    }
+  }
   return settle(params);
 }
 

@@ -19,6 +19,7 @@ struct VariantChoice {
   bool exact_class = false;
   bool pinned = false;
   std::string note;
+  std::vector<variants::Params> runners_up;  // the profile entry's next fastest variants this space takes
 };
 
 // The device as profiles key it.

@@ -237,6 +237,13 @@ TEST(ProfileExport, ConsumerExampleBuildsAndReadsBothWays) {
       defines[d.name] = d.value;
     EXPECT_EQ(e.defines, defines);
     EXPECT_FALSE(defines.empty());
+    // The next fastest variants of the class, fastest first, the best not among them.
+    ASSERT_EQ(e.runners_up.size(), std::min<std::size_t>(best.candidates - 1, 4));
+    ASSERT_EQ(best.runners_up.size(), e.runners_up.size());
+    for (std::size_t i = 0; i < best.runners_up.size(); ++i) {
+      EXPECT_NE(best.runners_up[i].variant_id, best.variant_id);
+      EXPECT_GE(best.runners_up[i].kernel_ms, i ? best.runners_up[i - 1].kernel_ms : best.kernel_ms);
+    }
   }
   const auto header = run_varex({"export", "--db", db, "--format", "header", "--out", dir + "/tuned.hpp"});
   ASSERT_EQ(header.status, 0) << header.err;

@@ -67,6 +67,9 @@ struct Entry {
   std::string family;
   std::string source_hash;
   std::map<std::string, std::string> defines;
+  // The next fastest variants measured for the same class, fastest first (version 3): where the runtime
+  // library's online adaptation starts besides the entry.
+  std::vector<Params> runners_up;
 };
 
 enum class Level { ExactDevice, SameArchitecture, SameVendorAndType, Default };
@@ -140,7 +143,10 @@ class Profile {
   Profile() = default;
   Profile(std::vector<Entry> entries, std::map<std::string, Params> defaults)
       : entries_(std::move(entries)), defaults_(std::move(defaults)) {
-    for (Entry& e : entries_) upgrade_launch_names(e.params);
+    for (Entry& e : entries_) {
+      upgrade_launch_names(e.params);
+      for (Params& p : e.runners_up) upgrade_launch_names(p);
+    }
     for (auto& [op, params] : defaults_) upgrade_launch_names(params);
   }
 

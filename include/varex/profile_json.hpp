@@ -66,6 +66,8 @@ inline Profile load_profile(const nlohmann::json& j) {
         entry.source_hash = e.value("source_hash", "");
         if (const auto defines = e.find("defines"); defines != e.end())
           entry.defines = params_from_json(*defines);
+        if (const auto runners = e.find("runners_up"); runners != e.end())
+          for (const auto& u : *runners) entry.runners_up.push_back(params_from_json(u.at("params")));
         entries.push_back(std::move(entry));
       }
     }

@@ -110,7 +110,8 @@ struct Options {
   bool time_calls = false;
   // Online adaptation: a call whose workload class the profile does not hold exactly (and whose parameters
   // are not pinned) tunes itself over the application's calls of that class. Candidates: the defaults, the
-  // profile's nearest entry and up to `candidates` of its neighbours in the space. A candidate's first result
+  // profile's nearest entry and its runners-up, and that entry's neighbours in the space up to `candidates`
+  // in all. A candidate's first result
   // is compared with the defaults' on the same inputs (the call returns the defaults' then) before its times
   // count; one that differs is never run again. At most `explore_share` of a class's calls try a candidate
   // that is not the fastest so far; the others run the fastest by median. Needs device times (on OpenCL a
