@@ -61,7 +61,10 @@ ClassReport ClassTuner::report() const {
   }
   r.settled = fastest();
   r.settled_ms = candidates_[r.settled].ms.empty() ? 0 : candidates_[r.settled].median();
-  for (const double ms : calls_ms_) r.regret_ms += std::max(0.0, ms - r.settled_ms);
+  for (const double ms : calls_ms_) {
+    r.regret_ms += std::max(0.0, ms - r.settled_ms);
+    r.total_ms += ms;
+  }
   return r;
 }
 

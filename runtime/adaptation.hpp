@@ -32,6 +32,7 @@ struct ClassReport {
   std::size_t settled = 0;  // index of the settled candidate
   double settled_ms = 0;
   double regret_ms = 0;  // the calls' device time above settled_ms, summed
+  double total_ms = 0;   // the calls' device time, checking runs included
 };
 
 class ClassTuner {

@@ -463,12 +463,18 @@ std::vector<Adaptation> Runtime::adaptation() const {
   for (const auto& [key, a] : impl_->adapting) {
     const runtime::ClassReport r = a.tuner.report();
     const runtime::Candidate& settled = a.tuner.candidates()[r.settled];
-    Adaptation report{a.op,         a.workload_class.describe(),
-                      r.calls,      r.exploring_calls,
-                      r.candidates, r.verified,
-                      r.rejected,   settled.variant,
-                      {},           r.settled_ms,
-                      r.regret_ms,  {}};
+    Adaptation report;
+    report.op = a.op;
+    report.workload = a.workload_class.describe();
+    report.calls = r.calls;
+    report.exploring_calls = r.exploring_calls;
+    report.candidates = r.candidates;
+    report.verified = r.verified;
+    report.rejected = r.rejected;
+    report.settled_variant = settled.variant;
+    report.settled_ms = r.settled_ms;
+    report.regret_ms = r.regret_ms;
+    report.total_ms = r.total_ms;
     for (const auto& [name, value] : settled.params) report.settled_params[name] = variants::to_string(value);
     for (const runtime::Candidate& c : a.tuner.candidates())
       report.tried.push_back(

@@ -4,8 +4,9 @@
 // parameters as last_choice() reports them, each call's device time and their median, so that the same
 // variant can be measured by `varex run --set ...` on the same machine (scripts/gpu_evidence.sh, runtime30).
 //   runtime_cuda_timing --op selection|hashjoin|groupby|ra_sort --rows N [--rows2 M] [--distinct D]
-//                       [--calls 11] [--profile FILE] [--set name=value,...] [--dump DIR]
-// --dump DIR writes the join's sides to DIR/build.bin and DIR/probe.bin.
+//                       [--calls 11] [--profile FILE] [--set name=value,...] [--dump DIR] [--adapt SHARE]
+// --dump DIR writes the join's sides to DIR/build.bin and DIR/probe.bin; --adapt SHARE turns online
+// adaptation on (exploring at most SHARE of the calls) and adds its report.
 #include <cuda.h>
 #include <execinfo.h>
 #include <unistd.h>
@@ -78,6 +79,10 @@ int main(int argc, char** argv) {
     varex::Options options;
     options.profile = args["--profile"];
     options.time_calls = true;
+    if (!args["--adapt"].empty()) {  // online adaptation, exploring at most this share of the calls
+      options.adapt = true;
+      options.explore_share = std::stod(args["--adapt"]);
+    }
     // The runtime and every array go before the stream and the context they use.
     std::optional<varex::Runtime> holder(varex::Runtime::attach_cuda(context, stream, options));
     varex::Runtime& rt = *holder;
@@ -162,7 +167,22 @@ int main(int argc, char** argv) {
     std::cout << "], \"median_ms\": " << sorted[sorted.size() / 2] << ", \"kernels\": [";
     for (std::size_t i = 0; i < c.kernels.size(); ++i)
       std::cout << (i ? ", " : "") << "[\"" << c.kernels[i].first << "\", " << c.kernels[i].second << "]";
-    std::cout << "]}\n";
+    std::cout << "]";
+    for (const varex::Adaptation& a : rt.adaptation()) {
+      std::cout << ", \"adaptation\": {\"calls\": " << a.calls
+                << ", \"exploring_calls\": " << a.exploring_calls << ", \"candidates\": " << a.candidates
+                << ", \"verified\": " << a.verified << ", \"rejected\": " << a.rejected
+                << ", \"settled_variant\": \"" << a.settled_variant << "\", \"settled_ms\": " << a.settled_ms
+                << ", \"regret_ms\": " << a.regret_ms << ", \"total_ms\": " << a.total_ms
+                << ", \"settled_params\": {";
+      bool comma = false;
+      for (const auto& [name, value] : a.settled_params) {
+        std::cout << (comma ? ", " : "") << "\"" << name << "\": \"" << value << "\"";
+        comma = true;
+      }
+      std::cout << "}}";
+    }
+    std::cout << "}\n";
     std::cout.flush();
     for (DeviceArray* array : arrays) delete array;
     holder.reset();

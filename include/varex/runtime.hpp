@@ -132,6 +132,7 @@ struct Adaptation {
   profile::Params settled_params;
   double settled_ms = 0;
   double regret_ms = 0;  // the calls' device time above settled_ms, summed over all calls
+  double total_ms = 0;   // the calls' device time, the checking runs included
   struct Tried {
     std::string variant;
     std::size_t runs = 0;
