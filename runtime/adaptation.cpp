@@ -30,17 +30,39 @@ std::size_t ClassTuner::fastest() const {
   return best;
 }
 
-ClassTuner::Pick ClassTuner::next() const {
+bool ClassTuner::in_running(std::size_t index, std::size_t fastest) const {
+  const Candidate& c = candidates_[index];
+  if (index == fastest || c.rejected || c.ms.size() >= kRunsToCompete) return false;
+  return c.ms.empty() || candidates_[fastest].ms.empty() ||
+         c.median() <= kCutoff * candidates_[fastest].median();
+}
+
+std::size_t ClassTuner::explore_target(std::size_t exploit) const {
+  std::size_t pick = candidates_.size();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    if (!in_running(i, exploit)) continue;
+    if (pick == candidates_.size() || candidates_[i].ms.size() < candidates_[pick].ms.size()) pick = i;
+  }
+  return pick;
+}
+
+ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
   const std::size_t exploit = fastest();
   // Exploring this call keeps the exploring calls within the share (the first call never explores).
   const bool may_explore =
       static_cast<double>(exploring_calls_ + 1) <= share_ * static_cast<double>(calls_ms_.size());
   if (!may_explore) return {exploit, false};
-  std::size_t pick = candidates_.size();
-  for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Candidate& c = candidates_[i];
-    if (i == exploit || c.rejected || c.ms.size() >= kRunsToCompete) continue;
-    if (pick == candidates_.size() || c.ms.size() < candidates_[pick].ms.size()) pick = i;
+  std::size_t pick = explore_target(exploit);
+  const std::string best = candidates_[exploit].variant;
+  if (pick == candidates_.size() && neighbours &&
+      std::find(expanded_.begin(), expanded_.end(), best) == expanded_.end()) {
+    expanded_.push_back(best);
+    for (Candidate& n : neighbours(candidates_[exploit])) {
+      const bool known = std::any_of(candidates_.begin(), candidates_.end(),
+                                     [&](const Candidate& c) { return c.variant == n.variant; });
+      if (!known) candidates_.push_back(std::move(n));
+    }
+    pick = explore_target(exploit);
   }
   return pick == candidates_.size() ? Pick{exploit, false} : Pick{pick, true};
 }

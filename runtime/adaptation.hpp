@@ -1,12 +1,15 @@
 #pragma once
 // Online adaptation (docs/RUNTIME.md): a workload class the profile does not hold exactly is tuned over the
-// application's own calls. A class's candidates are the defaults (the reference), where the calls start (the
-// profile's nearest entry) and its neighbours in the space. A bounded bandit picks each call's variant: it
-// explores a candidate measured fewer than kRunsToCompete times only while the exploring calls stay within
-// the share the application allows, and otherwise runs the fastest by median. A candidate's first result is
-// compared with the reference's on the same inputs before any of its times counts; one that differs is
-// rejected for good.
+// application's own calls. A class's candidates are first the defaults (the reference), where the calls start
+// (the profile's nearest entry, its runners-up) and that entry's neighbours in the space. A bounded bandit
+// picks each call's variant: it explores a candidate still in the running (measured fewer than
+// kRunsToCompete times and not far slower than the fastest) only while the exploring calls stay within the
+// share the application allows, and otherwise runs the fastest by median. When no candidate is left in the
+// running, the fastest one's neighbours join (a local search that moves with the best). A candidate's first
+// result is compared with the reference's on the same inputs before any of its times counts; one that
+// differs is rejected for good.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -38,6 +41,10 @@ struct ClassReport {
 class ClassTuner {
  public:
   static constexpr std::size_t kRunsToCompete = 3;
+  // A candidate whose first run is this many times the fastest median runs no more (a cut-off).
+  static constexpr double kCutoff = 1.5;
+  // The candidates around one (its neighbours in the space that can run on the calls' buffers).
+  using Neighbours = std::function<std::vector<Candidate>(const Candidate&)>;
 
   // candidates[0] is the reference; the calls start with candidates[first].
   ClassTuner(std::vector<Candidate> candidates, std::size_t first, double explore_share);
@@ -46,7 +53,8 @@ class ClassTuner {
     std::size_t index = 0;
     bool explore = false;
   };
-  Pick next() const;
+  // The next call's pick; `neighbours` widens the search when no candidate is left in the running.
+  Pick next(const Neighbours& neighbours);
 
   Candidate& candidate(std::size_t index) { return candidates_.at(index); }
   const std::vector<Candidate>& candidates() const { return candidates_; }
@@ -56,11 +64,14 @@ class ClassTuner {
 
  private:
   std::size_t fastest() const;  // by median among those run and not rejected; `first_` before any run
+  bool in_running(std::size_t index, std::size_t fastest) const;
+  std::size_t explore_target(std::size_t exploit) const;  // candidates_.size(): none
 
   std::vector<Candidate> candidates_;
   std::size_t first_;
   double share_;
   std::vector<double> calls_ms_;
+  std::vector<std::string> expanded_;  // the variants whose neighbours joined
   std::uint64_t exploring_calls_ = 0;
 };
 

@@ -332,7 +332,17 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     // pinned, device times to learn from) the tuner's pick.
     const bool adapt = impl_->options.adapt && !chosen.pinned && !chosen.exact_class && engine.timed();
     Adapting* adapting = adapt ? &impl_->adapting_for(op, space, *bound, binding, chosen) : nullptr;
-    const runtime::ClassTuner::Pick pick = adapting ? adapting->tuner.next() : runtime::ClassTuner::Pick{};
+    // The search widens around the fastest candidate: its neighbours that can run on these buffers.
+    const auto neighbours = [&](const runtime::Candidate& around) {
+      std::vector<runtime::Candidate> out;
+      for (const variants::Params& n : space.neighbours(around.params)) {
+        if (!space.valid(n) || !bound->refuses(n).empty()) continue;
+        out.push_back(candidate_of(op, engine.device().backend, space, n));
+      }
+      return out;
+    };
+    const runtime::ClassTuner::Pick pick =
+        adapting ? adapting->tuner.next(neighbours) : runtime::ClassTuner::Pick{};
     const auto execute = [&](const variants::Params& params) {
       bound->compile(params);
       return bound->execute(params);

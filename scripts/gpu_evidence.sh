@@ -48,6 +48,9 @@
 #              the same variant: selection 2^28, join 2^24 x 2^28, group-by 2^28 rows / 2^20 groups, ra_sort
 #              2^26 (key, value), each tuned RUNTIME_BUDGET (default 30s) on cuda:0 and exported as the profile
 #              the runtime reads
+#   runtime30_adapt  issue 30: 1,000 calls of the join (2^22 x 2^24) through the runtime library with online
+#              adaptation and no profile (at most 10% exploring), against a RUNTIME_BUDGET tune of the same
+#              workload; the settled and the tuned variant measured again by `varex run` on the library's data
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
@@ -1062,6 +1065,45 @@ for op in ["selection", "hashjoin", "groupby", "ra_sort"]:
     run = json.load(open(f"{d}/runtime30_run_{op}.json"))
     ok = "" if run.get("verified") else " (varex run NOT verified)"
     print(f"| {op} | {lib['variant']} | {lib['level']} | {lib['median_ms']:.4f} | {run['kernel_ms']:.4f}{ok} | {lib['median_ms'] / run['kernel_ms']:.3f} |")
+PY
+}
+
+part_runtime30_adapt() {
+  local adb=$files/runtime30_adapt.db sizes="--rows 4194304 --rows2 16777216"
+  export VAREX_VENDOR_LIBRARY=$carry/lib/libvarex_cub.so
+  step "tune the join 2^22 x 2^24"
+  # shellcheck disable=SC2086
+  varex tune --op hashjoin $sizes --device cuda:0 --budget "${RUNTIME_BUDGET:-30s}" --db "$adb" --quiet --json \
+    > "$files/runtime30_adapt_tune.json"
+  step "1,000 adaptive calls without a profile"
+  # shellcheck disable=SC2086
+  "$carry/bin/runtime_cuda_timing" --op hashjoin $sizes --calls 1000 --adapt 0.1 --dump /tmp \
+    > "$files/runtime30_adapt_lib.json"
+  local to_sets="import json,sys; print(' '.join('--set %s=%s' % kv for kv in sorted(json.load(sys.stdin).items())))"
+  local tuned settled
+  tuned=$(varex best --db "$adb" --json | python3 -c "import json,sys; json.dump({k: str(v) for k, v in json.load(sys.stdin)[0]['params'].items()}, sys.stdout)" | python3 -c "$to_sets")
+  settled=$(python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['adaptation']['settled_params'], sys.stdout)" "$files/runtime30_adapt_lib.json" | python3 -c "$to_sets")
+  step "the tuned and the settled variant on the library's data"
+  # shellcheck disable=SC2086
+  varex run --op hashjoin --device cuda:0 --input /tmp/build.bin --input2 /tmp/probe.bin $tuned --json \
+    > "$files/runtime30_adapt_run_tuned.json"
+  # shellcheck disable=SC2086
+  varex run --op hashjoin --device cuda:0 --input /tmp/build.bin --input2 /tmp/probe.bin $settled --json \
+    > "$files/runtime30_adapt_run_settled.json"
+  python3 - "$files" <<'PY' | tee "$files/runtime30_adapt.txt"
+import json, sys
+d = sys.argv[1]
+lib = json.load(open(f"{d}/runtime30_adapt_lib.json"))
+a = lib["adaptation"]
+tuned = json.load(open(f"{d}/runtime30_adapt_run_tuned.json"))
+settled = json.load(open(f"{d}/runtime30_adapt_run_settled.json"))
+print(f"calls {a['calls']}, exploring {a['exploring_calls']} ({100 * a['exploring_calls'] / a['calls']:.1f}%), "
+      f"candidates {a['candidates']} (verified {a['verified']}, rejected {a['rejected']})")
+print(f"settled {a['settled_variant']} {a['settled_params']}: {a['settled_ms']:.4f} ms in the library, "
+      f"{settled['kernel_ms']:.4f} ms by varex run")
+print(f"tuned (varex tune {tuned['params']}): {tuned['kernel_ms']:.4f} ms by varex run")
+print(f"1,000 calls: {a['total_ms']:.1f} ms of device time against {a['calls'] * tuned['kernel_ms']:.1f} ms at the tuned "
+      f"variant's time ({a['total_ms'] / (a['calls'] * tuned['kernel_ms']):.3f}); regret {a['regret_ms']:.1f} ms")
 PY
 }
 

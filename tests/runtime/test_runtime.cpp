@@ -259,13 +259,13 @@ TEST(RuntimeAdaptation, SettlesOnTheFastestCandidateWithinItsShare) {
   REQUIRE_DEVICE(app);
   varex::Options options;
   options.adapt = true;
-  options.explore_share = 0.5;
+  options.explore_share = 0.34;  // at most 10 of the 30 calls: each new candidate costs PoCL a compile
   options.candidates = 3;
   varex::Runtime rt = app.runtime(options);
   const auto column = random_column(20011, 6);
   const varex::Input input = app.column(column);
   const auto want = expected_bits(column, -1000000, 1000000000, false);
-  const int calls = 40;
+  const int calls = 30;
   int exploring = 0;
   for (int i = 0; i < calls; ++i) {
     const varex::Result r = rt.select_range(input, -1000000, 1000000000);
@@ -282,20 +282,23 @@ TEST(RuntimeAdaptation, SettlesOnTheFastestCandidateWithinItsShare) {
   EXPECT_GE(a.candidates, 3u);
   EXPECT_EQ(a.rejected, 0u);
   EXPECT_GE(a.regret_ms, 0.0);
-  // Every candidate had its turns; the settled one is the fastest of them by median.
+  // The settled candidate is the fastest by median of those run, every one of them checked first.
   double fastest = 1e300;
   std::string fastest_variant;
+  std::size_t run = 0;
   for (const varex::Adaptation::Tried& t : a.tried) {
+    if (t.runs == 0) continue;
+    ++run;
     EXPECT_TRUE(t.verified) << t.variant;
-    EXPECT_GE(t.runs, 3u) << t.variant;
     if (t.median_ms < fastest) {
       fastest = t.median_ms;
       fastest_variant = t.variant;
     }
   }
+  EXPECT_GE(run, 3u);  // the defaults and at least two candidates
   EXPECT_EQ(a.settled_variant, fastest_variant);
   EXPECT_DOUBLE_EQ(a.settled_ms, fastest);
-  // Once every candidate competes, a call that does not explore runs the settled variant.
+  // A call that does not explore runs the settled variant.
   rt.select_range(input, -1000000, 1000000000);
   if (!rt.last_choice().exploring) {
     EXPECT_EQ(rt.last_choice().variant, rt.adaptation()[0].settled_variant);
