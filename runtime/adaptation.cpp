@@ -48,9 +48,14 @@ std::size_t ClassTuner::explore_target(std::size_t exploit) const {
 
 ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
   const std::size_t exploit = fastest();
-  // Exploring this call keeps the exploring calls within the share (the first call never explores).
+  // Exploring this call keeps the exploring calls within the share (the first call never explores), and so
+  // is their device time: a candidate far slower than the rest pauses the search until the calls that run
+  // the fastest have made up for it.
+  double total_ms = 0;
+  for (const double ms : calls_ms_) total_ms += ms;
   const bool may_explore =
-      static_cast<double>(exploring_calls_ + 1) <= share_ * static_cast<double>(calls_ms_.size());
+      static_cast<double>(exploring_calls_ + 1) <= share_ * static_cast<double>(calls_ms_.size()) &&
+      exploring_ms_ <= share_ * total_ms;
   if (!may_explore) return {exploit, false};
   std::size_t pick = explore_target(exploit);
   const std::string best = candidates_[exploit].variant;
@@ -69,7 +74,10 @@ ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
 
 void ClassTuner::record_call(double ms, bool explore) {
   calls_ms_.push_back(ms);
-  if (explore) ++exploring_calls_;
+  if (explore) {
+    ++exploring_calls_;
+    exploring_ms_ += ms;
+  }
 }
 
 ClassReport ClassTuner::report() const {

@@ -3,11 +3,11 @@
 // application's own calls. A class's candidates are first the defaults (the reference), where the calls start
 // (the profile's nearest entry, its runners-up) and that entry's neighbours in the space. A bounded bandit
 // picks each call's variant: it explores a candidate still in the running (measured fewer than
-// kRunsToCompete times and not far slower than the fastest) only while the exploring calls stay within the
-// share the application allows, and otherwise runs the fastest by median. When no candidate is left in the
-// running, the fastest one's neighbours join (a local search that moves with the best). A candidate's first
-// result is compared with the reference's on the same inputs before any of its times counts; one that
-// differs is rejected for good.
+// kRunsToCompete times and not far slower than the fastest) only while the exploring calls, and their device
+// time, stay within the share the application allows, and otherwise runs the fastest by median. When no
+// candidate is left in the running, the fastest one's neighbours join (a local search that moves with the
+// best). A candidate's first result is compared with the reference's on the same inputs before any of its
+// times counts; one that differs is rejected for good.
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -73,6 +73,7 @@ class ClassTuner {
   std::vector<double> calls_ms_;
   std::vector<std::string> expanded_;  // the variants whose neighbours joined
   std::uint64_t exploring_calls_ = 0;
+  double exploring_ms_ = 0;
 };
 
 // Why two results of one call differ (empty: they agree), over the parts each declares (a bitmap: its rows'

@@ -113,9 +113,10 @@ struct Options {
   // profile's nearest entry and its runners-up, and that entry's neighbours in the space up to `candidates`
   // in all. A candidate's first result
   // is compared with the defaults' on the same inputs (the call returns the defaults' then) before its times
-  // count; one that differs is never run again. At most `explore_share` of a class's calls try a candidate
-  // that is not the fastest so far; the others run the fastest by median. Needs device times (on OpenCL a
-  // queue with CL_QUEUE_PROFILING_ENABLE). Runtime::adaptation() reports, write_learned() records.
+  // count; one that differs is never run again. At most `explore_share` of a class's calls, and of their
+  // device time, try a candidate that is not the fastest so far; the others run the fastest by median. Needs
+  // device times (on OpenCL a queue with CL_QUEUE_PROFILING_ENABLE). Runtime::adaptation() reports,
+  // write_learned() records.
   bool adapt = false;
   double explore_share = 0.1;
   unsigned candidates = 8;
