@@ -165,6 +165,36 @@ struct Runtime::Impl {
 
 namespace {
 
+// `around`'s neighbours in an order that spreads over the tunables: one value of each tunable first, then a
+// second of each, … (the space lists them tunable by tunable), so that a few of them already try every knob.
+std::vector<variants::Params> spread_neighbours(const variants::Space& space,
+                                                const variants::Params& around) {
+  std::vector<std::pair<std::size_t, std::size_t>>
+      order;  // (rank within its tunable, tunable), per neighbour
+  const std::vector<variants::Params> neighbours = space.neighbours(around);
+  std::map<std::string, std::size_t> seen;
+  for (const variants::Params& n : neighbours) {
+    std::size_t tunable = 0;
+    std::string changed;
+    for (std::size_t t = 0; t < space.tunables().size(); ++t) {
+      const std::string& name = space.tunables()[t].name;
+      if (n.at(name) != around.at(name)) {
+        tunable = t;
+        changed = name;
+        break;
+      }
+    }
+    order.emplace_back(seen[changed]++, tunable);
+  }
+  std::vector<std::size_t> index(neighbours.size());
+  for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
+  std::stable_sort(index.begin(), index.end(),
+                   [&](std::size_t a, std::size_t b) { return order[a] < order[b]; });
+  std::vector<variants::Params> out;
+  for (const std::size_t i : index) out.push_back(neighbours[i]);
+  return out;
+}
+
 runtime::Candidate candidate_of(const harness::Operator& op, Backend backend, const variants::Space& space,
                                 const variants::Params& params) {
   runtime::Candidate c;
@@ -198,7 +228,7 @@ Adapting& Runtime::Impl::adapting_for(const harness::Operator& op, const variant
   std::size_t first = 0;
   for (std::size_t i = 0; i < candidates.size(); ++i)
     if (candidates[i].variant == chosen.variant) first = i;
-  for (const variants::Params& n : space.neighbours(candidates[first].params)) {
+  for (const variants::Params& n : spread_neighbours(space, candidates[first].params)) {
     if (candidates.size() > options.candidates) break;
     add(n);
   }
@@ -335,7 +365,7 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     // The search widens around the fastest candidate: its neighbours that can run on these buffers.
     const auto neighbours = [&](const runtime::Candidate& around) {
       std::vector<runtime::Candidate> out;
-      for (const variants::Params& n : space.neighbours(around.params)) {
+      for (const variants::Params& n : spread_neighbours(space, around.params)) {
         if (!space.valid(n) || !bound->refuses(n).empty()) continue;
         out.push_back(candidate_of(op, engine.device().backend, space, n));
       }
