@@ -119,7 +119,7 @@ struct Options {
   // write_learned() records.
   bool adapt = false;
   double explore_share = 0.1;
-  unsigned candidates = 8;
+  unsigned candidates = 16;  // one value of every tunable of the largest spaces first
 };
 
 // What online adaptation did for one operator and workload class.
