@@ -110,13 +110,13 @@ struct Options {
   bool time_calls = false;
   // Online adaptation: a call whose workload class the profile does not hold exactly (and whose parameters
   // are not pinned) tunes itself over the application's calls of that class. Candidates: the defaults, the
-  // profile's nearest entry and its runners-up, and that entry's neighbours in the space up to `candidates`
-  // in all. A candidate's first result
-  // is compared with the defaults' on the same inputs (the call returns the defaults' then) before its times
-  // count; one that differs is never run again. At most `explore_share` of a class's calls, and of their
-  // device time, try a candidate that is not the fastest so far; the others run the fastest by median. Needs
-  // device times (on OpenCL a queue with CL_QUEUE_PROFILING_ENABLE). Runtime::adaptation() reports,
-  // write_learned() records.
+  // profile's nearest entry and its runners-up, and that entry's neighbours in the space (one value of each
+  // tunable first) up to `candidates` in all; the fastest one's neighbours join when none is left to try.
+  // A candidate's first result is compared with the defaults' on the same inputs (the call returns the
+  // defaults' then) before its times count; one that differs is never run again. At most `explore_share` of
+  // a class's calls, and of their device time, try a candidate that is not the fastest so far; the others
+  // run the fastest by median. Needs device times (on OpenCL a queue with CL_QUEUE_PROFILING_ENABLE).
+  // Runtime::adaptation() reports, write_learned() records.
   bool adapt = false;
   double explore_share = 0.1;
   unsigned candidates = 16;  // one value of every tunable of the largest spaces first
