@@ -230,23 +230,14 @@ void register_variant(const std::string& name, Target* t, const variants::Params
   }
 }
 
-// The workload as a profile lookup describes it.
-profile::Workload lookup_workload(const datasets::WorkloadClass& c) {
-  profile::Workload w;
-  for (const auto& [key, value] : c.shape.items()) w.shape[key] = value.get<std::string>();
-  for (const auto& [key, value] : c.scale.items()) w.scale[key] = value.get<double>();
-  return w;
-}
-
 // The tuned variant from a profile, or from a database through the same export and lookup (one definition
 // of best: docs/PROFILE.md).
 std::optional<variants::Params> tuned_params(const profile::Profile* tuned, const harness::Operator& op,
                                              const DeviceInfo& d, const variants::Space& space,
                                              const datasets::WorkloadSpec& spec) {
   if (!tuned) return std::nullopt;
-  const profile::Choice c =
-      tuned->lookup(op.name(), {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver},
-                    lookup_workload(op.workload_class(spec)));
+  const profile::Choice c = tuned->lookup(op.name(), results::profile_device(d),
+                                          results::profile_workload(op.workload_class(spec)));
   if (c.level == profile::Level::Default) return std::nullopt;
   const auto params = space.with_settings(space.defaults(), {c.params.begin(), c.params.end()});
   return space.valid(params) ? std::optional(params) : std::nullopt;

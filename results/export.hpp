@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "results/store.hpp"
+#include "varex/profile.hpp"
 
 namespace varex::results {
 
@@ -43,6 +44,11 @@ using BuildOf = std::function<std::optional<VariantBuild>(const std::string& op,
 // entry also carries its kernel family, source hash and defines (profile version 3).
 nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults,
                             const BuildOf& build_of = {});
+
+// A device and a workload class as a profile's lookup takes them (include/varex/profile.hpp): the one
+// mapping of varex-bench and the runtime library.
+profile::DeviceKey profile_device(const DeviceInfo& device);
+profile::Workload profile_workload(const datasets::WorkloadClass& workload_class);
 
 // A C++ header that builds the same profile from literals: `<ns>::profile()`.
 std::string profile_header(const nlohmann::json& profile, const std::string& ns);

@@ -11,6 +11,7 @@
 #include "harness/kernel_source.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "operators/install.hpp"
+#include "results/export.hpp"
 #include "results/store.hpp"
 #include "runtime/adaptation.hpp"
 #include "runtime/variant_choice.hpp"
@@ -253,8 +254,11 @@ namespace {
 
 Runtime::Impl* fill(Runtime::Impl* impl, std::unique_ptr<harness::Engine> engine, const Options& options) {
   impl->engine = std::move(engine);
-  impl->key = runtime::device_key(impl->engine->device());
+  impl->key = results::profile_device(impl->engine->device());
   impl->options = options;
+  if (!(options.explore_share >= 0 && options.explore_share <= 1))
+    throw UsageError("Options::explore_share must lie between 0 and 1, got " +
+                     std::to_string(options.explore_share));
   if (!options.profile.empty()) impl->profile = profile::load_profile_file(options.profile);
   return impl;
 }

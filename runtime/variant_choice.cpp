@@ -2,6 +2,7 @@
 
 #include "base/errors.hpp"
 #include "harness/kernel_source.hpp"
+#include "results/export.hpp"
 
 namespace varex::runtime {
 
@@ -38,18 +39,6 @@ variants::Params call_defaults(const variants::Space& space, const harness::Boun
   return space.with_settings(space.defaults(), fixed);
 }
 
-profile::DeviceKey device_key(const DeviceInfo& d) {
-  return {to_string(d.backend), d.vendor, d.name, d.arch, d.type, d.driver};
-}
-
-profile::Workload lookup_workload(const datasets::WorkloadClass& c) {
-  profile::Workload w;
-  for (const auto& [key, value] : c.shape.items())
-    w.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
-  for (const auto& [key, value] : c.scale.items()) w.scale[key] = value.get<double>();
-  return w;
-}
-
 VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& device,
                              const variants::Space& space, const harness::BoundRun& run,
                              const profile::Profile* profile, const std::optional<profile::Params>& pinned) {
@@ -80,8 +69,8 @@ VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& devi
   }
   if (!profile) return defaults_because({});
 
-  const profile::Choice looked_up =
-      profile->lookup(op.name(), device_key(device), lookup_workload(run.workload_class()));
+  const profile::Choice looked_up = profile->lookup(op.name(), results::profile_device(device),
+                                                    results::profile_workload(run.workload_class()));
   if (looked_up.level == profile::Level::Default || !looked_up.entry) return defaults_because({});
   choice.level = looked_up.level;
   choice.exact_class = looked_up.exact_class;

@@ -22,11 +22,6 @@ struct VariantChoice {
   std::vector<variants::Params> runners_up;  // the profile entry's next fastest variants this space takes
 };
 
-// The device as profiles key it.
-profile::DeviceKey device_key(const DeviceInfo& device);
-// A workload class as a profile lookup takes it.
-profile::Workload lookup_workload(const datasets::WorkloadClass& workload_class);
-
 // The operator's defaults with what the caller's buffers decide (BoundRun::fixed, where the space has the
 // tunable).
 variants::Params call_defaults(const variants::Space& space, const harness::BoundRun& run);

@@ -20,6 +20,7 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -52,6 +53,15 @@ struct DeviceArray {
 // Distinct int32 values: an odd multiplier is a bijection of the 32-bit words.
 std::int32_t distinct_key(std::uint64_t i) {
   return static_cast<std::int32_t>(static_cast<std::uint32_t>(i * 2654435761u));
+}
+
+// A variant's parameters as the members of a JSON object.
+void print_params(const varex::profile::Params& params) {
+  bool first = true;
+  for (const auto& [name, value] : params) {
+    std::cout << (first ? "" : ", ") << "\"" << name << "\": \"" << value << "\"";
+    first = false;
+  }
 }
 
 }  // namespace
@@ -95,15 +105,17 @@ int main(int argc, char** argv) {
     }
 
     const std::string op = args["--op"];
+    if (std::stoi(args["--calls"]) < 2)
+      throw std::runtime_error("--calls must be at least 2 (the first is not timed)");
     const std::uint64_t rows = std::stoull(args["--rows"]);
     std::mt19937_64 random(42);
-    std::vector<DeviceArray*> arrays;
+    std::vector<std::unique_ptr<DeviceArray>> arrays;
     std::function<varex::Result()> call;
     std::vector<std::int32_t> a, b;
     if (op == "selection") {  // uniform over int32; the range keeps half
       a.resize(rows);
       for (auto& v : a) v = static_cast<std::int32_t>(random());
-      arrays.push_back(new DeviceArray(a));
+      arrays.push_back(std::make_unique<DeviceArray>(a));
       call = [&] { return rt.select_range(arrays[0]->input(rows), INT32_MIN / 2, INT32_MAX / 2); };
     } else if (op == "hashjoin") {  // unique build keys; every probe key matches one (match ratio 1)
       const std::uint64_t rows2 = std::stoull(args["--rows2"]);
@@ -112,8 +124,8 @@ int main(int argc, char** argv) {
       std::shuffle(a.begin(), a.end(), random);
       b.resize(rows2);
       for (auto& v : b) v = distinct_key(random() % rows);
-      arrays.push_back(new DeviceArray(a));
-      arrays.push_back(new DeviceArray(b));
+      arrays.push_back(std::make_unique<DeviceArray>(a));
+      arrays.push_back(std::make_unique<DeviceArray>(b));
       call = [&, rows2] { return rt.hash_join(arrays[0]->input(rows), arrays[1]->input(rows2)); };
     } else if (op == "groupby") {  // keys of `distinct` groups, uniform; values uniform
       const std::uint64_t distinct = std::stoull(args["--distinct"]);
@@ -121,13 +133,13 @@ int main(int argc, char** argv) {
       b.resize(rows);
       for (auto& v : a) v = distinct_key(random() % distinct);
       for (auto& v : b) v = static_cast<std::int32_t>(random());
-      arrays.push_back(new DeviceArray(a));
-      arrays.push_back(new DeviceArray(b));
+      arrays.push_back(std::make_unique<DeviceArray>(a));
+      arrays.push_back(std::make_unique<DeviceArray>(b));
       call = [&] { return rt.group_by(arrays[0]->input(rows), arrays[1]->input(rows)); };
     } else if (op == "ra_sort") {  // (key, value) tuples, both uniform
       std::vector<std::uint32_t> tuples(2 * rows);
       for (auto& v : tuples) v = static_cast<std::uint32_t>(random());
-      arrays.push_back(new DeviceArray(tuples));
+      arrays.push_back(std::make_unique<DeviceArray>(tuples));
       call = [&] { return rt.sort(arrays[0]->input(rows), 1); };
     } else {
       throw std::runtime_error("unknown --op " + op);
@@ -157,11 +169,7 @@ int main(int argc, char** argv) {
     std::cout << "{\"op\": \"" << op << "\", \"variant\": \"" << c.variant << "\", \"level\": \""
               << varex::profile::to_string(c.level) << "\", \"rows_out\": " << result_rows
               << ", \"params\": {";
-    bool first = true;
-    for (const auto& [name, value] : c.params) {
-      std::cout << (first ? "" : ", ") << "\"" << name << "\": \"" << value << "\"";
-      first = false;
-    }
+    print_params(c.params);
     std::cout << "}, \"device_ms\": [";
     for (std::size_t i = 0; i < times.size(); ++i) std::cout << (i ? ", " : "") << times[i];
     std::cout << "], \"median_ms\": " << sorted[sorted.size() / 2] << ", \"kernels\": [";
@@ -175,16 +183,12 @@ int main(int argc, char** argv) {
                 << ", \"settled_variant\": \"" << a.settled_variant << "\", \"settled_ms\": " << a.settled_ms
                 << ", \"regret_ms\": " << a.regret_ms << ", \"total_ms\": " << a.total_ms
                 << ", \"settled_params\": {";
-      bool comma = false;
-      for (const auto& [name, value] : a.settled_params) {
-        std::cout << (comma ? ", " : "") << "\"" << name << "\": \"" << value << "\"";
-        comma = true;
-      }
+      print_params(a.settled_params);
       std::cout << "}}";
     }
     std::cout << "}\n";
     std::cout.flush();
-    for (DeviceArray* array : arrays) delete array;
+    arrays.clear();
     holder.reset();
     cuStreamDestroy(stream);
     cuDevicePrimaryCtxRelease(device);

@@ -201,6 +201,9 @@ TEST(Runtime, BadCallsThrowErrorsThatNameTheProblem) {
             std::string::npos);
   EXPECT_NE(message([] { varex::Runtime::open("ocl:99:0"); }).find("ocl:99:0"), std::string::npos);
   EXPECT_NE(message([] { varex::Runtime::attach_opencl(nullptr, nullptr, nullptr); }), "no error");
+  varex::Options share;
+  share.explore_share = 1.5;
+  EXPECT_NE(message([&] { app.runtime(share); }).find("explore_share"), std::string::npos);
   // After all of them, the runtime still works.
   EXPECT_NO_THROW(rt.select_range(input, 0, 1));
 }
