@@ -1,6 +1,7 @@
 // The kernels of a plan's element-wise steps (SELECT, arithmetic, PROJECT), one source for OpenCL and CUDA.
-// A group of steps that read one relation runs as one count/offsets/scatter triple (or one map kernel where
-// no step drops rows): one step alone when the plan is not fused, a whole chain of steps (Kernel Weaver's
+// A group of steps that read one relation runs as one count/offsets/scatter triple (the stable compaction of
+// common/compact.h; compact_offsets scans every compacted output's tile counts) or one map kernel where no
+// step drops rows: one step alone when the plan is not fused, a whole chain of steps (Kernel Weaver's
 // fusion) when it is. What the steps compute is generated on the host (operators/plan/plan_codegen.cpp)
 // and put before this file, as a query compiler would:
 //   PLAN_IN_PARAMS    the columns read, "GLOBAL const uint* RESTRICT c0, …," (a trailing comma; may be empty)
@@ -21,8 +22,10 @@
 // probing, keys in hk, build rows in hr, built by plan_build before the group that probes it runs.
 // Row counts stay on the device: a relation's count is n_at[n_index], so a chain runs without reading
 // anything back; grids cover the input's capacity and tiles past the count keep nothing.
-#include "common/compact.h"
 #include "common/portable.h"
+
+#define COMPACT_OFFSETS_KERNEL  // the offsets step, one work-group per compacted output
+#include "common/compact.h"
 
 // The empty slot of a join's hash table (a build key may not take it).
 #define PLAN_EMPTY_KEY (-2147483647 - 1)
@@ -80,13 +83,6 @@ KERNEL void plan_count(PLAN_IN_PARAMS GLOBAL uint* RESTRICT counts, GLOBAL const
   const uint first = compact_first_item(tile);
   PLAN_TILE_MASKS(n, first)
   PLAN_TILE_COUNTS
-}
-
-// One work-group per compacted output: the exclusive sums of its tile counts in place, their total (the
-// output's row count) behind them at counts[o * stride + tiles].
-KERNEL void plan_offsets(GLOBAL uint* RESTRICT counts, const uint tiles, const uint stride) {
-  LOCAL_ARRAY uint part[SCAN_LOCAL];
-  scan_totals(counts + group_id() * stride, tiles, part);
 }
 
 // One work-group per tile, as plan_count: the kept rows, each at its tile's offset plus the kept rows

@@ -46,11 +46,15 @@ FUNC uint compact_first_slot(LOCAL uint* part, uint mask, uint tile_offset) {
 
 #ifdef COMPACT_OFFSETS_KERNEL
 // Step 2 as a kernel, for a family that defines COMPACT_OFFSETS_KERNEL before including this file. One
-// work-group: the tile counts' exclusive sums in place, the number kept behind them and into count[0].
-KERNEL void compact_offsets(GLOBAL uint* RESTRICT tile_counts, GLOBAL uint* RESTRICT count, uint tiles) {
+// work-group per output o of a family that compacts several at once (a fused plan group; one elsewhere):
+// o's tile counts, `stride` words from the previous output's, in place into their exclusive sums, the number
+// kept behind them and into totals[o].
+KERNEL void compact_offsets(GLOBAL uint* RESTRICT tile_counts, GLOBAL uint* RESTRICT totals, uint tiles,
+                            uint stride) {
   LOCAL_ARRAY uint part[SCAN_LOCAL];
-  scan_totals(tile_counts, tiles, part);
-  if (lid() == 0) count[0] = tile_counts[tiles];
+  GLOBAL uint* sums = tile_counts + group_id() * stride;
+  scan_totals(sums, tiles, part);
+  if (lid() == 0) totals[group_id()] = sums[tiles];
 }
 #endif
 #endif  // SCAN_LOCAL && SCAN_ITEMS

@@ -15,6 +15,7 @@
 #include "harness/outputs/output.hpp"
 #include "harness/primitives/digest.hpp"
 #include "harness/primitives/scan.hpp"
+#include "operators/common/relations/compaction.hpp"
 #include "operators/plan/plan_codegen.hpp"
 #include "operators/plan/plan_reference.hpp"
 
@@ -130,9 +131,12 @@ class PlanRun final : public PreparedRun {
               !mapped_written_.count({step, column}))
             mapped_written_[{step, column}] = engine.allocate_mapped(buffer->bytes());
         }
-        if (code.compacted)
-          counts_[count_key(fuse, g)] =
-              engine.allocate(code.compacted * ((cap + kSmallestTile - 1) / kSmallestTile + 2) * 4);
+        if (code.compacted) {
+          TileCounts& c = counts_[count_key(fuse, g)];
+          c.tiles = engine.allocate(
+              Compaction::words((cap + kSmallestTile - 1) / kSmallestTile, code.compacted) * 4);
+          c.totals = engine.allocate(code.compacted * 4);
+        }
       }
     }
     for (int o : plan_.outputs) {
@@ -167,7 +171,10 @@ class PlanRun final : public PreparedRun {
 
   void poison() override {
     for (auto& [key, buffer] : written_) engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
-    for (auto& [key, buffer] : counts_) engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
+    for (auto& [key, c] : counts_) {
+      for (DeviceBuffer* b : {c.tiles.get(), c.totals.get()})
+        engine_.fill(*b, kPoisonWord, 0, b->bytes())->elapsed_ms();
+    }
     for (auto& [key, buffer] : mapped_written_)
       engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
   }
@@ -424,14 +431,14 @@ class PlanRun final : public PreparedRun {
     const plan::GroupCode& code = code_of(fuse, g);
     const DeviceRelation& source = relations_.at(g.source);
     const std::uint64_t cap = capacity_[static_cast<std::size_t>(g.source)];
-    const DeviceBuffer* counts = code.compacted ? counts_.at(count_key(fuse, g)).get() : nullptr;
+    TileCounts* counts = code.compacted ? &counts_.at(count_key(fuse, g)) : nullptr;
     std::uint64_t tiles = 0, local = 0;
     if (code.compacted || code.mapped) {
       const primitives::ScanShape shape = shape_of(params, g);
       tiles = shape.tiles(cap);
       local = shape.local;
     }
-    const auto stride = static_cast<std::uint32_t>(tiles + 2);
+    const std::uint32_t stride = Compaction::stride(static_cast<std::uint32_t>(tiles));
     for (const plan::OutputLayout& out : code.outputs) {
       DeviceRelation r;
       const plan::Step& step = plan_.steps[static_cast<std::size_t>(out.step)];
@@ -440,9 +447,8 @@ class PlanRun final : public PreparedRun {
                                                : &written(out.step, static_cast<int>(c)));
       }
       if (out.compacted >= 0) {
-        r.count = counts;
-        r.count_index =
-            static_cast<std::uint32_t>(out.compacted) * stride + static_cast<std::uint32_t>(tiles);
+        r.count = counts->totals.get();
+        r.count_index = static_cast<std::uint32_t>(out.compacted);
       } else {
         r.count = source.count;
         r.count_index = source.count_index;
@@ -472,14 +478,18 @@ class PlanRun final : public PreparedRun {
     const LaunchShape over_tiles{tiles * local, local};
     const std::vector<KernelArg> n_at{KernelArg::of(*source.count), KernelArg::of(source.count_index)};
     if (code.compacted) {
-      launch(prefix + "count", program, "plan_count", over_tiles,
-             concat(concat(in, {KernelArg::of(*counts)}), concat(n_at, {KernelArg::of(stride)})));
-      launch(
-          prefix + "offsets", program, "plan_offsets", {code.compacted * local, local},
-          {KernelArg::of(*counts), KernelArg::of(static_cast<std::uint32_t>(tiles)), KernelArg::of(stride)});
-      launch(
-          prefix + "scatter", program, "plan_scatter", over_tiles,
-          concat(concat(concat(in, out), {KernelArg::of(*counts)}), concat(n_at, {KernelArg::of(stride)})));
+      const KernelArg tile_counts = KernelArg::of(*counts->tiles);
+      run_compaction(
+          [&](const std::string& label, const std::string& kernel, const LaunchShape& shape,
+              const std::vector<KernelArg>& args) { launch(label, program, kernel, shape, args); },
+          {{"plan_count", concat(concat(in, {tile_counts}), concat(n_at, {KernelArg::of(stride)}))},
+           {"plan_scatter",
+            concat(concat(concat(in, out), {tile_counts}), concat(n_at, {KernelArg::of(stride)}))},
+           over_tiles,
+           local,
+           static_cast<std::uint32_t>(tiles),
+           static_cast<std::uint32_t>(code.compacted)},
+          *counts->tiles, *counts->totals, prefix);
     }
     if (code.mapped) launch(prefix + "map", program, "plan_map", over_tiles, concat(concat(in, out), n_at));
   }
@@ -542,7 +552,11 @@ class PlanRun final : public PreparedRun {
   std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> mapped_written_;  // the outputs' columns
   bool mapped_ = false;                                                          // the last execution's
   std::map<int, JoinTable> joins_;                                               // by join step
-  std::map<std::string, std::unique_ptr<DeviceBuffer>> counts_;
+  // A compacted group's tile counts and its outputs' row counts (compact_offsets' totals), by count_key.
+  struct TileCounts {
+    std::unique_ptr<DeviceBuffer> tiles, totals;
+  };
+  std::map<std::string, TileCounts> counts_;
   std::map<int, std::unique_ptr<HostBuffer>> results_pinned_, results_pageable_;
   std::unique_ptr<HostBuffer> staging_;  // collect()'s downloads, one column at a time
   std::unique_ptr<primitives::DeviceDigest> device_digest_;

@@ -42,7 +42,7 @@ struct GroupCode {
   // The joins the group probes, in order: after the source's columns come, per join, its build side's
   // columns (b<j>_0, …) and its table (hk<j> keys, hr<j> build rows, hm<j> the slot mask).
   std::vector<int> joins;
-  std::uint32_t compacted = 0;  // outputs that need plan_count, plan_offsets, plan_scatter
+  std::uint32_t compacted = 0;  // outputs that need plan_count, compact_offsets, plan_scatter
   bool mapped = false;          // outputs that need plan_map
 };
 // The source's columns are the parameters c0, c1, … in schema order.

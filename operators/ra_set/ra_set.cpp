@@ -11,6 +11,7 @@
 #include "harness/operators/registry.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/compaction.hpp"
 #include "operators/common/relations/relation_pair.hpp"
 #include "operators/common/relations/relation_workload.hpp"
 
@@ -81,7 +82,7 @@ std::string vendor_label(SetOperation operation) {
 class SetKernels {
  public:
   SetKernels(Engine& engine, std::uint64_t n, std::uint64_t m)
-      : engine_(engine), counts_(engine.allocate(((n + m) / kMinTile + 2) * 4)) {}
+      : engine_(engine), counts_(engine.allocate(Compaction::words((n + m) / kMinTile + 1) * 4)) {}
 
   void run(const RaSetVariant& variant, KernelSequence& seq, const PairOperands& in, DeviceBuffer& out,
            DeviceBuffer& count, std::uint64_t capacity) {
@@ -98,15 +99,18 @@ class SetKernels {
     const LaunchShape over_tiles = variant.launch.rows(std::uint64_t{tiles} * local);
     const auto n = static_cast<std::uint32_t>(in.n);
     const auto m = static_cast<std::uint32_t>(in.m);
-    seq.run("count", "ra_set_count", over_tiles,
-            {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(*counts_), KernelArg::of(n),
-             KernelArg::of(m), KernelArg::of(in.width), KernelArg::of(tiles)});
-    seq.run("offsets", "compact_offsets", LaunchShape{local, local},
-            {KernelArg::of(*counts_), KernelArg::of(count), KernelArg::of(tiles)});
-    seq.run("scatter", "ra_set_scatter", over_tiles,
-            {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(out), KernelArg::of(*counts_),
-             KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width),
-             KernelArg::of(static_cast<std::uint32_t>(capacity)), KernelArg::of(tiles)});
+    run_compaction(seq,
+                   {{"ra_set_count",
+                     {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(*counts_),
+                      KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width), KernelArg::of(tiles)}},
+                    {"ra_set_scatter",
+                     {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(out),
+                      KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width),
+                      KernelArg::of(static_cast<std::uint32_t>(capacity)), KernelArg::of(tiles)}},
+                    over_tiles,
+                    local,
+                    tiles},
+                   *counts_, count);
   }
 
   std::uint64_t scratch_bytes() const { return counts_->bytes(); }
@@ -346,7 +350,7 @@ DeviceFootprint RaSetOperator::footprint(const datasets::WorkloadSpec& spec, con
   const std::uint64_t n = spec.rows(), m = relation_rows2(spec);
   const std::uint64_t out = max_result(operation_, n, m) * width * 4;
   // Both relations in both layouts (RelationInputs), the output, the tile counts.
-  return {2 * (n + m) * width * 4 + out + ((n + m) / kMinTile + 2) * 4,
+  return {2 * (n + m) * width * 4 + out + Compaction::words((n + m) / kMinTile + 1) * 4,
           std::max({n * width * 4, m * width * 4, out})};
 }
 

@@ -10,6 +10,7 @@
 #include "harness/operators/registry.hpp"
 #include "harness/operators/vendor_variant.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/compaction.hpp"
 #include "operators/common/relations/relation_run.hpp"
 #include "operators/common/relations/relation_workload.hpp"
 #include "operators/common/relations/tile_select.hpp"
@@ -31,15 +32,18 @@ class UniqueKernels final : public TileSelectKernels {
     const TileSelect::Tiles tiles = tiles_.tiles(variant);
     DeviceBuffer& counts = tiles_.counts();
     if (variant.own_algorithm) {  // compact
-      seq.run("count", "ra_unique_count", tiles.over_tiles,
-              {KernelArg::of(b.in), KernelArg::of(counts), KernelArg::of(b.n()), KernelArg::of(b.width),
-               KernelArg::of(b.in_cap()), KernelArg::of(tiles.count)});
-      seq.run("offsets", "compact_offsets", LaunchShape{tiles.local, tiles.local},
-              {KernelArg::of(counts), KernelArg::of(b.count), KernelArg::of(tiles.count)});
-      seq.run("scatter", "ra_unique_scatter", tiles.over_tiles,
-              {KernelArg::of(b.in), KernelArg::of(b.out), KernelArg::of(counts), KernelArg::of(b.n()),
-               KernelArg::of(b.width), KernelArg::of(b.in_cap()), KernelArg::of(b.out_cap()),
-               KernelArg::of(tiles.count)});
+      run_compaction(seq,
+                     {{"ra_unique_count",
+                       {KernelArg::of(b.in), KernelArg::of(counts), KernelArg::of(b.n()),
+                        KernelArg::of(b.width), KernelArg::of(b.in_cap()), KernelArg::of(tiles.count)}},
+                      {"ra_unique_scatter",
+                       {KernelArg::of(b.in), KernelArg::of(b.out), KernelArg::of(counts),
+                        KernelArg::of(b.n()), KernelArg::of(b.width), KernelArg::of(b.in_cap()),
+                        KernelArg::of(b.out_cap()), KernelArg::of(tiles.count)}},
+                      tiles.over_tiles,
+                      tiles.local,
+                      tiles.count},
+                     counts, b.count);
       return;
     }
     seq.run("partition", "ra_unique_partition", tiles.over_tiles,
