@@ -17,6 +17,7 @@
 #include "base/errors.hpp"
 #include "base/hash.hpp"
 #include "base/text.hpp"
+#include "harness/buffer_pool.hpp"
 
 namespace varex::harness {
 
@@ -173,10 +174,47 @@ void Engine::release_programs() {
   for (auto& [_, entry] : programs_) entry.ready.wait();
   programs_.clear();
   flush_buffer_.reset();
+  pool_.reset();  // the kept blocks, while the backend's context exists
 }
 
 EventPtr Engine::call_native(const std::string& what, const std::function<int(void*)>&) {
   throw LaunchError(what + ": " + device().id + " runs no vendor library");
+}
+
+std::unique_ptr<DeviceBuffer> Engine::allocate(std::size_t bytes) {
+  if (!pool_) return allocate_device(bytes);
+  std::unique_ptr<DeviceBuffer> block = pool_->take(bytes);
+  if (!block) {
+    try {
+      block = allocate_device(bytes);
+    } catch (const RuntimeError&) {
+      if (pool_->cached_bytes() == 0) throw;
+      pool_->clear();  // memory the pool keeps may be what the device lacks
+      block = allocate_device(bytes);
+    }
+  }
+  // The caller gets a view of the block; the block goes back to the pool when the view is destroyed.
+  std::unique_ptr<DeviceBuffer> view = borrow(handle(*block), bytes);
+  view->on_release([pool = std::weak_ptr<BufferPool>(pool_), raw = block.release()] {
+    std::unique_ptr<DeviceBuffer> owned(raw);
+    try {
+      if (const std::shared_ptr<BufferPool> p = pool.lock()) p->give(std::move(owned));
+    } catch (...) {  // kept or not, the block must not escape: it is freed here
+    }
+  });
+  return view;
+}
+
+void Engine::set_buffer_pool(std::size_t max_cached_bytes) {
+  pool_ = max_cached_bytes ? std::make_shared<BufferPool>(max_cached_bytes) : nullptr;
+}
+
+void Engine::release_cached_memory() {
+  if (pool_) pool_->clear();
+}
+
+std::size_t Engine::cached_memory_bytes() const {
+  return pool_ ? pool_->cached_bytes() : 0;
 }
 
 void Engine::allocation_failed(std::size_t bytes, const char* what, const std::string& why) const {

@@ -23,9 +23,19 @@ namespace varex::harness {
 
 class DeviceBuffer {
  public:
-  virtual ~DeviceBuffer() = default;
+  virtual ~DeviceBuffer() {
+    if (release_) release_();
+  }
   virtual std::size_t bytes() const = 0;
+  // Runs when the buffer is destroyed, after its backend let go of it: a pooled buffer (a view of a block of
+  // the engine's BufferPool) gives its block back. Must not throw.
+  void on_release(std::function<void()> release) { release_ = std::move(release); }
+
+ private:
+  std::function<void()> release_;
 };
+
+class BufferPool;
 
 // Host memory that transfers at full speed (page-locked where the backend supports it).
 class HostBuffer {
@@ -131,7 +141,15 @@ class Engine {
   virtual ~Engine() = default;
   virtual const DeviceInfo& device() const = 0;
 
-  virtual std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) = 0;
+  // Device memory of at least `bytes` (bytes() says `bytes`): from the buffer pool where it is on, else the
+  // backend's own allocation.
+  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes);
+  // Keeps released allocations for reuse, up to `max_cached_bytes` (harness/buffer_pool.hpp); 0 turns it
+  // off and frees what is kept. For callers that run on the engine's queue or stream only: the runtime.
+  void set_buffer_pool(std::size_t max_cached_bytes);
+  // Frees the pool's kept buffers (an allocation the backend refuses does it before trying again).
+  void release_cached_memory();
+  std::size_t cached_memory_bytes() const;
   // Host memory the device copies from and to fastest: pinned (page-locked) where the backend can, which
   // is what every operator's inputs and outputs use.
   virtual std::unique_ptr<HostBuffer> allocate_host(std::size_t bytes) = 0;
@@ -189,14 +207,15 @@ class Engine {
  protected:
   // The error of an allocation the backend refused: `what` is "device" or "mapped host" memory.
   [[noreturn]] void allocation_failed(std::size_t bytes, const char* what, const std::string& why) const;
+  virtual std::unique_ptr<DeviceBuffer> allocate_device(std::size_t bytes) = 0;
   // Called from the compiling thread, which may not be the engine's own.
   virtual std::unique_ptr<Program> build(const KernelSource& source, const Defines& defines) = 0;
   // The machine code of a built program and a program made from it, for the disk cache. An empty
   // binary or a null program means the backend cannot cache (the program is then built).
   virtual std::string binary(const Program& program) = 0;
   virtual std::unique_ptr<Program> load(const std::string& binary) = 0;
-  // Derived destructors call this first: it waits for background builds and drops every program while
-  // the derived engine's context still exists.
+  // Derived destructors call this first: it waits for background builds and drops every program and the
+  // buffer pool's kept blocks while the derived engine's context still exists.
   void release_programs();
 
  private:
@@ -215,6 +234,7 @@ class Engine {
   std::mutex mutex_;
   std::map<std::string, Entry> programs_;
   std::unique_ptr<DeviceBuffer> flush_buffer_;
+  std::shared_ptr<BufferPool> pool_;  // views of its blocks hold it weakly
   std::optional<bool> background_compile_;
   std::uint32_t flush_count_ = 0;
 };

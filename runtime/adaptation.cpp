@@ -30,6 +30,20 @@ std::size_t ClassTuner::fastest() const {
   return best;
 }
 
+std::size_t ClassTuner::reference() const {
+  std::size_t best = 0;
+  double best_ms = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    const Candidate& c = candidates_[i];
+    if (!c.verified || c.rejected || c.ms.empty()) continue;
+    if (c.median() < best_ms) {
+      best = i;
+      best_ms = c.median();
+    }
+  }
+  return best;
+}
+
 bool ClassTuner::in_running(std::size_t index, std::size_t fastest) const {
   const Candidate& c = candidates_[index];
   if (index == fastest || c.rejected || c.ms.size() >= kRunsToCompete) return false;
@@ -72,9 +86,33 @@ ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
   return pick == candidates_.size() ? Pick{exploit, false} : Pick{pick, true};
 }
 
-void ClassTuner::record_call(double ms, bool explore) {
+ClassTuner::Call ClassTuner::plan_call(const Neighbours& neighbours) {
+  const Pick pick = next(neighbours);
+  Call call;
+  call.explore = pick.explore;
+  call.returns = pick.index;
+  if (!candidates_[pick.index].verified) {
+    call.returns = reference();
+    call.checks = pick.index;
+  }
+  return call;
+}
+
+void ClassTuner::finish_call(const Call& call, double returns_ms, const std::optional<Check>& check) {
+  candidates_.at(call.returns).ms.push_back(returns_ms);
+  double ms = returns_ms;
+  if (call.checks && check) {
+    Candidate& c = candidates_.at(*call.checks);
+    c.why = check->why;
+    c.rejected = !check->why.empty();
+    c.verified = !c.rejected;
+    if (check->ms) {
+      ms += *check->ms;
+      if (c.verified) c.ms.push_back(*check->ms);
+    }
+  }
   calls_ms_.push_back(ms);
-  if (explore) {
+  if (call.explore) {
     ++exploring_calls_;
     exploring_ms_ += ms;
   }
@@ -149,12 +187,13 @@ std::string result_difference(harness::Engine& engine, const harness::DeviceResu
                               const harness::DeviceResult& candidate) {
   if (reference.kind != candidate.kind) return "another kind of result";
   if (reference.rows != candidate.rows)
-    return std::to_string(candidate.rows) + " rows where the defaults give " + std::to_string(reference.rows);
+    return std::to_string(candidate.rows) + " rows where the reference gives " +
+           std::to_string(reference.rows);
   if (reference.parts.empty() && reference.kind != harness::OutputKind::Bitmap)
     return "a result the runtime cannot compare";
   const Contents a = contents(engine, reference), b = contents(engine, candidate);
-  if (a.ordered != b.ordered) return "a result other than the defaults' (in order)";
-  if (a.rows != b.rows) return "rows other than the defaults'";
+  if (a.ordered != b.ordered) return "a result other than the reference's (in order)";
+  if (a.rows != b.rows) return "rows other than the reference's";
   return {};
 }
 

@@ -7,9 +7,13 @@
 // time, stay within the share the application allows, and otherwise runs the fastest by median. When no
 // candidate is left in the running, the fastest one's neighbours join (a local search that moves with the
 // best). A candidate's first result is compared with the reference's on the same inputs before any of its
-// times counts; one that differs is rejected for good.
+// times counts; one that differs is rejected for good. The reference is the defaults until a faster candidate
+// has agreed with them, then the fastest verified one: every verified candidate agreed with the defaults or
+// with one that did, and a check costs the fastest variant's time rather than the defaults' (the join's
+// defaults take 250 times its tuned variant's time).
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,26 +50,41 @@ class ClassTuner {
   // The candidates around one (its neighbours in the space that can run on the calls' buffers).
   using Neighbours = std::function<std::vector<Candidate>(const Candidate&)>;
 
-  // candidates[0] is the reference; the calls start with candidates[first].
+  // candidates[0] is the defaults, verified (the first reference); the calls start with candidates[first].
   ClassTuner(std::vector<Candidate> candidates, std::size_t first, double explore_share);
 
-  struct Pick {
-    std::size_t index = 0;
+  // What one call runs: `returns`, the candidate whose result the call returns, and where a candidate is
+  // still unchecked, `checks`, which runs after it on the same inputs and is compared with its result.
+  struct Call {
+    std::size_t returns = 0;
+    std::optional<std::size_t> checks;
     bool explore = false;
   };
-  // The next call's pick; `neighbours` widens the search when no candidate is left in the running.
-  Pick next(const Neighbours& neighbours);
+  // The next call; `neighbours` widens the search when no candidate is left in the running.
+  Call plan_call(const Neighbours& neighbours);
+  // How the checked candidate came out: `why` it differs or failed (empty: it agreed), its time if it ran.
+  struct Check {
+    std::string why;
+    std::optional<double> ms;
+  };
+  // Records a planned call: the returned candidate's time, and the check where there was one.
+  void finish_call(const Call& call, double returns_ms, const std::optional<Check>& check = std::nullopt);
 
-  Candidate& candidate(std::size_t index) { return candidates_.at(index); }
   const std::vector<Candidate>& candidates() const { return candidates_; }
-  // A call's device time in all (the reference's run too where a candidate was checked in it).
-  void record_call(double ms, bool explore);
+  // The candidate a new one is checked against: the fastest verified one by median (0, the defaults, before
+  // any other has agreed with them).
+  std::size_t reference() const;
   ClassReport report() const;
 
  private:
   std::size_t fastest() const;  // by median among those run and not rejected; `first_` before any run
   bool in_running(std::size_t index, std::size_t fastest) const;
   std::size_t explore_target(std::size_t exploit) const;  // candidates_.size(): none
+  struct Pick {
+    std::size_t index = 0;
+    bool explore = false;
+  };
+  Pick next(const Neighbours& neighbours);
 
   std::vector<Candidate> candidates_;
   std::size_t first_;

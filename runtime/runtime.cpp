@@ -256,9 +256,14 @@ Runtime::Impl* fill(Runtime::Impl* impl, std::unique_ptr<harness::Engine> engine
   impl->engine = std::move(engine);
   impl->key = results::profile_device(impl->engine->device());
   impl->options = options;
-  if (!(options.explore_share >= 0 && options.explore_share <= 1))
-    throw UsageError("Options::explore_share must lie between 0 and 1, got " +
-                     std::to_string(options.explore_share));
+  for (const auto& [name, share] : {std::pair{"explore_share", options.explore_share},
+                                    std::pair{"cached_memory_share", options.cached_memory_share}}) {
+    if (!(share >= 0 && share <= 1))
+      throw UsageError(std::string("Options::") + name + " must lie between 0 and 1, got " +
+                       std::to_string(share));
+  }
+  impl->engine->set_buffer_pool(static_cast<std::size_t>(
+      options.cached_memory_share * static_cast<double>(impl->engine->device().global_mem)));
   if (!options.profile.empty()) impl->profile = profile::load_profile_file(options.profile);
   return impl;
 }
@@ -375,8 +380,8 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
       }
       return out;
     };
-    const runtime::ClassTuner::Pick pick =
-        adapting ? adapting->tuner.next(neighbours) : runtime::ClassTuner::Pick{};
+    const runtime::ClassTuner::Call call =
+        adapting ? adapting->tuner.plan_call(neighbours) : runtime::ClassTuner::Call{};
     const auto execute = [&](const variants::Params& params) {
       bound->compile(params);
       return bound->execute(params);
@@ -390,37 +395,28 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
       times = execute(ran);
       result = bound->take_result();
     } else {
-      runtime::Candidate& c = adapting->tuner.candidate(pick.index);
-      runtime::Candidate& reference = adapting->tuner.candidate(0);
-      // A candidate not yet checked runs after the defaults, on the same inputs; the call returns the
-      // defaults' result and costs both.
-      const bool check = !c.verified;
-      runtime::Candidate& first = check ? reference : c;
-      times = execute(first.params);
-      first.ms.push_back(times.total_ms);
+      // The call returns the planned candidate's result; an unchecked candidate runs after it on the same
+      // inputs and is compared with it.
+      const runtime::Candidate& returned = adapting->tuner.candidates()[call.returns];
+      ran = returned.params;
+      variant = returned.variant;
+      times = execute(ran);
       result = bound->take_result();
-      ran = first.params;
-      variant = first.variant;
-      double call_ms = times.total_ms;
-      if (check) {
+      std::optional<runtime::ClassTuner::Check> check;
+      if (call.checks) {
+        check.emplace();
         try {
-          const harness::ExecutionTimes candidate_times = execute(c.params);
-          const harness::DeviceResult candidate = bound->take_result();
-          call_ms += candidate_times.total_ms;
-          c.why = runtime::result_difference(engine, result, candidate);
-          c.rejected = !c.why.empty();
-          c.verified = !c.rejected;
-          if (c.verified) c.ms.push_back(candidate_times.total_ms);
+          const harness::ExecutionTimes checked = execute(adapting->tuner.candidates()[*call.checks].params);
+          check->ms = checked.total_ms;
+          check->why = runtime::result_difference(engine, result, bound->take_result());
         } catch (const harness::CompileError& e) {
-          c.rejected = true;
-          c.why = e.what();
+          check->why = e.what();
         } catch (const harness::LaunchError& e) {
           if (e.fatal()) throw;
-          c.rejected = true;
-          c.why = e.what();
+          check->why = e.what();
         }
       }
-      adapting->tuner.record_call(call_ms, pick.explore);
+      adapting->tuner.finish_call(call, times.total_ms, check);
     }
 
     Choice& last = impl_->last;
@@ -432,7 +428,7 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     last.exact_class = chosen.exact_class;
     last.pinned = chosen.pinned;
     last.note = chosen.note;
-    last.exploring = pick.explore;
+    last.exploring = call.explore;
     if (impl_->options.time_calls && engine.timed()) {
       last.device_ms = times.total_ms;
       for (const KernelTiming& k : times.kernels) last.kernels.emplace_back(k.kernel, k.ms);
@@ -443,6 +439,14 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     handed->result = std::move(result);
     return Result(std::move(handed));
   });
+}
+
+void Runtime::release_cached_memory() {
+  impl_->engine->release_cached_memory();
+}
+
+std::uint64_t Runtime::cached_memory_bytes() const {
+  return impl_->engine->cached_memory_bytes();
 }
 
 Result Runtime::select_range(const Input& column, std::optional<std::int32_t> lo,

@@ -218,7 +218,7 @@ class CudaEngine final : public Engine {
   }
   std::uint64_t handle(const DeviceBuffer& buffer) const override { return ptr(buffer); }
 
-  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+  std::unique_ptr<DeviceBuffer> allocate_device(std::size_t bytes) override {
     CUdeviceptr ptr = 0;
     const CUresult r = driver().cuMemAlloc(&ptr, std::max<std::size_t>(bytes, 256));
     if (r != CUDA_SUCCESS) allocation_failed(bytes, "device", driver().describe(r));

@@ -337,7 +337,7 @@ class OpenClEngine final : public Engine {
     return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(mem(buffer)));
   }
 
-  std::unique_ptr<DeviceBuffer> allocate(std::size_t bytes) override {
+  std::unique_ptr<DeviceBuffer> allocate_device(std::size_t bytes) override {
     cl_int err = CL_SUCCESS;
     // Zero-sized buffers are invalid in OpenCL; empty inputs still get a valid (tiny) buffer.
     cl_mem mem = clCreateBuffer(context_, CL_MEM_READ_WRITE, std::max<std::size_t>(bytes, 64), nullptr, &err);

@@ -112,14 +112,21 @@ struct Options {
   // are not pinned) tunes itself over the application's calls of that class. Candidates: the defaults, the
   // profile's nearest entry and its runners-up, and that entry's neighbours in the space (one value of each
   // tunable first) up to `candidates` in all; the fastest one's neighbours join when none is left to try.
-  // A candidate's first result is compared with the defaults' on the same inputs (the call returns the
-  // defaults' then) before its times count; one that differs is never run again. At most `explore_share` of
+  // A candidate's first result is compared with the reference's on the same inputs (the call returns the
+  // reference's then) before its times count; one that differs is never run again. The reference is the
+  // defaults, then the fastest candidate that agreed with them. At most `explore_share` of
   // a class's calls, and of their device time, try a candidate that is not the fastest so far; the others
   // run the fastest by median. Needs device times (on OpenCL a queue with CL_QUEUE_PROFILING_ENABLE).
   // Runtime::adaptation() reports, write_learned() records.
   bool adapt = false;
   double explore_share = 0.1;
   unsigned candidates = 16;  // one value of every tunable of the largest spaces first
+  // Device memory the calls allocate (scratch, the results' arrays) is kept when released and reused by
+  // later calls, up to this share of the device's memory (a caching allocator, as CUB's and RMM's): a call
+  // then allocates nothing and its kernels meet the addresses of the last call's. Reuse follows the
+  // runtime's queue or stream order, so a result's buffers must not be used on another queue or stream
+  // after the Result is destroyed. 0 turns it off. Runtime::release_cached_memory() frees what is kept.
+  double cached_memory_share = 0.25;
 };
 
 // What online adaptation did for one operator and workload class.
@@ -210,6 +217,11 @@ class VAREX_API Runtime {
   Result regex(const Input& strings, const std::string& pattern);
 
   const Choice& last_choice() const;
+
+  // Frees the device memory kept for later calls (Options::cached_memory_share), for an application that
+  // needs it; an allocation the device refuses does this before trying again.
+  void release_cached_memory();
+  std::uint64_t cached_memory_bytes() const;
 
   // Online adaptation's state per operator and workload class (Options::adapt).
   std::vector<Adaptation> adaptation() const;

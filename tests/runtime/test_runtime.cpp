@@ -4,6 +4,7 @@
 #include <CL/cl.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -173,6 +174,50 @@ TEST(Runtime, PinnedParametersRunAndProfilesChooseTheirEntry) {
   EXPECT_FALSE(rt.last_choice().note.empty());
 }
 
+// The join's pairs, (build row, probe row) sorted, as the application reads them back.
+std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_of(const varex::Result& r) {
+  std::vector<std::uint32_t> left(r.rows()), right(r.rows());
+  r.download(left.data(), left.size() * 4, 0);
+  r.download(right.data(), right.size() * 4, 1);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (std::size_t i = 0; i < left.size(); ++i) pairs.emplace_back(left[i], right[i]);
+  std::sort(pairs.begin(), pairs.end());
+  return pairs;
+}
+
+TEST(Runtime, CallsReuseTheDeviceMemoryOfEarlierCalls) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  std::vector<std::int32_t> build(3000), probe = random_column(20000, 3);
+  for (std::size_t i = 0; i < build.size(); ++i) build[i] = static_cast<std::int32_t>(i * 7);
+  for (auto& v : probe) v = static_cast<std::int32_t>(static_cast<std::uint32_t>(v) % 25000);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+  for (std::size_t p = 0; p < probe.size(); ++p)
+    if (probe[p] % 7 == 0 && probe[p] / 7 < 3000) want.emplace_back(probe[p] / 7, p);
+  std::sort(want.begin(), want.end());
+  const varex::Input b = app.column(build), p = app.column(probe);
+
+  varex::Runtime rt = app.runtime();
+  EXPECT_EQ(pairs_of(rt.hash_join(b, p)), want);
+  // The call's scratch and, once its Result is gone, its pairs are kept; the next call takes them again
+  // rather than allocating more.
+  const std::uint64_t kept = rt.cached_memory_bytes();
+  EXPECT_GE(kept, probe.size() * 8);
+  for (int call = 0; call < 3; ++call) {
+    EXPECT_EQ(pairs_of(rt.hash_join(b, p)), want);
+    EXPECT_EQ(rt.cached_memory_bytes(), kept);
+  }
+  rt.release_cached_memory();
+  EXPECT_EQ(rt.cached_memory_bytes(), 0u);
+  EXPECT_EQ(pairs_of(rt.hash_join(b, p)), want);
+
+  varex::Options off;
+  off.cached_memory_share = 0;
+  varex::Runtime plain = app.runtime(off);
+  EXPECT_EQ(pairs_of(plain.hash_join(b, p)), want);
+  EXPECT_EQ(plain.cached_memory_bytes(), 0u);
+}
+
 TEST(Runtime, BadCallsThrowErrorsThatNameTheProblem) {
   Application app;
   REQUIRE_DEVICE(app);
@@ -204,6 +249,9 @@ TEST(Runtime, BadCallsThrowErrorsThatNameTheProblem) {
   varex::Options share;
   share.explore_share = 1.5;
   EXPECT_NE(message([&] { app.runtime(share); }).find("explore_share"), std::string::npos);
+  varex::Options cache;
+  cache.cached_memory_share = -0.5;
+  EXPECT_NE(message([&] { app.runtime(cache); }).find("cached_memory_share"), std::string::npos);
   // After all of them, the runtime still works.
   EXPECT_NO_THROW(rt.select_range(input, 0, 1));
 }

@@ -1,0 +1,103 @@
+// Online adaptation's bandit (runtime/adaptation.hpp) replayed without a device: candidates with planted
+// times, one of them wrong, and a local search whose neighbours are planted too. The tuner must check every
+// candidate before its times count, against the defaults first and then against the fastest candidate that
+// agreed with them; never settle on the wrong one however fast; keep its exploring calls, and their time,
+// within the share; and find the fastest candidate that its search reaches.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/adaptation.hpp"
+
+namespace varex::runtime {
+namespace {
+
+Candidate candidate(const std::string& variant) {
+  Candidate c;
+  c.variant = variant;
+  c.params = {{"v", variants::Value{variant}}};
+  return c;
+}
+
+struct Replay {
+  std::map<std::string, double> ms;  // each variant's device time
+  std::string wrong;                 // the variant whose result differs
+  std::map<std::string, std::vector<std::string>> around;
+  std::vector<std::string> references;  // what each check was compared with
+  int calls = 0, explored = 0;
+
+  void run(ClassTuner& tuner, int n) {
+    const ClassTuner::Neighbours neighbours = [&](const Candidate& c) {
+      std::vector<Candidate> out;
+      for (const std::string& v : around[c.variant]) out.push_back(candidate(v));
+      return out;
+    };
+    for (int i = 0; i < n; ++i) {
+      const ClassTuner::Call call = tuner.plan_call(neighbours);
+      const Candidate& returned = tuner.candidates()[call.returns];
+      EXPECT_TRUE(returned.verified) << "call " << i << " returned the unchecked " << returned.variant;
+      EXPECT_NE(returned.variant, wrong);
+      std::optional<ClassTuner::Check> check;
+      if (call.checks) {
+        const std::string& checked = tuner.candidates()[*call.checks].variant;
+        references.push_back(returned.variant);
+        check = ClassTuner::Check{checked == wrong ? "differs" : "", ms.at(checked)};
+      }
+      tuner.finish_call(call, ms.at(returned.variant), check);
+      ++calls;
+      explored += call.explore ? 1 : 0;
+    }
+  }
+};
+
+TEST(Adaptation, ChecksAgainstTheFastestAgreeingCandidateAndNeverSettlesOnAWrongOne) {
+  Replay replay;
+  replay.ms = {{"defaults", 100}, {"a", 40}, {"b", 20}, {"wrong", 1}, {"c", 60}, {"b1", 5}, {"b2", 30}};
+  replay.wrong = "wrong";
+  replay.around = {{"b", {"b1", "b2", "wrong"}}};
+  std::vector<Candidate> candidates{candidate("defaults"), candidate("a"), candidate("b"), candidate("c")};
+  candidates[0].verified = true;
+  const double share = 0.2;
+  ClassTuner tuner(candidates, 0, share);
+  replay.run(tuner, 400);
+
+  const ClassReport r = tuner.report();
+  EXPECT_EQ(tuner.candidates()[r.settled].variant, "b1");  // b's neighbour, reached by the local search
+  EXPECT_DOUBLE_EQ(r.settled_ms, 5);
+  EXPECT_EQ(r.rejected, 1u);
+  for (const Candidate& c : tuner.candidates()) {
+    if (c.variant == "wrong") {
+      EXPECT_TRUE(c.rejected);
+      EXPECT_TRUE(c.ms.empty());
+      EXPECT_EQ(c.why, "differs");
+    }
+  }
+  EXPECT_EQ(r.calls, 400u);
+  EXPECT_EQ(r.exploring_calls, static_cast<std::uint64_t>(replay.explored));
+  EXPECT_LE(replay.explored, share * 400);
+  // The first check is against the defaults; once a faster candidate agreed, checks compare with it.
+  ASSERT_FALSE(replay.references.empty());
+  EXPECT_EQ(replay.references.front(), "defaults");
+  EXPECT_NE(replay.references.back(), "defaults");
+  EXPECT_EQ(tuner.candidates()[tuner.reference()].variant, "b1");
+  // Regret: the time above the settled variant's, summed; below the total.
+  EXPECT_GT(r.regret_ms, 0);
+  EXPECT_LT(r.regret_ms, r.total_ms);
+}
+
+TEST(Adaptation, AProfileEntryIsCheckedBeforeItsFirstCallCounts) {
+  Replay replay;
+  replay.ms = {{"defaults", 10}, {"entry", 2}};
+  std::vector<Candidate> candidates{candidate("defaults"), candidate("entry")};
+  candidates[0].verified = true;
+  ClassTuner tuner(candidates, 1, 0.1);
+  replay.run(tuner, 20);
+  ASSERT_EQ(replay.references.size(), 1u);  // the entry was unchecked: the first call checked it
+  EXPECT_EQ(replay.references.front(), "defaults");
+  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "entry");
+}
+
+}  // namespace
+}  // namespace varex::runtime
