@@ -63,8 +63,8 @@ std::size_t ClassTuner::explore_target(std::size_t exploit) const {
 ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
   const std::size_t exploit = fastest();
   // Exploring this call keeps the exploring calls within the share (the first call never explores), and so
-  // is their device time: a candidate far slower than the rest pauses the search until the calls that run
-  // the fastest have made up for it.
+  // is what they cost beyond a call of the fastest candidate: a candidate far slower than the rest pauses the
+  // search until the calls that run the fastest have made up for it.
   double total_ms = 0;
   for (const double ms : calls_ms_) total_ms += ms;
   const bool may_explore =
@@ -90,6 +90,8 @@ ClassTuner::Call ClassTuner::plan_call(const Neighbours& neighbours) {
   const Pick pick = next(neighbours);
   Call call;
   call.explore = pick.explore;
+  const Candidate& fastest_now = candidates_[fastest()];
+  call.exploit_ms = fastest_now.ms.empty() ? 0 : fastest_now.median();
   call.returns = pick.index;
   if (!candidates_[pick.index].verified) {
     call.returns = reference();
@@ -114,7 +116,9 @@ void ClassTuner::finish_call(const Call& call, double returns_ms, const std::opt
   calls_ms_.push_back(ms);
   if (call.explore) {
     ++exploring_calls_;
-    exploring_ms_ += ms;
+    // What exploring cost is the time beyond a call of the fastest candidate: a check returns the
+    // reference's result (the fastest's time) and adds the candidate's run.
+    exploring_ms_ += std::max(0.0, ms - call.exploit_ms);
   }
 }
 
@@ -127,6 +131,7 @@ ClassReport ClassTuner::report() const {
     r.verified += c.verified ? 1 : 0;
     r.rejected += c.rejected ? 1 : 0;
   }
+  r.exploring_ms = exploring_ms_;
   r.settled = fastest();
   r.settled_ms = candidates_[r.settled].ms.empty() ? 0 : candidates_[r.settled].median();
   for (const double ms : calls_ms_) {

@@ -38,8 +38,9 @@ struct ClassReport {
   std::size_t candidates = 0, verified = 0, rejected = 0;
   std::size_t settled = 0;  // index of the settled candidate
   double settled_ms = 0;
-  double regret_ms = 0;  // the calls' device time above settled_ms, summed
-  double total_ms = 0;   // the calls' device time, checking runs included
+  double regret_ms = 0;     // the calls' device time above settled_ms, summed
+  double total_ms = 0;      // the calls' device time, checking runs included
+  double exploring_ms = 0;  // what the exploring calls took beyond a call of the fastest candidate then
 };
 
 class ClassTuner {
@@ -59,6 +60,7 @@ class ClassTuner {
     std::size_t returns = 0;
     std::optional<std::size_t> checks;
     bool explore = false;
+    double exploit_ms = 0;  // what a call of the fastest candidate takes (its median; 0 before any run)
   };
   // The next call; `neighbours` widens the search when no candidate is left in the running.
   Call plan_call(const Neighbours& neighbours);
@@ -92,7 +94,7 @@ class ClassTuner {
   std::vector<double> calls_ms_;
   std::vector<std::string> expanded_;  // the variants whose neighbours joined
   std::uint64_t exploring_calls_ = 0;
-  double exploring_ms_ = 0;
+  double exploring_ms_ = 0;  // the exploring calls' time beyond the fastest candidate's (ClassReport)
 };
 
 // Why two results of one call differ (empty: they agree), over the parts each declares (a bitmap: its rows'

@@ -522,6 +522,7 @@ std::vector<Adaptation> Runtime::adaptation() const {
     report.settled_variant = settled.variant;
     report.settled_ms = r.settled_ms;
     report.regret_ms = r.regret_ms;
+    report.exploring_ms = r.exploring_ms;
     report.total_ms = r.total_ms;
     for (const auto& [name, value] : settled.params) report.settled_params[name] = variants::to_string(value);
     for (const runtime::Candidate& c : a.tuner.candidates())

@@ -82,9 +82,28 @@ TEST(Adaptation, ChecksAgainstTheFastestAgreeingCandidateAndNeverSettlesOnAWrong
   EXPECT_EQ(replay.references.front(), "defaults");
   EXPECT_NE(replay.references.back(), "defaults");
   EXPECT_EQ(tuner.candidates()[tuner.reference()].variant, "b1");
+  // What exploring cost beyond the fastest candidate stays within the share (one call past it at most).
+  EXPECT_GT(r.exploring_ms, 0);
+  EXPECT_LE(r.exploring_ms, share * r.total_ms + 100);
   // Regret: the time above the settled variant's, summed; below the total.
   EXPECT_GT(r.regret_ms, 0);
   EXPECT_LT(r.regret_ms, r.total_ms);
+}
+
+// Defaults far slower than every candidate (the join's are 250 times its tuned variant's): a check runs the
+// reference, which a call not exploring would have run as well, so what counts against the share of device
+// time is the candidate's run alone, and the search goes on at the share of calls.
+TEST(Adaptation, ASlowReferenceDoesNotHoldTheSearchBack) {
+  Replay replay;
+  replay.ms = {{"defaults", 1000}, {"a", 500}, {"b", 500}, {"c", 500}, {"d", 500}, {"e", 500}, {"f", 10}};
+  std::vector<Candidate> candidates{candidate("defaults"), candidate("a"), candidate("b"), candidate("c"),
+                                    candidate("d"),        candidate("e"), candidate("f")};
+  candidates[0].verified = true;
+  ClassTuner tuner(candidates, 0, 0.1);
+  replay.run(tuner, 65);  // one exploring call in ten: the sixth at call 60
+  for (const Candidate& c : tuner.candidates()) EXPECT_TRUE(c.verified) << c.variant;
+  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "f");
+  EXPECT_LE(replay.explored, 7);
 }
 
 TEST(Adaptation, AProfileEntryIsCheckedBeforeItsFirstCallCounts) {

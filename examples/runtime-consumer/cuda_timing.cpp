@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
                 << ", \"verified\": " << a.verified << ", \"rejected\": " << a.rejected
                 << ", \"settled_variant\": \"" << a.settled_variant << "\", \"settled_ms\": " << a.settled_ms
                 << ", \"regret_ms\": " << a.regret_ms << ", \"total_ms\": " << a.total_ms
-                << ", \"settled_params\": {";
+                << ", \"exploring_ms\": " << a.exploring_ms << ", \"settled_params\": {";
       print_params(a.settled_params);
       std::cout << "}}";
     }

@@ -115,9 +115,9 @@ struct Options {
   // A candidate's first result is compared with the reference's on the same inputs (the call returns the
   // reference's then) before its times count; one that differs is never run again. The reference is the
   // defaults, then the fastest candidate that agreed with them. At most `explore_share` of
-  // a class's calls, and of their device time, try a candidate that is not the fastest so far; the others
-  // run the fastest by median. Needs device times (on OpenCL a queue with CL_QUEUE_PROFILING_ENABLE).
-  // Runtime::adaptation() reports, write_learned() records.
+  // a class's calls, and of their device time beyond the fastest's, try a candidate that is not the fastest
+  // so far; the others run the fastest by median. Needs device times (on OpenCL a queue with
+  // CL_QUEUE_PROFILING_ENABLE). Runtime::adaptation() reports, write_learned() records.
   bool adapt = false;
   double explore_share = 0.1;
   unsigned candidates = 16;  // one value of every tunable of the largest spaces first
@@ -140,7 +140,10 @@ struct Adaptation {
   profile::Params settled_params;
   double settled_ms = 0;
   double regret_ms = 0;  // the calls' device time above settled_ms, summed over all calls
-  double total_ms = 0;   // the calls' device time, the checking runs included
+  // What the exploring calls took beyond a call of the fastest candidate at the time (held to explore_share
+  // of total_ms).
+  double exploring_ms = 0;
+  double total_ms = 0;  // the calls' device time, the checking runs included
   struct Tried {
     std::string variant;
     std::size_t runs = 0;
