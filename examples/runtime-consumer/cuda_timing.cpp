@@ -184,7 +184,15 @@ int main(int argc, char** argv) {
                 << ", \"regret_ms\": " << a.regret_ms << ", \"total_ms\": " << a.total_ms
                 << ", \"exploring_ms\": " << a.exploring_ms << ", \"settled_params\": {";
       print_params(a.settled_params);
-      std::cout << "}}";
+      std::cout << "}, \"tried\": [";
+      for (std::size_t i = 0; i < a.tried.size(); ++i) {
+        const varex::Adaptation::Tried& t = a.tried[i];
+        std::cout << (i ? ", " : "") << "{\"variant\": \"" << t.variant << "\", \"runs\": " << t.runs
+                  << ", \"median_ms\": " << t.median_ms
+                  << ", \"verified\": " << (t.verified ? "true" : "false")
+                  << ", \"rejected\": " << (t.rejected ? "true" : "false") << "}";
+      }
+      std::cout << "]}";
     }
     std::cout << "}\n";
     std::cout.flush();
