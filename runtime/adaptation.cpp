@@ -14,7 +14,10 @@ double Candidate::median() const {
 }
 
 ClassTuner::ClassTuner(std::vector<Candidate> candidates, std::size_t first, double explore_share)
-    : candidates_(std::move(candidates)), first_(first), share_(explore_share) {}
+    : candidates_(std::move(candidates)),
+      first_(first),
+      share_(explore_share),
+      start_(candidates_.at(first).variant) {}
 
 std::size_t ClassTuner::fastest() const {
   std::size_t best = first_;
@@ -52,10 +55,16 @@ bool ClassTuner::in_running(std::size_t index, std::size_t fastest) const {
 }
 
 std::size_t ClassTuner::explore_target(std::size_t exploit) const {
+  // The neighbours of the latest best first (a first-improvement local search), then the fewest runs.
   std::size_t pick = candidates_.size();
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
     if (!in_running(i, exploit)) continue;
-    if (pick == candidates_.size() || candidates_[i].ms.size() < candidates_[pick].ms.size()) pick = i;
+    if (pick == candidates_.size()) {
+      pick = i;
+      continue;
+    }
+    const Candidate &c = candidates_[i], &p = candidates_[pick];
+    if (c.round > p.round || (c.round == p.round && c.ms.size() < p.ms.size())) pick = i;
   }
   return pick;
 }
@@ -72,14 +81,19 @@ ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
       exploring_ms_ <= share_ * total_ms;
   if (!may_explore) return {exploit, false};
   std::size_t pick = explore_target(exploit);
+  // The search moves with the best: a candidate that beat where the calls started has its neighbours join at
+  // once (tried before the older candidates), and so does the fastest when no candidate is left to try.
   const std::string best = candidates_[exploit].variant;
-  if (pick == candidates_.size() && neighbours &&
-      std::find(expanded_.begin(), expanded_.end(), best) == expanded_.end()) {
+  const bool expanded = std::find(expanded_.begin(), expanded_.end(), best) != expanded_.end();
+  if (neighbours && !expanded && (best != start_ || pick == candidates_.size())) {
     expanded_.push_back(best);
+    const std::size_t round = expanded_.size();
     for (Candidate& n : neighbours(candidates_[exploit])) {
       const bool known = std::any_of(candidates_.begin(), candidates_.end(),
                                      [&](const Candidate& c) { return c.variant == n.variant; });
-      if (!known) candidates_.push_back(std::move(n));
+      if (known) continue;
+      n.round = round;
+      candidates_.push_back(std::move(n));
     }
     pick = explore_target(exploit);
   }

@@ -3,14 +3,15 @@
 // application's own calls. A class's candidates are first the defaults (the reference), where the calls start
 // (the profile's nearest entry, its runners-up) and that entry's neighbours in the space. A bounded bandit
 // picks each call's variant: it explores a candidate still in the running (measured fewer than
-// kRunsToCompete times and not far slower than the fastest) only while the exploring calls, and their device
-// time, stay within the share the application allows, and otherwise runs the fastest by median. When no
-// candidate is left in the running, the fastest one's neighbours join (a local search that moves with the
-// best). A candidate's first result is compared with the reference's on the same inputs before any of its
-// times counts; one that differs is rejected for good. The reference is the defaults until a faster candidate
-// has agreed with them, then the fastest verified one: every verified candidate agreed with the defaults or
-// with one that did, and a check costs the fastest variant's time rather than the defaults' (the join's
-// defaults take 250 times its tuned variant's time).
+// kRunsToCompete times and not far slower than the fastest) only while the exploring calls, and what they
+// cost beyond the fastest's time, stay within the share the application allows, and otherwise runs the
+// fastest by median. A first-improvement local search moves with the best: when a candidate beats where the
+// calls started, or when no candidate is left in the running, the fastest one's neighbours join and are
+// tried first. A candidate's first result is compared with the reference's on the same inputs before any of
+// its times counts; one that differs is rejected for good. The reference is the defaults until a faster
+// candidate has agreed with them, then the fastest verified one: every verified candidate agreed with the
+// defaults or with one that did, and a check costs the fastest variant's time rather than the defaults' (the
+// join's defaults take 250 times its tuned variant's time).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -29,6 +30,7 @@ struct Candidate {
   bool rejected = false;
   std::string why;         // of a rejection
   std::vector<double> ms;  // the device time of each run
+  std::size_t round = 0;   // the widening of the search that added it (0: the first candidates)
   double median() const;
 };
 
@@ -92,6 +94,7 @@ class ClassTuner {
   std::size_t first_;
   double share_;
   std::vector<double> calls_ms_;
+  std::string start_;  // the variant the calls started with (the first candidates are its neighbours)
   std::vector<std::string> expanded_;  // the variants whose neighbours joined
   std::uint64_t exploring_calls_ = 0;
   double exploring_ms_ = 0;  // the exploring calls' time beyond the fastest candidate's (ClassReport)

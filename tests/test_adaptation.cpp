@@ -26,6 +26,7 @@ struct Replay {
   std::string wrong;                 // the variant whose result differs
   std::map<std::string, std::vector<std::string>> around;
   std::vector<std::string> references;  // what each check was compared with
+  std::vector<std::string> checked;     // the candidates checked, in order
   int calls = 0, explored = 0;
 
   void run(ClassTuner& tuner, int n) {
@@ -41,9 +42,10 @@ struct Replay {
       EXPECT_NE(returned.variant, wrong);
       std::optional<ClassTuner::Check> check;
       if (call.checks) {
-        const std::string& checked = tuner.candidates()[*call.checks].variant;
+        const std::string& checked_variant = tuner.candidates()[*call.checks].variant;
         references.push_back(returned.variant);
-        check = ClassTuner::Check{checked == wrong ? "differs" : "", ms.at(checked)};
+        checked.push_back(checked_variant);
+        check = ClassTuner::Check{checked_variant == wrong ? "differs" : "", ms.at(checked_variant)};
       }
       tuner.finish_call(call, ms.at(returned.variant), check);
       ++calls;
@@ -104,6 +106,22 @@ TEST(Adaptation, ASlowReferenceDoesNotHoldTheSearchBack) {
   for (const Candidate& c : tuner.candidates()) EXPECT_TRUE(c.verified) << c.variant;
   EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "f");
   EXPECT_LE(replay.explored, 7);
+}
+
+// A first-improvement local search: a candidate that beats where the calls started has its neighbours tried
+// next, before the older candidates.
+TEST(Adaptation, TheNeighboursOfANewBestAreTriedFirst) {
+  Replay replay;
+  replay.ms = {{"defaults", 100}, {"a", 50}, {"b", 90}, {"c", 95}, {"a1", 10}, {"a2", 60}};
+  replay.around = {{"a", {"a1", "a2"}}};
+  std::vector<Candidate> candidates{candidate("defaults"), candidate("a"), candidate("b"), candidate("c")};
+  candidates[0].verified = true;
+  ClassTuner tuner(candidates, 0, 0.5);
+  replay.run(tuner, 12);
+  ASSERT_GE(replay.checked.size(), 2u);
+  EXPECT_EQ(replay.checked[0], "a");
+  EXPECT_EQ(replay.checked[1], "a1");
+  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "a1");
 }
 
 TEST(Adaptation, AProfileEntryIsCheckedBeforeItsFirstCallCounts) {

@@ -111,7 +111,8 @@ struct Options {
   // Online adaptation: a call whose workload class the profile does not hold exactly (and whose parameters
   // are not pinned) tunes itself over the application's calls of that class. Candidates: the defaults, the
   // profile's nearest entry and its runners-up, and that entry's neighbours in the space (one value of each
-  // tunable first) up to `candidates` in all; the fastest one's neighbours join when none is left to try.
+  // tunable first) up to `candidates` in all; the fastest one's neighbours join, and are tried first, when it
+  // beats the variant the calls started with or when none is left to try.
   // A candidate's first result is compared with the reference's on the same inputs (the call returns the
   // reference's then) before its times count; one that differs is never run again. The reference is the
   // defaults, then the fastest candidate that agreed with them. At most `explore_share` of
