@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "runtime/adaptation.hpp"
+#include "support.hpp"
 
 namespace varex::runtime {
 namespace {
@@ -134,6 +136,38 @@ TEST(Adaptation, AProfileEntryIsCheckedBeforeItsFirstCallCounts) {
   ASSERT_EQ(replay.references.size(), 1u);  // the entry was unchecked: the first call checked it
   EXPECT_EQ(replay.references.front(), "defaults");
   EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "entry");
+}
+
+// Pairs (two columns of 4-byte rows, no order) and 3-word tuples (one packed buffer, no order) as the device
+// holds them.
+harness::DeviceResult device_result(harness::Engine& engine,
+                                    const std::vector<std::vector<std::uint32_t>>& columns,
+                                    std::uint32_t row_bytes) {
+  harness::DeviceResult r(harness::OutputKind::Pairs, {}, columns[0].size() * 4 / row_bytes);
+  for (const std::vector<std::uint32_t>& c : columns) {
+    auto host = engine.allocate_host(c.size() * 4);
+    std::copy(c.begin(), c.end(), host->as<std::uint32_t>());
+    r.buffers.push_back(engine.allocate(c.size() * 4));
+    engine.upload(*r.buffers.back(), 0, *host, c.size() * 4)->elapsed_ms();
+    r.parts.push_back({r.buffers.size() - 1, 0, c.size() * 4, row_bytes});
+  }
+  return r;
+}
+
+TEST(Adaptation, ResultsOfNoOrderAgreeAsMultisetsOfWholeRows) {
+  harness::Engine& engine = test::cpu_engine();
+  const auto pairs = [&](std::vector<std::uint32_t> left, std::vector<std::uint32_t> right) {
+    return device_result(engine, {left, right}, 4);
+  };
+  EXPECT_EQ(result_difference(engine, pairs({1, 2, 3}, {10, 20, 30}), pairs({3, 1, 2}, {30, 10, 20})), "");
+  // The same columns as sets, but rows split apart: (1, 20) is no row of the reference.
+  EXPECT_NE(result_difference(engine, pairs({1, 2, 3}, {10, 20, 30}), pairs({1, 2, 3}, {20, 10, 30})), "");
+  EXPECT_NE(result_difference(engine, pairs({1, 1, 2}, {5, 5, 6}), pairs({1, 2, 2}, {5, 6, 6})), "");
+  EXPECT_NE(result_difference(engine, pairs({1, 2}, {5, 6}), pairs({1, 2, 3}, {5, 6, 7})), "");
+  // Rows wider than a word (3-word tuples, packed).
+  const auto tuples = [&](std::vector<std::uint32_t> words) { return device_result(engine, {words}, 12); };
+  EXPECT_EQ(result_difference(engine, tuples({1, 2, 3, 4, 5, 6}), tuples({4, 5, 6, 1, 2, 3})), "");
+  EXPECT_NE(result_difference(engine, tuples({1, 2, 3, 4, 5, 6}), tuples({4, 2, 3, 1, 5, 6})), "");
 }
 
 }  // namespace
