@@ -51,9 +51,6 @@
 #   runtime30_adapt  issue 30: 1,000 calls of the join (2^22 x 2^24) through the runtime library with online
 #              adaptation and no profile (at most 10% exploring), against a RUNTIME_BUDGET tune of the same
 #              workload; the settled and the tuned variant measured again by `varex run` on the library's data
-#   compact29  issue 29's compaction runner: ra_unique's compaction, the set operations and plan D (step by step
-#              and fused) against the build before (.carry/bin/varex-old), the builds alternating three times on
-#              cuda:0 and once on ocl:1:0 where NVIDIA's OpenCL is there; "op device build ms" lines
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
@@ -1033,38 +1030,6 @@ part_strings_cpu() {
 # Issue 29's A/B: the Red Fox SELECT family before and after its kernels were composed from
 # kernels/common/tile_select.h, the best variants of RESULTS pinned, the two builds alternating three times on
 # each device (the old build carried as bin/varex-old). Prints "op workload device build ms" lines.
-part_compact29() {
-  step "issue 29: compact_offsets per output and the shared compaction runner against the build before"
-  local old="$carry/bin/varex-old" reps=(--min-reps 5 --max-reps 20 --quiet --json)
-  [ -x "$old" ] || { echo "no $old"; return; }
-  local cases=(
-    "ra_unique|--rows 2^26 --values 1 --keys runs --run 16|--set algorithm=compact --set layout=soa --set ept=8 --set local=128 --set grid=cover"
-    "ra_intersect|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
-    "ra_union|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
-    "ra_difference|--rows 2^25|--set algorithm=merge_path --set ept=16 --set local=128"
-    "plan|--plan D --sf 10|"
-    "plan|--plan D --sf 10|--set fuse=on"
-  )
-  local c d round rounds build bin op work pins
-  local -a devices=("cuda:0 3")
-  varex devices --json | grep -q '"ocl:1:0"' && devices+=("ocl:1:0 1")
-  for c in "${cases[@]}"; do
-    IFS='|' read -r op work pins <<< "$c"
-    for d in "${devices[@]}"; do
-      read -r d rounds <<< "$d"
-      for round in $(seq "$rounds"); do
-        for build in old new; do
-          bin="$carry/bin/varex"; [ "$build" = old ] && bin="$old"
-          # shellcheck disable=SC2086
-          "$bin" run --op "$op" --device "$d" $work $pins --db "$files/compact29_$build.db" "${reps[@]}" |
-            python3 -c "import json,sys; m=json.load(sys.stdin); print('$op${pins:+ ${pins// /_}}', '$d', '$build', round(m['kernel_ms'],4), 'verified' if m['verified'] else 'WRONG')" \
-            || echo "$op $d $build failed"
-        done
-      done
-    done
-  done | tee "$files/compact29.txt"
-}
-
 part_runtime30() {
   local budget=${RUNTIME_BUDGET:-30s} profile=$files/runtime30.json
   local -a workloads=("selection --rows 268435456" "hashjoin --rows 16777216 --rows2 268435456"
