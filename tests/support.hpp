@@ -1,5 +1,6 @@
 #pragma once
 // Shared fixtures: the OpenCL CPU device (PoCL), scratch files and running the varex binary.
+#include <cstring>
 #include <functional>
 #include <map>
 #include <optional>
@@ -30,6 +31,17 @@ void verify_variants(
 // Runs one variant of a bound run (an application's buffers) and hands over its result; the variant must not
 // be refused.
 harness::DeviceResult run_bound(harness::BoundRun& run, const variants::Params& params);
+
+// The first `count` values of type T in a device buffer of `engine`.
+template <typename T>
+std::vector<T> download(harness::Engine& engine, const harness::DeviceBuffer& buffer, std::uint64_t count) {
+  std::vector<T> out(count);
+  if (count == 0) return out;
+  auto host = engine.allocate_host(count * sizeof(T));
+  engine.download(*host, buffer, count * sizeof(T))->elapsed_ms();
+  std::memcpy(out.data(), host->data(), count * sizeof(T));
+  return out;
+}
 
 // The names of every registered operator, for suites parametrised over all of them.
 std::vector<std::string> operator_names();

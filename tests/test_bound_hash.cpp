@@ -41,16 +41,6 @@ std::unique_ptr<DeviceBuffer> device_column(Engine& engine, const std::vector<st
   return buffer;
 }
 
-template <typename T>
-std::vector<T> download(Engine& engine, const DeviceBuffer& buffer, std::uint64_t count) {
-  std::vector<T> out(count);
-  if (count == 0) return out;
-  auto host = engine.allocate_host(count * sizeof(T));
-  engine.download(*host, buffer, count * sizeof(T))->elapsed_ms();
-  std::memcpy(out.data(), host->data(), count * sizeof(T));
-  return out;
-}
-
 Binding hash_binding(const std::vector<const DeviceBuffer*>& inputs, const std::vector<std::uint64_t>& rows) {
   Binding b;
   b.inputs = inputs;
@@ -132,8 +122,8 @@ void expect_pairs(Engine& engine, const DeviceResult& result, const std::vector<
   ASSERT_EQ(result.rows, want.size());
   ASSERT_GE(result.buffers[0]->bytes(), want.size() * 4);
   ASSERT_GE(result.buffers[1]->bytes(), want.size() * 4);
-  const auto left = download<std::uint32_t>(engine, *result.buffers[0], result.rows);
-  const auto right = download<std::uint32_t>(engine, *result.buffers[1], result.rows);
+  const auto left = test::download<std::uint32_t>(engine, *result.buffers[0], result.rows);
+  const auto right = test::download<std::uint32_t>(engine, *result.buffers[1], result.rows);
   std::vector<Pair> got;
   for (std::size_t t = 0; t < left.size(); ++t) got.emplace_back(left[t], right[t]);
   std::sort(got.begin(), got.end());
@@ -175,13 +165,13 @@ void expect_groups(Engine& engine, const DeviceResult& result, const std::vector
   ASSERT_EQ(result.buffers.size(), 7u);
   ASSERT_EQ(result.rows, want.groups.size());
   const std::uint64_t n = result.rows;
-  const auto group_keys = download<std::int32_t>(engine, *result.buffers[0], n);
-  const auto counts = download<std::uint32_t>(engine, *result.buffers[1], n);
-  const auto sums = download<std::int64_t>(engine, *result.buffers[2], n);
-  const auto mins = download<std::int32_t>(engine, *result.buffers[3], n);
-  const auto maxs = download<std::int32_t>(engine, *result.buffers[4], n);
-  const auto extents = download<std::uint32_t>(engine, *result.buffers[5], n);
-  const auto ids = download<std::uint32_t>(engine, *result.buffers[6], keys.size());
+  const auto group_keys = test::download<std::int32_t>(engine, *result.buffers[0], n);
+  const auto counts = test::download<std::uint32_t>(engine, *result.buffers[1], n);
+  const auto sums = test::download<std::int64_t>(engine, *result.buffers[2], n);
+  const auto mins = test::download<std::int32_t>(engine, *result.buffers[3], n);
+  const auto maxs = test::download<std::int32_t>(engine, *result.buffers[4], n);
+  const auto extents = test::download<std::uint32_t>(engine, *result.buffers[5], n);
+  const auto ids = test::download<std::uint32_t>(engine, *result.buffers[6], keys.size());
   std::vector<GroupAggregates> got;
   for (std::uint64_t g = 0; g < n; ++g) {
     got.push_back({group_keys[g], counts[g], sums[g], mins[g], maxs[g]});

@@ -72,15 +72,18 @@ std::vector<ResultPart> tuple_parts(std::uint64_t rows, std::uint32_t width, std
 }
 
 void check_binding(const Operator& op, const Binding& binding) {
-  const std::size_t declared = op.declaration().inputs.size();
-  if (binding.inputs.size() != declared || binding.rows.size() != declared) {
-    throw UsageError(op.name() + " takes " + std::to_string(declared) + " input buffer(s), got " +
-                     std::to_string(binding.inputs.size()));
+  const std::vector<InputDecl> inputs = op.declaration().inputs;
+  const std::size_t declared = inputs.size();
+  const bool repeated = !inputs.empty() && inputs.back().repeated;
+  const bool counted = repeated ? binding.inputs.size() >= declared : binding.inputs.size() == declared;
+  if (!counted || binding.rows.size() != binding.inputs.size()) {
+    throw UsageError(op.name() + " takes " + std::to_string(declared) + (repeated ? " or more" : "") +
+                     " input buffer(s), got " + std::to_string(binding.inputs.size()));
   }
-  for (std::size_t i = 0; i < declared; ++i) {
+  for (std::size_t i = 0; i < binding.inputs.size(); ++i) {
     if (!binding.inputs[i]) {
-      throw UsageError(op.name() + ": input " + std::to_string(i) + " (" + op.declaration().inputs[i].name +
-                       ") is a null buffer");
+      throw UsageError(op.name() + ": input " + std::to_string(i) + " (" +
+                       inputs[std::min(i, declared - 1)].name + ") is a null buffer");
     }
   }
   WorkloadOptions query;

@@ -83,6 +83,8 @@ struct InputDecl {
   std::string columns;      // "int32", "uint32 key + 1..3 uint32 values"
   std::string generator;    // "uniform int32, seeded"
   std::string file_format;  // "one decimal per line, or .bin little-endian int32"
+  // The last input only: a binding gives it one or more times (a plan's scanned columns, one buffer each).
+  bool repeated = false;
 };
 
 // How an operator's result is checked and digested (harness/outputs/).

@@ -76,20 +76,26 @@ Digest digest_of(const Plan& plan, const std::vector<plan::HostRelation>& relati
   return d;
 }
 
-class PlanRun final : public PreparedRun {
+// One device operation of a plan's execution and its event (kernels, fills, transfers), in order.
+struct Op {
+  std::string label;
+  EventPtr event;
+};
+
+// The plan's chain on the device, whoever owns its tables: each scan's columns (uploaded by varex's own run,
+// or an application's buffers) and the words that hold their row counts go in; every group of steps runs
+// over them, fused or step by step, and every relation it makes stays on the device. The prepared run adds
+// the host's tables, the transfers and the checks; the bound run hands the outputs over.
+class PlanChain {
  public:
-  PlanRun(Engine& engine, const datasets::WorkloadSpec& spec)
-      : engine_(engine),
-        plan_(plan_of(spec.query)),
-        data_(spec.params.at("sf").get<double>(), spec.params.value("seed", std::uint64_t{42})) {
-    reference_ = plan::plan_reference(plan_, data_);
-    reference_digest_ = digest_of(plan_, reference_);
-    scan_counts_ = engine.allocate(plan_.steps.size() * 4);
-    auto counts_host = engine.allocate_host(plan_.steps.size() * 4);
+  // `scan_rows[s]`: the rows scan step s may hold (0 for other steps); `mapped_outputs`: the outputs'
+  // columns also in mapped host memory, which the kernels write in place under memory=mapped.
+  PlanChain(Engine& engine, Plan plan, const std::vector<std::uint64_t>& scan_rows, bool mapped_outputs)
+      : engine_(engine), plan_(std::move(plan)), mapped_outputs_(mapped_outputs) {
     for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
       const plan::Step& step = plan_.steps[s];
       // A join keeps at most its probe rows: its build side's keys are unique.
-      capacity_.push_back(step.kind == StepKind::Scan ? data_.rows(step.table)
+      capacity_.push_back(step.kind == StepKind::Scan ? scan_rows.at(s)
                                                       : capacity_[static_cast<std::size_t>(step.input)]);
       if (step.kind == StepKind::Join) {
         const std::uint64_t slots = table_slots(capacity_[static_cast<std::size_t>(step.build)], 25);
@@ -97,40 +103,11 @@ class PlanRun final : public PreparedRun {
         t.keys = engine.allocate(slots * 4);
         t.rows = engine.allocate(slots * 4);
       }
-      counts_host->as<std::uint32_t>()[s] = static_cast<std::uint32_t>(reference_[s].rows);
-      if (step.kind != StepKind::Scan) continue;
-      for (const plan::Column& c : step.schema) {
-        const std::vector<std::int32_t>& values = data_.column(c.name);
-        TableColumn t;
-        t.bytes = values.size() * 4;
-        t.pinned = engine.allocate_host(std::max<std::size_t>(t.bytes, 4));
-        t.pageable = engine.allocate_pageable(std::max<std::size_t>(t.bytes, 4));
-        std::copy(values.begin(), values.end(), t.pinned->as<std::int32_t>());
-        std::copy(values.begin(), values.end(), t.pageable->as<std::int32_t>());
-        t.device = engine.allocate(std::max<std::size_t>(t.bytes, 4));
-        if (offers_mapped_memory(engine.device())) {
-          t.mapped = engine.allocate_mapped(std::max<std::size_t>(t.bytes, 4));
-          if (t.bytes) engine.upload(*t.mapped, 0, *t.pinned, t.bytes)->elapsed_ms();
-        }
-        tables_[static_cast<int>(s)].push_back(std::move(t));
-      }
     }
-    engine.upload(*scan_counts_, 0, *counts_host, plan_.steps.size() * 4)->elapsed_ms();
-    // Everything either execution (fused or not) writes, allocated now so that poison() reaches it.
     for (const bool fuse : {false, true}) {
       for (const plan::Group& g : plan::plan_groups(plan_, fuse)) {
-        const plan::GroupCode code = plan::generate_group(plan_, g);
+        const plan::GroupCode& code = code_of(fuse, g);
         const std::uint64_t cap = capacity_[static_cast<std::size_t>(g.source)];
-        for (const auto& [step, column] : code.writes) {
-          auto& buffer = written_[{step, column}];
-          const auto& c =
-              plan_.steps[static_cast<std::size_t>(step)].schema[static_cast<std::size_t>(column)];
-          if (!buffer) buffer = engine.allocate(std::max<std::size_t>(cap * width_of(c), 8));
-          // An output's columns also in mapped host memory, which kernels write in place.
-          if (is_output(step) && offers_mapped_memory(engine.device()) &&
-              !mapped_written_.count({step, column}))
-            mapped_written_[{step, column}] = engine.allocate_mapped(buffer->bytes());
-        }
         if (code.compacted) {
           TileCounts& c = counts_[count_key(fuse, g)];
           c.tiles = engine.allocate(
@@ -139,23 +116,18 @@ class PlanRun final : public PreparedRun {
         }
       }
     }
-    for (int o : plan_.outputs) {
-      std::size_t bytes = 4;
-      for (const auto& c : plan_.steps[static_cast<std::size_t>(o)].schema)
-        bytes += capacity_[static_cast<std::size_t>(o)] * width_of(c);
-      results_pinned_[o] = engine.allocate_host(bytes);
-      results_pageable_[o] = engine.allocate_pageable(bytes);
-    }
-    std::uint64_t largest = 8;
-    for (std::size_t st = 0; st < plan_.steps.size(); ++st) largest = std::max(largest, capacity_[st] * 8);
-    staging_ = engine.allocate_pageable(largest);
-    h2d_ms_ = upload_tables(false, nullptr);
+    allocate_written();
   }
 
-  double h2d_ms() const override { return h2d_ms_; }
-  void restore_inputs() override { upload_tables(false, nullptr); }
+  const Plan& plan() const { return plan_; }
+  std::uint64_t capacity(int step) const { return capacity_[static_cast<std::size_t>(step)]; }
+  std::vector<Op>& ops() { return ops_; }
+  const std::map<int, DeviceRelation>& relations() const { return relations_; }
+  bool is_output(int step) const {
+    return std::find(plan_.outputs.begin(), plan_.outputs.end(), step) != plan_.outputs.end();
+  }
 
-  CompileInfo compile(const variants::Params& params) override {
+  CompileInfo compile(const variants::Params& params) {
     CompileInfo total;
     total.cached = true;
     for (const plan::Group& g : plan::plan_groups(plan_, fused(params))) {
@@ -169,7 +141,27 @@ class PlanRun final : public PreparedRun {
     return total;
   }
 
-  void poison() override {
+  // Every group of the plan over `scans` (each scan step's relation), its operations appended to ops();
+  // `mapped`: outputs written to mapped host memory.
+  void run(const variants::Params& params, const std::map<int, DeviceRelation>& scans, bool mapped) {
+    mapped_ = mapped;
+    allocate_written();
+    relations_ = scans;
+    const bool fuse = fused(params);
+    for (const plan::Group& g : plan::plan_groups(plan_, fuse)) run_group(params, fuse, g);
+  }
+
+  // The column the kernels wrote for `step`, handed over (the next run writes a buffer of its own), or null
+  // where the step's column is another relation's.
+  std::unique_ptr<DeviceBuffer> take_written(int step, int column) {
+    const auto it = written_.find({step, column});
+    if (it == written_.end()) return nullptr;
+    std::unique_ptr<DeviceBuffer> b = std::move(it->second);
+    written_.erase(it);
+    return b;
+  }
+
+  void poison() {
     for (auto& [key, buffer] : written_) engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
     for (auto& [key, c] : counts_) {
       for (DeviceBuffer* b : {c.tiles.get(), c.totals.get()})
@@ -179,192 +171,47 @@ class PlanRun final : public PreparedRun {
       engine_.fill(*buffer, kPoisonWord, 0, buffer->bytes())->elapsed_ms();
   }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    const bool fuse = fused(params);
-    const bool transferred = variants::get_string(params, "residency") == "transferred";
-    const std::string memory = variants::get_string(params, "memory");
-    const bool pageable = memory == "pageable";
-    // Mapped: the kernels read the tables and write the outputs in host memory; nothing is copied.
-    mapped_ = transferred && memory == "mapped";
-    if (mapped_ && !offers_mapped_memory(engine_.device()))
-      throw LaunchError("memory=mapped: " + engine_.device().id + " offers no mapped host memory");
-    ops_.clear();
-    if (transferred && !mapped_) upload_tables(pageable, &ops_);
-    relations_.clear();
-    for (const auto& [s, columns] : tables_) {
-      DeviceRelation& r = relations_[s];
-      for (const TableColumn& c : columns) r.columns.push_back(mapped_ ? c.mapped.get() : c.device.get());
-      r.count = scan_counts_.get();
-      r.count_index = static_cast<std::uint32_t>(s);
-    }
-    for (const plan::Group& g : plan::plan_groups(plan_, fuse)) run_group(params, fuse, g);
-    if (transferred) download_outputs(pageable);
-    engine_.finish();
-
-    ExecutionTimes times;
-    std::map<std::string, double> by_label;
-    std::vector<std::string> order;
-    double sum = 0;
-    for (Op& op : ops_) {
-      const double ms = op.event->elapsed_ms();
-      if (!by_label.count(op.label)) order.push_back(op.label);
-      by_label[op.label] += ms;
-      sum += ms;
-    }
-    // The device's span from the first operation's start to the last one's end: the kernels, the
-    // transfers and the gaps between them (launches, and the read-back of the result sizes).
-    times.total_ms = ops_.empty() ? 0 : engine_.span_ms(*ops_.front().event, *ops_.back().event);
-    for (const std::string& label : order) times.kernels.push_back({label, by_label[label]});
-    times.kernels.push_back({"launch", std::max(0.0, times.total_ms - sum)});
-    return times;
-  }
-
-  Collected collect(Check how) override {
-    return how == Check::Device ? check_on_device() : collect_in_full();
-  }
-
-  // The steps whose relations are checked: the plan's outputs in order, then every other materialised
-  // step that is not a scan.
-  std::vector<int> checked_steps() const {
-    std::vector<int> order(plan_.outputs.begin(), plan_.outputs.end());
-    for (const auto& [s, rel] : relations_) {
-      if (plan_.steps[static_cast<std::size_t>(s)].kind != StepKind::Scan &&
-          std::find(order.begin(), order.end(), s) == order.end())
-        order.push_back(s);
-    }
-    return order;
-  }
-
-  // Every materialised relation by its row count and one device digest per column (harness/primitives/
-  // digest.hpp: each value mixed with its row's position), against the same digests of the reference's
-  // columns: only a count and a word per column cross the bus.
-  Collected check_on_device() {
-    Collected c;
-    c.checked = Check::Device;
-    if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
-    for (const int s : checked_steps()) {
-      const plan::Step& step = plan_.steps[static_cast<std::size_t>(s)];
-      const auto it = relations_.find(s);
-      if (it == relations_.end()) return c;
-      const DeviceRelation& rel = it->second;
-      const plan::HostRelation& want = reference_[static_cast<std::size_t>(s)];
-      c.d2h_ms += engine_.download(*staging_, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
-      if (staging_->as<std::uint32_t>()[0] != want.rows) return c;
-      for (std::size_t col = 0; col < step.schema.size(); ++col) {
-        const auto words = static_cast<std::uint32_t>(width_of(step.schema[col]) / 4);
-        if (device_digest_->columns({{rel.columns[col], words}}, want.rows, true) !=
-            reference_column_digest(s, col, words))
-          return c;
-      }
-    }
-    c.verified = true;
-    c.digest = reference_digest_;
-    return c;
-  }
-
-  // The device digest of a reference column, computed once: its values as 32-bit words (a 64-bit value's low
-  // word, then its high one), each row started from its position.
-  std::uint64_t reference_column_digest(int step, std::size_t col, std::uint32_t words) {
-    const auto key = std::make_pair(step, col);
-    if (const auto it = reference_digests_.find(key); it != reference_digests_.end()) return it->second;
-    const std::vector<std::int64_t>& values = *reference_[static_cast<std::size_t>(step)].columns[col];
-    using primitives::HostDigest;
-    return reference_digests_[key] = HostDigest::sum(values.size(), [&](std::uint64_t r) {
-             const auto v = static_cast<std::uint64_t>(values[r]);
-             const std::uint64_t h = HostDigest::add(HostDigest::start(r + 1), static_cast<std::uint32_t>(v));
-             return words == 2 ? HostDigest::add(h, static_cast<std::uint32_t>(v >> 32)) : h;
-           });
-  }
-
-  // Every materialised relation downloaded and compared with the reference's in full; the digest runs over
-  // the plan's outputs in order, as digest_of does over the reference.
-  Collected collect_in_full() {
-    Collected c;
-    const std::vector<int> order = checked_steps();
-    const auto fail = [&](const std::string& what) {
-      if (c.mismatch.empty()) c.mismatch = what;
-    };
-    std::uint64_t h = kFnvOffset;
-    for (std::size_t i = 0; i < order.size(); ++i) {
-      const plan::Step& step = plan_.steps[static_cast<std::size_t>(order[i])];
-      const bool output = i < plan_.outputs.size();
-      const auto it = relations_.find(order[i]);
-      if (it == relations_.end()) {
-        fail("output '" + step.id + "' was not made");
-        continue;
-      }
-      const DeviceRelation& rel = it->second;
-      const plan::HostRelation& want = reference_[static_cast<std::size_t>(order[i])];
-      c.d2h_ms += engine_.download(*staging_, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
-      const std::uint64_t rows = staging_->as<std::uint32_t>()[0];
-      if (rows != want.rows) {
-        fail("step '" + step.id + "': " + std::to_string(rows) + " rows, expected " +
-             std::to_string(want.rows));
-        continue;
-      }
-      if (output) c.digest.rows += rows;
-      for (std::size_t col = 0; col < step.schema.size(); ++col) {
-        const std::size_t width = width_of(step.schema[col]);
-        if (rows) c.d2h_ms += engine_.download(*staging_, *rel.columns[col], rows * width)->elapsed_ms();
-        const auto& expected = *want.columns[col];
-        for (std::uint64_t r = 0; r < rows; ++r) {
-          const std::int64_t v =
-              width == 8 ? staging_->as<std::int64_t>()[r] : staging_->as<std::int32_t>()[r];
-          if (v != expected[r] && c.mismatch.empty()) {
-            fail("step '" + step.id + "': row " + std::to_string(r) + " of " + step.schema[col].name +
-                 " is " + std::to_string(v) + ", expected " + std::to_string(expected[r]));
-          }
-          if (output) h = fnv1a_bytes(&v, sizeof v, h);
-        }
-      }
-    }
-    c.digest.checksum = h;
-    c.verified = c.mismatch.empty() && c.digest == reference_digest_;
-    if (!c.verified) fail("the outputs' digest differs");
-    return c;
-  }
-
-  Digest reference() const override { return reference_digest_; }
-
-  // At least: every scanned column read once, every output written once.
-  std::uint64_t bytes_moved() const override {
+  std::uint64_t written_bytes() const {
     std::uint64_t bytes = 0;
-    for (const auto& [s, columns] : tables_) {
-      for (const TableColumn& c : columns) bytes += c.bytes;
-    }
-    for (int o : plan_.outputs) {
-      for (const auto& c : plan_.steps[static_cast<std::size_t>(o)].schema)
-        bytes += reference_[static_cast<std::size_t>(o)].rows * width_of(c);
-    }
-    return bytes;
-  }
-  std::uint64_t working_set_bytes() const override {
-    std::uint64_t bytes = 0;
-    for (const auto& [s, columns] : tables_) {
-      for (const TableColumn& c : columns) bytes += c.bytes;
-    }
     for (const auto& [key, buffer] : written_) bytes += buffer->bytes();
     return bytes;
   }
 
+  // Whether `b` is one of the outputs' columns in mapped host memory.
+  bool mapped_output(const DeviceBuffer* b) const {
+    for (const auto& [key, mapped] : mapped_written_) {
+      if (mapped.get() == b) return true;
+    }
+    return false;
+  }
+
  private:
-  struct TableColumn {
-    std::size_t bytes = 0;
-    std::unique_ptr<HostBuffer> pinned, pageable;
-    std::unique_ptr<DeviceBuffer> device;
-    std::unique_ptr<DeviceBuffer> mapped;  // where the device offers mapped host memory
-  };
-  struct Op {
-    std::string label;
-    EventPtr event;
-  };
   struct JoinTable {
     std::unique_ptr<DeviceBuffer> keys, rows;
   };
+  // A compacted group's tile counts and its outputs' row counts (compact_offsets' totals), by count_key.
+  struct TileCounts {
+    std::unique_ptr<DeviceBuffer> tiles, totals;
+  };
 
-  bool is_output(int step) const {
-    return std::find(plan_.outputs.begin(), plan_.outputs.end(), step) != plan_.outputs.end();
+  // Everything either execution (fused or not) writes, allocated before it runs so that poison() reaches it.
+  void allocate_written() {
+    for (const bool fuse : {false, true}) {
+      for (const plan::Group& g : plan::plan_groups(plan_, fuse)) {
+        const plan::GroupCode& code = code_of(fuse, g);
+        const std::uint64_t cap = capacity_[static_cast<std::size_t>(g.source)];
+        for (const auto& [step, column] : code.writes) {
+          auto& buffer = written_[{step, column}];
+          const auto& c =
+              plan_.steps[static_cast<std::size_t>(step)].schema[static_cast<std::size_t>(column)];
+          if (!buffer) buffer = engine_.allocate(std::max<std::size_t>(cap * width_of(c), 8));
+          if (mapped_outputs_ && is_output(step) && !mapped_written_.count({step, column}))
+            mapped_written_[{step, column}] = engine_.allocate_mapped(buffer->bytes());
+        }
+      }
+    }
   }
+
   // Where the kernels write a column: an output's goes to mapped host memory when the plan runs mapped.
   const DeviceBuffer& written(int step, int column) const {
     if (mapped_) {
@@ -403,22 +250,6 @@ class PlanRun final : public PreparedRun {
       it = sources_.emplace(code.prelude, KernelSource{base.name, std::move(text), std::move(hash)}).first;
     }
     return it->second;
-  }
-
-  double upload_tables(bool pageable, std::vector<Op>* ops) {
-    double ms = 0;
-    for (auto& [s, columns] : tables_) {
-      for (TableColumn& c : columns) {
-        if (!c.bytes) continue;
-        EventPtr e = engine_.upload(*c.device, 0, pageable ? *c.pageable : *c.pinned, c.bytes);
-        if (ops) {
-          ops->push_back({"h2d", std::move(e)});
-        } else {
-          ms += e->elapsed_ms();
-        }
-      }
-    }
-    return ms;
   }
 
   void launch(const std::string& label, const Program& program, const std::string& kernel,
@@ -510,10 +341,278 @@ class PlanRun final : public PreparedRun {
     return static_cast<std::uint32_t>(slots - 1);
   }
 
-  bool in_host_memory(const DeviceBuffer* b) const {
-    for (const auto& [key, mapped] : mapped_written_) {
-      if (mapped.get() == b) return true;
+  Engine& engine_;
+  Plan plan_;
+  bool mapped_outputs_;
+  bool mapped_ = false;                  // the last run's
+  std::vector<std::uint64_t> capacity_;  // rows each step's relation may hold
+  std::map<int, JoinTable> joins_;       // by join step
+  std::map<std::string, TileCounts> counts_;
+  std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> written_;
+  std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> mapped_written_;  // the outputs' columns
+  std::map<std::string, plan::GroupCode> code_;
+  std::map<std::string, KernelSource> sources_;
+  std::map<int, DeviceRelation> relations_;  // of the last run
+  std::vector<Op> ops_;
+};
+
+// Device time of a run's operations: each label's sum, the span from the first to the last, and the gaps
+// between them (launches, and the read-back of the result sizes) as "launch".
+ExecutionTimes times_of(Engine& engine, std::vector<Op>& ops) {
+  ExecutionTimes times;
+  std::map<std::string, double> by_label;
+  std::vector<std::string> order;
+  double sum = 0;
+  for (Op& op : ops) {
+    const double ms = op.event->elapsed_ms();
+    if (!by_label.count(op.label)) order.push_back(op.label);
+    by_label[op.label] += ms;
+    sum += ms;
+  }
+  times.total_ms = ops.empty() ? 0 : engine.span_ms(*ops.front().event, *ops.back().event);
+  for (const std::string& label : order) times.kernels.push_back({label, by_label[label]});
+  times.kernels.push_back({"launch", std::max(0.0, times.total_ms - sum)});
+  return times;
+}
+
+// The rows each scan step of `plan` reads from `data` (0 for the other steps).
+std::vector<std::uint64_t> scan_rows_of(const Plan& plan, datasets::TpchData& data) {
+  std::vector<std::uint64_t> rows;
+  for (const plan::Step& step : plan.steps)
+    rows.push_back(step.kind == StepKind::Scan ? data.rows(step.table) : 0);
+  return rows;
+}
+
+class PlanRun final : public PreparedRun {
+ public:
+  PlanRun(Engine& engine, const datasets::WorkloadSpec& spec)
+      : engine_(engine),
+        plan_(plan_of(spec.query)),
+        data_(spec.params.at("sf").get<double>(), spec.params.value("seed", std::uint64_t{42})),
+        chain_(engine, plan_, scan_rows_of(plan_, data_), offers_mapped_memory(engine.device())) {
+    reference_ = plan::plan_reference(plan_, data_);
+    reference_digest_ = digest_of(plan_, reference_);
+    scan_counts_ = engine.allocate(plan_.steps.size() * 4);
+    auto counts_host = engine.allocate_host(plan_.steps.size() * 4);
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
+      const plan::Step& step = plan_.steps[s];
+      counts_host->as<std::uint32_t>()[s] = static_cast<std::uint32_t>(reference_[s].rows);
+      if (step.kind != StepKind::Scan) continue;
+      for (const plan::Column& c : step.schema) {
+        const std::vector<std::int32_t>& values = data_.column(c.name);
+        TableColumn t;
+        t.bytes = values.size() * 4;
+        t.pinned = engine.allocate_host(std::max<std::size_t>(t.bytes, 4));
+        t.pageable = engine.allocate_pageable(std::max<std::size_t>(t.bytes, 4));
+        std::copy(values.begin(), values.end(), t.pinned->as<std::int32_t>());
+        std::copy(values.begin(), values.end(), t.pageable->as<std::int32_t>());
+        t.device = engine.allocate(std::max<std::size_t>(t.bytes, 4));
+        if (offers_mapped_memory(engine.device())) {
+          t.mapped = engine.allocate_mapped(std::max<std::size_t>(t.bytes, 4));
+          if (t.bytes) engine.upload(*t.mapped, 0, *t.pinned, t.bytes)->elapsed_ms();
+        }
+        tables_[static_cast<int>(s)].push_back(std::move(t));
+      }
     }
+    engine.upload(*scan_counts_, 0, *counts_host, plan_.steps.size() * 4)->elapsed_ms();
+    for (int o : plan_.outputs) {
+      std::size_t bytes = 4;
+      for (const auto& c : plan_.steps[static_cast<std::size_t>(o)].schema)
+        bytes += chain_.capacity(o) * width_of(c);
+      results_pinned_[o] = engine.allocate_host(bytes);
+      results_pageable_[o] = engine.allocate_pageable(bytes);
+    }
+    std::uint64_t largest = 8;
+    for (std::size_t st = 0; st < plan_.steps.size(); ++st)
+      largest = std::max(largest, chain_.capacity(static_cast<int>(st)) * 8);
+    staging_ = engine.allocate_pageable(largest);
+    h2d_ms_ = upload_tables(false, nullptr);
+  }
+
+  double h2d_ms() const override { return h2d_ms_; }
+  void restore_inputs() override { upload_tables(false, nullptr); }
+
+  CompileInfo compile(const variants::Params& params) override { return chain_.compile(params); }
+
+  void poison() override { chain_.poison(); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    const bool transferred = variants::get_string(params, "residency") == "transferred";
+    const std::string memory = variants::get_string(params, "memory");
+    const bool pageable = memory == "pageable";
+    // Mapped: the kernels read the tables and write the outputs in host memory; nothing is copied.
+    mapped_ = transferred && memory == "mapped";
+    if (mapped_ && !offers_mapped_memory(engine_.device()))
+      throw LaunchError("memory=mapped: " + engine_.device().id + " offers no mapped host memory");
+    std::vector<Op>& ops = chain_.ops();
+    ops.clear();
+    if (transferred && !mapped_) upload_tables(pageable, &ops);
+    std::map<int, DeviceRelation> scans;
+    for (const auto& [s, columns] : tables_) {
+      DeviceRelation& r = scans[s];
+      for (const TableColumn& c : columns) r.columns.push_back(mapped_ ? c.mapped.get() : c.device.get());
+      r.count = scan_counts_.get();
+      r.count_index = static_cast<std::uint32_t>(s);
+    }
+    chain_.run(params, scans, mapped_);
+    if (transferred) download_outputs(pageable);
+    engine_.finish();
+    return times_of(engine_, ops);
+  }
+
+  Collected collect(Check how) override {
+    return how == Check::Device ? check_on_device() : collect_in_full();
+  }
+
+  // The steps whose relations are checked: the plan's outputs in order, then every other materialised
+  // step that is not a scan.
+  std::vector<int> checked_steps() const {
+    std::vector<int> order(plan_.outputs.begin(), plan_.outputs.end());
+    for (const auto& [s, rel] : chain_.relations()) {
+      if (plan_.steps[static_cast<std::size_t>(s)].kind != StepKind::Scan &&
+          std::find(order.begin(), order.end(), s) == order.end())
+        order.push_back(s);
+    }
+    return order;
+  }
+
+  // Every materialised relation by its row count and one device digest per column (harness/primitives/
+  // digest.hpp: each value mixed with its row's position), against the same digests of the reference's
+  // columns: only a count and a word per column cross the bus.
+  Collected check_on_device() {
+    Collected c;
+    c.checked = Check::Device;
+    if (!device_digest_) device_digest_ = std::make_unique<primitives::DeviceDigest>(engine_);
+    for (const int s : checked_steps()) {
+      const plan::Step& step = plan_.steps[static_cast<std::size_t>(s)];
+      const auto it = chain_.relations().find(s);
+      if (it == chain_.relations().end()) return c;
+      const DeviceRelation& rel = it->second;
+      const plan::HostRelation& want = reference_[static_cast<std::size_t>(s)];
+      c.d2h_ms += engine_.download(*staging_, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
+      if (staging_->as<std::uint32_t>()[0] != want.rows) return c;
+      for (std::size_t col = 0; col < step.schema.size(); ++col) {
+        const auto words = static_cast<std::uint32_t>(width_of(step.schema[col]) / 4);
+        if (device_digest_->columns({{rel.columns[col], words}}, want.rows, true) !=
+            reference_column_digest(s, col, words))
+          return c;
+      }
+    }
+    c.verified = true;
+    c.digest = reference_digest_;
+    return c;
+  }
+
+  // The device digest of a reference column, computed once: its values as 32-bit words (a 64-bit value's low
+  // word, then its high one), each row started from its position.
+  std::uint64_t reference_column_digest(int step, std::size_t col, std::uint32_t words) {
+    const auto key = std::make_pair(step, col);
+    if (const auto it = reference_digests_.find(key); it != reference_digests_.end()) return it->second;
+    const std::vector<std::int64_t>& values = *reference_[static_cast<std::size_t>(step)].columns[col];
+    using primitives::HostDigest;
+    return reference_digests_[key] = HostDigest::sum(values.size(), [&](std::uint64_t r) {
+             const auto v = static_cast<std::uint64_t>(values[r]);
+             const std::uint64_t h = HostDigest::add(HostDigest::start(r + 1), static_cast<std::uint32_t>(v));
+             return words == 2 ? HostDigest::add(h, static_cast<std::uint32_t>(v >> 32)) : h;
+           });
+  }
+
+  // Every materialised relation downloaded and compared with the reference's in full; the digest runs over
+  // the plan's outputs in order, as digest_of does over the reference.
+  Collected collect_in_full() {
+    Collected c;
+    const std::vector<int> order = checked_steps();
+    const auto fail = [&](const std::string& what) {
+      if (c.mismatch.empty()) c.mismatch = what;
+    };
+    std::uint64_t h = kFnvOffset;
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const plan::Step& step = plan_.steps[static_cast<std::size_t>(order[i])];
+      const bool output = i < plan_.outputs.size();
+      const auto it = chain_.relations().find(order[i]);
+      if (it == chain_.relations().end()) {
+        fail("output '" + step.id + "' was not made");
+        continue;
+      }
+      const DeviceRelation& rel = it->second;
+      const plan::HostRelation& want = reference_[static_cast<std::size_t>(order[i])];
+      c.d2h_ms += engine_.download(*staging_, *rel.count, 4, rel.count_index * 4ull)->elapsed_ms();
+      const std::uint64_t rows = staging_->as<std::uint32_t>()[0];
+      if (rows != want.rows) {
+        fail("step '" + step.id + "': " + std::to_string(rows) + " rows, expected " +
+             std::to_string(want.rows));
+        continue;
+      }
+      if (output) c.digest.rows += rows;
+      for (std::size_t col = 0; col < step.schema.size(); ++col) {
+        const std::size_t width = width_of(step.schema[col]);
+        if (rows) c.d2h_ms += engine_.download(*staging_, *rel.columns[col], rows * width)->elapsed_ms();
+        const auto& expected = *want.columns[col];
+        for (std::uint64_t r = 0; r < rows; ++r) {
+          const std::int64_t v =
+              width == 8 ? staging_->as<std::int64_t>()[r] : staging_->as<std::int32_t>()[r];
+          if (v != expected[r] && c.mismatch.empty()) {
+            fail("step '" + step.id + "': row " + std::to_string(r) + " of " + step.schema[col].name +
+                 " is " + std::to_string(v) + ", expected " + std::to_string(expected[r]));
+          }
+          if (output) h = fnv1a_bytes(&v, sizeof v, h);
+        }
+      }
+    }
+    c.digest.checksum = h;
+    c.verified = c.mismatch.empty() && c.digest == reference_digest_;
+    if (!c.verified) fail("the outputs' digest differs");
+    return c;
+  }
+
+  Digest reference() const override { return reference_digest_; }
+
+  // At least: every scanned column read once, every output written once.
+  std::uint64_t bytes_moved() const override {
+    std::uint64_t bytes = 0;
+    for (const auto& [s, columns] : tables_) {
+      for (const TableColumn& c : columns) bytes += c.bytes;
+    }
+    for (int o : plan_.outputs) {
+      for (const auto& c : plan_.steps[static_cast<std::size_t>(o)].schema)
+        bytes += reference_[static_cast<std::size_t>(o)].rows * width_of(c);
+    }
+    return bytes;
+  }
+  std::uint64_t working_set_bytes() const override {
+    std::uint64_t bytes = 0;
+    for (const auto& [s, columns] : tables_) {
+      for (const TableColumn& c : columns) bytes += c.bytes;
+    }
+    return bytes + chain_.written_bytes();
+  }
+
+ private:
+  struct TableColumn {
+    std::size_t bytes = 0;
+    std::unique_ptr<HostBuffer> pinned, pageable;
+    std::unique_ptr<DeviceBuffer> device;
+    std::unique_ptr<DeviceBuffer> mapped;  // where the device offers mapped host memory
+  };
+
+  double upload_tables(bool pageable, std::vector<Op>* ops) {
+    double ms = 0;
+    for (auto& [s, columns] : tables_) {
+      for (TableColumn& c : columns) {
+        if (!c.bytes) continue;
+        EventPtr e = engine_.upload(*c.device, 0, pageable ? *c.pageable : *c.pinned, c.bytes);
+        if (ops) {
+          ops->push_back({"h2d", std::move(e)});
+        } else {
+          ms += e->elapsed_ms();
+        }
+      }
+    }
+    return ms;
+  }
+
+  bool in_host_memory(const DeviceBuffer* b) const {
+    if (chain_.mapped_output(b)) return true;
     for (const auto& [s, columns] : tables_) {
       for (const TableColumn& c : columns) {
         if (c.mapped.get() == b) return true;
@@ -526,16 +625,16 @@ class PlanRun final : public PreparedRun {
   // those the kernels wrote, or left, in mapped host memory).
   void download_outputs(bool pageable) {
     for (int o : plan_.outputs) {
-      const DeviceRelation& r = relations_.at(o);
+      const DeviceRelation& r = chain_.relations().at(o);
       HostBuffer& host = pageable ? *results_pageable_.at(o) : *results_pinned_.at(o);
       EventPtr count = engine_.download(host, *r.count, 4, r.count_index * 4ull);
       count->elapsed_ms();  // the host needs the size before it asks for the rows
       const std::uint64_t rows = host.as<std::uint32_t>()[0];
-      ops_.push_back({"d2h", std::move(count)});
+      chain_.ops().push_back({"d2h", std::move(count)});
       const auto& schema = plan_.steps[static_cast<std::size_t>(o)].schema;
-      for (std::size_t c = 0; c < schema.size() && rows <= capacity_[static_cast<std::size_t>(o)]; ++c) {
+      for (std::size_t c = 0; c < schema.size() && rows <= chain_.capacity(o); ++c) {
         if (rows && !(mapped_ && in_host_memory(r.columns[c])))
-          ops_.push_back({"d2h", engine_.download(host, *r.columns[c], rows * width_of(schema[c]))});
+          chain_.ops().push_back({"d2h", engine_.download(host, *r.columns[c], rows * width_of(schema[c]))});
       }
     }
   }
@@ -543,29 +642,149 @@ class PlanRun final : public PreparedRun {
   Engine& engine_;
   Plan plan_;
   datasets::TpchData data_;
+  PlanChain chain_;
   std::vector<plan::HostRelation> reference_;
   Digest reference_digest_;
-  std::vector<std::uint64_t> capacity_;  // rows each step's relation may hold
   std::map<int, std::vector<TableColumn>> tables_;
   std::unique_ptr<DeviceBuffer> scan_counts_;
-  std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> written_;
-  std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer>> mapped_written_;  // the outputs' columns
-  bool mapped_ = false;                                                          // the last execution's
-  std::map<int, JoinTable> joins_;                                               // by join step
-  // A compacted group's tile counts and its outputs' row counts (compact_offsets' totals), by count_key.
-  struct TileCounts {
-    std::unique_ptr<DeviceBuffer> tiles, totals;
-  };
-  std::map<std::string, TileCounts> counts_;
+  bool mapped_ = false;  // the last execution's
   std::map<int, std::unique_ptr<HostBuffer>> results_pinned_, results_pageable_;
   std::unique_ptr<HostBuffer> staging_;  // collect()'s downloads, one column at a time
   std::unique_ptr<primitives::DeviceDigest> device_digest_;
   std::map<std::pair<int, std::size_t>, std::uint64_t> reference_digests_;  // by step and column
-  std::map<std::string, plan::GroupCode> code_;
-  std::map<std::string, KernelSource> sources_;
-  std::map<int, DeviceRelation> relations_;  // of the last execution
-  std::vector<Op> ops_;
   double h2d_ms_ = 0;
+};
+
+// A plan on an application's tables: each scan step's columns (int32, one buffer each, in step order and
+// each scan's column order) as the inputs and the plan (a shipped plan's name or its JSON) as the query. The
+// tables are on the device already, so the plan runs resident; its outputs are handed over as they lie: each
+// output's columns in order (int32, or int64 for arithmetic results), then one buffer of each output's row
+// count (uint32).
+class PlanBound final : public BoundRun {
+ public:
+  PlanBound(Engine& engine, Plan plan, const std::string& plan_text, const Binding& binding)
+      : engine_(engine),
+        plan_(std::move(plan)),
+        plan_hash_(hex64(fnv1a(plan_text))),
+        chain_(engine, plan_, scan_rows(binding), false) {
+    auto counts = engine.allocate_host(plan_.steps.size() * 4);
+    scan_counts_ = engine.allocate(plan_.steps.size() * 4);
+    std::size_t input = 0;
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s) {
+      const plan::Step& step = plan_.steps[s];
+      counts->as<std::uint32_t>()[s] = static_cast<std::uint32_t>(chain_.capacity(static_cast<int>(s)));
+      if (step.kind != StepKind::Scan) continue;
+      DeviceRelation& r = scans_[static_cast<int>(s)];
+      for (std::size_t c = 0; c < step.schema.size(); ++c) r.columns.push_back(binding.inputs[input++]);
+      r.count = scan_counts_.get();
+      r.count_index = static_cast<std::uint32_t>(s);
+    }
+    engine.upload(*scan_counts_, 0, *counts, plan_.steps.size() * 4)->elapsed_ms();
+  }
+
+  datasets::WorkloadClass workload_class() const override {
+    datasets::WorkloadClass c;
+    c.shape = {{"plan", plan_.name}, {"plan_text", plan_hash_}};
+    std::uint64_t rows = 0;
+    for (std::size_t s = 0; s < plan_.steps.size(); ++s)
+      rows = std::max(rows, chain_.capacity(static_cast<int>(s)));
+    c.scale = {{"rows", rows}};
+    return c;
+  }
+
+  std::string refuses(const variants::Params& params) const override {
+    if (variants::get_string(params, "residency") == "resident") return {};
+    return "residency=transferred: the tables are the application's device buffers, so the plan runs "
+           "resident";
+  }
+  std::map<std::string, std::string> fixed() const override { return {{"residency", "resident"}}; }
+
+  CompileInfo compile(const variants::Params& params) override { return chain_.compile(params); }
+
+  ExecutionTimes execute(const variants::Params& params) override {
+    if (!refuses(params).empty()) throw UsageError(refuses(params));
+    chain_.ops().clear();
+    chain_.run(params, scans_, false);
+    engine_.finish();
+    return times_of(engine_, chain_.ops());
+  }
+
+  DeviceResult take_result() override {
+    DeviceResult result(OutputKind::Rows, {}, 0);
+    auto host = engine_.allocate_host(std::max<std::size_t>(plan_.outputs.size(), 1) * 4);
+    std::vector<std::uint64_t> rows;
+    for (const int o : plan_.outputs) {
+      const DeviceRelation& r = chain_.relations().at(o);
+      engine_.download(*host, *r.count, 4, r.count_index * 4ull)->elapsed_ms();
+      rows.push_back(host->as<std::uint32_t>()[0]);
+    }
+    for (std::size_t i = 0; i < plan_.outputs.size(); ++i) {
+      const int o = plan_.outputs[i];
+      const plan::Step& step = plan_.steps[static_cast<std::size_t>(o)];
+      const DeviceRelation& r = chain_.relations().at(o);
+      for (std::size_t c = 0; c < step.schema.size(); ++c) {
+        const std::size_t bytes = rows[i] * width_of(step.schema[c]);
+        // The column the chain wrote for this output is handed over; one it shares with another relation (a
+        // scan's, the application's) is copied.
+        std::unique_ptr<DeviceBuffer> column = chain_.take_written(o, static_cast<int>(c));
+        if (!column || column.get() != r.columns[c]) {
+          column = engine_.allocate(std::max<std::size_t>(bytes, 8));
+          if (bytes) engine_.copy(*column, *r.columns[c], bytes)->elapsed_ms();
+        }
+        result.buffers.push_back(std::move(column));
+        result.parts.push_back({result.buffers.size() - 1, 0, bytes, 0});
+      }
+      host->as<std::uint32_t>()[i] = static_cast<std::uint32_t>(rows[i]);
+    }
+    auto counts = engine_.allocate(std::max<std::size_t>(rows.size(), 1) * 4);
+    engine_.upload(*counts, 0, *host, rows.size() * 4)->elapsed_ms();
+    result.buffers.push_back(std::move(counts));
+    result.parts.push_back({result.buffers.size() - 1, 0, rows.size() * 4, 0});
+    result.rows = rows.empty() ? 0 : rows[0];
+    return result;
+  }
+
+ private:
+  // The rows of each scan step from its columns' inputs, which must be the plan's columns in number and agree
+  // in rows within a scan.
+  std::vector<std::uint64_t> scan_rows(const Binding& binding) const {
+    std::vector<std::uint64_t> rows;
+    std::size_t input = 0, wanted = 0;
+    for (const plan::Step& step : plan_.steps) wanted += step.kind == StepKind::Scan ? step.schema.size() : 0;
+    if (binding.inputs.size() != wanted) {
+      throw UsageError("plan " + plan_.name + " scans " + std::to_string(wanted) + " columns, got " +
+                       std::to_string(binding.inputs.size()) + " input buffers");
+    }
+    for (const plan::Step& step : plan_.steps) {
+      if (step.kind != StepKind::Scan) {
+        rows.push_back(0);
+        continue;
+      }
+      const std::uint64_t n = binding.rows[input];
+      for (const plan::Column& c : step.schema) {
+        if (binding.rows[input] != n)
+          throw UsageError("plan " + plan_.name + ": column " + c.name + " of " + step.table + " has " +
+                           std::to_string(binding.rows[input]) + " rows, the table's first column " +
+                           std::to_string(n));
+        if (binding.inputs[input]->bytes() < n * 4)
+          throw UsageError("plan " + plan_.name + ": column " + c.name + " is a buffer of " +
+                           std::to_string(binding.inputs[input]->bytes()) + " bytes for " +
+                           std::to_string(n) + " int32 rows");
+        ++input;
+      }
+      if (n >= (1ull << 32))
+        throw UsageError("plan " + plan_.name + ": more than 2^32 rows in " + step.table);
+      rows.push_back(n);
+    }
+    return rows;
+  }
+
+  Engine& engine_;
+  Plan plan_;
+  std::string plan_hash_;  // of the plan's JSON, as the prepared run's workload class has it
+  PlanChain chain_;
+  std::unique_ptr<DeviceBuffer> scan_counts_;
+  std::map<int, DeviceRelation> scans_;
 };
 
 std::string lower(std::string s) {
@@ -601,8 +820,14 @@ nlohmann::json plan_document(const std::string& name_or_path) {
 
 WorkloadDecl PlanOperator::declaration() const {
   WorkloadDecl d;
-  d.inputs = {{"tables", "the TPC-H columns the plan's scans name (docs/PLANS.md)",
-               "TPC-H's value rules by scale factor, seeded", "none: generated only"}};
+  d.inputs = {
+      {"tables",
+       "the TPC-H columns the plan's scans name (docs/PLANS.md); on an application's buffers one int32 "
+       "column per buffer, in scan order",
+       "TPC-H's value rules by scale factor, seeded", "none: generated only", true}};
+  d.query = {{"plan",
+              "the plan of a call on an application's buffers: a shipped plan's name or the plan's JSON "
+              "(the command line takes --plan)"}};
   d.flags = {
       {"plan", "PLAN",
        "The plan: a shipped one (" + join(shipped_plans(), ", ") + ", default A) or a plan file (JSON)"},
@@ -689,7 +914,10 @@ variants::Space PlanOperator::space(const variants::SpaceContext& context) const
 }
 
 datasets::WorkloadSpec PlanOperator::workload(const WorkloadOptions& options) const {
-  const std::string which = options.text("plan").value_or("A");
+  // --plan, or the query's plan as the runtime library's calls give it.
+  const auto query_plan = options.query.find("plan");
+  const std::string which =
+      options.text("plan").value_or(query_plan == options.query.end() ? "A" : query_plan->second);
   nlohmann::json doc = plan_document(which);
   const Plan plan = plan::parse_plan(doc, which);
   double sf = 0;
@@ -742,6 +970,23 @@ DeviceFootprint PlanOperator::footprint(const datasets::WorkloadSpec& spec, cons
 
 std::unique_ptr<PreparedRun> PlanOperator::prepare(Engine& engine, const datasets::WorkloadSpec& spec) const {
   return std::make_unique<PlanRun>(engine, spec);
+}
+
+std::unique_ptr<BoundRun> PlanOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  const auto it = binding.query.find("plan");
+  if (it == binding.query.end()) throw UsageError("plan: the query names no plan (key 'plan')");
+  const std::string& which = it->second;
+  const bool json = !which.empty() && which.front() == '{';
+  nlohmann::json doc;
+  if (json) {
+    doc = nlohmann::json::parse(which, nullptr, false);
+    if (doc.is_discarded()) throw UsageError("plan: the query's plan is not JSON");
+  } else {
+    doc = plan_document(which);
+  }
+  return std::make_unique<PlanBound>(engine, plan::parse_plan(doc, json ? "(query)" : which), doc.dump(),
+                                     binding);
 }
 
 nlohmann::json PlanOperator::query_plan(const datasets::WorkloadSpec& spec) const {
