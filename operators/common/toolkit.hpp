@@ -5,5 +5,5 @@
 #include "harness/operators/operator.hpp"
 
 namespace varex::operators {
-using namespace varex::harness;
+using namespace harness;  // varex::harness
 }  // namespace varex::operators
