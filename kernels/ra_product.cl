@@ -52,6 +52,44 @@ FUNC uint word_at(CONSTANT_PTR uint* RESTRICT in, uint i, uint c, uint width, ui
 #endif
 }
 
+// One tile (a left block of EPT tuples against right tuple j of this work-item) for tuples of W words, W a
+// constant in each expansion (2, 3, 4): the tuple's arrays stay in registers and its loops unroll, where a
+// `width` known only at run time put them in (slow) local memory on the stack.
+#define PRODUCT_TILE(W)                                                                           \
+  {                                                                                               \
+    uint mine[W];                                                                                 \
+    PRAGMA_UNROLL for (uint c = 0; c < W; ++c) mine[c] = word_at(right, j, c, W, right_capacity); \
+    for (uint k = 0; k < EPT; ++k) {                                                              \
+      const uint i = i0 + k;                                                                      \
+      if (i >= n) break;                                                                          \
+      const ulong o = (ulong)i * m + j;                                                           \
+      uint tuple[2 * W]; /* (left key, right key, the left values, the right values) */           \
+      PRAGMA_UNROLL for (uint c = 0; c < W; ++c) {                                                \
+        const uint theirs = LEFT_WORD(k, i, c, W);                                                \
+        tuple[c == 0 ? 0 : 1 + c] = theirs;                                                       \
+      }                                                                                           \
+      tuple[1] = mine[0];                                                                         \
+      PRAGMA_UNROLL for (uint c = 1; c < W; ++c) tuple[W + c] = mine[c];                          \
+      STORE_TUPLE(o, tuple, 2 * W);                                                               \
+    }                                                                                             \
+  }
+
+#if STAGE_LOCAL
+#define LEFT_WORD(k, i, c, W) block[(k) * (W) + (c)]
+#else
+#define LEFT_WORD(k, i, c, W) word_at(left, i, c, W, left_capacity)
+#endif
+
+#if VECTOR_STORE && !LAYOUT_SOA
+#define STORE_TUPLE(o, tuple, words) store_tuple(out, o, tuple, words)
+#elif LAYOUT_SOA
+#define STORE_TUPLE(o, tuple, words) \
+  PRAGMA_UNROLL for (uint c = 0; c < (words); ++c) out[c * out_capacity + (o)] = tuple[c];
+#else
+#define STORE_TUPLE(o, tuple, words) \
+  PRAGMA_UNROLL for (uint c = 0; c < (words); ++c) out[(o) * (words) + c] = tuple[c];
+#endif
+
 KERNEL void ra_product(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
                        GLOBAL uint* RESTRICT out, uint n, uint m, uint width, uint left_capacity,
                        uint right_capacity, ulong out_capacity) {
@@ -78,39 +116,12 @@ KERNEL void ra_product(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* REST
     LOCAL_BARRIER();
 #endif
     if (j >= m) continue;
-    uint mine[MAX_WIDTH];
-    for (uint c = 0; c < width; ++c) mine[c] = word_at(right, j, c, width, right_capacity);
-    for (uint k = 0; k < EPT; ++k) {
-      const uint i = i0 + k;
-      if (i >= n) break;
-      const ulong o = (ulong)i * m + j;
-      uint theirs[MAX_WIDTH];
-      for (uint c = 0; c < width; ++c) {
-#if STAGE_LOCAL
-        theirs[c] = block[k * width + c];
-#else
-        theirs[c] = word_at(left, i, c, width, left_capacity);
-#endif
-      }
-      // (left key, right key, left values, right values)
-      uint tuple[2 * MAX_WIDTH];
-      tuple[0] = theirs[0];
-      tuple[1] = mine[0];
-      for (uint c = 1; c < width; ++c) {
-        tuple[1 + c] = theirs[c];
-        tuple[width + c] = mine[c];
-      }
-#if VECTOR_STORE && !LAYOUT_SOA
-      store_tuple(out, o, tuple, 2 * width);
-#else
-      for (uint c = 0; c < 2 * width; ++c) {
-#if LAYOUT_SOA
-        out[c * out_capacity + o] = tuple[c];
-#else
-        out[o * 2 * width + c] = tuple[c];
-#endif
-      }
-#endif
+    if (width == 2) {
+      PRODUCT_TILE(2)
+    } else if (width == 3) {
+      PRODUCT_TILE(3)
+    } else {
+      PRODUCT_TILE(4)
     }
   }
 }
