@@ -554,6 +554,8 @@ part_sanitizer() {
     "str_prefix;str_prefix;--rows 4099 --selectivity 0.1;--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
     "str_like;str_like;--rows 4099 --selectivity 0.1;--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
     "regex;regex;--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal);--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
+    "ra_product-w2;ra_product;--rows 37 --rows2 1001 --values 1;--set local=128 --set grid=cover"
+    "ra_product-w4;ra_product;--rows 37 --rows2 1001 --values 3;--set local=64 --set grid=cover"
   )
   local tool line label op workload pins
   for tool in memcheck racecheck; do
