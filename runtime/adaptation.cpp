@@ -34,17 +34,10 @@ std::size_t ClassTuner::fastest() const {
 }
 
 std::size_t ClassTuner::reference() const {
-  std::size_t best = 0;
-  double best_ms = std::numeric_limits<double>::infinity();
-  for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    const Candidate& c = candidates_[i];
-    if (!c.verified || c.rejected || c.ms.empty()) continue;
-    if (c.median() < best_ms) {
-      best = i;
-      best_ms = c.median();
-    }
-  }
-  return best;
+  // Only verified candidates are ever run (the defaults are verified from the start), so the fastest one that
+  // has run is the fastest verified one.
+  const std::size_t f = fastest();
+  return candidates_[f].ms.empty() ? 0 : f;
 }
 
 bool ClassTuner::in_running(std::size_t index, std::size_t fastest) const {
@@ -74,11 +67,9 @@ ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
   // Exploring this call keeps the exploring calls within the share (the first call never explores), and so
   // is what they cost beyond a call of the fastest candidate: a candidate far slower than the rest pauses the
   // search until the calls that run the fastest have made up for it.
-  double total_ms = 0;
-  for (const double ms : calls_ms_) total_ms += ms;
   const bool may_explore =
       static_cast<double>(exploring_calls_ + 1) <= share_ * static_cast<double>(calls_ms_.size()) &&
-      exploring_ms_ <= share_ * total_ms;
+      exploring_ms_ <= share_ * total_ms_;
   if (!may_explore) return {exploit, false};
   std::size_t pick = explore_target(exploit);
   // The search moves with the best: a candidate that beat where the calls started has its neighbours join at
@@ -128,6 +119,7 @@ void ClassTuner::finish_call(const Call& call, double returns_ms, const std::opt
     }
   }
   calls_ms_.push_back(ms);
+  total_ms_ += ms;
   if (call.explore) {
     ++exploring_calls_;
     // What exploring cost is the time beyond a call of the fastest candidate: a check returns the
@@ -148,10 +140,8 @@ ClassReport ClassTuner::report() const {
   r.exploring_ms = exploring_ms_;
   r.settled = fastest();
   r.settled_ms = candidates_[r.settled].ms.empty() ? 0 : candidates_[r.settled].median();
-  for (const double ms : calls_ms_) {
-    r.regret_ms += std::max(0.0, ms - r.settled_ms);
-    r.total_ms += ms;
-  }
+  r.total_ms = total_ms_;
+  for (const double ms : calls_ms_) r.regret_ms += std::max(0.0, ms - r.settled_ms);
   return r;
 }
 

@@ -94,7 +94,8 @@ class ClassTuner {
   std::size_t first_;
   double share_;
   std::vector<double> calls_ms_;
-  std::string start_;  // the variant the calls started with (the first candidates are its neighbours)
+  double total_ms_ = 0;  // calls_ms_'s sum
+  std::string start_;    // the variant the calls started with (the first candidates are its neighbours)
   std::vector<std::string> expanded_;  // the variants whose neighbours joined
   std::uint64_t exploring_calls_ = 0;
   double exploring_ms_ = 0;  // the exploring calls' time beyond the fastest candidate's (ClassReport)

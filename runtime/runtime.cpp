@@ -196,6 +196,11 @@ std::vector<variants::Params> spread_neighbours(const variants::Space& space,
   return out;
 }
 
+// Whether `params` is a variant of `space` that can run on the call's buffers.
+bool runnable(const variants::Space& space, const harness::BoundRun& run, const variants::Params& params) {
+  return space.valid(params) && run.refuses(params).empty();
+}
+
 runtime::Candidate candidate_of(const harness::Operator& op, Backend backend, const variants::Space& space,
                                 const variants::Params& params) {
   runtime::Candidate c;
@@ -222,7 +227,7 @@ Adapting& Runtime::Impl::adapting_for(const harness::Operator& op, const variant
     runtime::Candidate c = candidate_of(op, backend, space, params);
     for (const runtime::Candidate& have : candidates)
       if (have.variant == c.variant) return;
-    if (space.valid(c.params) && run.refuses(c.params).empty()) candidates.push_back(std::move(c));
+    if (runnable(space, run, c.params)) candidates.push_back(std::move(c));
   };
   add(chosen.params);
   for (const variants::Params& p : chosen.runners_up) add(p);
@@ -375,8 +380,7 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     const auto neighbours = [&](const runtime::Candidate& around) {
       std::vector<runtime::Candidate> out;
       for (const variants::Params& n : spread_neighbours(space, around.params)) {
-        if (!space.valid(n) || !bound->refuses(n).empty()) continue;
-        out.push_back(candidate_of(op, engine.device().backend, space, n));
+        if (runnable(space, *bound, n)) out.push_back(candidate_of(op, engine.device().backend, space, n));
       }
       return out;
     };

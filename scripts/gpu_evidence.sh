@@ -51,9 +51,6 @@
 #   runtime30_adapt  issue 30: 1,000 calls of the join (2^22 x 2^24) through the runtime library with online
 #              adaptation and no profile (at most 10% exploring), against a RUNTIME_BUDGET tune of the same
 #              workload; the settled and the tuned variant measured again by `varex run` on the library's data
-#   product31  issue 31's PRODUCT (2^12 x 2^13 tuples of 2 words): the recorded best variants of the build before
-#              (.carry/bin/varex-old) and of this one, alternating, then a 20 s tune of this one, on cuda:0 and
-#              ocl:1:0; "device build variant ms probe_fraction" lines
 #   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
 #   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
 #   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
@@ -1035,30 +1032,6 @@ part_strings_cpu() {
 # Issue 29's A/B: the Red Fox SELECT family before and after its kernels were composed from
 # kernels/common/tile_select.h, the best variants of RESULTS pinned, the two builds alternating three times on
 # each device (the old build carried as bin/varex-old). Prints "op workload device build ms" lines.
-part_product31() {
-  step "issue 31: ra_product with the tuple width a constant, against the build before"
-  local old="$carry/bin/varex-old" work=(--op ra_product --rows 4096 --rows2 8192 --values 1)
-  local reps=(--min-reps 5 --max-reps 20 --quiet --json) d build bin round pins
-  local show="import json,sys; m=json.load(sys.stdin); print(m['device'], sys.argv[1], sys.argv[2], round(m['kernel_ms'],4), round(m.get('probe_fraction') or 0,3), 'verified' if m['verified'] else 'WRONG')"
-  local -a devices=(cuda:0)
-  varex devices --json | grep -q '"ocl:1:0"' && devices+=(ocl:1:0)
-  for d in "${devices[@]}"; do
-    # The recorded best of each device (docs/RESULTS.md, the Red Fox primitives' second call).
-    pins="--set layout=soa --set ept=16 --set local=128 --set order=right --set stage=local"
-    [ "$d" = ocl:1:0 ] && pins="--set layout=soa --set ept=4 --set local=1024 --set order=left --set stage=local"
-    for round in 1 2 3; do
-      for build in old new; do
-        bin="$carry/bin/varex"; [ "$build" = old ] && bin="$old"
-        # shellcheck disable=SC2086
-        "$bin" run "${work[@]}" --device "$d" $pins --db "$files/product31_$build.db" "${reps[@]}" |
-          python3 -c "$show" "$build" recorded || echo "$d $build failed"
-      done
-    done
-    varex tune "${work[@]}" --device "$d" --budget 20s --db "$files/product31_tune.db" --quiet --json > /dev/null
-    varex best --db "$files/product31_tune.db" --device "$d" --json | python3 -c "import json,sys; b=json.load(sys.stdin)[0]; print('$d', 'tuned', ' '.join('%s=%s' % kv for kv in sorted(b['params'].items())), b.get('kernel_ms'))"
-  done 2>&1 | tee "$files/product31.txt"
-}
-
 part_runtime30() {
   local budget=${RUNTIME_BUDGET:-30s} profile=$files/runtime30.json
   local -a workloads=("selection --rows 268435456" "hashjoin --rows 16777216 --rows2 268435456"

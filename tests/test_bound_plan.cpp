@@ -1,8 +1,9 @@
 // The plan on tables a caller owns (Operator::bind, the runtime library's calls) on the OpenCL CPU device:
 // every shipped plan's scanned columns laid out as one device buffer each, bound with the plan named in the
 // query (plan C also given as its JSON), run step by step and fused, and every output's columns and row
-// counts downloaded and compared in full with the plan's host reference. Also: the refused bindings (a
-// missing column, columns of one table with different rows, no plan), and residency=transferred refused.
+// counts downloaded and compared in full with the plan's host reference. Also: empty tables, the refused
+// bindings (a missing column, columns of one table with different rows, no plan), and residency=transferred
+// refused.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -105,6 +106,26 @@ TEST_P(BoundPlan, EveryOutputEqualsTheReferenceFusedAndStepByStep) {
 
 INSTANTIATE_TEST_SUITE_P(Plans, BoundPlan, testing::ValuesIn(shipped_plans()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// Tables without rows are tables: every output is empty, its row count 0.
+TEST(BoundPlan, EmptyTablesGiveEmptyOutputs) {
+  const PlanOperator op;
+  const plan::Plan plan = plan::parse_plan(plan_document("C"), "C");
+  datasets::TpchData data(kScale, 42);
+  PlanTables tables = tables_of(plan, data, "C");
+  for (auto& rows : tables.binding.rows) rows = 0;
+  auto bound = op.bind(test::cpu_engine(), tables.binding);
+  nlohmann::json shape_query = {{"plan", plan_document("C")}};
+  const variants::Space space = op.space({test::cpu_device(), 0, &shape_query});
+  for (const std::string fuse : {"off", "on"}) {
+    const harness::DeviceResult result = test::run_bound(
+        *bound, space.with_settings(space.defaults(), {{"fuse", fuse}, {"residency", "resident"}}));
+    EXPECT_EQ(result.rows, 0u);
+    const auto rows =
+        test::download<std::uint32_t>(test::cpu_engine(), *result.buffers.back(), plan.outputs.size());
+    for (const std::uint32_t r : rows) EXPECT_EQ(r, 0u) << "fuse " << fuse;
+  }
+}
 
 TEST(BoundPlan, RefusesBindingsThatAreNotThePlansTablesAndTransfers) {
   const PlanOperator op;

@@ -119,7 +119,6 @@ class PlanChain {
     allocate_written();
   }
 
-  const Plan& plan() const { return plan_; }
   std::uint64_t capacity(int step) const { return capacity_[static_cast<std::size_t>(step)]; }
   std::vector<Op>& ops() { return ops_; }
   const std::map<int, DeviceRelation>& relations() const { return relations_; }
