@@ -812,14 +812,19 @@ gov_tune() {
   varex tune --device "$d" "$@" --budget "$budget" --min-reps 3 --max-reps 10 --db "$db" --quiet --json \
     > "$files/gov_tune_$tag.json" 2> "$files/gov_tune_$tag.err" || { echo "tune failed: $d $*"; return; }
   local sets
-  # The best variant's values, except the tunables the tuning was pinned to (given again below).
-  sets=$(python3 -c 'import json,sys
-pinned={a.split("=")[0] for a in sys.argv[2:]}
-for s in json.load(open(sys.argv[1])):
-    if "best" in s: print(" ".join(f"--set {k}={v}" for k, v in s["best"]["params"].items() if k not in pinned))' \
-    "$files/gov_tune_$tag.json" "$@")
+  sets=$(tuned_sets "$files/gov_tune_$tag.json" "$@")
   # shellcheck disable=SC2086
   varex run --device "$d" "$@" $sets --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
+  last_sets=$sets
+}
+
+# The best variant of a `varex tune --json` file as --set flags, except the tunables the tuning was pinned to
+# (the flags after the file, given again by the caller).
+tuned_sets() {
+  python3 -c 'import json,sys
+pinned={a.split("=")[0] for a in sys.argv[2:]}
+for s in json.load(open(sys.argv[1])):
+    if "best" in s: print(" ".join(f"--set {k}={v}" for k, v in s["best"]["params"].items() if k not in pinned))' "$@"
 }
 
 part_govindaraju_goals() {
@@ -852,6 +857,47 @@ part_govindaraju_bitmap() {
   for d in ${GOV_DEVICES:-cuda:0 ocl:1:0}; do
     gov_tune "$d" 20s --op cnf_filter --rows 2^28 --attributes 4 --set output=bitmap
     gov_tune "$d" 20s --op range --rows 2^28 --attributes 4 --set output=bitmap
+  done
+}
+
+# Issue 31, item 5: the filters into a bitmap with the mask packed by a bit transpose in local memory on
+# OpenCL (b706c37). Each tuned on cuda:0 and ocl:1:0 (20 s), then the tuned variant run by the build before
+# (.carry/bin/varex-old: the byte-per-row packing) and this one, alternating three times.
+part_bitmap31() {
+  step "issue 31: filters into a bitmap at 2^28 records, the packing before and after"
+  local d op i
+  local flags=(--rows 2^28 --attributes 4 --set output=bitmap)
+  for d in cuda:0 ocl:1:0; do
+    for op in cnf_filter range; do
+      gov_tune "$d" 20s --op $op "${flags[@]}"
+      for i in 1 2 3; do
+        for bin in varex-old varex; do
+          # shellcheck disable=SC2086
+          echo -n "$bin: "; "$carry/bin/$bin" run --device "$d" --op $op "${flags[@]}" $last_sets --min-reps 5 \
+            --max-reps 20 --db "$files/bitmap31_$bin.db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
+        done
+      done
+    done
+  done
+}
+
+# Issue 31, item 3: where ra_select's single pass spends its time against CUB's DeviceSelect::If (2^27 tuples,
+# 1% and 50%, cuda:0): Nsight Compute's speed of light, memory and warp-state sections of one launch each.
+part_select31_profile() {
+  step "issue 31: ra_select profiled against CUB"
+  local ncu sel
+  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -z "$ncu" ] && { echo "no ncu on this machine"; return; }
+  local w=(--op ra_select --device cuda:0 --rows 2^27 --values 1 --min-reps 1 --max-reps 1 --db "$files/select31.db" --quiet)
+  for sel in 0.01 0.5; do
+    for impl in "--set impl=own --set algorithm=single_pass --set layout=aos --set ept=4 --set local=256" "--set impl=cub"; do
+      echo "== selectivity $sel, $impl"
+      # shellcheck disable=SC2086
+      "$ncu" --clock-control none --target-processes all --kernel-name regex:'ra_select|Select' --launch-skip 2 \
+        --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+        --section Occupancy --section LaunchStats "$carry/bin/varex" run "${w[@]}" --selectivity $sel $impl 2>&1 \
+        | grep -v '^==PROF==' | grep -E 'ra_select|Select|Duration|Throughput|Busy|Stall|Occupancy|Registers|Block Size|Grid Size|Hit Rate|Warp Cycles|Shared Memory Config|Local' | head -60
+    done
   done
 }
 
