@@ -231,4 +231,14 @@ void Engine::flush_cache() {
   fill(*flush_buffer_, ++flush_count_, 0, flush_buffer_->bytes())->elapsed_ms();
 }
 
+bool has_warp_ballot(const DeviceInfo& device) {
+  return device.backend == Backend::Cuda ||
+         (device.type == "gpu" && device.vendor.find("NVIDIA") != std::string::npos);
+}
+
+Defines warp_ballot_defines(const DeviceInfo& device) {
+  if (!has_warp_ballot(device) || device.backend == Backend::Cuda) return {};
+  return {{"VAREX_WARP_PTX", "1"}};
+}
+
 }  // namespace varex::harness

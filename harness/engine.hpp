@@ -110,6 +110,11 @@ struct Define {
 using Defines = std::vector<Define>;
 std::string to_string(const Defines& defines);
 
+// Whether kernels can take warp ballots on the device (kernels/common/portable.h's warp_ballot: warps of 32
+// consecutive work-items): CUDA, and NVIDIA's OpenCL through inline PTX. The defines that turn them on.
+bool has_warp_ballot(const DeviceInfo& device);
+Defines warp_ballot_defines(const DeviceInfo& device);
+
 struct CompileInfo {
   double ms = 0;        // time spent building (or loading from the disk cache) on first use; 0 afterwards
   bool cached = false;  // served from memory or from the disk cache rather than built by this call

@@ -8,9 +8,10 @@
 // Specialised further by:
 //   WG_SIZE       the work-group size (a multiple of 32; sizes the work-group arrays)
 //   EPT           rows per work-item and tile: a work-group takes WG_SIZE x EPT consecutive rows at a time,
-//                 work-item l the rows tile + j * WG_SIZE + l (coalesced; the filter's rows: FILTER_ROW),
-//                 striding by the grid
+//                 work-item l the rows tile + j * WG_SIZE + l (coalesced), striding by the grid
 //   PRED_FILTER / PRED_AGGREGATE / PRED_SELECT   which kernels the program holds
+//   PACK_BALLOT   the filter packs its mask by warp ballots (needs VAREX_WARP_BALLOT), else through local
+//                 memory
 #include "common/portable.h"
 #include "common/reduce.h"
 
@@ -59,58 +60,44 @@ FUNC uint clause_holds(GLOBAL const int* RESTRICT cols, ulong capacity, uint r, 
   return 1u;
 }
 
-// Row j of a work-item's share of a tile: each run of 32 work-items (a warp on NVIDIA) takes 32 x EPT
-// consecutive rows, 32 at a time (coalesced), so that its EPT words of the mask are consecutive.
-#define FILTER_ROW(tile, j) ((tile) + (lid() & ~31u) * EPT + (j)*32u + (lid() & 31u))
-
-// The EPT mask words of a run of 32 work-items, bit j of `mine` being row j * 32 + lane of the run's rows:
-// lane j (< EPT) gets word j. CUDA: a warp ballot per row. OpenCL (no sub-group ballot on NVIDIA's
-// platform): a 32 x 32 bit transpose through local memory, each work-item storing its bits as one word and
-// lane j gathering bit j of the run's 32 words (the same word for the whole run at a time, one broadcast
-// read each). `exchange` has 2 x WG_SIZE words, used alternately by even and odd tiles (`parity`), so one
-// barrier per tile suffices: a tile's writes reach the half the tile before last read, and every
-// work-item has passed the last tile's barrier, after its reads, before anyone gets here. All work-items
-// must call it.
-FUNC uint lane_run_word(uint mine, LOCAL uint* exchange, uint parity) {
-#if VAREX_CUDA
-  uint word = 0;
-  PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
-    const uint ballot = __ballot_sync(0xffffffffu, ((mine >> j) & 1u) != 0u);
-    if ((lid() & 31u) == j) word = ballot;
-  }
-  return word;
-#else
-  LOCAL uint* run = exchange + parity * WG_SIZE;
-  run[lid()] = mine;
-  LOCAL_BARRIER();
-  run += lid() & ~31u;
-  const uint lane = lid() & 31u;
-  uint word = 0;
-  if (lane < EPT) {
-    PRAGMA_UNROLL for (uint i = 0; i < 32; ++i) word |= ((run[i] >> lane) & 1u) << i;
-  }
-  return word;
+#ifndef PACK_BALLOT
+#define PACK_BALLOT 0
 #endif
-}
+#if PACK_BALLOT && !VAREX_WARP_BALLOT
+#error "PACK_BALLOT needs warp ballots (CUDA, or NVIDIA's OpenCL with VAREX_WARP_PTX)"
+#endif
+
+// Row j of a work-item's share of a tile. Ballots: each warp takes 32 x EPT consecutive rows, 32 at a time,
+// so that its EPT words of the mask are consecutive (one coalesced store). Local memory: the work-group's
+// rows j * WG_SIZE + lid().
+#if PACK_BALLOT
+#define FILTER_ROW(tile, j) ((tile) + (lid() & ~31u) * EPT + (j)*32u + (lid() & 31u))
+#else
+#define FILTER_ROW(tile, j) ((tile) + (j)*WG_SIZE + lid())
+#endif
 
 // pass 0: the fused filter (KEEP); 1: the first clause-by-clause pass (clause `clause` alone); 2: a later
 // pass, clause `clause` on the rows the mask still holds (routine 4.3's stencil: rows already out are not
 // evaluated). count_only: instead of writing the mask, add the kept rows and the sum of their indices to
 // result[0] and result[1] (the count the paper takes with an occlusion query).
+// The bits become whole 32-bit words of the mask: by a warp ballot per row of the tile, or through a byte per
+// row of the tile in local memory, packed once per tile (two barriers per tile, none inside the unrolled
+// rows: PoCL compiles barriers in unrolled loops very slowly).
 KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, GLOBAL ulong* RESTRICT result,
                    const uint n, const ulong capacity, const uint clause, const uint pass,
                    const uint count_only) {
-  LOCAL_ARRAY uint exchange[2 * WG_SIZE];
+#if !PACK_BALLOT
+  LOCAL_ARRAY uchar parts[TILE_ROWS];
+#endif
   LOCAL_ARRAY uint count_scratch[WG_SIZE];
   LOCAL_ARRAY ulong sum_scratch[WG_SIZE];
   const uint nwords = (n + 31) / 32;
   uint count = 0;
   ulong index_sum = 0;
-  uint parity = 0;
   FOR_TILES(tile) {
     // First every row's bit (all loads of the tile in flight at once), then the words: a ballot between
     // the loads would keep one load per work-item in flight.
-    uint mine = 0;
+    uint bits[EPT];
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
       const uint r = FILTER_ROW(tile, j);
       uint bit = 0;
@@ -121,16 +108,31 @@ KERNEL void filter(GLOBAL const int* RESTRICT cols, GLOBAL uint* RESTRICT mask, 
           bit = clause_holds(cols, capacity, r, clause);
         }
       }
-      mine |= bit << j;
+      bits[j] = bit;
       count += bit;
       index_sum += bit ? r : 0;
     }
-    if (!count_only) {  // the same for the whole launch: every work-item takes the barrier or none does
-      const uint word = lane_run_word(mine, exchange, parity);
+#if PACK_BALLOT
+    if (!count_only) {
+      // The warp's EPT words are consecutive: lane j keeps word j, and the warp stores them at once.
+      uint mine = 0;
+      PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+        const uint word = warp_ballot(bits[j]);
+        if ((lid() & 31u) == j) mine = word;
+      }
       const uint index = (FILTER_ROW(tile, 0) >> 5) + (lid() & 31u);
-      if ((lid() & 31u) < EPT && index < nwords) mask[index] = word;
-      parity ^= 1u;
+      if ((lid() & 31u) < EPT && index < nwords) mask[index] = mine;
     }
+#else
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) parts[j * WG_SIZE + lid()] = (uchar)bits[j];
+    LOCAL_BARRIER();
+    for (uint w = lid(); w < TILE_ROWS / 32 && !count_only; w += WG_SIZE) {
+      uint word = 0;
+      for (uint b = 0; b < 32; ++b) word |= (uint)parts[w * 32 + b] << b;
+      if ((tile >> 5) + w < nwords) mask[(tile >> 5) + w] = word;
+    }
+    LOCAL_BARRIER();
+#endif
   }
   if (count_only) {
     count = wg_reduce_add_u32(count_scratch, count);

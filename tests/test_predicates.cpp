@@ -327,6 +327,38 @@ TEST(PredicatesDevice, MeasurementsCarryAVerifiedCpuBaseline) {
   }
 }
 
+// The filters pack their mask by warp ballots only where the device has them: CUDA, and NVIDIA's OpenCL with
+// the define that turns its inline PTX on; PoCL offers local memory alone.
+TEST(PredicatesDevice, BallotPackingOnlyWhereTheDeviceHasWarpBallots) {
+  const Operator& op = find_operator("range");
+  const auto packs = [&](const DeviceInfo& device) {
+    std::vector<std::string> names;
+    const variants::Space space = op.space({device, 1000});
+    for (const variants::Tunable& t : space.tunables())
+      if (t.name == "pack")
+        for (const variants::Value& v : t.values) names.push_back(std::get<std::string>(v));
+    return names;
+  };
+  const auto defines = [&](const DeviceInfo& device, const std::string& pack) {
+    variants::Params params = op.space({device, 1000}).defaults();
+    params["pack"] = variants::Value{pack};
+    return harness::to_string(op.defines(params, device));
+  };
+  EXPECT_EQ(packs(test::cpu_device()), std::vector<std::string>{"local"});
+  DeviceInfo cuda = test::cpu_device();
+  cuda.backend = Backend::Cuda;
+  cuda.type = "gpu";
+  cuda.vendor = "NVIDIA Corporation";
+  DeviceInfo nvidia_opencl = cuda;
+  nvidia_opencl.backend = Backend::OpenCL;
+  for (const DeviceInfo& d : {cuda, nvidia_opencl})
+    EXPECT_EQ(packs(d), (std::vector<std::string>{"ballot", "local"}));
+  EXPECT_NE(defines(nvidia_opencl, "ballot").find("VAREX_WARP_PTX=1"), std::string::npos);
+  EXPECT_EQ(defines(nvidia_opencl, "local").find("PACK_BALLOT"), std::string::npos);
+  EXPECT_EQ(defines(cuda, "ballot").find("VAREX_WARP_PTX"), std::string::npos);
+  EXPECT_NE(defines(cuda, "ballot").find("PACK_BALLOT=1"), std::string::npos);
+}
+
 TEST(PredicatesCli, BadQueriesAndFilesAreOneLineAndStatusTwo) {
   const std::string bad_file = test::scratch_dir("predicates-cli") + "/bad.csv";
   { std::ofstream(bad_file) << "1,2\n3,x\n"; }

@@ -19,6 +19,10 @@
 //   slong           a signed 64-bit integer (long / long long)
 //   PRAGMA_UNROLL   asks the compiler to unroll the loop that follows (#pragma unroll on both)
 //   popcount_u32(x), clz_u32(x): set bits and leading zeros of a uint
+//   warp_ballot(pred): bit l set where lane l of the warp (32 consecutive work-items) passes a non-zero pred,
+//                 every lane of the warp calling it; VAREX_WARP_BALLOT says it exists: on CUDA, and on OpenCL
+//                 where the host defines VAREX_WARP_PTX (NVIDIA's platform, which takes inline PTX but offers
+//                 no sub-group ballot)
 #ifndef VAREX_PORTABLE_H
 #define VAREX_PORTABLE_H
 
@@ -62,6 +66,8 @@ FUNC uint atomic_or_u32(uint* p, uint v) { return atomicOr(p, v); }
 FUNC int atomic_cas_i32(int* p, int expected, int desired) { return atomicCAS(p, expected, desired); }
 FUNC uint popcount_u32(uint x) { return __popc(x); }
 FUNC uint clz_u32(uint x) { return __clz(x); }
+#define VAREX_WARP_BALLOT 1
+FUNC uint warp_ballot(uint pred) { return __ballot_sync(0xffffffffu, pred != 0u); }
 
 #else
 #define VAREX_CUDA 0
@@ -103,6 +109,18 @@ typedef long slong;
 #define atomic_add_u64(p, v) atom_add((volatile __global ulong*)(p), (ulong)(v))
 #else
 #define VAREX_HAVE_ATOMIC_U64 0
+#endif
+#if defined(VAREX_WARP_PTX) && VAREX_WARP_PTX
+#define VAREX_WARP_BALLOT 1
+inline uint warp_ballot(uint pred) {
+  uint word;
+  __asm__ __volatile__("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+               : "=r"(word)
+               : "r"(pred));
+  return word;
+}
+#else
+#define VAREX_WARP_BALLOT 0
 #endif
 #endif
 

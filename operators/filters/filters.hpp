@@ -28,6 +28,7 @@ struct AttributeFilterVariant : AttributeVariant {
   bool passes;                          // strategy=passes: one kernel per clause (cnf_filter)
   bool selective_first;                 // order=selective_first: the passes' clauses by selectivity
   bool count_only;                      // output=count: only the rows kept and their indices' sum
+  bool ballot;                          // pack=ballot: the mask's words by warp ballots
   std::optional<RangeCompare> compare;  // range's compare (absent for the others)
   std::size_t clauses = 0;              // the query's clauses (the run's decode counts them)
 };
