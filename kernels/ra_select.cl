@@ -8,15 +8,13 @@
 //                          intermediate buffer (gaps stay between partitions) and its count to counts[]
 //   2-4                    the family's scan of the partition counts and gather (common/tile_select.h:
 //                          tile_select_scan, tile_select_combine, tile_select_gather)
-// algorithm=single_pass, one kernel with a decoupled look-back (Merrill and Garland's single-pass scan, as
-// CUB's single_pass_scan_operators): work-groups take tiles in order from an atomic ticket; a tile publishes
-// its survivor count (its aggregate) at once, then walks back over its predecessors, adding their
-// aggregates until it meets one that has published its inclusive prefix, publishes its own inclusive
-// prefix and writes its survivors straight to the output. A predecessor has taken its ticket before, so it
-// is running and its aggregate comes. state[t] holds tile t's aggregate + 1 and state[tiles + t] its
-// inclusive prefix + 1 (0: not yet), so each word goes from 0 to its value once.
+// algorithm=single_pass, one kernel with a decoupled look-back (common/lookback.h): work-groups take tiles
+// in order from an atomic ticket, a tile finds the survivors of the tiles before it by looking back over
+// their published counts and writes its staged survivors straight to the output.
+// algorithm=single_pass_ballot (TILE_BALLOT, devices with warp ballots): the same pass with coalesced loads
+// and each warp's survivors counted and placed by ballots, without the work-group scan and the staging.
 //
-//   WG_SIZE       work-group size (sizes the local arrays)
+//   WG_SIZE     work-group size (sizes the local arrays; a multiple of 32 for TILE_BALLOT)
 //   EPT         tuples per work-item and tile
 //   LAYOUT_SOA  0: packed tuples (attribute c of tuple i at i * width + c); 1: one array per attribute
 //               (attribute c of tuple i at c * capacity + i), in the input, the intermediate and the output
@@ -28,8 +26,10 @@
 #define TILE_SELECT_SKIP 0
 #include "common/tile_select.h"
 
-// Predecessors the single pass's look-back reads at once (at most the work-group).
-#define LOOKBACK (WG_SIZE < 32 ? WG_SIZE : 32)
+// Whether a key passes the range predicate (1 or 0).
+FUNC uint key_in_range(uint key, uint lo, uint hi, uint neg) {
+  return ((key >= lo && key <= hi) ? 1u : 0u) ^ neg;
+}
 
 // Bit j set where tuple first + j (< n) passes the range predicate on its key.
 FUNC uint range_mask(CONSTANT_PTR uint* RESTRICT in, uint first, uint n, uint width, uint in_capacity,
@@ -38,8 +38,7 @@ FUNC uint range_mask(CONSTANT_PTR uint* RESTRICT in, uint first, uint n, uint wi
   for (uint j = 0; j < EPT; ++j) {
     const uint i = first + j;
     if (i < n) {
-      const uint key = in[AT(i, 0, width, in_capacity)];
-      mask |= (((key >= lo && key <= hi) ? 1u : 0u) ^ neg) << j;
+      mask |= key_in_range(in[AT(i, 0, width, in_capacity)], lo, hi, neg) << j;
     }
   }
   return mask;
@@ -68,7 +67,11 @@ KERNEL void ra_select_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RES
   }
 }
 
-#else
+#else  // ALGO_SINGLE
+
+#include "common/lookback.h"
+
+#if !TILE_BALLOT
 
 KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
                              GLOBAL uint* RESTRICT count, GLOBAL uint* RESTRICT state,
@@ -76,63 +79,70 @@ KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
                              uint out_capacity, uint tiles, uint lo, uint hi, uint neg) {
   LOCAL_ARRAY uint scan[WG_SIZE + 1];
   LOCAL_ARRAY uint stage[4 * TILE];
+  LOCAL_ARRAY uint window[LOOKBACK];
   LOCAL_ARRAY uint shared[3];
-  GLOBAL uint* aggregate = state;
-  GLOBAL uint* inclusive = state + tiles;
   for (;;) {
-    if (lid() == 0) shared[0] = atomic_inc_u32(ticket);
-    LOCAL_BARRIER();
-    const uint t = shared[0];
+    const uint t = lookback_next_tile(ticket, shared);
     if (t >= tiles) break;
     const uint total = select_tile(in, n, width, in_capacity, t, lo, hi, neg, scan, stage);
-    // Publish the aggregate at once (tile 0's inclusive prefix is its aggregate), then look back in windows
-    // of LOOKBACK predecessors read in parallel: each reads its tile's word into scan[] as 0 (not yet) or
-    // 2 x value + (1 if it is an inclusive prefix) + 1; work-item 0 adds the window up to the first
-    // inclusive prefix, or up to the first tile not yet published (the next window starts there).
-    if (lid() == 0) {
-      if (t > 0) atomic_add_u32(&aggregate[t], total + 1u);
-      shared[1] = 0;  // the prefix found so far
-      shared[2] = t;  // the tiles before this one are still to be added
-    }
-    LOCAL_BARRIER();
-    for (uint p = t; p > 0; p = shared[2]) {
-      if (lid() < LOOKBACK) {
-        uint word = 0;
-        if (lid() < p) {
-          const uint q = p - 1 - lid();
-          const uint done = atomic_add_u32(&inclusive[q], 0u);
-          const uint partial = done ? 0u : atomic_add_u32(&aggregate[q], 0u);
-          word = done ? 2u * (done - 1u) + 2u : partial ? 2u * (partial - 1u) + 1u : 0u;
-        }
-        scan[lid()] = word;
-      }
-      LOCAL_BARRIER();
-      if (lid() == 0) {
-        uint prefix = shared[1], k = 0, left = p;
-        for (; k < LOOKBACK && k < p; ++k) {
-          const uint word = scan[k];
-          if (word == 0) break;  // not published yet: the next window starts here
-          prefix += (word - 1u) >> 1;
-          --left;
-          if (((word - 1u) & 1u) == 1u) {  // an inclusive prefix: nothing before it is needed
-            left = 0;
-            break;
-          }
-        }
-        shared[1] = prefix;
-        shared[2] = left;
-      }
-      LOCAL_BARRIER();
-    }
-    if (lid() == 0) {
-      const uint prefix = shared[1];
-      atomic_add_u32(&inclusive[t], prefix + total + 1u);
-      if (t == tiles - 1) count[0] = prefix + total;
-    }
-    LOCAL_BARRIER();
-    write_staged(stage, out, shared[1], total, width, out_capacity);
+    const uint prefix = lookback_exclusive(state, tiles, t, total, window, shared);
+    if (lid() == 0 && t == tiles - 1) count[0] = prefix + total;
+    write_staged(stage, out, prefix, total, width, out_capacity);
     LOCAL_BARRIER();
   }
 }
+
+#else  // TILE_BALLOT
+
+// The single pass with warp ballots: warp w of the work-group takes the 32 x EPT tuples of the tile from
+// w x 32 x EPT on, 32 at a time (tuple j x 32 + lane of its share is the lane's j-th: coalesced loads). A
+// ballot per j gives the warp's survivors in order; the warps' counts meet in local memory, and each lane
+// writes its survivors straight to the output at the tile's prefix + the warps' and lanes' before it (the
+// survivors of a warp's j-th step land side by side). No staging, one barrier besides the look-back's.
+KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
+                             GLOBAL uint* RESTRICT count, GLOBAL uint* RESTRICT state,
+                             GLOBAL uint* RESTRICT ticket, uint n, uint width, uint in_capacity,
+                             uint out_capacity, uint tiles, uint lo, uint hi, uint neg) {
+  LOCAL_ARRAY uint warp_counts[WG_SIZE / 32];
+  LOCAL_ARRAY uint window[LOOKBACK];
+  LOCAL_ARRAY uint shared[3];
+  const uint lane = lid() & 31u, warp = lid() >> 5;
+  const uint lanes_before = (1u << lane) - 1u;
+  for (;;) {
+    const uint t = lookback_next_tile(ticket, shared);
+    if (t >= tiles) break;
+    const uint first = t * TILE + warp * 32u * EPT + lane;
+    uint words[EPT];
+    uint kept = 0;
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      const uint i = first + j * 32u;
+      words[j] = warp_ballot(i < n && key_in_range(in[AT(i, 0, width, in_capacity)], lo, hi, neg));
+      kept += popcount_u32(words[j]);
+    }
+    if (lane == 0) warp_counts[warp] = kept;
+    LOCAL_BARRIER();
+    uint before = 0, total = 0;
+    for (uint w = 0; w < WG_SIZE / 32; ++w) {
+      const uint c = warp_counts[w];
+      before += w < warp ? c : 0u;
+      total += c;
+    }
+    // Every work-item has read warp_counts before the look-back's barriers; the next tile writes it after.
+    const uint prefix = lookback_exclusive(state, tiles, t, total, window, shared);
+    if (lid() == 0 && t == tiles - 1) count[0] = prefix + total;
+    uint at = prefix + before;
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      if ((words[j] >> lane) & 1u) {
+        const uint i = first + j * 32u;
+        const uint slot = at + popcount_u32(words[j] & lanes_before);
+        for (uint c = 0; c < width; ++c)
+          out[AT(slot, c, width, out_capacity)] = in[AT(i, c, width, in_capacity)];
+      }
+      at += popcount_u32(words[j]);
+    }
+  }
+}
+
+#endif  // TILE_BALLOT
 
 #endif

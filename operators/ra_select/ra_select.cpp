@@ -20,7 +20,7 @@ namespace varex::operators {
 
 namespace {
 
-constexpr TileSelectFamily kSelectFamily{"ra_select", "single_pass", "ALGO_SINGLE"};
+constexpr TileSelectFamily kSelectFamily{"ra_select", "single_pass", "ALGO_SINGLE", "single_pass_ballot"};
 
 // The source's four kernels or the single pass, and CUB's select, over a relation whoever owns it.
 class SelectKernels final : public TileSelectKernels {
@@ -102,7 +102,9 @@ RaSelectOperator::RaSelectOperator()
            "each "
            "finding its prefix by a decoupled look-back over its predecessors' published counts and writing "
            "its "
-           "survivors directly",
+           "survivors directly; single_pass_ballot (devices with warp ballots): the same with coalesced "
+           "loads, "
+           "each warp's survivors counted and placed by ballots, no work-group scan and no staging",
            "a tile's staging area",
            16,
            8,

@@ -23,13 +23,18 @@ TileSelectVariant::TileSelectVariant(const variants::Params& params, const Devic
                                      const TileSelectFamily& family)
     : LaunchBundle(params, device),
       layout(layout_of(params)),
-      own_algorithm(variants::get_string(params, "algorithm") == family.algorithm),
+      ballot(family.ballot_algorithm && variants::get_string(params, "algorithm") == family.ballot_algorithm),
       local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
       ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
+  own_algorithm = ballot || variants::get_string(params, "algorithm") == family.algorithm;
   defines = {{family.define, own_algorithm ? "1" : "0"},
              {"WG_SIZE", std::to_string(local)},
              {"EPT", std::to_string(ept)},
              {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"}};
+  if (ballot) {
+    defines.push_back({"TILE_BALLOT", "1"});
+    for (Define& d : warp_ballot_defines(device)) defines.push_back(std::move(d));
+  }
 }
 
 TileSelect::TileSelect(Engine& engine, std::uint64_t rows, std::uint32_t width, bool skips)

@@ -19,6 +19,9 @@ struct TileSelectFamily {
   const char* kernels;    // "ra_select"
   const char* algorithm;  // "single_pass"
   const char* define;     // "ALGO_SINGLE"
+  // The own algorithm again with warp ballots (its kernels under TILE_BALLOT), offered on devices that have
+  // them (harness::has_warp_ballot); nullptr where the family has none.
+  const char* ballot_algorithm = nullptr;  // "single_pass_ballot"
 };
 
 // A variant of the family, decoded once: the tuple layout, the tile (local x ept tuples), whether the
@@ -26,7 +29,8 @@ struct TileSelectFamily {
 struct TileSelectVariant : LaunchBundle {
   TileSelectVariant(const variants::Params& params, const DeviceInfo& device, const TileSelectFamily& family);
   TupleLayout layout;
-  bool own_algorithm;
+  bool own_algorithm;  // the family's own algorithm, with ballots or without
+  bool ballot;         // its ballot form
   std::uint64_t local;
   std::uint64_t ept;
 };

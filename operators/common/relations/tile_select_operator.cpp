@@ -8,12 +8,11 @@ namespace varex::operators {
 variants::Space TileSelectOperator::space(const variants::SpaceContext& context) const {
   using variants::Value;
   const TileSelectFamily& family = space_.family;
+  std::vector<Value> algorithms{Value{"source"}, Value{family.algorithm}};
+  if (family.ballot_algorithm && has_warp_ballot(context.device))
+    algorithms.emplace_back(family.ballot_algorithm);
   std::vector<variants::Tunable> tunables{
-      {"algorithm",
-       variants::TunableKind::Compile,
-       {Value{"source"}, Value{family.algorithm}},
-       Value{"source"},
-       space_.algorithm_help},
+      {"algorithm", variants::TunableKind::Compile, algorithms, Value{"source"}, space_.algorithm_help},
       relation_layout(),
       relation_local(context.device, variants::TunableKind::Compile,
                      "work-group size = partition size in work-items (compile-time: sizes the local arrays)"),
