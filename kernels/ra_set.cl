@@ -20,10 +20,11 @@
 // "removes the duplicates" (which would keep one copy): with ranks, as std::set_difference and
 // std::set_union, max(m - n, 0) and max(m, n) copies stay. Alg. 6 compares keys only; here whole tuples
 // are compared everywhere (equal keys with other values do not match). Both algorithms form, per work-item, a
-// mask of EPT candidates kept, and share one stable compaction (common/compact.h):
+// mask of EPT candidates kept, and share one stable compaction (common/compact.h), in three kernels:
 //   1 ra_set_count    the kept candidates per tile of WG_SIZE x EPT (compact_group_total)
 //   2 compact_offsets one work-group: their exclusive sums, the number kept into count[0] (common/compact.h)
 //   3 ra_set_scatter  every kept tuple written to its output position (compact_first_slot)
+// or in one, ra_set_single: tiles taken in order, each placed by a decoupled look-back (common/lookback.h).
 // ALGO_MERGE=0, rank (the source's rule): candidate i is left tuple i (i < n) or, for UNION, right tuple
 //   i - n. Its rank is its index minus the lower bound of its own tuple in its own relation, the copies on
 //   the other side upper bound minus lower bound there (binary searches over the whole relation); a
@@ -32,17 +33,17 @@
 //   merge of both relations (n + m steps), ties taken from the FIRST relation (the right one for
 //   INTERSECTION and DIFFERENCE, the left one for UNION): then every copy of a tuple in FIRST precedes its
 //   copies in SECOND, so when SECOND's copy of rank r is merged the copies in FIRST are all behind it and
-//   counted. Per tile of WG_SIZE x EPT steps, two work-items find the tile's ends on the merge path (one
-//   diagonal binary search each, in global memory) and where the runs of the tuples just before the tile
-//   start (galloping back: runs of equal tuples cross tiles); the work-group then loads the tile's FIRST
-//   and SECOND slices (at most WG_SIZE x EPT tuples, each slice behind the tuple before it) into local
-//   memory with coalesced loads. Each work-item finds where its EPT steps start by a diagonal search in
-//   local memory, the run starts of the last FIRST and SECOND tuples before them (a lower bound in the
-//   slice, else the tile's run start), then merges sequentially from local memory, counting runs as it
+//   counted. A partition kernel finds every tile's ends on the merge path first (ra_set_partition: one
+//   diagonal binary search per tile boundary, all at once, in global memory) and where the runs of the tuples
+//   just before each tile start (galloping back: runs of equal tuples cross tiles); a tile's work-group then
+//   loads its FIRST and SECOND slices (at most WG_SIZE x EPT tuples, each slice behind the tuple before it)
+//   into local memory with coalesced loads. Each work-item finds where its EPT steps start by a diagonal
+//   search in local memory, the run starts of the last FIRST and SECOND tuples before them (a lower bound in
+//   the slice, else the tile's run start), then merges sequentially from local memory, counting runs as it
 //   goes. A FIRST step is kept for UNION only; a SECOND step of rank r against c copies in FIRST is kept
 //   iff r < c (INTERSECTION) or r >= c (UNION, DIFFERENCE). The count and scatter kernels both stage and
-//   merge the tile (the scatter copies the kept tuples from the stage); the host's constraint keeps the
-//   stage, (WG_SIZE x EPT + 2) x MAX_WIDTH words, within 48 KiB.
+//   merge the tile, the single pass once (the kept tuples are copied from the stage); the host's constraint
+//   keeps the stage, (WG_SIZE x EPT + 2) x MAX_WIDTH words, within 48 KiB.
 //
 //   SET_OP      0 intersection, 1 union, 2 difference
 //   ALGO_MERGE  0 rank, 1 merge path
@@ -58,6 +59,7 @@
 #define SCAN_ITEMS EPT
 #define COMPACT_OFFSETS_KERNEL
 #include "common/compact.h"
+#include "common/lookback.h"
 
 #define MAX_WIDTH 4
 
@@ -180,7 +182,8 @@ FUNC uint keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, u
 #define STAGE_WORDS 1  // no stage
 
 FUNC uint tile_keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, uint m, uint width,
-                         uint tile, LOCAL uint* stage, uint* src) {
+                         CONSTANT_PTR uint* RESTRICT bounds, uint tile, LOCAL uint* stage, uint* src) {
+  (void)bounds;
   (void)stage;
   return keep_mask(left, right, n, m, width, compact_first_item(tile), src);
 }
@@ -233,21 +236,34 @@ FUNC uint run_start(CONSTANT_PTR uint* rel, uint last, uint width) {
   return 0;
 }
 
-// The work-group's share of the merge path for the tile starting at step `first` into `stage`: lid 0 and
-// 1 search the tile's two ends (and lid 0 the runs crossing its start), then every work-item loads both
-// slices with coalesced loads.
-FUNC void stage_tile(CONSTANT_PTR uint* fst, uint nf, CONSTANT_PTR uint* snd, uint ns, uint width, uint first,
-                     LOCAL uint* stage) {
+// The merge's tile boundaries, one work-item each (before the tiles' kernels): boundary b (0 <= b <= tiles)
+// at step min(b x TILE_STEPS, total) takes bounds[3b] of FIRST's tuples before it (a diagonal search), and
+// the runs of the tuples just before it start at FIRST's bounds[3b + 1] and SECOND's bounds[3b + 2]
+// (galloping back: runs of equal tuples cross tiles). All boundaries are searched at once, in global memory.
+FUNC void partition_merge(CONSTANT_PTR uint* fst, uint nf, CONSTANT_PTR uint* snd, uint ns, uint width,
+                          GLOBAL uint* RESTRICT bounds, uint tiles) {
   const uint total = nf + ns;
+  for (uint b = gid(); b <= tiles; b += gsize()) {
+    const uint step = b < tiles ? b * TILE_STEPS : total;
+    const uint f = diagonal_search(fst, nf, snd, ns, step, width);
+    const uint s = step - f;
+    bounds[3 * b] = f;
+    bounds[3 * b + 1] = b < tiles && f > 0 ? run_start(fst, f - 1, width) : 0u;
+    bounds[3 * b + 2] = b < tiles && s > 0 ? run_start(snd, s - 1, width) : 0u;
+  }
+}
+
+// The work-group's share of the merge path for tile `tile` into `stage`: its bounds from the partition, then
+// both slices loaded with coalesced loads.
+FUNC void stage_tile(CONSTANT_PTR uint* fst, uint nf, CONSTANT_PTR uint* snd, uint ns, uint width,
+                     CONSTANT_PTR uint* RESTRICT bounds, uint tile, LOCAL uint* stage) {
+  const uint total = nf + ns;
+  const uint first = tile * TILE_STEPS;
   if (lid() == 0) {
-    const uint f0 = diagonal_search(fst, nf, snd, ns, first, width);
-    const uint s0 = first - f0;
-    stage[BOUND_F0] = f0;
-    stage[BOUND_F_RUN] = f0 > 0 ? run_start(fst, f0 - 1, width) : 0u;
-    stage[BOUND_S_RUN] = s0 > 0 ? run_start(snd, s0 - 1, width) : 0u;
-  } else if (lid() == 1) {
-    const uint end = total - first > TILE_STEPS ? first + TILE_STEPS : total;
-    stage[BOUND_F1] = diagonal_search(fst, nf, snd, ns, end, width);
+    stage[BOUND_F0] = bounds[3 * tile];
+    stage[BOUND_F1] = bounds[3 * tile + 3];
+    stage[BOUND_F_RUN] = bounds[3 * tile + 1];
+    stage[BOUND_S_RUN] = bounds[3 * tile + 2];
   }
   LOCAL_BARRIER();
   const uint f0 = stage[BOUND_F0], f1 = stage[BOUND_F1];
@@ -344,55 +360,103 @@ FUNC uint keep_mask(uint n, uint m, uint width, uint first, LOCAL const uint* st
   return mask;
 }
 
+// FIRST and SECOND of the merge: the left relation first for UNION, the right one otherwise.
+#if SET_OP == SET_UNION
+#define MERGE_RELATIONS(left, n, right, m) left, n, right, m
+#else
+#define MERGE_RELATIONS(left, n, right, m) right, m, left, n
+#endif
+
 // The keep mask of this work-item's steps in tile `tile`, staging the tile first.
 FUNC uint tile_keep_mask(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, uint n, uint m, uint width,
-                         uint tile, LOCAL uint* stage, uint* src) {
-#if SET_OP == SET_UNION
-  stage_tile(left, n, right, m, width, tile * TILE_STEPS, stage);
-#else
-  stage_tile(right, m, left, n, width, tile * TILE_STEPS, stage);
-#endif
+                         CONSTANT_PTR uint* RESTRICT bounds, uint tile, LOCAL uint* stage, uint* src) {
+  stage_tile(MERGE_RELATIONS(left, n, right, m), width, bounds, tile, stage);
   return keep_mask(n, m, width, compact_first_item(tile), stage, src);
+}
+
+KERNEL void ra_set_partition(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
+                             GLOBAL uint* RESTRICT bounds, uint n, uint m, uint width, uint tiles) {
+  partition_merge(MERGE_RELATIONS(left, n, right, m), width, bounds, tiles);
 }
 
 #endif  // ALGO_MERGE
 
+// Tile t's kept tuples from output slot `at` on (nothing at or past out_capacity).
+FUNC void scatter_kept(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, GLOBAL uint* RESTRICT out, uint n,
+                       uint width, uint out_capacity, uint mask, const uint* src, LOCAL const uint* stage,
+                       uint at) {
+  for (uint k = 0; k < EPT; ++k) {
+    if ((mask >> k) & 1u) {
+      if (at < out_capacity) {
+#if ALGO_MERGE
+        (void)left;
+        (void)right;
+        (void)n;
+        for (uint c = 0; c < width; ++c) out[(ulong)at * width + c] = stage[src[k] + c];
+#else
+        (void)stage;
+        const uint i = src[k];
+        CONSTANT_PTR uint* from = i < n ? left : right;
+        const ulong row = i < n ? i : i - n;
+        for (uint c = 0; c < width; ++c) out[(ulong)at * width + c] = from[row * width + c];
+#endif
+      }
+      ++at;
+    }
+  }
+}
+
 KERNEL void ra_set_count(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
-                         GLOBAL uint* RESTRICT tile_counts, uint n, uint m, uint width, uint tiles) {
+                         CONSTANT_PTR uint* RESTRICT bounds, GLOBAL uint* RESTRICT tile_counts, uint n,
+                         uint m, uint width, uint tiles) {
   LOCAL_ARRAY uint part[SCAN_LOCAL];
   LOCAL_ARRAY uint stage[STAGE_WORDS];
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     uint src[EPT];
-    const uint mask = tile_keep_mask(left, right, n, m, width, t, stage, src);
+    const uint mask = tile_keep_mask(left, right, n, m, width, bounds, t, stage, src);
     const uint total = compact_group_total(part, mask);
     if (lid() == 0) tile_counts[t] = total;
   }
 }
 
 KERNEL void ra_set_scatter(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
-                           GLOBAL uint* RESTRICT out, CONSTANT_PTR uint* RESTRICT tile_offsets, uint n,
-                           uint m, uint width, uint out_capacity, uint tiles) {
+                           CONSTANT_PTR uint* RESTRICT bounds, GLOBAL uint* RESTRICT out,
+                           CONSTANT_PTR uint* RESTRICT tile_offsets, uint n, uint m, uint width,
+                           uint out_capacity, uint tiles) {
   LOCAL_ARRAY uint part[SCAN_LOCAL];
   LOCAL_ARRAY uint stage[STAGE_WORDS];
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     uint src[EPT];
-    const uint mask = tile_keep_mask(left, right, n, m, width, t, stage, src);
-    uint at = compact_first_slot(part, mask, tile_offsets[t]);
-    for (uint k = 0; k < EPT; ++k) {
-      if ((mask >> k) & 1u) {
-        if (at < out_capacity) {
-#if ALGO_MERGE
-          for (uint c = 0; c < width; ++c) out[(ulong)at * width + c] = stage[src[k] + c];
-#else
-          const uint i = src[k];
-          CONSTANT_PTR uint* from = i < n ? left : right;
-          const ulong row = i < n ? i : i - n;
-          for (uint c = 0; c < width; ++c) out[(ulong)at * width + c] = from[row * width + c];
-#endif
-        }
-        ++at;
-      }
-    }
+    const uint mask = tile_keep_mask(left, right, n, m, width, bounds, t, stage, src);
+    scatter_kept(left, right, out, n, width, out_capacity, mask, src, stage,
+                 compact_first_slot(part, mask, tile_offsets[t]));
+    LOCAL_BARRIER();  // the stage is read above before the next tile overwrites it
+  }
+}
+
+// The single pass (compaction=single_pass): each tile merged once, its place in the output found by a
+// decoupled look-back over the tiles before it (common/lookback.h), its kept tuples written there; the
+// count into count[0] by the last tile (or 0 without tiles).
+KERNEL void ra_set_single(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
+                          CONSTANT_PTR uint* RESTRICT bounds, GLOBAL uint* RESTRICT out,
+                          GLOBAL uint* RESTRICT count, GLOBAL uint* RESTRICT state,
+                          GLOBAL uint* RESTRICT ticket, uint n, uint m, uint width, uint out_capacity,
+                          uint tiles) {
+  LOCAL_ARRAY uint part[SCAN_LOCAL];
+  LOCAL_ARRAY uint stage[STAGE_WORDS];
+  LOCAL_ARRAY uint window[LOOKBACK];
+  LOCAL_ARRAY uint shared[3];
+  if (tiles == 0 && gid() == 0) count[0] = 0;
+  for (;;) {
+    const uint t = lookback_next_tile(ticket, shared);
+    if (t >= tiles) break;
+    uint src[EPT];
+    const uint mask = tile_keep_mask(left, right, n, m, width, bounds, t, stage, src);
+    uint total;
+    const uint before = compact_group_slot(part, mask, &total);
+    const uint prefix = lookback_exclusive(state, tiles, t, total, window, shared);
+    if (lid() == 0 && t == tiles - 1) count[0] = prefix + total;
+    scatter_kept(left, right, out, n, width, out_capacity, mask, src, stage, prefix + before);
     LOCAL_BARRIER();  // the stage is read above before the next tile overwrites it
   }
 }

@@ -553,6 +553,10 @@ part_sanitizer() {
     "regex;regex;--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal);--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
     "ra_product-w2;ra_product;--rows 37 --rows2 1001 --values 1;--set local=128 --set grid=cover"
     "ra_product-w4;ra_product;--rows 37 --rows2 1001 --values 3;--set local=64 --set grid=cover"
+    "range-ballot;range;--rows 30011 --attributes 2;--set pack=ballot,local --set grid=cover,2"
+    "ra_select-ballot;ra_select;--rows 30011 --values 1 --selectivity 0.5;--set algorithm=single_pass_ballot --set grid=cover,2"
+    "ra_intersect-w2;ra_intersect;--rows 5003 --rows2 4001 --values 1 --distinct 300;--set local=128 --set grid=cover,2"
+    "ra_union-w4;ra_union;--rows 3001 --rows2 2003 --values 3 --distinct 5;--set local=64 --set grid=cover,2"
   )
   local tool line label op workload pins
   for tool in memcheck racecheck; do
@@ -794,6 +798,7 @@ for b in json.load(open('$files/transfers.json'))['benchmarks']:
 }
 
 # Govindaraju's operators (issue 15). show: one line per run.
+relation_show="import json,sys; m=json.load(sys.stdin); print(m['op'], m['device'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', m['rows'], 'rows out', 'verified' if m['verified'] else 'WRONG')"
 gov_show="import json,sys
 for line in sys.stdin:
     line=line.strip()
@@ -877,6 +882,86 @@ part_bitmap31() {
             --max-reps 20 --db "$files/bitmap31_$bin.db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
         done
       done
+    done
+  done
+}
+
+# Issue 31, items 3 and 5: the filters into a bitmap packed by ballots on NVIDIA's OpenCL (inline PTX), and
+# ra_select's single pass with ballots, each tuned 15 s on cuda:0 and ocl:1:0; CUB's DeviceSelect::If at the
+# same selectivities (cuda:0).
+part_ballot31() {
+  step "issue 31: ballots through both APIs"
+  local d op sel tag
+  for d in ocl:1:0 cuda:0; do
+    for op in cnf_filter range; do
+      gov_tune "$d" 15s --op $op --rows 2^28 --attributes 4 --set output=bitmap
+      [ "$d" = ocl:1:0 ] && for pack in local ballot; do  # the tuned variant under both packings
+        # shellcheck disable=SC2086
+        varex run --device "$d" --op $op --rows 2^28 --attributes 4 --set output=bitmap $(sed 's/--set pack=[a-z]*//' <<<"$last_sets") \
+          --set pack=$pack --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
+      done
+    done
+  done
+  for sel in 0.01 0.5 0.99; do
+    echo -n "cub: "; varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity $sel --set impl=cub \
+      --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+    for d in cuda:0 ocl:1:0; do
+      tag=ra_select31_${d//:/_}_$sel
+      varex tune --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel --budget 15s --min-reps 3 \
+        --max-reps 10 $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/$tag.json" 2>&1
+      # shellcheck disable=SC2046
+      echo -n "tuned: "; varex run --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel \
+        $(tuned_sets "$files/$tag.json") --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+      for ept in 4 8; do  # the ballot pass at two tiles, whatever the tuning found
+        # shellcheck disable=SC2046
+        echo -n "ballot: "; varex run --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel \
+          $([[ $d == cuda:* ]] && echo --set impl=own) --set algorithm=single_pass_ballot --set layout=aos --set local=256 --set ept=$ept \
+          --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+      done
+    done
+  done
+}
+
+# Issue 31, item 2: the set operations (partition kernel; three kernels or the single pass) against Thrust at
+# 2^25 x 2^25 (uniform keys, then Zipf 1.0), tuned SET_BUDGET (default 20s) on cuda:0 and ocl:1:0.
+part_set31() {
+  step "issue 31: the set operations against Thrust"
+  local op d skew tag
+  for skew in "" "--zipf 1.0 --distinct 1000000"; do
+    for op in ra_intersect ra_union ra_difference; do
+      local w=(--op $op --rows 2^25 --rows2 2^25 --values 1 $skew)
+      echo -n "thrust $skew: "; varex run "${w[@]}" --device cuda:0 --set impl=cub --min-reps 5 --max-reps 20 --db "$db" \
+        --quiet --json | python3 -c "$relation_show"
+      for d in cuda:0 ocl:1:0; do
+        tag=set31_${op}_${d//:/_}_$([ -n "$skew" ] && echo zipf || echo uniform)
+        varex tune "${w[@]}" --device "$d" --budget "${SET_BUDGET:-20s}" --min-reps 3 --max-reps 10 \
+          $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/$tag.json" 2>&1
+        # shellcheck disable=SC2046
+        echo -n "tuned $skew: "; varex run "${w[@]}" --device "$d" $(tuned_sets "$files/$tag.json") --min-reps 5 \
+          --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+      done
+    done
+  done
+}
+
+# Issue 31, item 6: the new variants verified on both GPU views at awkward sizes (every variant of each space
+# with the launch pinned to two shapes); one line per sweep: evaluations, verified, failed.
+part_check31() {
+  step "issue 31: awkward sizes"
+  local d rows op
+  check_sweep() {
+    # shellcheck disable=SC2046
+    varex sweep --device "$d" "$@" $([[ $d == cuda:* && $2 == ra_* ]] && echo --set impl=own) --db "$files/check31.db" --min-reps 1 --max-reps 1 --warmup 0 --quiet --json \
+      | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; print(sys.argv[1:], r['evaluations'], 'of', r['valid_variants'], 'ok', r['ok'], 'failed', r['failed'])" "$d" "$@"
+  }
+  for d in cuda:0 ocl:1:0; do
+    for rows in 1 31 5003; do
+      check_sweep --op ra_select --rows $rows --values 1 --selectivity 0.5 --set algorithm=single_pass_ballot --set grid=cover,2
+      check_sweep --op range --rows $rows --attributes 2 --set pack=ballot --set grid=cover,2
+    done
+    for op in ra_intersect ra_union ra_difference; do
+      check_sweep --op $op --rows 5003 --rows2 4001 --values 3 --distinct 5 --set grid=cover,2
+      check_sweep --op $op --rows 2^16 --rows2 2^15 --values 1 --zipf 1.0 --distinct 3000 --set grid=cover
     done
   done
 }

@@ -156,7 +156,11 @@ constexpr SetOperation kOperations[] = {SetOperation::Intersection, SetOperation
 // Rank (the default) and merge path, each with a fixed grid too: two programs per operation, the ones
 // tests/test_ra_set.cpp builds (local 128, ept 4).
 const std::vector<std::map<std::string, std::string>> kSetVariants{
-    {{"grid", "1"}}, {{"algorithm", "merge_path"}}, {{"algorithm", "merge_path"}, {"grid", "2"}}};
+    {{"grid", "1"}},
+    {{"algorithm", "merge_path"}},
+    {{"algorithm", "merge_path"}, {"grid", "2"}},
+    {{"algorithm", "merge_path"}, {"compaction", "single_pass"}, {"grid", "2"}},
+    {{"compaction", "single_pass"}}};
 
 TEST(BoundRelationPairs, SetOperationsMatchTheReference) {
   // Duplicate tuples on both sides (40 distinct keys), equal keys with other values, keys on one side only.
@@ -180,7 +184,7 @@ TEST(BoundRelationPairs, SetOperationsOnEmptyRelations) {
     const RaSetOperator op(operation);
     for (const auto& [l, r] : {std::pair{&none, &right}, std::pair{&left, &none}, std::pair{&none, &none}}) {
       const DevicePair d = on_device(*l, *r, 1);
-      check_variants(op, d, pair_variants(op, l->rows(), {}), set_reference(operation, *l, *r), 2,
+      check_variants(op, d, pair_variants(op, l->rows(), kSetVariants), set_reference(operation, *l, *r), 2,
                      OutputKind::RowsMultiset, true);
     }
   }

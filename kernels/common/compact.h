@@ -38,6 +38,15 @@ FUNC uint compact_group_total(LOCAL uint* part, uint mask) {
   return total;
 }
 
+// The kept items of the work-items before this one, and the work-group's total into *total, from one scan.
+// `part` holds the scan until the caller's next barrier: the caller passes one before scanning it again.
+FUNC uint compact_group_slot(LOCAL uint* part, uint mask, uint* total) {
+  const uint count = popcount_u32(mask);
+  const uint inclusive = wg_scan_inclusive_u32(part, count, SCAN_LOCAL);
+  *total = part[SCAN_LOCAL - 1];
+  return inclusive - count;
+}
+
 // The output position of this work-item's first kept item: its tile's offset plus the kept items of
 // the work-items before it.
 FUNC uint compact_first_slot(LOCAL uint* part, uint mask, uint tile_offset) {

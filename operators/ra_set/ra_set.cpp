@@ -82,7 +82,14 @@ std::string vendor_label(SetOperation operation) {
 class SetKernels {
  public:
   SetKernels(Engine& engine, std::uint64_t n, std::uint64_t m)
-      : engine_(engine), counts_(engine.allocate(Compaction::words((n + m) / kMinTile + 1) * 4)) {}
+      : engine_(engine),
+        counts_(engine.allocate(Compaction::words(max_tiles(n, m)) * 4)),
+        bounds_(engine.allocate(3 * (max_tiles(n, m) + 1) * 4)),
+        state_(engine.allocate(2 * max_tiles(n, m) * 4)),
+        ticket_(engine.allocate(4)) {}
+
+  // The most tiles two relations of n and m tuples are cut into.
+  static std::uint64_t max_tiles(std::uint64_t n, std::uint64_t m) { return (n + m) / kMinTile + 1; }
 
   void run(const RaSetVariant& variant, KernelSequence& seq, const PairOperands& in, DeviceBuffer& out,
            DeviceBuffer& count, std::uint64_t capacity) {
@@ -99,21 +106,43 @@ class SetKernels {
     const LaunchShape over_tiles = variant.launch.rows(std::uint64_t{tiles} * local);
     const auto n = static_cast<std::uint32_t>(in.n);
     const auto m = static_cast<std::uint32_t>(in.m);
-    run_compaction(seq,
-                   {{"ra_set_count",
-                     {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(*counts_),
-                      KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width), KernelArg::of(tiles)}},
-                    {"ra_set_scatter",
-                     {KernelArg::of(in.left), KernelArg::of(in.right), KernelArg::of(out),
-                      KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width),
-                      KernelArg::of(static_cast<std::uint32_t>(capacity)), KernelArg::of(tiles)}},
-                    over_tiles,
-                    local,
-                    tiles},
-                   *counts_, count);
+    const auto capacity32 = static_cast<std::uint32_t>(capacity);
+    const KernelArg left = KernelArg::of(in.left), right = KernelArg::of(in.right),
+                    bounds = KernelArg::of(*bounds_);
+    if (variant.merge)  // every tile's bounds on the merge path at once
+      seq.run("partition", "ra_set_partition", variant.launch.rows(std::uint64_t{tiles} + 1),
+              {left, right, bounds, KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width),
+               KernelArg::of(tiles)});
+    if (variant.single_pass && tiles == 0) {  // no tile, so no kernel would write the count
+      seq.fill("clear", count, 0, 4);
+      return;
+    }
+    if (variant.single_pass) {
+      seq.fill("clear", *state_, 0, 2 * std::uint64_t{tiles} * 4);
+      seq.fill("clear", *ticket_, 0, 4);
+      seq.run("single_pass", "ra_set_single", over_tiles,
+              {left, right, bounds, KernelArg::of(out), KernelArg::of(count), KernelArg::of(*state_),
+               KernelArg::of(*ticket_), KernelArg::of(n), KernelArg::of(m), KernelArg::of(in.width),
+               KernelArg::of(capacity32), KernelArg::of(tiles)});
+      return;
+    }
+    run_compaction(
+        seq,
+        {{"ra_set_count",
+          {left, right, bounds, KernelArg::of(*counts_), KernelArg::of(n), KernelArg::of(m),
+           KernelArg::of(in.width), KernelArg::of(tiles)}},
+         {"ra_set_scatter",
+          {left, right, bounds, KernelArg::of(out), KernelArg::of(*counts_), KernelArg::of(n),
+           KernelArg::of(m), KernelArg::of(in.width), KernelArg::of(capacity32), KernelArg::of(tiles)}},
+         over_tiles,
+         local,
+         tiles},
+        *counts_, count);
   }
 
-  std::uint64_t scratch_bytes() const { return counts_->bytes(); }
+  std::uint64_t scratch_bytes() const {
+    return counts_->bytes() + bounds_->bytes() + state_->bytes() + ticket_->bytes();
+  }
 
  private:
   // Thrust's set algorithm over whole tuples (vendor/cub/varex_cub.cu), unbounded: the output must hold
@@ -135,6 +164,8 @@ class SetKernels {
 
   Engine& engine_;
   std::unique_ptr<DeviceBuffer> counts_;
+  std::unique_ptr<DeviceBuffer> bounds_;          // merge path: 3 words per tile boundary
+  std::unique_ptr<DeviceBuffer> state_, ticket_;  // the single pass's look-back
   VendorScratch vendor_scratch_{engine_};
 };
 
@@ -238,6 +269,7 @@ RaSetVariant::RaSetVariant(const variants::Params& params, const DeviceInfo& dev
     : LaunchBundle(params, device),
       operation(operation),
       merge(merge_of(params)),
+      single_pass(variants::get_string(params, "compaction") == "single_pass"),
       local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
       ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
   defines = {{"SET_OP", std::to_string(operation_number(operation))},
@@ -312,6 +344,13 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
        4,
        "candidates per work-item (consecutive tuples for rank, merge steps for merge_path); a tile holds "
        "local x ept"},
+      {"compaction",
+       variants::TunableKind::Launch,
+       {Value{"three_kernels"}, Value{"single_pass"}},
+       Value{"three_kernels"},
+       "three_kernels: count the kept tuples per tile, scan the counts, write them (each tile merged twice); "
+       "single_pass: tiles taken in order, each merged once and placed by a decoupled look-back over the "
+       "tiles before it"},
       relation_grid(),
   };
   const std::uint64_t local_mem = context.device.local_mem;
@@ -321,7 +360,9 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
        [local_mem](const variants::Params& p) {
          if (!merge_of(p)) return true;
          const auto local = static_cast<std::uint64_t>(variants::get_int(p, "local"));
-         const std::uint64_t bytes = ((local * variants::get_int(p, "ept") + 2) * 4 + 4) * 4 + local * 4;
+         // The stage and the scan, and the single pass's look-back window and words.
+         const std::uint64_t bytes =
+             ((local * variants::get_int(p, "ept") + 2) * 4 + 4) * 4 + local * 4 + 35 * 4;
          return bytes <= 48 * 1024 && (local_mem == 0 || bytes <= local_mem);
        }},
   };
@@ -350,7 +391,9 @@ DeviceFootprint RaSetOperator::footprint(const datasets::WorkloadSpec& spec, con
   const std::uint64_t n = spec.rows(), m = relation_rows2(spec);
   const std::uint64_t out = max_result(operation_, n, m) * width * 4;
   // Both relations in both layouts (RelationInputs), the output, the tile counts.
-  return {2 * (n + m) * width * 4 + out + Compaction::words((n + m) / kMinTile + 1) * 4,
+  // The tile counts, bounds and look-back state.
+  const std::uint64_t tiles = SetKernels::max_tiles(n, m);
+  return {2 * (n + m) * width * 4 + out + (Compaction::words(tiles) + 3 * (tiles + 1) + 2 * tiles + 1) * 4,
           std::max({n * width * 4, m * width * 4, out})};
 }
 

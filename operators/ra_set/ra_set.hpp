@@ -30,7 +30,8 @@ enum class SetOperation { Intersection, Union, Difference };
 struct RaSetVariant : LaunchBundle {
   RaSetVariant(const variants::Params& params, const DeviceInfo& device, SetOperation operation);
   SetOperation operation;
-  bool merge;  // algorithm=merge_path (else rank)
+  bool merge;        // algorithm=merge_path (else rank)
+  bool single_pass;  // compaction=single_pass (else count, offsets, scatter)
   std::uint64_t local;
   std::uint64_t ept;
 };
