@@ -108,15 +108,27 @@ KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
   LOCAL_ARRAY uint shared[3];
   const uint lane = lid() & 31u, warp = lid() >> 5;
   const uint lanes_before = (1u << lane) - 1u;
+  // Packed pairs (the common (key, value) tuple) move as one 64-bit word each way, held in registers between.
+  const int pairs = !LAYOUT_SOA && width == 2;
   for (;;) {
     const uint t = lookback_next_tile(ticket, shared);
     if (t >= tiles) break;
     const uint first = t * TILE + warp * 32u * EPT + lane;
     uint words[EPT];
+    uint2 pair[EPT];
     uint kept = 0;
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
       const uint i = first + j * 32u;
-      words[j] = warp_ballot(i < n && key_in_range(in[AT(i, 0, width, in_capacity)], lo, hi, neg));
+      uint key = 0;
+      if (i < n) {
+        if (pairs) {
+          pair[j] = ((CONSTANT_PTR uint2*)in)[i];
+          key = pair[j].x;
+        } else {
+          key = in[AT(i, 0, width, in_capacity)];
+        }
+      }
+      words[j] = warp_ballot(i < n && key_in_range(key, lo, hi, neg));
       kept += popcount_u32(words[j]);
     }
     if (lane == 0) warp_counts[warp] = kept;
@@ -133,10 +145,14 @@ KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
     uint at = prefix + before;
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
       if ((words[j] >> lane) & 1u) {
-        const uint i = first + j * 32u;
         const uint slot = at + popcount_u32(words[j] & lanes_before);
-        for (uint c = 0; c < width; ++c)
-          out[AT(slot, c, width, out_capacity)] = in[AT(i, c, width, in_capacity)];
+        if (pairs) {
+          ((GLOBAL uint2*)out)[slot] = pair[j];
+        } else {
+          const uint i = first + j * 32u;
+          for (uint c = 0; c < width; ++c)
+            out[AT(slot, c, width, out_capacity)] = in[AT(i, c, width, in_capacity)];
+        }
       }
       at += popcount_u32(words[j]);
     }

@@ -18,18 +18,23 @@ variants::Space TileSelectOperator::space(const variants::SpaceContext& context)
                      "work-group size = partition size in work-items (compile-time: sizes the local arrays)"),
       {"ept",
        variants::TunableKind::Compile,
-       {1, 2, 4, 8},
+       {1, 2, 4, 8, 16},
        1,
-       "tuples per work-item (consecutive); a tile (partition) holds local x ept tuples; the source: 1"},
+       "tuples per work-item (consecutive; the ballot pass: 32 apart); a tile (partition) holds local x ept "
+       "tuples; the source: 1; 16 for the ballot pass only"},
       relation_grid(),
   };
   const std::uint64_t local_mem = context.device.local_mem;
   const TileSelectSpace& s = space_;
   std::vector<variants::Constraint> constraints{
-      {"a tile (local x ept tuples) holds at most " + std::to_string(TileSelect::kMaxTile) + " tuples",
-       [](const variants::Params& p) {
-         return static_cast<std::uint64_t>(variants::get_int(p, "local") * variants::get_int(p, "ept")) <=
-                TileSelect::kMaxTile;
+      {"a tile (local x ept tuples) holds at most " + std::to_string(TileSelect::kMaxTile) +
+           " tuples, but for the ballot pass, which stages nothing (and alone takes ept 16)",
+       [ballot =
+            std::string(family.ballot_algorithm ? family.ballot_algorithm : "")](const variants::Params& p) {
+         if (!ballot.empty() && variants::get_string(p, "algorithm") == ballot) return true;
+         return variants::get_int(p, "ept") <= 8 &&
+                static_cast<std::uint64_t>(variants::get_int(p, "local") * variants::get_int(p, "ept")) <=
+                    TileSelect::kMaxTile;
        }},
       {s.staging + " (" + std::to_string(s.staged_bytes) +
            " bytes per tuple) and scan must fit the device's "
@@ -37,8 +42,9 @@ variants::Space TileSelectOperator::space(const variants::SpaceContext& context)
        [local_mem, s](const variants::Params& p) {
          const auto local = static_cast<std::uint64_t>(variants::get_int(p, "local"));
          const auto ept = static_cast<std::uint64_t>(variants::get_int(p, "ept"));
-         const bool stages =
-             s.own_algorithm_stages || variants::get_string(p, "algorithm") != s.family.algorithm;
+         const std::string algorithm = variants::get_string(p, "algorithm");
+         const bool ballot = s.family.ballot_algorithm && algorithm == s.family.ballot_algorithm;
+         const bool stages = !ballot && (s.own_algorithm_stages || algorithm != s.family.algorithm);
          return local_mem == 0 || !stages ||
                 local * ept * s.staged_bytes + local * s.scan_bytes + 64 <= local_mem;
        }},
