@@ -892,7 +892,13 @@ part_bitmap31() {
 part_ballot31() {
   step "issue 31: ballots through both APIs"
   local d op sel tag
+  # cnf_filter's best shape on the H100 of 1db6cff (ept 4, local 128, one tile per work-group) with ballots.
   for d in ocl:1:0 cuda:0; do
+    varex run --device "$d" --op cnf_filter --rows 2^28 --attributes 4 --set output=bitmap --set pack=ballot --set ept=4 \
+      --set local=128 --set grid=cover --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
+  done
+  [ -n "${BALLOT31_SELECT_ONLY:-}" ] && set -- select || set -- all
+  [ "$1" = all ] && for d in ocl:1:0 cuda:0; do
     for op in cnf_filter range; do
       gov_tune "$d" 15s --op $op --rows 2^28 --attributes 4 --set output=bitmap
       [ "$d" = ocl:1:0 ] && for pack in local ballot; do  # the tuned variant under both packings
@@ -912,7 +918,7 @@ part_ballot31() {
       # shellcheck disable=SC2046
       echo -n "tuned: "; varex run --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel \
         $(tuned_sets "$files/$tag.json") --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-      for ept in 4 8; do  # the ballot pass at two tiles, whatever the tuning found
+      for ept in 8 16; do  # the ballot pass at two tiles, whatever the tuning found
         # shellcheck disable=SC2046
         echo -n "ballot: "; varex run --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel \
           $([[ $d == cuda:* ]] && echo --set impl=own) --set algorithm=single_pass_ballot --set layout=aos --set local=256 --set ept=$ept \
