@@ -553,10 +553,10 @@ part_sanitizer() {
     "regex;regex;--rows 4099 --selectivity 0.1 --query pattern=quasi(periodic|crystal);--set local=128 --set grid=4 --set unroll=1,3 --set threshold=50"
     "ra_product-w2;ra_product;--rows 37 --rows2 1001 --values 1;--set local=128 --set grid=cover"
     "ra_product-w4;ra_product;--rows 37 --rows2 1001 --values 3;--set local=64 --set grid=cover"
-    "range-ballot;range;--rows 30011 --attributes 2;--set pack=ballot,local --set grid=cover,2"
-    "ra_select-ballot;ra_select;--rows 30011 --values 1 --selectivity 0.5;--set algorithm=single_pass_ballot --set grid=cover,2"
-    "ra_intersect-w2;ra_intersect;--rows 5003 --rows2 4001 --values 1 --distinct 300;--set local=128 --set grid=cover,2"
-    "ra_union-w4;ra_union;--rows 3001 --rows2 2003 --values 3 --distinct 5;--set local=64 --set grid=cover,2"
+    "range-ballot;range;--rows 30011 --attributes 2;--set pack=ballot,local --set local=128 --set output=bitmap --set grid=cover"
+    "ra_select-ballot;ra_select;--rows 30011 --values 1 --selectivity 0.5;--set impl=own --set algorithm=single_pass_ballot --set local=128 --set grid=cover,2"
+    "ra_intersect-w2;ra_intersect;--rows 5003 --rows2 4001 --values 1 --distinct 300;--set impl=own --set local=128 --set grid=cover"
+    "ra_union-w4;ra_union;--rows 3001 --rows2 2003 --values 3 --distinct 5;--set impl=own --set local=64 --set grid=cover"
   )
   local tool line label op workload pins
   for tool in memcheck racecheck; do
@@ -913,7 +913,7 @@ part_ballot31() {
       --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
     for d in cuda:0 ocl:1:0; do
       tag=ra_select31_${d//:/_}_$sel
-      varex tune --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel --budget 15s --min-reps 3 \
+      varex tune --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel --budget "${SELECT_BUDGET:-15s}" --min-reps 3 \
         --max-reps 10 $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/$tag.json" 2>&1
       # shellcheck disable=SC2046
       echo -n "tuned: "; varex run --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel \
@@ -945,6 +945,22 @@ part_set31() {
         # shellcheck disable=SC2046
         echo -n "tuned $skew: "; varex run "${w[@]}" --device "$d" $(tuned_sets "$files/$tag.json") --min-reps 5 \
           --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+      done
+    done
+  done
+}
+
+# Issue 31, item 2: the set operations' merge path at fixed shapes on cuda:0 (three kernels against the single
+# pass), uniform keys, 2^25 x 2^25.
+part_set31_shapes() {
+  step "issue 31: set operations at fixed shapes"
+  local op c shape
+  for op in ra_intersect ra_union ra_difference; do
+    for c in three_kernels single_pass; do
+      for shape in "--set ept=16 --set local=64" "--set ept=16 --set local=128" "--set ept=4 --set local=256"; do
+        # shellcheck disable=SC2086
+        varex run --op $op --device cuda:0 --rows 2^25 --rows2 2^25 --values 1 --set impl=own --set algorithm=merge_path \
+          --set compaction=$c $shape --set grid=8 --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
       done
     done
   done
