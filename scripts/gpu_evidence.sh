@@ -57,6 +57,11 @@
 #              set_* (impl=cub) on cuda:0, the own variants tuned on cuda:0 and ocl:1:0, the join also on PoCL
 #   redfox6    the set operations' merge path staged in local memory: shapes and tuning on cuda:0 and ocl:1:0, a
 #              merge_path sweep of 4-word tuples with long runs on cuda:0
+#   ballot31   issue 31: cnf_filter and range into a bitmap (pack=ballot against local on ocl:1:0) and ra_select
+#              at 1/50/99% (the ballot pass, a SELECT_BUDGET tune) against CUB on cuda:0 and ocl:1:0
+#              (BALLOT31_SELECT_ONLY skips the filters' tunes)
+#   set31      issue 31: the set operations at 2^25 x 2^25, uniform and Zipf 1.0, against Thrust, tuned SET_BUDGET
+#   check31    issue 31: the ballot and set-operation variants verified at awkward sizes on cuda:0 and ocl:1:0
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
@@ -865,27 +870,6 @@ part_govindaraju_bitmap() {
   done
 }
 
-# Issue 31, item 5: the filters into a bitmap with the mask packed by a bit transpose in local memory on
-# OpenCL (b706c37). Each tuned on cuda:0 and ocl:1:0 (20 s), then the tuned variant run by the build before
-# (.carry/bin/varex-old: the byte-per-row packing) and this one, alternating three times.
-part_bitmap31() {
-  step "issue 31: filters into a bitmap at 2^28 records, the packing before and after"
-  local d op i
-  local flags=(--rows 2^28 --attributes 4 --set output=bitmap)
-  for d in cuda:0 ocl:1:0; do
-    for op in cnf_filter range; do
-      gov_tune "$d" 20s --op $op "${flags[@]}"
-      for i in 1 2 3; do
-        for bin in varex-old varex; do
-          # shellcheck disable=SC2086
-          echo -n "$bin: "; "$carry/bin/$bin" run --device "$d" --op $op "${flags[@]}" $last_sets --min-reps 5 \
-            --max-reps 20 --db "$files/bitmap31_$bin.db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
-        done
-      done
-    done
-  done
-}
-
 # Issue 31, items 3 and 5: the filters into a bitmap packed by ballots on NVIDIA's OpenCL (inline PTX), and
 # ra_select's single pass with ballots, each tuned 15 s on cuda:0 and ocl:1:0; CUB's DeviceSelect::If at the
 # same selectivities (cuda:0).
@@ -950,22 +934,6 @@ part_set31() {
   done
 }
 
-# Issue 31, item 2: the set operations' merge path at fixed shapes on cuda:0 (three kernels against the single
-# pass), uniform keys, 2^25 x 2^25.
-part_set31_shapes() {
-  step "issue 31: set operations at fixed shapes"
-  local op c shape
-  for op in ra_intersect ra_union ra_difference; do
-    for c in three_kernels single_pass; do
-      for shape in "--set ept=16 --set local=64" "--set ept=16 --set local=128" "--set ept=4 --set local=256"; do
-        # shellcheck disable=SC2086
-        varex run --op $op --device cuda:0 --rows 2^25 --rows2 2^25 --values 1 --set impl=own --set algorithm=merge_path \
-          --set compaction=$c $shape --set grid=8 --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-      done
-    done
-  done
-}
-
 # Issue 31, item 6: the new variants verified on both GPU views at awkward sizes (every variant of each space
 # with the launch pinned to two shapes); one line per sweep: evaluations, verified, failed.
 part_check31() {
@@ -984,26 +952,6 @@ part_check31() {
     for op in ra_intersect ra_union ra_difference; do
       check_sweep --op $op --rows 5003 --rows2 4001 --values 3 --distinct 5 --set grid=cover,2
       check_sweep --op $op --rows 2^16 --rows2 2^15 --values 1 --zipf 1.0 --distinct 3000 --set grid=cover
-    done
-  done
-}
-
-# Issue 31, item 3: where ra_select's single pass spends its time against CUB's DeviceSelect::If (2^27 tuples,
-# 1% and 50%, cuda:0): Nsight Compute's speed of light, memory and warp-state sections of one launch each.
-part_select31_profile() {
-  step "issue 31: ra_select profiled against CUB"
-  local ncu sel
-  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  [ -z "$ncu" ] && { echo "no ncu on this machine"; return; }
-  local w=(--op ra_select --device cuda:0 --rows 2^27 --values 1 --min-reps 1 --max-reps 1 --db "$files/select31.db" --quiet)
-  for sel in 0.01 0.5; do
-    for impl in "--set impl=own --set algorithm=single_pass --set layout=aos --set ept=4 --set local=256" "--set impl=cub"; do
-      echo "== selectivity $sel, $impl"
-      # shellcheck disable=SC2086
-      "$ncu" --clock-control none --target-processes all --kernel-name regex:'ra_select|Select' --launch-skip 2 \
-        --launch-count 1 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-        --section Occupancy --section LaunchStats "$carry/bin/varex" run "${w[@]}" --selectivity $sel $impl 2>&1 \
-        | grep -v '^==PROF==' | grep -E 'ra_select|Select|Duration|Throughput|Busy|Stall|Occupancy|Registers|Block Size|Grid Size|Hit Rate|Warp Cycles|Shared Memory Config|Local' | head -60
     done
   done
 }

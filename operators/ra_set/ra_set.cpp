@@ -333,10 +333,10 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
        Value{"rank"},
        "rank: the source's rule, each tuple's rank among its copies (binary search in its own relation) "
        "against its copies in the other (lower and upper bound there), then a stable compaction; "
-       "merge_path: the merge of both relations cut into tiles by diagonal binary search per work-group, "
-       "each tile's slices loaded into local memory (coalesced), there cut into shares per work-item and "
-       "merged sequentially, counting runs of equal tuples (the runs crossing tiles found in global "
-       "memory); count, scan and write passes"},
+       "merge_path: the merge of both relations cut into tiles by a partition kernel (a diagonal binary "
+       "search per tile boundary, all at once, and the runs crossing it), each tile's slices loaded into "
+       "local memory (coalesced), there cut into shares per work-item and merged sequentially, counting "
+       "runs of equal tuples"},
       local_sizes(context.device),
       {"ept",
        variants::TunableKind::Compile,
