@@ -47,6 +47,8 @@
 //
 //   SET_OP      0 intersection, 1 union, 2 difference
 //   ALGO_MERGE  0 rank, 1 merge path
+//   WRITE_STAGED  merge path: the kept tuples compacted in the stage and written out together (else each
+//               work-item writes its own)
 //   WG_SIZE     work-group size (sizes the scan arrays)
 //   EPT         candidates per work-item (1 to 32: a bit mask)
 #include "common/portable.h"
@@ -406,6 +408,37 @@ FUNC void scatter_kept(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, GLOBAL
   }
 }
 
+#if WRITE_STAGED
+// The tile's kept tuples compacted in the stage, then copied to the output from slot `first` on in coalesced
+// words (write=staged; merge path only): each work-item takes its kept tuples into registers, every work-item
+// having merged from the stage, writes them at its place `before` among the tile's `total`, and the
+// work-group copies them out together. Nothing is written at or past `out_capacity` tuples. All work-items
+// must call it.
+FUNC void write_kept_staged(GLOBAL uint* RESTRICT out, uint width, uint out_capacity, uint mask,
+                            const uint* src, LOCAL uint* stage, uint before, uint total, uint first) {
+  uint kept[EPT][MAX_WIDTH];
+  PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+    PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) {
+      kept[k][c] = ((mask >> k) & 1u) && c < width ? stage[src[k] + c] : 0u;
+    }
+  }
+  LOCAL_BARRIER();
+  uint at = before;
+  PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+    if ((mask >> k) & 1u) {
+      PRAGMA_UNROLL for (uint c = 0; c < MAX_WIDTH; ++c) {
+        if (c < width) stage[at * width + c] = kept[k][c];
+      }
+      ++at;
+    }
+  }
+  LOCAL_BARRIER();
+  const uint slots =
+      first >= out_capacity ? 0u : (out_capacity - first < total ? out_capacity - first : total);
+  for (uint w = lid(); w < slots * width; w += WG_SIZE) out[(ulong)first * width + w] = stage[w];
+}
+#endif
+
 KERNEL void ra_set_count(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
                          CONSTANT_PTR uint* RESTRICT bounds, GLOBAL uint* RESTRICT tile_counts, uint n,
                          uint m, uint width, uint tiles) {
@@ -428,8 +461,14 @@ KERNEL void ra_set_scatter(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* 
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     uint src[EPT];
     const uint mask = tile_keep_mask(left, right, n, m, width, bounds, t, stage, src);
+#if WRITE_STAGED
+    uint total;
+    const uint before = compact_group_slot(part, mask, &total);
+    write_kept_staged(out, width, out_capacity, mask, src, stage, before, total, tile_offsets[t]);
+#else
     scatter_kept(left, right, out, n, width, out_capacity, mask, src, stage,
                  compact_first_slot(part, mask, tile_offsets[t]));
+#endif
     LOCAL_BARRIER();  // the stage is read above before the next tile overwrites it
   }
 }
@@ -456,7 +495,11 @@ KERNEL void ra_set_single(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* R
     const uint before = compact_group_slot(part, mask, &total);
     const uint prefix = lookback_exclusive(state, tiles, t, total, window, shared);
     if (lid() == 0 && t == tiles - 1) count[0] = prefix + total;
+#if WRITE_STAGED
+    write_kept_staged(out, width, out_capacity, mask, src, stage, before, total, prefix);
+#else
     scatter_kept(left, right, out, n, width, out_capacity, mask, src, stage, prefix + before);
+#endif
     LOCAL_BARRIER();  // the stage is read above before the next tile overwrites it
   }
 }

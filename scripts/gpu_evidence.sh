@@ -61,6 +61,7 @@
 #              at 1/50/99% (the ballot pass, a SELECT_BUDGET tune) against CUB on cuda:0 and ocl:1:0
 #              (BALLOT31_SELECT_ONLY skips the filters' tunes)
 #   set31      issue 31: the set operations at 2^25 x 2^25, uniform and Zipf 1.0, against Thrust, tuned SET_BUDGET
+#   set31_shapes  issue 31: the set operations' merge path at fixed shapes (compaction, odd ept, staged writes)
 #   check31    issue 31: the ballot and set-operation variants verified at awkward sizes on cuda:0 and ocl:1:0
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
@@ -929,6 +930,28 @@ part_set31() {
         # shellcheck disable=SC2046
         echo -n "tuned $skew: "; varex run "${w[@]}" --device "$d" $(tuned_sets "$files/$tag.json") --min-reps 5 \
           --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+      done
+    done
+  done
+}
+
+# Issue 31, item 2: the set operations' merge path at fixed shapes on cuda:0 and ocl:1:0, 2^25 x 2^25 uniform
+# keys: the single pass against three kernels, odd against even ept (bank conflicts of the merges in local
+# memory), direct against staged writes; Thrust on cuda:0 in the same call.
+part_set31_shapes() {
+  step "issue 31: set operations at fixed shapes"
+  local op d shape
+  for op in ra_intersect ra_union ra_difference; do
+    echo -n "thrust: "; varex run --op $op --device cuda:0 --rows 2^25 --rows2 2^25 --values 1 --set impl=cub \
+      --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+    for d in cuda:0 ocl:1:0; do
+      for shape in "single_pass 16 128 direct" "single_pass 15 128 direct" "single_pass 15 128 staged" \
+        "single_pass 16 128 staged" "single_pass 15 64 staged" "single_pass 4 256 staged" "three_kernels 15 128 staged"; do
+        read -r c ept local write <<<"$shape"
+        # shellcheck disable=SC2046
+        varex run --op $op --device "$d" --rows 2^25 --rows2 2^25 --values 1 $([[ $d == cuda:* ]] && echo --set impl=own) \
+          --set algorithm=merge_path --set compaction=$c --set ept=$ept --set local=$local --set write=$write --set grid=8 \
+          --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
       done
     done
   done

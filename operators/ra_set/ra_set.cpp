@@ -269,13 +269,17 @@ RaSetVariant::RaSetVariant(const variants::Params& params, const DeviceInfo& dev
     : LaunchBundle(params, device),
       operation(operation),
       merge(merge_of(params)),
-      single_pass(variants::get_string(params, "compaction") == "single_pass"),
+      // Params recorded before `compaction` and `write` existed ran three kernels, writing directly.
+      single_pass(params.count("compaction") && variants::get_string(params, "compaction") == "single_pass"),
       local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
       ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))) {
-  defines = {{"SET_OP", std::to_string(operation_number(operation))},
-             {"ALGO_MERGE", merge ? "1" : "0"},
-             {"WG_SIZE", std::to_string(local)},
-             {"EPT", std::to_string(ept)}};
+  defines = {
+      {"SET_OP", std::to_string(operation_number(operation))},
+      {"ALGO_MERGE", merge ? "1" : "0"},
+      {"WRITE_STAGED",
+       merge && params.count("write") && variants::get_string(params, "write") == "staged" ? "1" : "0"},
+      {"WG_SIZE", std::to_string(local)},
+      {"EPT", std::to_string(ept)}};
 }
 
 std::vector<std::uint32_t> set_reference(SetOperation operation, const datasets::Relation& left,
@@ -340,10 +344,16 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
       local_sizes(context.device),
       {"ept",
        variants::TunableKind::Compile,
-       {1, 4, 16},
+       {1, 4, 15, 16},
        4,
        "candidates per work-item (consecutive tuples for rank, merge steps for merge_path); a tile holds "
-       "local x ept"},
+       "local x ept; odd counts keep the work-items' merges in local memory off each other's banks"},
+      {"write",
+       variants::TunableKind::Compile,
+       {Value{"direct"}, Value{"staged"}},
+       Value{"direct"},
+       "direct: each work-item writes its kept tuples; staged (merge_path): the tile's kept tuples compacted "
+       "in local memory, then written out together (coalesced)"},
       {"compaction",
        variants::TunableKind::Launch,
        {Value{"three_kernels"}, Value{"single_pass"}},
@@ -355,6 +365,8 @@ variants::Space RaSetOperator::space(const variants::SpaceContext& context) cons
   };
   const std::uint64_t local_mem = context.device.local_mem;
   std::vector<variants::Constraint> constraints{
+      {"write=staged compacts merge_path's stage",
+       [](const variants::Params& p) { return merge_of(p) || variants::get_string(p, "write") == "direct"; }},
       {"merge_path stages a tile (local x ept tuples of up to 4 words) in local memory: at most 48 KiB "
        "(CUDA's static shared memory) and the device's local memory",
        [local_mem](const variants::Params& p) {
