@@ -57,11 +57,7 @@
 #              set_* (impl=cub) on cuda:0, the own variants tuned on cuda:0 and ocl:1:0, the join also on PoCL
 #   redfox6    the set operations' merge path staged in local memory: shapes and tuning on cuda:0 and ocl:1:0, a
 #              merge_path sweep of 4-word tuples with long runs on cuda:0
-#   ballot31   issue 31: cnf_filter and range into a bitmap (pack=ballot against local on ocl:1:0) and ra_select
-#              at 1/50/99% (the ballot pass, a SELECT_BUDGET tune) against CUB on cuda:0 and ocl:1:0
-#              (BALLOT31_SELECT_ONLY skips the filters' tunes)
 #   set31      issue 31: the set operations at 2^25 x 2^25, uniform and Zipf 1.0, against Thrust, tuned SET_BUDGET
-#   set31_shapes  issue 31: the set operations' merge path at fixed shapes (compaction, odd ept, staged writes)
 #   check31    issue 31: the ballot and set-operation variants verified at awkward sizes on cuda:0 and ocl:1:0
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
@@ -826,7 +822,6 @@ gov_tune() {
   sets=$(tuned_sets "$files/gov_tune_$tag.json" "$@")
   # shellcheck disable=SC2086
   varex run --device "$d" "$@" $sets --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
-  last_sets=$sets
 }
 
 # The best variant of a `varex tune --json` file as --set flags, except the tunables the tuning was pinned to
@@ -871,48 +866,6 @@ part_govindaraju_bitmap() {
   done
 }
 
-# Issue 31, items 3 and 5: the filters into a bitmap packed by ballots on NVIDIA's OpenCL (inline PTX), and
-# ra_select's single pass with ballots, each tuned 15 s on cuda:0 and ocl:1:0; CUB's DeviceSelect::If at the
-# same selectivities (cuda:0).
-part_ballot31() {
-  step "issue 31: ballots through both APIs"
-  local d op sel tag
-  # cnf_filter's best shape on the H100 of 1db6cff (ept 4, local 128, one tile per work-group) with ballots.
-  for d in ocl:1:0 cuda:0; do
-    varex run --device "$d" --op cnf_filter --rows 2^28 --attributes 4 --set output=bitmap --set pack=ballot --set ept=4 \
-      --set local=128 --set grid=cover --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
-  done
-  [ -n "${BALLOT31_SELECT_ONLY:-}" ] && set -- select || set -- all
-  [ "$1" = all ] && for d in ocl:1:0 cuda:0; do
-    for op in cnf_filter range; do
-      gov_tune "$d" 15s --op $op --rows 2^28 --attributes 4 --set output=bitmap
-      [ "$d" = ocl:1:0 ] && for pack in local ballot; do  # the tuned variant under both packings
-        # shellcheck disable=SC2086
-        varex run --device "$d" --op $op --rows 2^28 --attributes 4 --set output=bitmap $(sed 's/--set pack=[a-z]*//' <<<"$last_sets") \
-          --set pack=$pack --min-reps 5 --max-reps 20 --db "$db" --quiet --json | tr -d '\n' | python3 -c "$gov_show"; echo
-      done
-    done
-  done
-  for sel in 0.01 0.5 0.99; do
-    echo -n "cub: "; varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity $sel --set impl=cub \
-      --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-    for d in cuda:0 ocl:1:0; do
-      tag=ra_select31_${d//:/_}_$sel
-      varex tune --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel --budget "${SELECT_BUDGET:-15s}" --min-reps 3 \
-        --max-reps 10 $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/$tag.json" 2>&1
-      # shellcheck disable=SC2046
-      echo -n "tuned: "; varex run --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel \
-        $(tuned_sets "$files/$tag.json") --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-      for ept in 8 16; do  # the ballot pass at two tiles, whatever the tuning found
-        # shellcheck disable=SC2046
-        echo -n "ballot: "; varex run --op ra_select --device "$d" --rows 2^27 --values 1 --selectivity $sel \
-          $([[ $d == cuda:* ]] && echo --set impl=own) --set algorithm=single_pass_ballot --set layout=aos --set local=256 --set ept=$ept \
-          --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-      done
-    done
-  done
-}
-
 # Issue 31, item 2: the set operations (partition kernel; three kernels or the single pass) against Thrust at
 # 2^25 x 2^25 (uniform keys, then Zipf 1.0), tuned SET_BUDGET (default 20s) on cuda:0 and ocl:1:0.
 part_set31() {
@@ -930,28 +883,6 @@ part_set31() {
         # shellcheck disable=SC2046
         echo -n "tuned $skew: "; varex run "${w[@]}" --device "$d" $(tuned_sets "$files/$tag.json") --min-reps 5 \
           --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-      done
-    done
-  done
-}
-
-# Issue 31, item 2: the set operations' merge path at fixed shapes on cuda:0 and ocl:1:0, 2^25 x 2^25 uniform
-# keys: the single pass against three kernels, odd against even ept (bank conflicts of the merges in local
-# memory), direct against staged writes; Thrust on cuda:0 in the same call.
-part_set31_shapes() {
-  step "issue 31: set operations at fixed shapes"
-  local op d shape
-  for op in ra_intersect ra_union ra_difference; do
-    echo -n "thrust: "; varex run --op $op --device cuda:0 --rows 2^25 --rows2 2^25 --values 1 --set impl=cub \
-      --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-    for d in cuda:0 ocl:1:0; do
-      for shape in "single_pass 16 128 direct" "single_pass 15 128 direct" "single_pass 15 128 staged" \
-        "single_pass 16 128 staged" "single_pass 15 64 staged" "single_pass 4 256 staged" "three_kernels 15 128 staged"; do
-        read -r c ept local write <<<"$shape"
-        # shellcheck disable=SC2046
-        varex run --op $op --device "$d" --rows 2^25 --rows2 2^25 --values 1 $([[ $d == cuda:* ]] && echo --set impl=own) \
-          --set algorithm=merge_path --set compaction=$c --set ept=$ept --set local=$local --set write=$write --set grid=8 \
-          --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
       done
     done
   done
