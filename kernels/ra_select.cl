@@ -114,21 +114,23 @@ KERNEL void ra_select_single(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
     const uint t = lookback_next_tile(ticket, shared);
     if (t >= tiles) break;
     const uint first = t * TILE + warp * 32u * EPT + lane;
+    // Every load of the tile first, then the ballots: a ballot between two loads (inline PTX on NVIDIA's
+    // OpenCL, which its compiler may not move loads across) could keep one load per work-item in flight.
     uint words[EPT];
     uint2 pair[EPT];
-    uint kept = 0;
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
       const uint i = first + j * 32u;
-      uint key = 0;
+      pair[j].x = pair[j].y = 0u;
       if (i < n) {
-        if (pairs) {
+        if (pairs)
           pair[j] = ((CONSTANT_PTR uint2*)in)[i];
-          key = pair[j].x;
-        } else {
-          key = in[AT(i, 0, width, in_capacity)];
-        }
+        else
+          pair[j].x = in[AT(i, 0, width, in_capacity)];
       }
-      words[j] = warp_ballot(i < n && key_in_range(key, lo, hi, neg));
+    }
+    uint kept = 0;
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      words[j] = warp_ballot(first + j * 32u < n && key_in_range(pair[j].x, lo, hi, neg));
       kept += popcount_u32(words[j]);
     }
     if (lane == 0) warp_counts[warp] = kept;
