@@ -888,35 +888,6 @@ part_set31() {
   done
 }
 
-# Issue 31, item 3: ra_select's ballot pass (loads, then ballots) at 2^27 tuples against CUB on cuda:0, on both
-# APIs at ept 16, local 256, grid 4 and 8, and the source's kernels at 1%; then its awkward sizes.
-part_select31() {
-  step "issue 31: ra_select's ballot pass against CUB"
-  local sel d g
-  local w=(--op ra_select --rows 2^27 --values 1 --min-reps 5 --max-reps 20 --db "$db" --quiet --json)
-  for sel in 0.01 0.5 0.99; do
-    echo -n "cub: "; varex run "${w[@]}" --device cuda:0 --selectivity $sel --set impl=cub | python3 -c "$relation_show"
-    for d in cuda:0 ocl:1:0; do
-      for g in 4 8; do
-        # shellcheck disable=SC2046
-        varex run "${w[@]}" --device "$d" --selectivity $sel $([[ $d == cuda:* ]] && echo --set impl=own) \
-          --set algorithm=single_pass_ballot --set layout=aos --set ept=16 --set local=256 --set grid=$g | python3 -c "$relation_show"
-      done
-      # shellcheck disable=SC2046
-      [ $sel = 0.01 ] && varex run "${w[@]}" --device "$d" --selectivity $sel $([[ $d == cuda:* ]] && echo --set impl=own) \
-        --set algorithm=source --set layout=aos --set ept=4 --set local=256 --set grid=cover | python3 -c "$relation_show"
-    done
-  done
-  for d in cuda:0 ocl:1:0; do
-    for rows in 1 31 5003; do
-      # shellcheck disable=SC2046
-      varex sweep --op ra_select --device "$d" --rows $rows --values 1 --selectivity 0.5 $([[ $d == cuda:* ]] && echo --set impl=own) \
-        --set algorithm=single_pass_ballot --set grid=cover,2 --db "$files/check31.db" --min-reps 1 --max-reps 1 --warmup 0 \
-        --quiet --json | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; print(sys.argv[1:], r['evaluations'], 'of', r['valid_variants'], 'ok', r['ok'], 'failed', r['failed'])" "$d" $rows
-    done
-  done
-}
-
 # Issue 31, item 6: the new variants verified on both GPU views at awkward sizes (every variant of each space
 # with the launch pinned to two shapes); one line per sweep: evaluations, verified, failed.
 part_check31() {
