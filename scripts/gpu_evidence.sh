@@ -888,28 +888,6 @@ part_set31() {
   done
 }
 
-# Issue 31, item 7: where the set operations' single pass spends its time against Thrust (2^25 x 2^25, cuda:0):
-# Nsight Compute's speed of light, memory, warp-state and occupancy sections, rule messages included, of one
-# launch of ra_set_single (intersect at ept 15 direct, union at ept 16 staged) and of Thrust's kernels.
-part_set31_profile() {
-  step "issue 31: the set operations profiled against Thrust"
-  local ncu op impl
-  ncu=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-  [ -z "$ncu" ] && { echo "no ncu on this machine"; return; }
-  for line in "ra_intersect;--set impl=own --set algorithm=merge_path --set compaction=single_pass --set ept=15 --set local=128 --set write=direct --set grid=8" \
-    "ra_union;--set impl=own --set algorithm=merge_path --set compaction=single_pass --set ept=16 --set local=128 --set write=staged --set grid=8" \
-    "ra_intersect;--set impl=cub" "ra_union;--set impl=cub"; do
-    IFS=';' read -r op impl <<<"$line"
-    echo "== $op $impl"
-    # shellcheck disable=SC2086
-    "$ncu" --clock-control none --target-processes all --kernel-name regex:'ra_set_single|SetOp|set_op|Partition|partition' \
-      --launch-skip 2 --launch-count 2 --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-      --section Occupancy --section LaunchStats "$carry/bin/varex" run --op $op --device cuda:0 --rows 2^25 --rows2 2^25 \
-      --values 1 $impl --min-reps 1 --max-reps 1 --db "$files/set31_profile.db" --quiet > "$files/ncu_${op}_${impl//[^a-z0-9]/_}.txt" 2>&1
-    grep -v '^==PROF==' "$files/ncu_${op}_${impl//[^a-z0-9]/_}.txt" | grep -vE '^\s*-+\s*$|^\s*$' | cut -c1-200 | head -90
-  done
-}
-
 # Issue 31, item 6: the new variants verified on both GPU views at awkward sizes (every variant of each space
 # with the launch pinned to two shapes); one line per sweep: evaluations, verified, failed.
 part_check31() {
