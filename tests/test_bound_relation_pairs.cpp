@@ -160,6 +160,12 @@ const std::vector<std::map<std::string, std::string>> kSetVariants{
     {{"algorithm", "merge_path"}},
     {{"algorithm", "merge_path"}, {"grid", "2"}},
     {{"algorithm", "merge_path"}, {"compaction", "single_pass"}, {"grid", "2"}},
+    // An odd share and staged writes, two tiles of 960 merge steps.
+    {{"algorithm", "merge_path"},
+     {"compaction", "single_pass"},
+     {"write", "staged"},
+     {"ept", "15"},
+     {"local", "64"}},
     {{"compaction", "single_pass"}}};
 
 TEST(BoundRelationPairs, SetOperationsMatchTheReference) {
