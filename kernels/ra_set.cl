@@ -23,7 +23,7 @@
 // mask of EPT candidates kept, and share one stable compaction (common/compact.h), in three kernels:
 //   1 ra_set_count    the kept candidates per tile of WG_SIZE x EPT (compact_group_total)
 //   2 compact_offsets one work-group: their exclusive sums, the number kept into count[0] (common/compact.h)
-//   3 ra_set_scatter  every kept tuple written to its output position (compact_first_slot)
+//   3 ra_set_scatter  every kept tuple written to its output position (compact_group_slot, write_kept)
 // or in one, ra_set_single: tiles taken in order, each placed by a decoupled look-back (common/lookback.h).
 // ALGO_MERGE=0, rank (the source's rule): candidate i is left tuple i (i < n) or, for UNION, right tuple
 //   i - n. Its rank is its index minus the lower bound of its own tuple in its own relation, the copies on
@@ -439,6 +439,23 @@ FUNC void write_kept_staged(GLOBAL uint* RESTRICT out, uint width, uint out_capa
 }
 #endif
 
+// Tile t's kept tuples to the output from slot `first` on, this work-item's after the `before` kept by the
+// work-items before it (of the tile's `total`): compacted in the stage first (write=staged), or each
+// work-item its own. All work-items must call it.
+FUNC void write_kept(CONSTANT_PTR uint* left, CONSTANT_PTR uint* right, GLOBAL uint* RESTRICT out, uint n,
+                     uint width, uint out_capacity, uint mask, const uint* src, LOCAL uint* stage,
+                     uint before, uint total, uint first) {
+#if WRITE_STAGED
+  (void)left;
+  (void)right;
+  (void)n;
+  write_kept_staged(out, width, out_capacity, mask, src, stage, before, total, first);
+#else
+  (void)total;
+  scatter_kept(left, right, out, n, width, out_capacity, mask, src, stage, first + before);
+#endif
+}
+
 KERNEL void ra_set_count(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* RESTRICT right,
                          CONSTANT_PTR uint* RESTRICT bounds, GLOBAL uint* RESTRICT tile_counts, uint n,
                          uint m, uint width, uint tiles) {
@@ -461,14 +478,9 @@ KERNEL void ra_set_scatter(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* 
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     uint src[EPT];
     const uint mask = tile_keep_mask(left, right, n, m, width, bounds, t, stage, src);
-#if WRITE_STAGED
     uint total;
     const uint before = compact_group_slot(part, mask, &total);
-    write_kept_staged(out, width, out_capacity, mask, src, stage, before, total, tile_offsets[t]);
-#else
-    scatter_kept(left, right, out, n, width, out_capacity, mask, src, stage,
-                 compact_first_slot(part, mask, tile_offsets[t]));
-#endif
+    write_kept(left, right, out, n, width, out_capacity, mask, src, stage, before, total, tile_offsets[t]);
     LOCAL_BARRIER();  // the stage is read above before the next tile overwrites it
   }
 }
@@ -495,11 +507,7 @@ KERNEL void ra_set_single(CONSTANT_PTR uint* RESTRICT left, CONSTANT_PTR uint* R
     const uint before = compact_group_slot(part, mask, &total);
     const uint prefix = lookback_exclusive(state, tiles, t, total, window, shared);
     if (lid() == 0 && t == tiles - 1) count[0] = prefix + total;
-#if WRITE_STAGED
-    write_kept_staged(out, width, out_capacity, mask, src, stage, before, total, prefix);
-#else
-    scatter_kept(left, right, out, n, width, out_capacity, mask, src, stage, prefix + before);
-#endif
+    write_kept(left, right, out, n, width, out_capacity, mask, src, stage, before, total, prefix);
     LOCAL_BARRIER();  // the stage is read above before the next tile overwrites it
   }
 }

@@ -153,8 +153,8 @@ void check_variants(const Operator& op, const DevicePair& d, const std::vector<v
 constexpr SetOperation kOperations[] = {SetOperation::Intersection, SetOperation::Union,
                                         SetOperation::Difference};
 
-// Rank (the default) and merge path, each with a fixed grid too: two programs per operation, the ones
-// tests/test_ra_set.cpp builds (local 128, ept 4).
+// Rank (the default) and merge path, each with a fixed grid too, and each compaction: the two programs per
+// operation tests/test_ra_set.cpp builds (local 128, ept 4); and a third, an odd share with staged writes.
 const std::vector<std::map<std::string, std::string>> kSetVariants{
     {{"grid", "1"}},
     {{"algorithm", "merge_path"}},

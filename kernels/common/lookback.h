@@ -8,7 +8,7 @@
 // `state` has 2 x tiles words, zero before the launch: state[t] holds tile t's aggregate + 1 and
 // state[tiles + t] its inclusive prefix + 1 (0: not yet), so each word goes from 0 to its value once.
 // `ticket` is one word, zero before the launch. The includer defines WG_SIZE; the work-group's local words
-// are LOOKBACK_WINDOW (a window) and 3 shared words. Prefixes stay below 2^31.
+// are a window of LOOKBACK and 3 shared words. Prefixes stay below 2^31.
 #ifndef VAREX_LOOKBACK_H
 #define VAREX_LOOKBACK_H
 

@@ -112,7 +112,7 @@ typedef long slong;
 #endif
 #if defined(VAREX_WARP_PTX) && VAREX_WARP_PTX
 #define VAREX_WARP_BALLOT 1
-inline uint warp_ballot(uint pred) {
+FUNC uint warp_ballot(uint pred) {
   uint word;
   __asm__ __volatile__("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
                : "=r"(word)

@@ -402,8 +402,7 @@ DeviceFootprint RaSetOperator::footprint(const datasets::WorkloadSpec& spec, con
   const std::uint64_t width = 1 + relation_values(spec);
   const std::uint64_t n = spec.rows(), m = relation_rows2(spec);
   const std::uint64_t out = max_result(operation_, n, m) * width * 4;
-  // Both relations in both layouts (RelationInputs), the output, the tile counts.
-  // The tile counts, bounds and look-back state.
+  // Both relations in both layouts (RelationInputs), the output, the tile counts, bounds and look-back state.
   const std::uint64_t tiles = SetKernels::max_tiles(n, m);
   return {2 * (n + m) * width * 4 + out + (Compaction::words(tiles) + 3 * (tiles + 1) + 2 * tiles + 1) * 4,
           std::max({n * width * 4, m * width * 4, out})};

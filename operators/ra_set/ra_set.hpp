@@ -11,9 +11,10 @@
 // on the other side, found by binary search; then a stable compaction) or merge_path (the merge of both
 // relations cut into equal shares by diagonal binary search, each share merged sequentially counting runs
 // of equal tuples, after a partition kernel that cuts the merge into tiles), `compaction` (three_kernels:
-// count, scan and write; single_pass: each tile merged once and placed by a decoupled look-back), `local`,
-// `ept` (candidates per work-item), `grid`; and on CUDA devices impl=cub, Thrust's set algorithm over whole
-// tuples from the vendor library.
+// count, scan and write; single_pass: each tile merged once and placed by a decoupled look-back), `write`
+// (merge path: direct, or staged: the tile's kept tuples compacted in local memory and written together),
+// `local`, `ept` (candidates per work-item; 15 an odd share), `grid`; and on CUDA devices impl=cub, Thrust's
+// set algorithm over whole tuples from the vendor library.
 #include <cstdint>
 #include <memory>
 #include <string>
