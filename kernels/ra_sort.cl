@@ -22,15 +22,22 @@
 //                      every output tile: how many of its tuples come from the pair's first run
 //   ra_sort_merge      per output tile, the two input ranges staged in local memory; each work-item finds
 //                      its EPT outputs' start on the merge path and merges them; written coalesced
+// ALGO_ONESWEEP=1 (with ALGO_MERGE=0), the one-sweep radix sort: the same passes, one kernel each
+//   ra_sort_histograms  every digit's histogram of every attribute in one read of the relation
+//   ra_sort_bin_starts  each histogram into where its digits' tuples start
+//   ra_sort_onesweep    per pass: tiles ranked by digit (common/radix_rank.h), placed by a look-back per
+//                       digit (common/lookback.h), written out in digit order from local memory
 // ra_sort_copy copies the relation when nothing is left to sort (one tuple; every radix pass skipped).
 //
 //   WG_SIZE     work-group size (sizes the local arrays)
 //   EPT         tuples per work-item and tile
 //   LAYOUT_SOA  0: packed tuples (attribute c of tuple i at i x width + c); 1: one array per attribute (at
 //               c x capacity + i), in the input, the scratch buffer and the output
-//   BITS        (radix) bits per digit: 2^BITS digits
+//   BITS        (radix, onesweep) bits per digit: 2^BITS digits
 //   SCAN_LOCAL, SCAN_ITEMS  (radix) the shape of the shared device-wide scan
 #include "common/portable.h"
+// Outside the algorithms' #if: the kernel source's includes are inlined once, where they first appear.
+#include "common/scan.h"
 
 #define TILE (WG_SIZE * EPT)
 #define MAX_WIDTH 4
@@ -50,15 +57,114 @@ KERNEL void ra_sort_copy(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT o
 
 #if !ALGO_MERGE
 
-#include "common/histogram.h"
-#include "common/scan.h"
-#include "common/scan_kernels.h"
-
 #define BINS (1u << BITS)
 
 FUNC uint digit_of(uint word, uint shift) {
   return (word >> shift) & (BINS - 1u);
 }
+
+#endif
+
+#if ALGO_ONESWEEP
+
+#include "common/lookback.h"
+#include "common/radix_rank.h"
+
+// Digits per 32-bit word.
+#define DIGITS ((32 + BITS - 1) / BITS)
+
+// hist[(c x DIGITS + k) x BINS + d]: the tuples whose digit k (bits from k x BITS) of attribute c is d, for
+// every digit of every attribute in one read of the relation. The host clears hist[] first; any grid.
+KERNEL void ra_sort_histograms(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT hist, uint n, uint width,
+                               uint capacity) {
+  LOCAL_ARRAY uint bins[MAX_WIDTH * DIGITS * BINS];
+  for (uint b = lid(); b < width * DIGITS * BINS; b += WG_SIZE) bins[b] = 0u;
+  LOCAL_BARRIER();
+  for (uint i = gid(); i < n; i += gsize()) {
+    for (uint c = 0; c < width; ++c) {
+      const uint x = in[AT(i, c, width, capacity)];
+      PRAGMA_UNROLL for (uint k = 0; k < DIGITS; ++k)
+          atomic_inc_u32(&bins[(c * DIGITS + k) * BINS + digit_of(x, k * BITS)]);
+    }
+  }
+  LOCAL_BARRIER();
+  for (uint b = lid(); b < width * DIGITS * BINS; b += WG_SIZE)
+    if (bins[b]) atomic_add_u32(&hist[b], bins[b]);
+}
+
+// Each of the `histograms` histograms into the exclusive prefix sums of its bins: where each digit's tuples
+// start in a pass's output. One work-group per histogram (WG_SIZE >= BINS); any grid.
+KERNEL void ra_sort_bin_starts(GLOBAL uint* RESTRICT hist, uint histograms) {
+  LOCAL_ARRAY uint scan[WG_SIZE];
+  for (uint h = group_id(); h < histograms; h += num_groups()) {
+    const uint count = lid() < BINS ? hist[h * BINS + lid()] : 0u;
+    const uint start = wg_scan_exclusive_u32(scan, count, WG_SIZE);
+    if (lid() < BINS) hist[h * BINS + lid()] = start;
+  }
+}
+
+// One pass of the one-sweep radix sort (as CUB's Onesweep): tiles taken in order from tickets[pass]; each
+// ranks its tuples by the digit (attribute `word`, bits from `shift`), publishes its count of every digit and
+// finds, by a look-back per digit over the tiles before it (state: BINS words per tile, zero before the
+// launch), where its tuples of that digit go after the start of the digit's bin (starts[histogram x BINS +
+// digit]). The tile's tuples are
+// then put in digit order in local memory one attribute at a time (the digit's first) and written out from
+// there, consecutive work-items to consecutive places of each digit's run.
+KERNEL void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
+                             CONSTANT_PTR uint* RESTRICT starts, GLOBAL uint* RESTRICT state,
+                             GLOBAL uint* RESTRICT tickets, uint pass, uint histogram, uint n, uint width,
+                             uint in_capacity, uint out_capacity, uint word, uint shift, uint tiles) {
+  LOCAL_ARRAY uint rank_mem[RANK_LOCAL_WORDS];
+  LOCAL_ARRAY uint scan[WG_SIZE + 1];
+  LOCAL_ARRAY uint count[BINS];
+  LOCAL_ARRAY uint first[BINS];
+  LOCAL_ARRAY uint base[BINS];
+  LOCAL_ARRAY uint stage[TILE];
+  LOCAL_ARRAY uint shared[1];
+  for (uint t = lookback_next_tile(&tickets[pass], shared); t < tiles;
+       t = lookback_next_tile(&tickets[pass], shared)) {
+    const uint tile_base = t * TILE;
+    const uint valid = n - tile_base < TILE ? n - tile_base : TILE;
+    uint key[EPT];
+    uint digit[EPT];
+    uint place[EPT];
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      const uint p = rank_item(j);
+      key[j] = p < valid ? in[AT(tile_base + p, word, width, in_capacity)] : 0u;
+    }
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) digit[j] = digit_of(key[j], shift);
+    rank_tile(rank_mem, scan, count, first, digit, valid, place);
+    if (lid() < BINS) {
+      const uint before = lookback_counter_exclusive(state, BINS, t, lid(), count[lid()]);
+      base[lid()] = starts[histogram * BINS + lid()] + before - first[lid()];
+    }
+    LOCAL_BARRIER();
+    // The digit's attribute first: the places it is written to are every attribute's.
+    uint dst[EPT];
+    for (uint a = 0; a < width; ++a) {
+      const uint c = a == 0 ? word : (a <= word ? a - 1u : a);
+      PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+        const uint p = rank_item(j);
+        if (p < valid) stage[place[j]] = a == 0 ? key[j] : in[AT(tile_base + p, c, width, in_capacity)];
+      }
+      LOCAL_BARRIER();
+      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+        const uint q = k * WG_SIZE + lid();
+        if (q < valid) {
+          const uint x = stage[q];
+          if (a == 0) dst[k] = base[digit_of(x, shift)] + q;
+          out[AT(dst[k], c, width, out_capacity)] = x;
+        }
+      }
+      LOCAL_BARRIER();
+    }
+  }
+}
+
+#elif !ALGO_MERGE
+
+#include "common/histogram.h"
+#include "common/scan_kernels.h"
 
 // bits[c]: the OR of attribute c over the tuples; bits[MAX_WIDTH + c]: the OR of its complement. A bit that
 // is set in both varies. The host clears bits[] first; any grid.

@@ -58,7 +58,10 @@
 #   redfox6    the set operations' merge path staged in local memory: shapes and tuning on cuda:0 and ocl:1:0, a
 #              merge_path sweep of 4-word tuples with long runs on cuda:0
 #   set31      issue 31: the set operations at 2^25 x 2^25, uniform and Zipf 1.0, against Thrust, tuned SET_BUDGET
+#   sort31     issue 31: the one-sweep radix sort at 2^24 and 2^26 (key, v0) against CUB's radix sort, pinned
+#              shapes and a SORT_BUDGET tune on cuda:0 and ocl:1:0
 #   check31    issue 31: the ballot and set-operation variants verified at awkward sizes on cuda:0 and ocl:1:0
+#   sort31_check  every onesweep variant verified at awkward sizes on cuda:0 and ocl:1:0
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
@@ -559,6 +562,7 @@ part_sanitizer() {
     "ra_select-ballot;ra_select;--rows 30011 --values 1 --selectivity 0.5;--set impl=own --set algorithm=single_pass_ballot --set local=128 --set grid=cover,2"
     "ra_intersect-w2;ra_intersect;--rows 5003 --rows2 4001 --values 1 --distinct 300;--set impl=own --set local=128 --set grid=cover"
     "ra_union-w4;ra_union;--rows 3001 --rows2 2003 --values 3 --distinct 5;--set impl=own --set local=64 --set grid=cover"
+    "ra_sort-onesweep;ra_sort;--rows 30011 --values 2 --keys dup;--set impl=own --set algorithm=onesweep --set local=256 --set ept=4,16 --set grid=cover --set skip=on"
   )
   local tool line label op workload pins
   for tool in memcheck racecheck; do
@@ -888,16 +892,62 @@ part_set31() {
   done
 }
 
+# Issue 31, item 1: the one-sweep radix sort against CUB's radix sort (whole tuple, (key, v0)) at 2^24 and 2^26
+# tuples: CUB in the same call, then a sweep of onesweep shapes on cuda:0 and ocl:1:0 (SORT_SETS adds pins),
+# every measurement printed with its per-kernel times; then a budgeted tune (SORT_BUDGET, default 15s).
+sort_rows="import json,sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+for dev,params,status,ms,kernels in c.execute('''SELECT d.local_id, v.params, m.status, m.kernel_ms, m.kernels FROM measurements m
+    JOIN variants v ON v.id=m.variant_id JOIN devices d ON d.id=m.device_id
+    WHERE m.session_id=(SELECT max(id) FROM sessions) ORDER BY m.kernel_ms'''):
+    p=json.loads(params)
+    print(dev, ' '.join(f'{a}={b}' for a,b in sorted(p.items()) if a not in ('algorithm','impl')), status, ms and round(ms,4), 'ms', kernels[:200])"
+part_sort31() {
+  step "issue 31: the one-sweep radix sort against CUB"
+  local rows d w
+  for rows in 2^24 2^26; do
+    w=(--op ra_sort --rows $rows --values 1)
+    echo -n "cub radix $rows: "; varex run "${w[@]}" --device cuda:0 --set impl=cub --set algorithm=radix --min-reps 5 \
+      --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+    for d in cuda:0 ocl:1:0; do
+      # shellcheck disable=SC2046,SC2086
+      varex sweep "${w[@]}" --device "$d" $([[ $d == cuda:* ]] && echo --set impl=own) --set algorithm=onesweep \
+        --set bits=8 --set local=256,512 --set ept=8,16 --set layout=aos,soa --set skip=off,on --set grid=cover \
+        ${SORT_SETS:-} --min-reps 5 --max-reps 20 --db "$db" --quiet --json > /dev/null 2>> "$files/sort31.err"
+      python3 -c "$sort_rows" "$db"
+    done
+  done
+  for d in cuda:0 ocl:1:0; do
+    # shellcheck disable=SC2046
+    varex tune --op ra_sort --rows 2^26 --values 1 --device "$d" --budget "${SORT_BUDGET:-15s}" --min-reps 3 \
+      --max-reps 10 $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/sort31_tune_${d//:/_}.json" 2>&1
+    # shellcheck disable=SC2046
+    echo -n "tuned $d: "; varex run --op ra_sort --rows 2^26 --values 1 --device "$d" $(tuned_sets "$files/sort31_tune_${d//:/_}.json") \
+      --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
+  done
+}
+
 # Issue 31, item 6: the new variants verified on both GPU views at awkward sizes (every variant of each space
 # with the launch pinned to two shapes); one line per sweep: evaluations, verified, failed.
+check_sweep() {
+  # shellcheck disable=SC2046
+  varex sweep --device "$d" "$@" $([[ $d == cuda:* && $2 == ra_* ]] && echo --set impl=own) --db "$files/check31.db" --min-reps 1 --max-reps 1 --warmup 0 --quiet --json \
+    | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; print(sys.argv[1:], r['evaluations'], 'of', r['valid_variants'], 'ok', r['ok'], 'failed', r['failed'])" "$d" "$@"
+}
+part_sort31_check() {
+  step "issue 31: onesweep at awkward sizes"
+  local d rows
+  for d in cuda:0 ocl:1:0; do
+    for rows in 1 4099 70001; do
+      check_sweep --op ra_sort --rows $rows --values 3 --keys dup --set algorithm=onesweep --set grid=cover,2
+    done
+    check_sweep --op ra_sort --rows 2^20 --values 1 --keys sorted --set algorithm=onesweep --set bits=8 --set skip=on --set grid=cover
+  done
+}
+
 part_check31() {
   step "issue 31: awkward sizes"
   local d rows op
-  check_sweep() {
-    # shellcheck disable=SC2046
-    varex sweep --device "$d" "$@" $([[ $d == cuda:* && $2 == ra_* ]] && echo --set impl=own) --db "$files/check31.db" --min-reps 1 --max-reps 1 --warmup 0 --quiet --json \
-      | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; print(sys.argv[1:], r['evaluations'], 'of', r['valid_variants'], 'ok', r['ok'], 'failed', r['failed'])" "$d" "$@"
-  }
   for d in cuda:0 ocl:1:0; do
     for rows in 1 31 5003; do
       check_sweep --op ra_select --rows $rows --values 1 --selectivity 0.5 --set algorithm=single_pass_ballot --set grid=cover,2

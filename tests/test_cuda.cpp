@@ -27,6 +27,7 @@ TEST_P(CudaCompile, EveryCompileVariantBuildsWithNvrtc) {
   h100.arch = "sm_90";
   h100.max_work_group = 1024;
   h100.compute_units = 132;
+  h100.local_mem = 48 << 10;  // CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: static shared memory
   const Operator& op = find_operator(GetParam());
   const auto space = op.space({h100, 1 << 20});
   if (op.defines(space.defaults(), h100).empty())

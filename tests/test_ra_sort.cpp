@@ -1,7 +1,8 @@
-// ra_sort (Red Fox SORT) on the OpenCL CPU device: the merge sort and the radix sort, both layouts, against
-// an order computed here. The space is sampled, not enumerated: its ~150 programs take seconds each to
-// build on PoCL, so the tests build six (kSortPrograms: each algorithm in both layouts; tiles of 32 to 1024
-// tuples, so a merge sort makes up to 8 merge passes; every digit width; the defaults) and run them with
+// ra_sort (Red Fox SORT) on the OpenCL CPU device: the merge sort, the radix sort and the one-sweep radix
+// sort, both layouts, against an order computed here. The space is sampled, not enumerated: its programs
+// take seconds each to build on PoCL, so the tests build nine (kSortPrograms: each algorithm in both
+// layouts; tiles of 32 to 1024 tuples, so a merge sort makes up to 8 merge passes and a one-sweep pass up
+// to 129 tiles' look-backs; every digit width; the defaults) and run them with
 // every launch-time choice (skip on and off, grid cover and 2 work-groups per compute unit). Every
 // compile-time variant is built for CUDA by Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc. Inputs:
 // no tuple, one tuple, sizes that are no multiple of 8, 32 or the local size, 1 to 3 values, keys all equal
@@ -63,8 +64,9 @@ struct SortProgram {
   std::int64_t local, ept, bits;
 };
 const SortProgram kSortPrograms[] = {
-    {"merge", "aos", 32, 1, 8}, {"merge", "aos", 128, 4, 8}, {"merge", "soa", 128, 8, 8},
-    {"radix", "aos", 32, 1, 4}, {"radix", "aos", 128, 4, 8}, {"radix", "soa", 32, 8, 6},
+    {"merge", "aos", 32, 1, 8},    {"merge", "aos", 128, 4, 8},    {"merge", "soa", 128, 8, 8},
+    {"radix", "aos", 32, 1, 4},    {"radix", "aos", 128, 4, 8},    {"radix", "soa", 32, 8, 6},
+    {"onesweep", "aos", 32, 1, 4}, {"onesweep", "soa", 64, 16, 6}, {"onesweep", "aos", 256, 4, 8},
 };
 
 std::vector<variants::Params> sort_sampled(std::vector<variants::Params> all) {
@@ -189,9 +191,9 @@ TEST(RaSort, PoisonedOutputDoesNotVerifyAndQueriesAreRefused) {
   run->poison();
   EXPECT_FALSE(run->collect().verified);
   const auto space = op.space({test::cpu_device(), 1000});
-  for (const char* algorithm : {"merge", "radix"}) {
+  for (const char* algorithm : {"merge", "radix", "onesweep"}) {
     run->poison();
-    run->execute(space.with_settings(space.defaults(), {{"algorithm", algorithm}}));
+    run->execute(space.with_settings(space.defaults(), {{"algorithm", algorithm}, {"local", "256"}}));
     EXPECT_TRUE(run->collect().verified) << algorithm;
     run->poison();
     const Collected c = run->collect();
@@ -217,12 +219,15 @@ TEST(RaSort, SpaceKeepsMergeFreeOfDigitsAndTilesWithinBounds) {
   EXPECT_THROW(space.with_settings(defaults, {{"skip", "on"}}), UsageError);
   EXPECT_THROW(space.with_settings(defaults, {{"algorithm", "radix"}, {"local", "32"}, {"ept", "1"}}),
                UsageError);  // 32 tuples, 256 digits
+  EXPECT_THROW(space.with_settings(defaults, {{"algorithm", "onesweep"}, {"local", "128"}}),
+               UsageError);  // a work-item per digit
+  EXPECT_THROW(space.with_settings(defaults, {{"algorithm", "radix"}, {"ept", "16"}}), UsageError);
   for (const auto& p : space.enumerate()) {
     const std::int64_t tile = variants::get_int(p, "local") * variants::get_int(p, "ept");
     if (variants::get_string(p, "algorithm") == "merge") {
       EXPECT_LE(tile, 1024);
     } else {
-      EXPECT_LE(tile, 2048);
+      EXPECT_LE(tile, variants::get_string(p, "algorithm") == "onesweep" ? 8192 : 2048);
       EXPECT_GE(tile, std::int64_t{1} << variants::get_int(p, "bits"));
     }
   }

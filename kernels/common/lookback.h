@@ -75,4 +75,34 @@ FUNC uint lookback_exclusive(GLOBAL uint* RESTRICT state, uint tiles, uint t, ui
   return prefix;
 }
 
+// The look-back of one counter among several per tile, by one work-item (the radix sort's onesweep pass
+// keeps one per digit, as CUB's Onesweep): `state` has `stride` words per tile, zero before the launch, each
+// 0 (not yet), LOOKBACK_AGGREGATE | the tile's count or LOOKBACK_INCLUSIVE | its inclusive prefix, so one
+// word carries flag and value and goes from 0 to its value in at most two steps. The work-item publishes
+// tile t's `count` of its counter, walks back over its predecessors one by one until it meets an inclusive
+// prefix, publishes its own and returns the exclusive one. Prefixes stay below 2^30.
+#define LOOKBACK_AGGREGATE (1u << 30)
+#define LOOKBACK_INCLUSIVE (2u << 30)
+#define LOOKBACK_VALUE (LOOKBACK_AGGREGATE - 1u)
+
+FUNC uint lookback_counter_exclusive(GLOBAL uint* RESTRICT state, uint stride, uint t, uint counter,
+                                     uint count) {
+  GLOBAL uint* mine = &state[t * stride + counter];
+  if (t == 0) {
+    atomic_add_u32(mine, LOOKBACK_INCLUSIVE | count);
+    return 0u;
+  }
+  atomic_add_u32(mine, LOOKBACK_AGGREGATE | count);
+  uint prefix = 0;
+  for (uint q = t; q > 0;) {
+    const uint word = atomic_add_u32(&state[(q - 1u) * stride + counter], 0u);
+    if (word == 0u) continue;  // not published yet
+    prefix += word & LOOKBACK_VALUE;
+    if (word & LOOKBACK_INCLUSIVE) break;
+    --q;
+  }
+  atomic_add_u32(mine, (LOOKBACK_INCLUSIVE - LOOKBACK_AGGREGATE) + prefix);  // aggregate to inclusive
+  return prefix;
+}
+
 #endif  // VAREX_LOOKBACK_H

@@ -23,6 +23,8 @@
 //                 every lane of the warp calling it; VAREX_WARP_BALLOT says it exists: on CUDA, and on OpenCL
 //                 where the host defines VAREX_WARP_PTX (NVIDIA's platform, which takes inline PTX but offers
 //                 no sub-group ballot)
+//   warp_sync():  where VAREX_WARP_BALLOT: the warp's lanes meet, and local memory written by one lane before
+//                 is seen by the others after (__syncwarp; bar.warp.sync)
 #ifndef VAREX_PORTABLE_H
 #define VAREX_PORTABLE_H
 
@@ -68,6 +70,7 @@ FUNC uint popcount_u32(uint x) { return __popc(x); }
 FUNC uint clz_u32(uint x) { return __clz(x); }
 #define VAREX_WARP_BALLOT 1
 FUNC uint warp_ballot(uint pred) { return __ballot_sync(0xffffffffu, pred != 0u); }
+FUNC void warp_sync() { __syncwarp(); }
 
 #else
 #define VAREX_CUDA 0
@@ -119,6 +122,7 @@ FUNC uint warp_ballot(uint pred) {
                : "r"(pred));
   return word;
 }
+FUNC void warp_sync() { __asm__ __volatile__("bar.warp.sync 0xffffffff;" ::: "memory"); }
 #else
 #define VAREX_WARP_BALLOT 0
 #endif

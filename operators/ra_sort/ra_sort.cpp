@@ -21,7 +21,13 @@ namespace {
 constexpr std::uint32_t kMaxWidth = 4;   // MAX_WIDTH: words of the widest tuple
 constexpr std::uint64_t kMaxBins = 256;  // 2^bits for the largest digit
 constexpr std::uint64_t kRadixMaxTile = 2048;
+constexpr std::uint64_t kOnesweepMaxTile = 8192;
 constexpr std::uint64_t kMergeMaxTile = 1024;
+// The one-sweep passes' histograms: a digit of at least 4 bits, so at most 8 digits per word, 2^bits bins.
+constexpr std::uint64_t kMaxHistogramWords = kMaxWidth * 4 * 256;  // 8-bit digits (4 x 16 and 6 x 64 less)
+constexpr std::uint32_t kMaxPasses = kMaxWidth * 8;
+// Tuples the one-sweep histogram kernel's work-items read each.
+constexpr std::uint64_t kHistogramItems = 64;
 // The shape of the shared device-wide scan of the radix sort's digit counts.
 const primitives::ScanShape kScanShape{128, 8};
 
@@ -29,12 +35,27 @@ bool is_merge(const variants::Params& params) {
   return variants::get_string(params, "algorithm") == "merge";
 }
 
-// Local memory of the variant's largest kernel, in bytes.
-std::uint64_t local_bytes(const variants::Params& params) {
+bool is_onesweep(const variants::Params& params) {
+  return variants::get_string(params, "algorithm") == "onesweep";
+}
+
+std::uint32_t digits_per_word(std::uint32_t bits) {
+  return (32 + bits - 1) / bits;
+}
+
+// Local memory of the variant's largest kernel, in bytes; `ballots`: the device ranks by warp ballots
+// (common/radix_rank.h).
+std::uint64_t local_bytes(const variants::Params& params, bool ballots) {
   const auto local = static_cast<std::uint64_t>(variants::get_int(params, "local"));
   const std::uint64_t tile = local * variants::get_int(params, "ept");
   if (is_merge(params)) return tile * (kMaxWidth + 2) * 4;  // stage + two orders (ra_sort_block)
-  const std::uint64_t bins = std::uint64_t{1} << variants::get_int(params, "bits");
+  const auto bits = static_cast<std::uint32_t>(variants::get_int(params, "bits"));
+  const std::uint64_t bins = std::uint64_t{1} << bits;
+  if (is_onesweep(params)) {
+    // ra_sort_onesweep: the ranking's words, scan, count, first, base, stage, ticket; ra_sort_histograms.
+    const std::uint64_t rank = ballots && local % 32 == 0 ? local / 32 * bins : 2 * tile;
+    return std::max(rank + local + 1 + 3 * bins + tile + 1, kMaxWidth * digits_per_word(bits) * bins) * 4;
+  }
   return (tile + local + 1 + bins) * 4;  // keys, scan, start (ra_sort_scatter)
 }
 
@@ -62,7 +83,8 @@ void scan_in(KernelSequence& seq, const primitives::DeviceScan& scan, const std:
 // radix sort's digit bits and skip, and the defines the family's kernels are built with.
 struct RaSortVariant : LaunchBundle {
   RaSortVariant(const variants::Params& params, const DeviceInfo& device);
-  bool merge;          // algorithm=merge (else radix)
+  bool merge;          // algorithm=merge (else radix or onesweep)
+  bool onesweep;       // algorithm=onesweep
   TupleLayout layout;  // of the input and the output (aos for the vendor call, whatever the parameters say)
   std::uint64_t local;
   std::uint64_t ept;
@@ -73,6 +95,7 @@ struct RaSortVariant : LaunchBundle {
 RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& device)
     : LaunchBundle(params, device),
       merge(is_merge(params)),
+      onesweep(is_onesweep(params)),
       layout(vendor ? TupleLayout::Aos : layout_of(params)),
       local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
       ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))),
@@ -82,8 +105,11 @@ RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& d
              {"WG_SIZE", std::to_string(local)},
              {"EPT", std::to_string(ept)},
              {"LAYOUT_SOA", layout == TupleLayout::Soa ? "1" : "0"}};
-  if (!merge) {
-    defines.push_back({"BITS", std::to_string(bits)});
+  if (!merge) defines.push_back({"BITS", std::to_string(bits)});
+  if (onesweep) {
+    defines.push_back({"ALGO_ONESWEEP", "1"});
+    for (Define& d : warp_ballot_defines(device)) defines.push_back(std::move(d));
+  } else if (!merge) {
     for (const auto& define : kScanShape.defines()) defines.push_back(define);
   }
 }
@@ -104,6 +130,9 @@ class SortWork {
     splits_ = engine.allocate(((rows_ + 31) / 32 + 1) * 4);  // one per output tile (tiles >= 32 tuples)
     bits_ = engine.allocate(2 * kMaxWidth * 4);
     host_bits_ = engine.allocate_host(2 * kMaxWidth * 4);
+    histograms_ = engine.allocate(kMaxHistogramWords * 4);
+    host_histograms_ = engine.allocate_host(kMaxHistogramWords * 4);
+    tickets_ = engine.allocate(kMaxPasses * 4);
     scan_ = std::make_unique<primitives::DeviceScan>(engine, max_counts(rows_), kScanShape);
   }
 
@@ -129,6 +158,8 @@ class SortWork {
                     .tiles = tiles};
     if (variant.merge) {
       merge_sort(step);
+    } else if (variant.onesweep) {
+      onesweep_sort(step, variant.bits, variant.skip);
     } else {
       radix_sort(step, variant.bits, variant.skip);
     }
@@ -223,6 +254,60 @@ class SortWork {
     }
   }
 
+  // One kernel per pass (ra_sort.cl, ALGO_ONESWEEP): every pass's digit histogram at once, their bins'
+  // starts, then the passes, each placing its tiles by a look-back per digit over the digit counts (one
+  // word per tile and digit in counts_, cleared before each pass). skip: the histograms are read back and a
+  // pass whose digit is the same in every tuple (one bin holds all) is left out.
+  void onesweep_sort(const Step& s, std::uint32_t bits, bool skip) {
+    if (rows_ >= (std::uint64_t{1} << 30))
+      throw LaunchError("ra_sort: onesweep sorts fewer than 2^30 tuples");
+    const auto n = u32(rows_);
+    const auto tiles = u32(s.tiles);
+    const std::uint32_t digits = digits_per_word(bits);
+    const std::uint64_t bins = std::uint64_t{1} << bits;
+    const std::uint32_t histograms = width_ * digits;
+    s.seq.fill("histograms", *histograms_, 0, histograms * bins * 4);
+    s.seq.fill("histograms", *tickets_, 0, kMaxPasses * 4);
+    s.seq.run("histograms", "ra_sort_histograms", s.plan.rows(s.tiles * s.local, kHistogramItems),
+              {KernelArg::of(s.input), KernelArg::of(*histograms_), KernelArg::of(n), KernelArg::of(width_),
+               KernelArg::of(s.in_capacity)});
+    // Least significant first, as the LSD passes: the last value's digits, ..., the key's.
+    std::vector<std::uint32_t> passes;  // histogram c x digits + k: digit k of attribute c
+    const std::uint32_t* counts = nullptr;
+    if (skip) {
+      s.seq.read(*host_histograms_, *histograms_, histograms * bins * 4, 0);
+      counts = host_histograms_->as<std::uint32_t>();
+    }
+    for (std::uint32_t c = width_; c-- > 0;) {
+      for (std::uint32_t h = c * digits; h < (c + 1) * digits; ++h) {
+        const std::uint32_t* bin = counts ? counts + h * bins : nullptr;
+        if (!bin || std::find(bin, bin + bins, n) == bin + bins) passes.push_back(h);
+      }
+    }
+    if (passes.empty()) {
+      copy(s);
+      return;
+    }
+    s.seq.run("histograms", "ra_sort_bin_starts", s.plan.rows(std::uint64_t{histograms} * s.local),
+              {KernelArg::of(*histograms_), KernelArg::of(histograms)});
+    if (bins * s.tiles > max_counts(rows_)) throw LaunchError("ra_sort: more digit counts than allocated");
+    const DeviceBuffer* src = &s.input;
+    std::uint32_t src_capacity = s.in_capacity;
+    for (std::uint32_t j = 0; j < passes.size(); ++j) {
+      const std::uint32_t h = passes[j];
+      DeviceBuffer& dst = target(s, j, passes.size());
+      s.seq.fill("onesweep", *counts_, 0, bins * s.tiles * 4);
+      s.seq.run(
+          "onesweep", "ra_sort_onesweep", s.plan.rows(s.tiles * s.local),
+          {KernelArg::of(*src), KernelArg::of(dst), KernelArg::of(*histograms_), KernelArg::of(*counts_),
+           KernelArg::of(*tickets_), KernelArg::of(j), KernelArg::of(h), KernelArg::of(n),
+           KernelArg::of(width_), KernelArg::of(src_capacity), KernelArg::of(s.out_capacity),
+           KernelArg::of(h / digits), KernelArg::of((h % digits) * bits), KernelArg::of(tiles)});
+      src = &dst;
+      src_capacity = s.out_capacity;
+    }
+  }
+
   void merge_sort(const Step& s) {
     const auto n = u32(rows_);
     const auto tiles = u32(s.tiles);
@@ -250,8 +335,8 @@ class SortWork {
   Engine& engine_;
   std::uint64_t rows_;
   std::uint32_t width_;
-  std::unique_ptr<DeviceBuffer> scratch_, counts_, offsets_, splits_, bits_;
-  std::unique_ptr<HostBuffer> host_bits_;
+  std::unique_ptr<DeviceBuffer> scratch_, counts_, offsets_, splits_, bits_, histograms_, tickets_;
+  std::unique_ptr<HostBuffer> host_bits_, host_histograms_;
   std::unique_ptr<primitives::DeviceScan> scan_;
   VendorScratch vendor_scratch_{engine_};
 };
@@ -341,34 +426,38 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
   std::vector<variants::Tunable> tunables{
       {"algorithm",
        variants::TunableKind::Compile,
-       {Value{"merge"}, Value{"radix"}},
+       {Value{"merge"}, Value{"radix"}, Value{"onesweep"}},
        Value{"merge"},
        "merge: the source's merge sort (VexCL's, after Modern GPU): tiles sorted in local memory, then "
        "merge-path passes over pairs of sorted runs; radix: LSD radix sort, a pass per digit (per-tile digit "
-       "counts, the shared device-wide scan, a stable scatter)"},
+       "counts, the shared device-wide scan, a stable scatter); onesweep: the same passes one kernel each, "
+       "as CUB's Onesweep (all histograms in one read first; tiles ranked by warp ballots where the device "
+       "has them, placed by a look-back per digit, written out in digit order)"},
       relation_layout(),
       relation_local(context.device, variants::TunableKind::Compile,
                      "work-group size (compile-time: sizes the local arrays)"),
       {"ept",
        variants::TunableKind::Compile,
-       {1, 2, 4, 8},
+       {1, 2, 4, 8, 16},
        4,
        "tuples per work-item; a tile (sorted in local memory, ranked per radix pass, or one merge output "
-       "partition) holds local x ept tuples"},
+       "partition) holds local x ept tuples; 16 for onesweep only"},
       {"bits",
        variants::TunableKind::Compile,
        {4, 6, 8},
        8,
-       "radix: bits per digit (2^bits digits; ceil(32/bits) passes per attribute)"},
+       "radix, onesweep: bits per digit (2^bits digits; ceil(32/bits) passes per attribute)"},
       {"skip",
        variants::TunableKind::Launch,
        {Value{"off"}, Value{"on"}},
        Value{"off"},
-       "radix: on first finds the bits that vary between tuples (one kernel, a 32-byte read-back) and runs "
-       "only the passes whose digit varies; off runs every pass"},
+       "radix, onesweep: on first finds the bits that vary between tuples (radix: one kernel, a 32-byte "
+       "read-back; onesweep: its histograms read back) and runs only the passes whose digit varies; off runs "
+       "every pass"},
       relation_grid(),
   };
   const std::uint64_t local_mem = context.device.local_mem;
+  const bool ballots = has_warp_ballot(context.device);
   std::vector<variants::Constraint> constraints{
       {"merge has no digits: bits and skip keep their defaults (8, off)",
        [](const variants::Params& p) {
@@ -380,14 +469,26 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
          return is_merge(p) || variants::get_int(p, "local") * variants::get_int(p, "ept") >=
                                    (1 << variants::get_int(p, "bits"));
        }},
-      {"a tile holds at most 2048 tuples (radix) or 1024 (merge: whole tuples staged in local memory)",
+      {"a tile holds at most 2048 tuples (radix), 8192 (onesweep) or 1024 (merge: whole tuples staged in "
+       "local "
+       "memory)",
        [](const variants::Params& p) {
          const auto tile =
              static_cast<std::uint64_t>(variants::get_int(p, "local") * variants::get_int(p, "ept"));
-         return tile <= (is_merge(p) ? kMergeMaxTile : kRadixMaxTile);
+         return tile <= (is_merge(p) ? kMergeMaxTile : is_onesweep(p) ? kOnesweepMaxTile : kRadixMaxTile);
        }},
+      {"ept 16 for onesweep only",
+       [](const variants::Params& p) { return is_onesweep(p) || variants::get_int(p, "ept") <= 8; }},
+      {"onesweep: local >= 2^bits (a work-item per digit)",
+       [](const variants::Params& p) {
+         return !is_onesweep(p) || variants::get_int(p, "local") >= (1 << variants::get_int(p, "bits"));
+       }},
+      {"impl=cub runs CUB's radix or merge sort (CUB's radix sort is its Onesweep)",
+       [](const variants::Params& p) { return !is_vendor(p) || !is_onesweep(p); }},
       {"the tile's local arrays must fit the device's local memory",
-       [local_mem](const variants::Params& p) { return local_mem == 0 || local_bytes(p) <= local_mem; }},
+       [local_mem, ballots](const variants::Params& p) {
+         return local_mem == 0 || local_bytes(p, ballots) <= local_mem;
+       }},
   };
   std::vector<variants::Inactive> inactive;
   add_vendor_variant(context.device,
