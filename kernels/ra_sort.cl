@@ -74,17 +74,27 @@ FUNC uint digit_of(uint word, uint shift) {
 #define DIGITS ((32 + BITS - 1) / BITS)
 
 // hist[(c x DIGITS + k) x BINS + d]: the tuples whose digit k (bits from k x BITS) of attribute c is d, for
-// every digit of every attribute in one read of the relation. The host clears hist[] first; any grid.
+// every digit of every attribute in one read of the relation. A work-item loads HIST_ITEMS words before it
+// counts them, so that loads are in flight while it counts. The host clears hist[] first; any grid.
+#define HIST_ITEMS 4
 KERNEL void ra_sort_histograms(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT hist, uint n, uint width,
                                uint capacity) {
   LOCAL_ARRAY uint bins[MAX_WIDTH * DIGITS * BINS];
   for (uint b = lid(); b < width * DIGITS * BINS; b += WG_SIZE) bins[b] = 0u;
   LOCAL_BARRIER();
-  for (uint i = gid(); i < n; i += gsize()) {
+  for (uint i0 = gid(); i0 < n; i0 += HIST_ITEMS * gsize()) {
     for (uint c = 0; c < width; ++c) {
-      const uint x = in[AT(i, c, width, capacity)];
-      PRAGMA_UNROLL for (uint k = 0; k < DIGITS; ++k)
-          atomic_inc_u32(&bins[(c * DIGITS + k) * BINS + digit_of(x, k * BITS)]);
+      uint x[HIST_ITEMS];
+      PRAGMA_UNROLL for (uint u = 0; u < HIST_ITEMS; ++u) {
+        const uint i = i0 + u * gsize();
+        x[u] = i < n ? in[AT(i, c, width, capacity)] : 0u;
+      }
+      PRAGMA_UNROLL for (uint u = 0; u < HIST_ITEMS; ++u) {
+        if (i0 + u * gsize() < n) {
+          PRAGMA_UNROLL for (uint k = 0; k < DIGITS; ++k)
+              atomic_inc_u32(&bins[(c * DIGITS + k) * BINS + digit_of(x[u], k * BITS)]);
+        }
+      }
     }
   }
   LOCAL_BARRIER();
@@ -108,8 +118,9 @@ KERNEL void ra_sort_bin_starts(GLOBAL uint* RESTRICT hist, uint histograms) {
 // finds, by a look-back per digit over the tiles before it (state: BINS words per tile, zero before the
 // launch), where its tuples of that digit go after the start of the digit's bin (starts[histogram x BINS +
 // digit]). The tile's tuples are
-// then put in digit order in local memory one attribute at a time (the digit's first) and written out from
-// there, consecutive work-items to consecutive places of each digit's run.
+// then put in digit order in local memory, whole (key, v0) pairs under aos or one attribute at a time (the
+// digit's first), and written out from there, consecutive work-items to consecutive places of each digit's
+// run.
 KERNEL void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
                              CONSTANT_PTR uint* RESTRICT starts, GLOBAL uint* RESTRICT state,
                              GLOBAL uint* RESTRICT tickets, uint pass, uint histogram, uint n, uint width,
@@ -119,33 +130,58 @@ KERNEL void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
   LOCAL_ARRAY uint count[BINS];
   LOCAL_ARRAY uint first[BINS];
   LOCAL_ARRAY uint base[BINS];
-  LOCAL_ARRAY uint stage[TILE];
+  LOCAL_ARRAY uint2 stage_pairs[TILE];  // a tile of (key, v0) pairs, or one attribute's words
   LOCAL_ARRAY uint shared[1];
+  LOCAL uint* stage = (LOCAL uint*)stage_pairs;
+  // Packed pairs move as one 64-bit word each, loaded and stored whole; other tuples one attribute at a time.
+  const uint pairs = !LAYOUT_SOA && width == 2;
   for (uint t = lookback_next_tile(&tickets[pass], shared); t < tiles;
        t = lookback_next_tile(&tickets[pass], shared)) {
     const uint tile_base = t * TILE;
     const uint valid = n - tile_base < TILE ? n - tile_base : TILE;
-    uint key[EPT];
+    uint2 pair[EPT];
     uint digit[EPT];
     uint place[EPT];
     PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
       const uint p = rank_item(j);
-      key[j] = p < valid ? in[AT(tile_base + p, word, width, in_capacity)] : 0u;
+      uint key = 0u;
+      if (p < valid) {
+        if (pairs) {
+          pair[j] = ((CONSTANT_PTR uint2*)in)[tile_base + p];
+          key = word ? pair[j].y : pair[j].x;
+        } else {
+          key = in[AT(tile_base + p, word, width, in_capacity)];
+        }
+      }
+      digit[j] = digit_of(key, shift);
     }
-    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) digit[j] = digit_of(key[j], shift);
     rank_tile(rank_mem, scan, count, first, digit, valid, place);
+    if (lid() < BINS) lookback_counter_publish(state, BINS, t, lid(), count[lid()]);
     if (lid() < BINS) {
-      const uint before = lookback_counter_exclusive(state, BINS, t, lid(), count[lid()]);
+      const uint before = lookback_counter_exclusive(state, BINS, t, lid());
       base[lid()] = starts[histogram * BINS + lid()] + before - first[lid()];
     }
     LOCAL_BARRIER();
+    if (pairs) {
+      PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) if (rank_item(j) < valid) stage_pairs[place[j]] = pair[j];
+      LOCAL_BARRIER();
+      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
+        const uint q = k * WG_SIZE + lid();
+        if (q < valid) {
+          const uint2 x = stage_pairs[q];
+          ((GLOBAL uint2*)out)[base[digit_of(word ? x.y : x.x, shift)] + q] = x;
+        }
+      }
+      LOCAL_BARRIER();
+      continue;
+    }
     // The digit's attribute first: the places it is written to are every attribute's.
     uint dst[EPT];
     for (uint a = 0; a < width; ++a) {
       const uint c = a == 0 ? word : (a <= word ? a - 1u : a);
       PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
         const uint p = rank_item(j);
-        if (p < valid) stage[place[j]] = a == 0 ? key[j] : in[AT(tile_base + p, c, width, in_capacity)];
+        if (p < valid) stage[place[j]] = in[AT(tile_base + p, c, width, in_capacity)];
       }
       LOCAL_BARRIER();
       PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {

@@ -912,11 +912,12 @@ part_sort31() {
     for d in cuda:0 ocl:1:0; do
       # shellcheck disable=SC2046,SC2086
       varex sweep "${w[@]}" --device "$d" $([[ $d == cuda:* ]] && echo --set impl=own) --set algorithm=onesweep \
-        --set bits=8 --set local=256,512 --set ept=8,16 --set layout=aos,soa --set skip=off,on --set grid=cover \
+        --set bits=8 --set local=${SORT_LOCAL:-256,512} --set ept=${SORT_EPT:-8,16} --set layout=aos,soa --set skip=off --set grid=cover \
         ${SORT_SETS:-} --min-reps 5 --max-reps 20 --db "$db" --quiet --json > /dev/null 2>> "$files/sort31.err"
       python3 -c "$sort_rows" "$db"
     done
   done
+  [[ ${SORT_BUDGET:-15s} == 0 ]] && return
   for d in cuda:0 ocl:1:0; do
     # shellcheck disable=SC2046
     varex tune --op ra_sort --rows 2^26 --values 1 --device "$d" --budget "${SORT_BUDGET:-15s}" --min-reps 3 \

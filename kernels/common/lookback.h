@@ -78,30 +78,31 @@ FUNC uint lookback_exclusive(GLOBAL uint* RESTRICT state, uint tiles, uint t, ui
 // The look-back of one counter among several per tile, by one work-item (the radix sort's onesweep pass
 // keeps one per digit, as CUB's Onesweep): `state` has `stride` words per tile, zero before the launch, each
 // 0 (not yet), LOOKBACK_AGGREGATE | the tile's count or LOOKBACK_INCLUSIVE | its inclusive prefix, so one
-// word carries flag and value and goes from 0 to its value in at most two steps. The work-item publishes
-// tile t's `count` of its counter, walks back over its predecessors one by one until it meets an inclusive
-// prefix, publishes its own and returns the exclusive one. Prefixes stay below 2^30.
+// word carries flag and value and goes from 0 to its value in at most two steps. A tile publishes its
+// count first (lookback_counter_publish), as early as it knows it: the sooner it is seen, the shorter the
+// walks of the tiles after it. lookback_counter_exclusive then walks back over the tile's predecessors one
+// by one until it meets an inclusive prefix, publishes the tile's own and returns the exclusive one. The
+// walk polls with volatile loads: atomics (adding 0) took a tenth of the pass (333 against 302 us on the
+// H100). Prefixes stay below 2^30.
 #define LOOKBACK_AGGREGATE (1u << 30)
 #define LOOKBACK_INCLUSIVE (2u << 30)
 #define LOOKBACK_VALUE (LOOKBACK_AGGREGATE - 1u)
 
-FUNC uint lookback_counter_exclusive(GLOBAL uint* RESTRICT state, uint stride, uint t, uint counter,
-                                     uint count) {
-  GLOBAL uint* mine = &state[t * stride + counter];
-  if (t == 0) {
-    atomic_add_u32(mine, LOOKBACK_INCLUSIVE | count);
-    return 0u;
-  }
-  atomic_add_u32(mine, LOOKBACK_AGGREGATE | count);
+FUNC void lookback_counter_publish(GLOBAL uint* RESTRICT state, uint stride, uint t, uint counter, uint count) {
+  atomic_add_u32(&state[t * stride + counter], (t == 0 ? LOOKBACK_INCLUSIVE : LOOKBACK_AGGREGATE) | count);
+}
+
+FUNC uint lookback_counter_exclusive(GLOBAL uint* RESTRICT state, uint stride, uint t, uint counter) {
+  if (t == 0) return 0u;  // its count is its inclusive prefix
   uint prefix = 0;
   for (uint q = t; q > 0;) {
-    const uint word = atomic_add_u32(&state[(q - 1u) * stride + counter], 0u);
+    const uint word = *(volatile GLOBAL uint*)&state[(q - 1u) * stride + counter];
     if (word == 0u) continue;  // not published yet
     prefix += word & LOOKBACK_VALUE;
     if (word & LOOKBACK_INCLUSIVE) break;
     --q;
   }
-  atomic_add_u32(mine, (LOOKBACK_INCLUSIVE - LOOKBACK_AGGREGATE) + prefix);  // aggregate to inclusive
+  atomic_add_u32(&state[t * stride + counter], (LOOKBACK_INCLUSIVE - LOOKBACK_AGGREGATE) + prefix);
   return prefix;
 }
 

@@ -52,9 +52,10 @@ std::uint64_t local_bytes(const variants::Params& params, bool ballots) {
   const auto bits = static_cast<std::uint32_t>(variants::get_int(params, "bits"));
   const std::uint64_t bins = std::uint64_t{1} << bits;
   if (is_onesweep(params)) {
-    // ra_sort_onesweep: the ranking's words, scan, count, first, base, stage, ticket; ra_sort_histograms.
+    // ra_sort_onesweep: the ranking's words, scan, count, first, base, stage (a pair per tuple), ticket;
+    // ra_sort_histograms.
     const std::uint64_t rank = ballots && local % 32 == 0 ? local / 32 * bins : 2 * tile;
-    return std::max(rank + local + 1 + 3 * bins + tile + 1, kMaxWidth * digits_per_word(bits) * bins) * 4;
+    return std::max(rank + local + 1 + 3 * bins + 2 * tile + 1, kMaxWidth * digits_per_word(bits) * bins) * 4;
   }
   return (tile + local + 1 + bins) * 4;  // keys, scan, start (ra_sort_scatter)
 }
