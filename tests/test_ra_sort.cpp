@@ -99,6 +99,18 @@ TEST(RaSort, ReferenceIsTheLexicographicOrder) {
   EXPECT_TRUE(sort_reference(empty).empty());
 }
 
+TEST(RaSort, ReferenceSortsInPartsAndMergesThem) {
+  // More tuples than one core's share (2^16 at least): the reference sorts shares side by side and merges.
+  const datasets::Relation r = tie_relation(300007, 2, 5);
+  std::vector<std::array<std::uint32_t, 3>> tuples(r.rows());
+  for (std::uint64_t i = 0; i < r.rows(); ++i)
+    tuples[i] = {r.columns[0][i], r.columns[1][i], r.columns[2][i]};
+  std::sort(tuples.begin(), tuples.end());
+  std::vector<std::uint32_t> want;
+  for (const auto& t : tuples) want.insert(want.end(), t.begin(), t.end());
+  EXPECT_EQ(sort_reference(r), want);
+}
+
 TEST(RaSort, EveryAlgorithmAndLayoutOnAwkwardSizes) {
   std::uint32_t values = 0;
   for (std::uint64_t rows : {1, 7, 33, 1000, 4099}) {
