@@ -11,8 +11,8 @@
 //   ra_sort_count    per tile, how many of its tuples have each digit: counts[d x tiles + t]
 //   scan_tiles, scan_sums, scan_add   the shared device-wide exclusive scan of those counts
 //                    (common/scan_kernels.h): offsets[d x tiles + t] = where tile t's digit-d tuples go
-//   ra_sort_scatter  per tile, the tuples ranked stably by digit in local memory (one split per digit bit:
-//                    a work-group prefix sum of the zeros), then written to their offsets
+//   ra_sort_scatter  per tile, the tuples ranked stably by digit (common/radix_rank.h), then written to
+//                    their offsets in digit order
 // ALGO_MERGE=1, the merge sort:
 //   ra_sort_block      per tile, the tuples staged in local memory and merge-sorted there (log2 TILE
 //                      rounds; an element's place in the merged pair is its index plus its rank in the
@@ -63,12 +63,13 @@ FUNC uint digit_of(uint word, uint shift) {
   return (word >> shift) & (BINS - 1u);
 }
 
+#include "common/radix_rank.h"
+
 #endif
 
 #if ALGO_ONESWEEP
 
 #include "common/lookback.h"
-#include "common/radix_rank.h"
 
 // Digits per 32-bit word.
 #define DIGITS ((32 + BITS - 1) / BITS)
@@ -249,67 +250,37 @@ KERNEL void ra_sort_count(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT 
   }
 }
 
-// Work-group exclusive prefix sum of one value per work-item (common/scan.h); the group's total in *total.
-// `scan` has WG_SIZE + 1 words; ends with a barrier.
-FUNC uint group_exclusive_scan(LOCAL uint* scan, uint value, uint* total) {
-  const uint exclusive = wg_scan_exclusive_u32(scan, value, WG_SIZE);
-  if (lid() == WG_SIZE - 1) scan[WG_SIZE] = exclusive + value;
-  LOCAL_BARRIER();
-  *total = scan[WG_SIZE];
-  LOCAL_BARRIER();
-  return exclusive;
-}
-
-// Each tuple of tile t to offsets[d * tiles + t] + its rank among the tile's digit-d tuples (stable).
-// Sorting key in local memory: digit << 16 | position in the tile; the positions past the relation's end get
-// the largest digit, so they stay behind every tuple. `sort_bits`: the digit's bits (fewer for the last
-// digit of a word when BITS does not divide 32).
+// Each tuple of tile t to offsets[d * tiles + t] + its rank among the tile's digit-d tuples (stable): the
+// tile ranked by digit (common/radix_rank.h), each tuple's digit << 16 | position in the tile put at its
+// place in local memory, then the tuples written in that order, consecutive work-items to consecutive places.
 KERNEL void ra_sort_scatter(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
                             CONSTANT_PTR uint* RESTRICT offsets, uint n, uint width, uint in_capacity,
-                            uint out_capacity, uint word, uint shift, uint sort_bits, uint tiles) {
-  LOCAL_ARRAY uint keys[TILE];
+                            uint out_capacity, uint word, uint shift, uint tiles) {
+  LOCAL_ARRAY uint rank_mem[RANK_LOCAL_WORDS];
   LOCAL_ARRAY uint scan[WG_SIZE + 1];
-  LOCAL_ARRAY uint start[BINS];
+  LOCAL_ARRAY uint count[BINS];
+  LOCAL_ARRAY uint first[BINS];
+  LOCAL_ARRAY uint order[TILE];
   for (uint t = group_id(); t < tiles; t += num_groups()) {
     const uint base = t * TILE;
     const uint valid = n - base < TILE ? n - base : TILE;
-    PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
-      const uint p = k * WG_SIZE + lid();
-      const uint d = p < valid ? digit_of(in[AT(base + p, word, width, in_capacity)], shift) : BINS - 1u;
-      keys[p] = (d << 16) | p;
+    uint digit[EPT];
+    uint place[EPT];
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      const uint p = rank_item(j);
+      digit[j] = p < valid ? digit_of(in[AT(base + p, word, width, in_capacity)], shift) : 0u;
+    }
+    rank_tile(rank_mem, scan, count, first, digit, valid, place);
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      const uint p = rank_item(j);
+      if (p < valid) order[place[j]] = (digit[j] << 16) | p;
     }
     LOCAL_BARRIER();
-    // Work-item w holds the EPT consecutive keys from w x EPT; one stable split per digit bit.
-    uint v[EPT];
-    PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) v[k] = keys[lid() * EPT + k];
-    for (uint b = 16; b < 16 + sort_bits; ++b) {
-      uint zeros = 0;
-      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) zeros += ((v[k] >> b) & 1u) ^ 1u;
-      uint total;
-      uint z = group_exclusive_scan(scan, zeros, &total);  // zeros before my first key
-      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
-        const uint p = lid() * EPT + k;
-        if ((v[k] >> b) & 1u) {
-          keys[total + (p - z)] = v[k];  // after every zero, behind the ones before it
-        } else {
-          keys[z] = v[k];
-          ++z;
-        }
-      }
-      LOCAL_BARRIER();
-      PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) v[k] = keys[lid() * EPT + k];
-    }
-    // keys[] is in digit order; where each digit starts in it.
-    for (uint p = lid(); p < valid; p += WG_SIZE) {
-      const uint d = keys[p] >> 16;
-      if (p == 0 || (keys[p - 1] >> 16) != d) start[d] = p;
-    }
-    LOCAL_BARRIER();
-    for (uint p = lid(); p < valid; p += WG_SIZE) {
-      const uint key = keys[p];
+    for (uint q = lid(); q < valid; q += WG_SIZE) {
+      const uint key = order[q];
       const uint d = key >> 16;
       const uint src = base + (key & 0xFFFFu);
-      const uint dst = offsets[d * tiles + t] + (p - start[d]);
+      const uint dst = offsets[d * tiles + t] + (q - first[d]);
       for (uint c = 0; c < width; ++c)
         out[AT(dst, c, width, out_capacity)] = in[AT(src, c, width, in_capacity)];
     }

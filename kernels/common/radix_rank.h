@@ -1,10 +1,11 @@
 // A tile's stable ranking by digit, written once for OpenCL and CUDA: where each of a work-item's EPT items
 // goes when the tile is ordered by digit, keeping the input order among equal digits, with the tile's count
 // and first place of every digit. Two ways, picked by what the device has:
-//   - warp ballots (VAREX_WARP_BALLOT, a work-group of whole warps), as CUB's BlockRadixRankMatch: each warp
-//     ranks its own 32 x EPT items, warp-striped (item j of a lane is j x 32 + lane of the warp's share),
-//     one digit of 32 lanes at a time: BITS ballots find the lanes with the same digit, the lowest of them
-//     adds their number to the warp's counter of that digit; then the warps' counters are added per digit;
+//   - warp ballots (VAREX_WARP_BALLOT, a work-group of whole warps, at least one work-item per digit), as
+//     CUB's BlockRadixRankMatch: each warp ranks its own 32 x EPT items, warp-striped (item j of a lane is
+//     j x 32 + lane of the warp's share), one digit of 32 lanes at a time: BITS ballots find the lanes with
+//     the same digit, the lowest of them adds their number to the warp's counter of that digit; then the
+//     warps' counters are added per digit;
 //   - everywhere else: the items sorted by digit in local memory, one stable split per digit bit (a
 //     work-group prefix sum of the zeros each), then each item's place read back.
 // The includer defines WG_SIZE, EPT, BITS and BINS (2^BITS); TILE is WG_SIZE x EPT, at most 2^16.
@@ -14,7 +15,7 @@
 #include "common/portable.h"
 #include "common/scan.h"
 
-#if VAREX_WARP_BALLOT && WG_SIZE % 32 == 0
+#if VAREX_WARP_BALLOT && WG_SIZE % 32 == 0 && WG_SIZE >= BINS
 #define RANK_BY_BALLOTS 1
 // Local words of rank_tile's `mem`: each warp's counter of each digit.
 #define RANK_LOCAL_WORDS ((WG_SIZE / 32) * BINS)

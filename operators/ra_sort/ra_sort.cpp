@@ -53,13 +53,15 @@ std::uint64_t local_bytes(const variants::Params& params, bool ballots) {
   if (is_merge(params)) return tile * (kMaxWidth + 2) * 4;  // stage + two orders (ra_sort_block)
   const auto bits = static_cast<std::uint32_t>(variants::get_int(params, "bits"));
   const std::uint64_t bins = std::uint64_t{1} << bits;
+  // common/radix_rank.h's words: each warp's counters, or the tile's sort keys and places.
+  const std::uint64_t rank = ballots && local % 32 == 0 && local >= bins ? local / 32 * bins : 2 * tile;
   if (is_onesweep(params)) {
-    // ra_sort_onesweep: the ranking's words, scan, count, first, base, stage (a pair per tuple), ticket;
+    // ra_sort_onesweep: the ranking's, scan, count, first, base, stage (a pair per tuple), ticket;
     // ra_sort_histograms.
-    const std::uint64_t rank = ballots && local % 32 == 0 ? local / 32 * bins : 2 * tile;
     return std::max(rank + local + 1 + 3 * bins + 2 * tile + 1, kMaxWidth * digits_per_word(bits) * bins) * 4;
   }
-  return (tile + local + 1 + bins) * 4;  // keys, scan, start (ra_sort_scatter)
+  return (rank + local + 1 + 2 * bins + tile) *
+         4;  // the ranking's, scan, count, first, order (ra_sort_scatter)
 }
 
 // Per-tile digit counts of any valid variant: 2^bits x ceil(n / tile) with tile >= 2^bits.
@@ -222,14 +224,14 @@ class SortWork {
     }
     // Least significant first: the last value's digits, ..., v0's, then the key's.
     struct Pass {
-      std::uint32_t word, shift, bits;
+      std::uint32_t word, shift;
     };
     std::vector<Pass> passes;
     for (std::uint32_t word = width_; word-- > 0;) {
       for (std::uint32_t shift = 0; shift < 32; shift += bits) {
         const std::uint32_t digit_bits = std::min(bits, 32 - shift);
         const std::uint32_t mask = digit_bits == 32 ? ~0u : ((1u << digit_bits) - 1) << shift;
-        if (varying[word] & mask) passes.push_back({word, shift, digit_bits});
+        if (varying[word] & mask) passes.push_back({word, shift});
       }
     }
     if (passes.empty()) {
@@ -251,7 +253,7 @@ class SortWork {
       s.seq.run("scatter", "ra_sort_scatter", over_tiles,
                 {KernelArg::of(*src), KernelArg::of(dst), KernelArg::of(*offsets_), KernelArg::of(n),
                  KernelArg::of(width_), KernelArg::of(src_capacity), KernelArg::of(s.out_capacity),
-                 KernelArg::of(p.word), KernelArg::of(p.shift), KernelArg::of(p.bits), KernelArg::of(tiles)});
+                 KernelArg::of(p.word), KernelArg::of(p.shift), KernelArg::of(tiles)});
       src = &dst;
       src_capacity = s.out_capacity;
     }
