@@ -34,6 +34,8 @@
 //   LAYOUT_SOA  0: packed tuples (attribute c of tuple i at i x width + c); 1: one array per attribute (at
 //               c x capacity + i), in the input, the scratch buffer and the output
 //   BITS        (radix, onesweep) bits per digit: 2^BITS digits
+//   MAX_REGS    (onesweep, CUDA) 0, or the registers a work-item may take: enough work-groups of WG_SIZE for
+//               the SM's 65,536 registers are asked to fit (__launch_bounds__)
 //   SCAN_LOCAL, SCAN_ITEMS  (radix) the shape of the shared device-wide scan
 #include "common/portable.h"
 // Outside the algorithms' #if: the kernel source's includes are inlined once, where they first appear.
@@ -122,10 +124,15 @@ KERNEL void ra_sort_bin_starts(GLOBAL uint* RESTRICT hist, uint histograms) {
 // then put in digit order in local memory, whole (key, v0) pairs under aos or one attribute at a time (the
 // digit's first), and written out from there, consecutive work-items to consecutive places of each digit's
 // run.
-KERNEL void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
-                             CONSTANT_PTR uint* RESTRICT starts, GLOBAL uint* RESTRICT state,
-                             GLOBAL uint* RESTRICT tickets, uint pass, uint histogram, uint n, uint width,
-                             uint in_capacity, uint out_capacity, uint word, uint shift, uint tiles) {
+#if MAX_REGS
+KERNEL_BOUNDED(WG_SIZE, 65536 / (WG_SIZE * MAX_REGS))
+#else
+KERNEL
+#endif
+void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
+                      CONSTANT_PTR uint* RESTRICT starts, GLOBAL uint* RESTRICT state,
+                      GLOBAL uint* RESTRICT tickets, uint pass, uint histogram, uint n, uint width,
+                      uint in_capacity, uint out_capacity, uint word, uint shift, uint tiles) {
   LOCAL_ARRAY uint rank_mem[RANK_LOCAL_WORDS];
   LOCAL_ARRAY uint scan[WG_SIZE + 1];
   LOCAL_ARRAY uint count[BINS];
@@ -158,14 +165,23 @@ KERNEL void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
     }
     rank_tile(rank_mem, scan, count, first, digit, valid, place);
     if (lid() < BINS) lookback_counter_publish(state, BINS, t, lid(), count[lid()]);
+    // The tile goes into digit order in local memory before the look-back: the predecessors have that long
+    // to publish their prefixes.
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      const uint p = rank_item(j);
+      if (p < valid) {
+        if (pairs)
+          stage_pairs[place[j]] = pair[j];
+        else
+          stage[place[j]] = in[AT(tile_base + p, word, width, in_capacity)];
+      }
+    }
     if (lid() < BINS) {
       const uint before = lookback_counter_exclusive(state, BINS, t, lid());
       base[lid()] = starts[histogram * BINS + lid()] + before - first[lid()];
     }
     LOCAL_BARRIER();
     if (pairs) {
-      PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) if (rank_item(j) < valid) stage_pairs[place[j]] = pair[j];
-      LOCAL_BARRIER();
       PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
         const uint q = k * WG_SIZE + lid();
         if (q < valid) {
@@ -180,11 +196,13 @@ KERNEL void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRI
     uint dst[EPT];
     for (uint a = 0; a < width; ++a) {
       const uint c = a == 0 ? word : (a <= word ? a - 1u : a);
-      PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
-        const uint p = rank_item(j);
-        if (p < valid) stage[place[j]] = in[AT(tile_base + p, c, width, in_capacity)];
+      if (a > 0) {  // the digit's attribute is staged already
+        PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+          const uint p = rank_item(j);
+          if (p < valid) stage[place[j]] = in[AT(tile_base + p, c, width, in_capacity)];
+        }
+        LOCAL_BARRIER();
       }
-      LOCAL_BARRIER();
       PRAGMA_UNROLL for (uint k = 0; k < EPT; ++k) {
         const uint q = k * WG_SIZE + lid();
         if (q < valid) {

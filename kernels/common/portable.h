@@ -25,6 +25,10 @@
 //                 no sub-group ballot)
 //   warp_sync():  where VAREX_WARP_BALLOT: the warp's lanes meet, and local memory written by one lane before
 //                 is seen by the others after (__syncwarp; bar.warp.sync)
+//   warp_shfl_up(value, delta): where VAREX_WARP_BALLOT: the value of the lane delta below this one (this
+//                 lane's own below lane delta), every lane calling it (__shfl_up_sync; shfl.sync.up)
+//   KERNEL_BOUNDED(threads, groups): a kernel entry point that CUDA compiles for `groups` work-groups of
+//                 `threads` per multiprocessor (__launch_bounds__, which caps the registers); OpenCL's KERNEL
 #ifndef VAREX_PORTABLE_H
 #define VAREX_PORTABLE_H
 
@@ -40,6 +44,7 @@ typedef unsigned long long ulong;
 typedef long long slong;
 
 #define KERNEL extern "C" __global__
+#define KERNEL_BOUNDED(threads, groups) extern "C" __global__ __launch_bounds__(threads, groups)
 #define GLOBAL
 #define LOCAL
 #define LOCAL_ARRAY __shared__
@@ -71,6 +76,7 @@ FUNC uint clz_u32(uint x) { return __clz(x); }
 #define VAREX_WARP_BALLOT 1
 FUNC uint warp_ballot(uint pred) { return __ballot_sync(0xffffffffu, pred != 0u); }
 FUNC void warp_sync() { __syncwarp(); }
+FUNC uint warp_shfl_up(uint value, uint delta) { return __shfl_up_sync(0xffffffffu, value, delta); }
 
 #else
 #define VAREX_CUDA 0
@@ -78,6 +84,7 @@ FUNC void warp_sync() { __syncwarp(); }
 typedef long slong;
 
 #define KERNEL __kernel
+#define KERNEL_BOUNDED(threads, groups) __kernel
 #define GLOBAL __global
 #define LOCAL __local
 #define LOCAL_ARRAY __local
@@ -123,6 +130,11 @@ FUNC uint warp_ballot(uint pred) {
   return word;
 }
 FUNC void warp_sync() { __asm__ __volatile__("bar.warp.sync 0xffffffff;" ::: "memory"); }
+FUNC uint warp_shfl_up(uint value, uint delta) {
+  uint up;
+  __asm__ __volatile__("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(up) : "r"(value), "r"(delta));
+  return up;
+}
 #else
 #define VAREX_WARP_BALLOT 0
 #endif

@@ -41,6 +41,12 @@ bool is_onesweep(const variants::Params& params) {
   return variants::get_string(params, "algorithm") == "onesweep";
 }
 
+// max_regs (CUDA devices only; 0: the compiler's choice, also for params recorded before the tunable).
+int max_regs_of(const variants::Params& params) {
+  const auto it = params.find("max_regs");
+  return it != params.end() && it->second == variants::Value{64} ? 64 : 0;
+}
+
 std::uint32_t digits_per_word(std::uint32_t bits) {
   return (32 + bits - 1) / bits;
 }
@@ -95,6 +101,7 @@ struct RaSortVariant : LaunchBundle {
   std::uint64_t ept;
   std::uint32_t bits;  // radix: bits per digit
   bool skip;           // radix: only the passes whose digit varies
+  int max_regs;        // onesweep on CUDA: a work-item's registers (0: the compiler's choice)
 };
 
 RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& device)
@@ -105,7 +112,8 @@ RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& d
       local(static_cast<std::uint64_t>(variants::get_int(params, "local"))),
       ept(static_cast<std::uint64_t>(variants::get_int(params, "ept"))),
       bits(static_cast<std::uint32_t>(variants::get_int(params, "bits"))),
-      skip(variants::get_string(params, "skip") == "on") {
+      skip(variants::get_string(params, "skip") == "on"),
+      max_regs(max_regs_of(params)) {
   defines = {{"ALGO_MERGE", merge ? "1" : "0"},
              {"WG_SIZE", std::to_string(local)},
              {"EPT", std::to_string(ept)},
@@ -113,6 +121,7 @@ RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& d
   if (!merge) defines.push_back({"BITS", std::to_string(bits)});
   if (onesweep) {
     defines.push_back({"ALGO_ONESWEEP", "1"});
+    defines.push_back({"MAX_REGS", std::to_string(max_regs)});
     for (Define& d : warp_ballot_defines(device)) defines.push_back(std::move(d));
   } else if (!merge) {
     for (const auto& define : kScanShape.defines()) defines.push_back(define);
@@ -502,6 +511,16 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
        "every pass"},
       relation_grid(),
   };
+  if (context.device.backend == Backend::Cuda) {
+    tunables.push_back({"max_regs",
+                        variants::TunableKind::Compile,
+                        {Value{"auto"}, Value{64}},
+                        Value{"auto"},
+                        "onesweep on CUDA: auto leaves a work-item's registers to the compiler; 64 asks for "
+                        "65,536 / (local x 64) "
+                        "work-groups per multiprocessor (__launch_bounds__), which caps them at 64 (OpenCL "
+                        "has no such hint)"});
+  }
   const std::uint64_t local_mem = context.device.local_mem;
   const bool ballots = has_warp_ballot(context.device);
   std::vector<variants::Constraint> constraints{
@@ -529,6 +548,8 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
        [](const variants::Params& p) {
          return !is_onesweep(p) || variants::get_int(p, "local") >= (1 << variants::get_int(p, "bits"));
        }},
+      {"max_regs for onesweep only",
+       [](const variants::Params& p) { return is_onesweep(p) || max_regs_of(p) == 0; }},
       {"impl=cub runs CUB's radix or merge sort (CUB's radix sort is its Onesweep)",
        [](const variants::Params& p) { return !is_vendor(p) || !is_onesweep(p); }},
       {"the tile's local arrays must fit the device's local memory",
