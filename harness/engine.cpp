@@ -241,4 +241,12 @@ Defines warp_ballot_defines(const DeviceInfo& device) {
   return {{"VAREX_WARP_PTX", "1"}};
 }
 
+bool has_register_cap(const DeviceInfo& device) {
+  return has_warp_ballot(device);  // CUDA and NVIDIA's OpenCL, as for the ballots
+}
+
+Define register_cap_define(int regs) {
+  return {"VAREX_MAX_REGS", std::to_string(regs)};
+}
+
 }  // namespace varex::harness

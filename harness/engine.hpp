@@ -115,6 +115,12 @@ std::string to_string(const Defines& defines);
 bool has_warp_ballot(const DeviceInfo& device);
 Defines warp_ballot_defines(const DeviceInfo& device);
 
+// Whether a program can cap its work-items' registers on the device: CUDA (kernels/common/portable.h's
+// KERNEL_BOUNDED, __launch_bounds__) and NVIDIA's OpenCL (the OpenCL engine passes VAREX_MAX_REGS on as
+// cl_nv_compiler_options' -cl-nv-maxrregcount). The define that asks for `regs` registers (0: no cap).
+bool has_register_cap(const DeviceInfo& device);
+Define register_cap_define(int regs);
+
 struct CompileInfo {
   double ms = 0;        // time spent building (or loading from the disk cache) on first use; 0 afterwards
   bool cached = false;  // served from memory or from the disk cache rather than built by this call

@@ -34,8 +34,9 @@
 //   LAYOUT_SOA  0: packed tuples (attribute c of tuple i at i x width + c); 1: one array per attribute (at
 //               c x capacity + i), in the input, the scratch buffer and the output
 //   BITS        (radix, onesweep) bits per digit: 2^BITS digits
-//   MAX_REGS    (onesweep, CUDA) 0, or the registers a work-item may take: enough work-groups of WG_SIZE for
-//               the SM's 65,536 registers are asked to fit (__launch_bounds__)
+//   VAREX_MAX_REGS  (onesweep) 0, or the registers a work-item may take: on CUDA, enough work-groups of
+//               WG_SIZE for the SM's 65,536 registers are asked to fit (__launch_bounds__); NVIDIA's OpenCL
+//               gets -cl-nv-maxrregcount from the engine
 //   SCAN_LOCAL, SCAN_ITEMS  (radix) the shape of the shared device-wide scan
 #include "common/portable.h"
 // Outside the algorithms' #if: the kernel source's includes are inlined once, where they first appear.
@@ -124,8 +125,8 @@ KERNEL void ra_sort_bin_starts(GLOBAL uint* RESTRICT hist, uint histograms) {
 // then put in digit order in local memory, whole (key, v0) pairs under aos or one attribute at a time (the
 // digit's first), and written out from there, consecutive work-items to consecutive places of each digit's
 // run.
-#if MAX_REGS
-KERNEL_BOUNDED(WG_SIZE, 65536 / (WG_SIZE * MAX_REGS))
+#if VAREX_MAX_REGS
+KERNEL_BOUNDED(WG_SIZE, 65536 / (WG_SIZE * VAREX_MAX_REGS))
 #else
 KERNEL
 #endif

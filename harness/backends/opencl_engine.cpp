@@ -444,7 +444,10 @@ class OpenClEngine final : public Engine {
     cl_int err = CL_SUCCESS;
     cl_program program = clCreateProgramWithSource(context_, 1, &text, &length, &err);
     if (err != CL_SUCCESS) throw CompileError("clCreateProgramWithSource: " + describe_cl(err));
-    const std::string options = "-cl-std=CL1.2" + to_string(defines);
+    std::string options = "-cl-std=CL1.2" + to_string(defines);
+    // A register cap (harness::register_cap_define) goes to NVIDIA's compiler as its own option too.
+    for (const Define& d : defines)
+      if (d.name == "VAREX_MAX_REGS" && d.value != "0") options += " -cl-nv-maxrregcount " + d.value;
     err = clBuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
       std::size_t size = 0;

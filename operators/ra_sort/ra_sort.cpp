@@ -41,7 +41,7 @@ bool is_onesweep(const variants::Params& params) {
   return variants::get_string(params, "algorithm") == "onesweep";
 }
 
-// max_regs (CUDA devices only; 0: the compiler's choice, also for params recorded before the tunable).
+// max_regs (devices with a register cap only; 0: the compiler's choice, also for params recorded before it).
 int max_regs_of(const variants::Params& params) {
   const auto it = params.find("max_regs");
   return it != params.end() && it->second == variants::Value{64} ? 64 : 0;
@@ -101,7 +101,7 @@ struct RaSortVariant : LaunchBundle {
   std::uint64_t ept;
   std::uint32_t bits;  // radix: bits per digit
   bool skip;           // radix: only the passes whose digit varies
-  int max_regs;        // onesweep on CUDA: a work-item's registers (0: the compiler's choice)
+  int max_regs;        // onesweep: a work-item's registers (0: the compiler's choice)
 };
 
 RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& device)
@@ -121,7 +121,7 @@ RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& d
   if (!merge) defines.push_back({"BITS", std::to_string(bits)});
   if (onesweep) {
     defines.push_back({"ALGO_ONESWEEP", "1"});
-    defines.push_back({"MAX_REGS", std::to_string(max_regs)});
+    defines.push_back(register_cap_define(max_regs));
     for (Define& d : warp_ballot_defines(device)) defines.push_back(std::move(d));
   } else if (!merge) {
     for (const auto& define : kScanShape.defines()) defines.push_back(define);
@@ -511,15 +511,14 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
        "every pass"},
       relation_grid(),
   };
-  if (context.device.backend == Backend::Cuda) {
+  if (has_register_cap(context.device)) {
     tunables.push_back({"max_regs",
                         variants::TunableKind::Compile,
                         {Value{"auto"}, Value{64}},
                         Value{"auto"},
-                        "onesweep on CUDA: auto leaves a work-item's registers to the compiler; 64 asks for "
-                        "65,536 / (local x 64) "
-                        "work-groups per multiprocessor (__launch_bounds__), which caps them at 64 (OpenCL "
-                        "has no such hint)"});
+                        "onesweep: auto leaves a work-item's registers to the compiler; 64 caps them at 64 "
+                        "(CUDA: asks for 65,536 / (local x 64) work-groups per multiprocessor, "
+                        "__launch_bounds__; NVIDIA's OpenCL: -cl-nv-maxrregcount 64)"});
   }
   const std::uint64_t local_mem = context.device.local_mem;
   const bool ballots = has_warp_ballot(context.device);
