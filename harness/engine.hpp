@@ -117,7 +117,8 @@ Defines warp_ballot_defines(const DeviceInfo& device);
 
 // Whether a program can cap its work-items' registers on the device: CUDA (kernels/common/portable.h's
 // KERNEL_BOUNDED, __launch_bounds__) and NVIDIA's OpenCL (the OpenCL engine passes VAREX_MAX_REGS on as
-// cl_nv_compiler_options' -cl-nv-maxrregcount). The define that asks for `regs` registers (0: no cap).
+// cl_nv_compiler_options' -cl-nv-maxrregcount=N; the form with a space is refused). The define that asks for
+// `regs` registers (0: no cap).
 bool has_register_cap(const DeviceInfo& device);
 Define register_cap_define(int regs);
 

@@ -518,7 +518,7 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
                         Value{"auto"},
                         "onesweep: auto leaves a work-item's registers to the compiler; 64 caps them at 64 "
                         "(CUDA: asks for 65,536 / (local x 64) work-groups per multiprocessor, "
-                        "__launch_bounds__; NVIDIA's OpenCL: -cl-nv-maxrregcount 64)"});
+                        "__launch_bounds__; NVIDIA's OpenCL: -cl-nv-maxrregcount=64)"});
   }
   const std::uint64_t local_mem = context.device.local_mem;
   const bool ballots = has_warp_ballot(context.device);
