@@ -894,7 +894,8 @@ part_set31() {
 }
 
 # Issue 31, item 1: the one-sweep radix sort against CUB's radix sort (whole tuple, (key, v0)) at 2^24 and 2^26
-# tuples: CUB in the same call, then a sweep of onesweep shapes on cuda:0 and ocl:1:0 (SORT_SETS adds pins),
+# tuples: CUB in the same call, then a sweep of onesweep shapes on cuda:0 and ocl:1:0 (SORT_LOCAL, SORT_EPT: the
+# values swept, default 256,512 and 8,16; SORT_SETS adds pins),
 # every measurement printed with its per-kernel times; then a budgeted tune (SORT_BUDGET, default 15s).
 sort_rows="import json,sqlite3,sys
 c=sqlite3.connect(sys.argv[1])
