@@ -121,10 +121,9 @@ KERNEL void ra_sort_bin_starts(GLOBAL uint* RESTRICT hist, uint histograms) {
 // ranks its tuples by the digit (attribute `word`, bits from `shift`), publishes its count of every digit and
 // finds, by a look-back per digit over the tiles before it (state: BINS words per tile, zero before the
 // launch), where its tuples of that digit go after the start of the digit's bin (starts[histogram x BINS +
-// digit]). The tile's tuples are
-// then put in digit order in local memory, whole (key, v0) pairs under aos or one attribute at a time (the
-// digit's first), and written out from there, consecutive work-items to consecutive places of each digit's
-// run.
+// digit]). The tile's tuples are put in digit order in local memory, whole (key, v0) pairs under aos or one
+// attribute at a time (the digit's first), and written out from there, consecutive work-items to consecutive
+// places of each digit's run.
 #if VAREX_MAX_REGS
 KERNEL_BOUNDED(WG_SIZE, 65536 / (WG_SIZE * VAREX_MAX_REGS))
 #else
