@@ -40,6 +40,7 @@
 //   SCAN_LOCAL, SCAN_ITEMS  (radix) the shape of the shared device-wide scan
 #include "common/portable.h"
 // Outside the algorithms' #if: the kernel source's includes are inlined once, where they first appear.
+#include "common/histogram.h"
 #include "common/scan.h"
 
 #define TILE (WG_SIZE * EPT)
@@ -84,8 +85,7 @@ FUNC uint digit_of(uint word, uint shift) {
 KERNEL void ra_sort_histograms(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT hist, uint n, uint width,
                                uint capacity) {
   LOCAL_ARRAY uint bins[MAX_WIDTH * DIGITS * BINS];
-  for (uint b = lid(); b < width * DIGITS * BINS; b += WG_SIZE) bins[b] = 0u;
-  LOCAL_BARRIER();
+  hist_local_clear(bins, width * DIGITS * BINS);
   for (uint i0 = gid(); i0 < n; i0 += HIST_ITEMS * gsize()) {
     for (uint c = 0; c < width; ++c) {
       uint x[HIST_ITEMS];
@@ -96,14 +96,12 @@ KERNEL void ra_sort_histograms(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* REST
       PRAGMA_UNROLL for (uint u = 0; u < HIST_ITEMS; ++u) {
         if (i0 + u * gsize() < n) {
           PRAGMA_UNROLL for (uint k = 0; k < DIGITS; ++k)
-              atomic_inc_u32(&bins[(c * DIGITS + k) * BINS + digit_of(x[u], k * BITS)]);
+              hist_local_add(bins, (c * DIGITS + k) * BINS + digit_of(x[u], k * BITS));
         }
       }
     }
   }
-  LOCAL_BARRIER();
-  for (uint b = lid(); b < width * DIGITS * BINS; b += WG_SIZE)
-    if (bins[b]) atomic_add_u32(&hist[b], bins[b]);
+  hist_merge(bins, hist, width * DIGITS * BINS);
 }
 
 // Each of the `histograms` histograms into the exclusive prefix sums of its bins: where each digit's tuples
@@ -218,7 +216,6 @@ void ra_sort_onesweep(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
 
 #elif !ALGO_MERGE
 
-#include "common/histogram.h"
 #include "common/scan_kernels.h"
 
 // bits[c]: the OR of attribute c over the tuples; bits[MAX_WIDTH + c]: the OR of its complement. A bit that

@@ -66,8 +66,8 @@ std::uint64_t local_bytes(const variants::Params& params, bool ballots) {
     // ra_sort_histograms.
     return std::max(rank + local + 1 + 3 * bins + 2 * tile + 1, kMaxWidth * digits_per_word(bits) * bins) * 4;
   }
-  return (rank + local + 1 + 2 * bins + tile) *
-         4;  // the ranking's, scan, count, first, order (ra_sort_scatter)
+  // ra_sort_scatter: the ranking's, scan, count, first, order.
+  return (rank + local + 1 + 2 * bins + tile) * 4;
 }
 
 // Per-tile digit counts of any valid variant: 2^bits x ceil(n / tile) with tile >= 2^bits.
@@ -430,7 +430,8 @@ using HostTuple = std::array<std::uint32_t, kMaxWidth>;
 // stays stable). A tune at 2^26 tuples spent its 20 s budget on the single-threaded sort before this.
 void parallel_stable_sort(std::vector<HostTuple>& tuples) {
   const std::uint64_t n = tuples.size();
-  const std::uint64_t cores = std::max(1u, std::min(std::thread::hardware_concurrency(), 64u));
+  // At least two shares, so that the merge runs (and its test means something) on a machine of one core too.
+  const std::uint64_t cores = std::max(2u, std::min(std::thread::hardware_concurrency(), 64u));
   const std::uint64_t share = std::max<std::uint64_t>((n + cores - 1) / cores, 1 << 16);
   std::vector<std::uint64_t> bounds;
   for (std::uint64_t b = 0; b < n; b += share) bounds.push_back(b);
@@ -534,8 +535,7 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
                                    (1 << variants::get_int(p, "bits"));
        }},
       {"a tile holds at most 2048 tuples (radix), 8192 (onesweep) or 1024 (merge: whole tuples staged in "
-       "local "
-       "memory)",
+       "local memory)",
        [](const variants::Params& p) {
          const auto tile =
              static_cast<std::uint64_t>(variants::get_int(p, "local") * variants::get_int(p, "ept"));
