@@ -246,7 +246,7 @@ bool has_register_cap(const DeviceInfo& device) {
 }
 
 Define register_cap_define(int regs) {
-  return {"VAREX_MAX_REGS", std::to_string(regs)};
+  return {kRegisterCapDefine, std::to_string(regs)};
 }
 
 }  // namespace varex::harness

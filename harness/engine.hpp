@@ -121,6 +121,7 @@ Defines warp_ballot_defines(const DeviceInfo& device);
 // `regs` registers (0: no cap).
 bool has_register_cap(const DeviceInfo& device);
 Define register_cap_define(int regs);
+inline constexpr const char* kRegisterCapDefine = "VAREX_MAX_REGS";
 
 struct CompileInfo {
   double ms = 0;        // time spent building (or loading from the disk cache) on first use; 0 afterwards

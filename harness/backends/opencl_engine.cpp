@@ -447,7 +447,7 @@ class OpenClEngine final : public Engine {
     std::string options = "-cl-std=CL1.2" + to_string(defines);
     // A register cap (harness::register_cap_define) goes to NVIDIA's compiler as its own option too.
     for (const Define& d : defines)
-      if (d.name == "VAREX_MAX_REGS" && d.value != "0") options += " -cl-nv-maxrregcount=" + d.value;
+      if (d.name == kRegisterCapDefine && d.value != "0") options += " -cl-nv-maxrregcount=" + d.value;
     err = clBuildProgram(program, 1, &device_, options.c_str(), nullptr, nullptr);
     if (err != CL_SUCCESS) {
       std::size_t size = 0;
