@@ -7,8 +7,8 @@
 # minutes before issue 29, and 28 min at 4ab77ca (unity builds: both builds 6.5 min; release tests 121 s;
 # sanitizer tests 1,157 s, 600 s of them with warm caches), 25 min at 738407d (PoCL's loops method below:
 # sanitizer tests 997 s), 21 min on CI at f948be2; PoCL without its optimisations below took the sanitizer
-# tests from 1,307 s to 786 s here, and the whole command to 21 min 41 s here at 52084d8 (release tests
-# 176 s, sanitizer tests 690 s; CI runs it about 1.6 times faster).
+# tests from 1,307 s to 786 s here, and the whole command to 21 min 41 s here at 52084d8 and 21 min 52 s
+# at 736e48f (release tests 175 s, sanitizer tests 696 s; CI runs it about 1.6 times faster).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
