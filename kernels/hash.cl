@@ -25,11 +25,14 @@
 //   MAX_PARTS     the most radix partitions (local counters per work-group) of the partitioned variants
 //   JOIN_SLOTS    entries of the partitioned join's local-memory table (a power of two)
 //   AGG_TILE      rows per tile of the partitioned group-by's aggregation
+//   PART_BUFFERED 1: the partitioned variants partition in passes of BITS bits through local memory
+//                 (radix_scatter_tiles, in work-groups of WG_SIZE with EPT rows each); 0: in one pass
+//                 (radix_scatter)
 //
 // Beside the source's kernels, the family holds varex's own faster variants: the single-pass join for
-// unique build keys (build_unique, probe_unique), the radix-partitioned join (radix_count, radix_scatter,
-// join_partitions), warp votes or registers before local aggregation and the partitioned aggregation of many
-// groups (aggregate_tiles).
+// unique build keys (build_unique, probe_unique), the radix-partitioned join (radix_count, radix_scatter or
+// radix_scatter_tiles, join_partitions), warp votes or registers before local aggregation and the
+// partitioned aggregation of many groups (aggregate_tiles).
 //
 // Every kernel walks its elements with a work-group-uniform stride loop: a grid that covers the elements
 // runs it once, a fixed number of work-groups (Ocelot's `processors`) strides, and the loop's bound is
@@ -80,6 +83,9 @@
 #endif
 #ifndef AGG_TILE
 #define AGG_TILE 65536
+#endif
+#ifndef PART_BUFFERED
+#define PART_BUFFERED 0
 #endif
 
 #include "common/portable.h"
@@ -215,14 +221,17 @@ FUNC uint chunk_begin(uint n, uint w) {
   return min(n, w * per);
 }
 
+// `low` and `mask` pick the digit of a partitioning pass (partition >> low & mask): all of the partition in
+// one pass (0, ~0), BITS of it in one of several (radix_scatter_tiles).
 KERNEL void radix_count(GLOBAL const int* RESTRICT keys, GLOBAL uint* RESTRICT counts, const uint n,
-                        const uint multiply, const uint shift, const uint parts) {
+                        const uint multiply, const uint shift, const uint parts, const uint low,
+                        const uint mask) {
   LOCAL_ARRAY uint hist[MAX_PARTS];
   for (uint p = lid(); p < parts; p += lsize()) hist[p] = 0u;
   LOCAL_BARRIER();
   const uint end = chunk_begin(n, group_id() + 1);
   for (uint i = chunk_begin(n, group_id()) + lid(); i < end; i += lsize())
-    atomic_inc_u32(&hist[partition_of(keys[i], multiply, shift)]);
+    atomic_inc_u32(&hist[(partition_of(keys[i], multiply, shift) >> low) & mask]);
   LOCAL_BARRIER();
   for (uint p = lid(); p < parts; p += lsize()) counts[p * num_groups() + group_id()] = hist[p];
 }
@@ -244,6 +253,72 @@ KERNEL void radix_scatter(GLOBAL const int* RESTRICT keys, GLOBAL const int* RES
     out_payload[at] = row_payload ? (int)i : payload[i];
   }
 }
+
+#if PART_BUFFERED
+// ---- buffered radix partitioning in passes (Sioulas et al., ICDE 2019; Stehle and Jacobsen, SIGMOD 2017)
+// ---- radix_scatter writes every row to its own place: to many partitions at once, each write is a sector of
+// its own (34 ms for 2^28 rows into 8192 partitions on the H200). Here the partition's bits are taken BITS
+// at a time, lowest first, one pass each, and a work-group walks its chunk in tiles of TILE rows: the tile
+// ranked by its digit (common/radix_rank.h), its keys and payloads staged in local memory in digit order,
+// then written out run by run, consecutive work-items to consecutive places. Every pass is stable (tiles in
+// chunk order, ranks stable within a tile), so after the last one the rows are ordered by partition.
+// The host defines WG_SIZE (the partitioning work-group), EPT, BITS and BINS (2^BITS).
+#define TILE (WG_SIZE * EPT)
+#include "common/radix_rank.h"
+#define STAGE_WORDS (RANK_LOCAL_WORDS > 2 * TILE ? RANK_LOCAL_WORDS : 2 * TILE)
+
+FUNC uint pass_digit(int key, uint multiply, uint shift, uint low) {
+  return (partition_of(key, multiply, shift) >> low) & (BINS - 1u);
+}
+
+// The rows of chunk w (radix_count's chunks) with digit d go from offsets[d * W + w] on.
+KERNEL void radix_scatter_tiles(GLOBAL const int* RESTRICT keys, GLOBAL const int* RESTRICT payload,
+                                GLOBAL const uint* RESTRICT offsets, GLOBAL int* RESTRICT out_keys,
+                                GLOBAL int* RESTRICT out_payload, const uint n, const uint multiply,
+                                const uint shift, const uint low, const uint row_payload) {
+  // The ranking's words, then (the ranking done with them) the staged keys and payloads.
+  LOCAL_ARRAY uint mem[STAGE_WORDS];
+  LOCAL_ARRAY uint scan[WG_SIZE + 1];
+  LOCAL_ARRAY uint count[BINS];
+  LOCAL_ARRAY uint first[BINS];
+  LOCAL_ARRAY uint cursor[BINS];
+  LOCAL int* stage_keys = (LOCAL int*)mem;
+  LOCAL int* stage_payload = (LOCAL int*)(mem + TILE);
+  for (uint d = lid(); d < BINS; d += WG_SIZE) cursor[d] = offsets[d * num_groups() + group_id()];
+  const uint end = chunk_begin(n, group_id() + 1);
+  for (uint base = chunk_begin(n, group_id()); base < end; base += TILE) {
+    const uint valid = min(end - base, (uint)TILE);
+    int key[EPT];
+    int pay[EPT];
+    uint digit[EPT];
+    uint place[EPT];
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      const uint p = rank_item(j);
+      key[j] = p < valid ? keys[base + p] : 0;
+      pay[j] = p < valid ? (row_payload ? (int)(base + p) : payload[base + p]) : 0;
+      digit[j] = p < valid ? pass_digit(key[j], multiply, shift, low) : 0u;
+    }
+    rank_tile(mem, scan, count, first, digit, valid, place);  // ends with a barrier: cursor[] is set
+    PRAGMA_UNROLL for (uint j = 0; j < EPT; ++j) {
+      if (rank_item(j) < valid) {
+        stage_keys[place[j]] = key[j];
+        stage_payload[place[j]] = pay[j];
+      }
+    }
+    LOCAL_BARRIER();
+    for (uint q = lid(); q < valid; q += WG_SIZE) {
+      const int k = stage_keys[q];
+      const uint d = pass_digit(k, multiply, shift, low);
+      const uint at = cursor[d] + (q - first[d]);
+      out_keys[at] = k;
+      out_payload[at] = stage_payload[q];
+    }
+    LOCAL_BARRIER();
+    for (uint d = lid(); d < BINS; d += WG_SIZE) cursor[d] += count[d];
+    // The next tile's ranking clears mem and ends with a barrier before cursor[] is read again.
+  }
+}
+#endif  // PART_BUFFERED
 
 #if HASH_JOIN
 // ---- hash join ----

@@ -60,6 +60,10 @@
 #   set31      issue 31: the set operations at 2^25 x 2^25, uniform and Zipf 1.0, against Thrust, tuned SET_BUDGET
 #   sort31     issue 31: the one-sweep radix sort at 2^24 and 2^26 (key, v0) against CUB's radix sort, pinned
 #              shapes and a SORT_BUDGET tune on cuda:0 and ocl:1:0
+#   partition31  issue 31: buffered radix partitioning in passes: the group-by at 2^28 rows with 2^20 groups
+#              (partitioned aggregation, direct and buffered, against the global one) and the join at 2^26 x 2^28
+#              (partitioned, direct and buffered, against plan=unique) on cuda:0 and ocl:1:0; then every
+#              partitioned variant verified at awkward sizes
 #   check31    issue 31: the ballot and set-operation variants verified at awkward sizes on cuda:0 and ocl:1:0
 #   sort31_check  every onesweep and radix variant verified at awkward sizes on cuda:0 and ocl:1:0
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
@@ -563,6 +567,8 @@ part_sanitizer() {
     "ra_intersect-w2;ra_intersect;--rows 5003 --rows2 4001 --values 1 --distinct 300;--set impl=own --set local=128 --set grid=cover"
     "ra_union-w4;ra_union;--rows 3001 --rows2 2003 --values 3 --distinct 5;--set impl=own --set local=64 --set grid=cover"
     "ra_sort-radix;ra_sort;--rows 30011 --values 2 --keys dup;--set impl=own --set algorithm=radix --set local=256 --set ept=4,8 --set grid=cover --set skip=on"
+    "partition-buffered;groupby;--rows 20011 --distinct 1500 --zipf 1;--set local=128 --set grid=32wg --set padding=guard --set load=50 --set build=pessimistic --set sizing=sketch --set agg=partitioned --set extents=build --set hash=mult --set probing=linear --set scatter=buffered --set passes=2,3"
+    "join-buffered;hashjoin;--rows 3001 --rows2 12007 --distinct 700 --zipf 1;--set local=256 --set grid=32wg --set padding=none --set hash=mult --set probing=double --set load=50 --set plan=partitioned --set batch=1 --set radix_bits=6,13 --set scatter=buffered"
     "ra_sort-onesweep;ra_sort;--rows 30011 --values 2 --keys dup;--set impl=own --set algorithm=onesweep --set local=256 --set ept=4,16 --set grid=cover --set skip=on"
   )
   local tool line label op workload pins
@@ -958,6 +964,37 @@ part_sort31_check() {
     for rows in 4099 70001; do
       check_sweep --op ra_sort --rows $rows --values 2 --keys dup --set algorithm=radix --set grid=cover,2
     done
+  done
+}
+
+part_partition31() {
+  step "issue 31: buffered radix partitioning"
+  local reps=(--min-reps 3 --max-reps 10) d
+  local group=(--op groupby --rows 2^28 --distinct 2^20 --db "$db" --set hash=mult --set load=50 --set padding=guard
+    --set build=pessimistic --set sizing=sketch --set extents=build --set probing=linear --set fuse=off --set grid=cover)
+  local join=(--op hashjoin --rows 2^26 --rows2 2^28 --db "$db" --set hash=mult --set load=50 --set batch=1)
+  for d in cuda:0 ocl:1:0; do
+    varex sweep --device $d "${group[@]}" --set agg=global --set local=256 "${reps[@]}" --quiet --json > /dev/null
+    varex sweep --device $d "${group[@]}" --set agg=partitioned --set local=256,512 --set scatter=direct,buffered \
+      --set passes=1,2,3 "${reps[@]}" --quiet --json > /dev/null
+    varex sweep --device $d "${join[@]}" --set plan=unique --set local=256 --set grid=cover --set padding=guard \
+      --set probing=linear "${reps[@]}" --quiet --json > /dev/null
+    varex sweep --device $d "${join[@]}" --set plan=partitioned --set local=256,512 --set radix_bits=9,12,13 \
+      --set scatter=buffered --set passes=2,3 "${reps[@]}" --quiet --json > /dev/null
+    varex sweep --device $d "${join[@]}" --set plan=partitioned --set local=256 --set radix_bits=12 \
+      --set scatter=direct "${reps[@]}" --quiet --json > /dev/null
+  done
+  python3 scripts/hash_summary.py "$db"
+  step "issue 31: partitioned variants at awkward sizes"
+  for d in cuda:0 ocl:1:0; do
+    check_sweep --op groupby --rows 1000003 --distinct 1000003 --set agg=partitioned --set scatter=buffered \
+      --set passes=2,3 --set local=64,256,1024 --set grid=cover --set padding=guard
+    check_sweep --op groupby --rows 100003 --distinct 5003 --zipf 1.0 --set agg=partitioned --set scatter=buffered \
+      --set passes=2,3 --set local=256 --set grid=cover --set padding=guard
+    check_sweep --op hashjoin --rows 100003 --rows2 400009 --distinct 30011 --zipf 0.8 --match-ratio 0.7 \
+      --set plan=partitioned --set scatter=buffered --set radix_bits=6,9,12,13 --set local=64,256,1024 --set batch=1
+    check_sweep --op hashjoin --rows 1 --rows2 4099 --set plan=partitioned --set scatter=buffered \
+      --set radix_bits=6,13 --set local=256 --set batch=1
   done
 }
 

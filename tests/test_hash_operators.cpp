@@ -226,7 +226,14 @@ TEST(HashJoinDevice, EveryLaunchShape) {
   const auto build = awkward_keys(1013, 200, 6);
   const auto probe = awkward_keys(2003, 400, 7);
   verify_variants(HashJoinOperator(), join_files("launch", build, probe), brute_join(build, probe),
-                  {{"batch", "4"}, {"lookup", "local"}, {"preprocess", "on"}, {"hash", "murmur"}});
+                  // The table's load and the partitioning's scatter are not launch shapes: the pairwise
+                  // tests below cover them.
+                  {{"batch", "4"},
+                   {"lookup", "local"},
+                   {"preprocess", "on"},
+                   {"hash", "murmur"},
+                   {"load", "50"},
+                   {"scatter", "direct"}});
 }
 
 TEST(HashJoinDevice, AwkwardInputs) {
@@ -314,19 +321,21 @@ TEST(HashJoinDevice, SinglePassAndPartitionedPlansOnAwkwardInputs) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    verify_variants(HashJoinOperator(), join_files("plans-" + c.name, c.build, c.probe),
-                    brute_join(c.build, c.probe),
-                    {{"plan", "unique,partitioned"},
-                     {"append", "group,item"},
-                     {"radix_bits", "6,12,13"},
-                     {"batch", "1,4"},
-                     {"local", "64"},
-                     {"grid", "cover,32wg"},
-                     {"padding", "guard,none"},
-                     {"hash", "identity,mult"},
-                     {"probing", "linear,double"},
-                     {"load", "50,75"}},
-                    {"plan", "radix_bits", "batch", "hash", "probing", "grid", "append"});
+    verify_variants(
+        HashJoinOperator(), join_files("plans-" + c.name, c.build, c.probe), brute_join(c.build, c.probe),
+        {{"plan", "unique,partitioned"},
+         {"append", "group,item"},
+         {"radix_bits", "6,12,13"},
+         {"scatter", "direct,buffered"},
+         {"passes", "1,2,3"},
+         {"batch", "1,4"},
+         {"local", "64"},
+         {"grid", "cover,32wg"},
+         {"padding", "guard,none"},
+         {"hash", "identity,mult"},
+         {"probing", "linear,double"},
+         {"load", "50,75"}},
+        {"plan", "radix_bits", "scatter", "passes", "batch", "hash", "probing", "grid", "append"});
   }
 }
 
@@ -404,6 +413,7 @@ TEST(GroupByDevice, EveryLaunchShape) {
       {{"fuse", "on"},
        {"hash", "murmur"},
        {"probing", "linear"},
+       {"load", "50"},  // not a launch shape: the pairwise tests cover it
        {"sizing", "rows"},
        {"extents", "pass"},
        {"agg",
@@ -434,6 +444,8 @@ TEST(GroupByDevice, AwkwardInputs) {
                      {"grid", "cover,16wg"},
                      {"padding", "none,host"},
                      {"agg", "global,local,registers,partitioned"},
+                     {"scatter", "direct,buffered"},
+                     {"passes", "2"},
                      {"extents", "pass,build"},
                      {"build", "optimistic,pessimistic"},
                      {"hash", "identity"},
@@ -477,12 +489,14 @@ TEST(GroupByDevice, ManyGroupsGeneratedWithSkew) {
                    {"padding", "guard"},
                    {"sizing", "rows,sketch"},
                    {"agg", "global,partitioned"},
+                   {"scatter", "direct,buffered"},
+                   {"passes", "1,2,3"},
                    {"fuse", "off"},
                    {"extents", "pass,build"},
                    {"hash", "murmur"},
                    {"probing", "double"},
                    {"build", "optimistic,pessimistic"}},
-                  {"grid", "sizing", "agg", "extents", "build"});
+                  {"grid", "sizing", "agg", "scatter", "passes", "extents", "build"});
 }
 
 TEST(HashOperators, BadWorkloadOptionsAreUsageErrors) {

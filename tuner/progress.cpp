@@ -103,7 +103,7 @@ void ProgressBoard::update(std::size_t line, const std::string& text, bool miles
     redraw();
   } else if (mode_ == Mode::Lines) {
     const auto now = std::chrono::steady_clock::now();
-    if (!milestone && now - printed_[line] < interval_) return;
+    if (!milestone && printed_[line] && now - *printed_[line] < interval_) return;
     printed_[line] = now;
     std::fprintf(out_, "varex: %s  %s\n", labels_[line].c_str(), text.c_str());
     std::fflush(out_);

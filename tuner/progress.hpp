@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -50,7 +51,9 @@ class ProgressBoard {
   std::string cut(const std::string& line) const;
   std::vector<std::string> labels_;
   std::vector<std::string> texts_;
-  std::vector<std::chrono::steady_clock::time_point> printed_;
+  // When each line was last printed (Lines mode); none yet: the first is printed whatever the clock says
+  // (steady_clock counts from boot, and a machine up for less than the interval printed nothing).
+  std::vector<std::optional<std::chrono::steady_clock::time_point>> printed_;
   std::vector<std::chrono::steady_clock::time_point> since_;  // when each line's text last changed
   std::vector<bool> final_;
   std::FILE* out_;

@@ -223,9 +223,9 @@ class GroupByKernels {
     std::uint32_t shift = static_cast<std::uint32_t>(std::countr_zero(variant.local_groups));
     while ((std::uint64_t{groups} >> shift) >= most) ++shift;
     const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
-    const std::uint64_t local = variant.partition_local;
+    const std::uint64_t local = variant.partition.local;
     partition_->run(seq, "partition", out.group_ids, values_in_, false, *part_ids_, *part_values_, rows_, 1u,
-                    shift, parts, local);
+                    shift, parts, variant.partition);
     const std::uint64_t tiles = (rows_ + kAggregateTile - 1) / kAggregateTile;
     const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
     seq.run(
@@ -440,7 +440,7 @@ class HostGroups {
 }  // namespace
 
 GroupByVariant::GroupByVariant(const variants::Params& params, const DeviceInfo& device)
-    : HashVariant(params, device),
+    : HashVariant(params, device, static_cast<std::uint32_t>(std::countr_zero(max_radix_parts(device)))),
       optimistic(variants::get_string(params, "build") == "optimistic"),
       agg(groupby_aggregation_named(variants::get_string(params, "agg"))),
       extents_at_build(variants::get_string(params, "extents") == "build"),

@@ -175,7 +175,7 @@ class JoinKernels {
   void run_partitioned(KernelSequence& seq, const HashJoinVariant& variant, PairsTarget& out) {
     const std::uint32_t bits = variant.radix_bits;
     const std::uint32_t parts = 1u << bits;
-    const std::uint64_t local = variant.partition_local;
+    const std::uint64_t local = variant.partition.local;
     if (!partitioned_) {
       for (auto* b : {&part_build_keys_, &part_build_rows_})
         *b = engine_.allocate(std::max<std::uint64_t>(rows_, 1) * 4);
@@ -188,9 +188,9 @@ class JoinKernels {
     }
     constexpr std::uint32_t kFibonacci = 0x9E3779B1u;
     partition_build_->run(seq, "partition_build", build_, build_, true, *part_build_keys_, *part_build_rows_,
-                          rows_, kFibonacci, 32 - bits, parts, local);
+                          rows_, kFibonacci, 32 - bits, parts, variant.partition);
     partition_probe_->run(seq, "partition_probe", probe_, probe_, true, *part_probe_keys_, *part_probe_rows_,
-                          rows2_, kFibonacci, 32 - bits, parts, local);
+                          rows2_, kFibonacci, 32 - bits, parts, variant.partition);
     const auto join = [&] {
       seq.run("join_partitions", "join_partitions", {std::uint64_t{parts} * local, local},
               {arg(*part_build_keys_), arg(*part_build_rows_), arg(partition_build_->offsets()),
@@ -431,7 +431,7 @@ JoinPlan hashjoin_plan_named(const std::string& plan) {
 }  // namespace
 
 HashJoinVariant::HashJoinVariant(const variants::Params& params, const DeviceInfo& device)
-    : HashVariant(params, device),
+    : HashVariant(params, device, static_cast<std::uint32_t>(variants::get_int(params, "radix_bits"))),
       plan(hashjoin_plan_named(variants::get_string(params, "plan"))),
       batch(static_cast<std::uint64_t>(variants::get_int(params, "batch"))),
       preprocess(variants::get_string(params, "preprocess") == "on"),

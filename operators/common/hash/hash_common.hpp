@@ -41,28 +41,47 @@ class DeviceScan {
 // log2 of the HyperLogLog registers the group-by sizes its table with (SKETCH_BITS).
 constexpr int kSketchBits = 12;
 
-// Radix partitioning on the device (kernels radix_count and radix_scatter of the hash family): the rows are
-// cut into a fixed number of chunks, one per work-group; the rows of every chunk in every partition are
-// counted, prefix-summed (partition-major) and scattered, so that partition p ends up contiguous at
-// [offset(p), offset(p + 1)) in the output.
+// How a partitioned variant partitions its rows (the `scatter` and `passes` tunables), decoded once.
+struct PartitionScheme {
+  // The work-group size of the partitioning kernels and of those that walk partitions: the variant's
+  // `local`, or 256 (within the device's largest) where the driver would choose.
+  std::uint64_t local = 256;
+  // scatter=buffered: passes of `digit_bits` bits each, lowest first, through local memory
+  // (radix_scatter_tiles), as many as the partition numbers need; else one direct pass (radix_scatter).
+  bool buffered = false;
+  std::uint32_t digit_bits = 0;
+  std::uint64_t tile = 0;  // buffered: rows a work-group stages at a time (WG_SIZE x EPT)
+  // The partition numbers' bits each pass takes: all of them in one direct pass.
+  std::uint32_t passes_for(std::uint32_t parts) const;
+};
+
+// Radix partitioning on the device (kernels radix_count, radix_scatter and radix_scatter_tiles of the hash
+// family): the rows are cut into a fixed number of chunks, one per work-group; the rows of every chunk in
+// every partition are counted, prefix-summed (partition-major) and scattered, so that partition p ends up
+// contiguous at [offset(p), offset(p + 1)) in the output. Buffered, that happens once per digit of the
+// partition number, through scratch columns of its own.
 class RadixPartition {
  public:
   // Up to `max_rows` rows into at most `max_parts` partitions.
   RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint64_t max_parts);
   // keys[0..n) and their payload (payload[i], or the row index i with `row_payload`) into out_keys and
-  // out_payload, partition (key * multiply) >> shift of `parts`, in work-groups of `local` work-items.
-  // Each launch is timed under `label`.
+  // out_payload, partition (key * multiply) >> shift of `parts`, as `scheme` says. Each launch is timed
+  // under `label`.
   void run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys,
            const DeviceBuffer& payload, bool row_payload, DeviceBuffer& out_keys, DeviceBuffer& out_payload,
            std::uint64_t n, std::uint32_t multiply, std::uint32_t shift, std::uint32_t parts,
-           std::uint64_t local);
+           const PartitionScheme& scheme);
   // The scanned counts of the last run: partition p starts at offsets[p * chunks()].
   const DeviceBuffer& offsets() const { return *offsets_; }
   std::uint32_t chunks() const { return chunks_; }
 
  private:
+  Engine& engine_;
+  std::uint64_t max_rows_;
   std::uint32_t chunks_ = 1;
-  std::unique_ptr<DeviceBuffer> counts_, offsets_;
+  std::unique_ptr<DeviceBuffer> counts_, offsets_, pass_offsets_;
+  // The buffered passes' other pair of columns, allocated when a buffered variant first asks for them.
+  std::unique_ptr<DeviceBuffer> scratch_keys_, scratch_payload_;
   DeviceScan scan_;
 };
 
@@ -74,13 +93,12 @@ enum class HashFunction { Identity, Mult, Murmur };
 // family's defines every variant shares (hash, probing, scan shape, the device's largest work-group), to
 // which an operator's bundle appends its own.
 struct HashVariant : LaunchBundle {
-  HashVariant(const variants::Params& params, const DeviceInfo& device);
+  // `partition_bits`: the most bits a partition number of the operator's partitioned variant has.
+  HashVariant(const variants::Params& params, const DeviceInfo& device, std::uint32_t partition_bits);
   HashFunction hash;
   bool double_hash;   // probing=double: the pessimistic build's second hash gives each key an odd step
   std::int64_t load;  // the table's largest load in percent of its slots (table_for)
-  // The work-group size of the partitioning kernels and of those that walk partitions: the variant's
-  // `local`, or 256 (within the device's largest) where the driver would choose.
-  std::uint64_t partition_local;
+  PartitionScheme partition;
   std::uint32_t max_parts;  // the most radix partitions on the device (MAX_PARTS, max_radix_parts)
 };
 

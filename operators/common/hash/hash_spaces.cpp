@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <functional>
 #include <set>
 
 #include "variants/launch.hpp"
@@ -13,6 +14,10 @@ using namespace varex::variants;  // a space is written in the vocabulary of var
 std::uint32_t max_radix_parts(const DeviceInfo& device) {
   const std::uint64_t local_mem = device.local_mem ? device.local_mem : 32768;
   return static_cast<std::uint32_t>(std::min<std::uint64_t>(8192, std::bit_floor(local_mem / 4)));
+}
+
+std::uint32_t partition_digit_bits(std::uint32_t bits, std::uint32_t passes) {
+  return (bits + passes - 1) / std::max<std::uint32_t>(passes, 1);
 }
 
 namespace {
@@ -85,6 +90,35 @@ Common common(const DeviceInfo& device, const std::string& walks, const std::vec
   return c;
 }
 
+// How the partitioned variants partition: `scatter` and `passes` (PartitionScheme), with `bits_of` the most
+// bits of a variant's partition numbers.
+void add_partitioning(Common& c, std::function<std::uint32_t(const Params&)> bits_of) {
+  c.tunables.push_back(
+      {"scatter",
+       TunableKind::Compile,
+       {Value{"direct"}, Value{"buffered"}},
+       Value{"direct"},
+       "partitioned variants: direct: one pass, every row written to its partition on its own; buffered: "
+       "passes over the partition number's bits, each tile ranked and staged in local memory and written "
+       "out partition run by partition run (Sioulas et al., ICDE 2019)"});
+  c.tunables.push_back({"passes",
+                        TunableKind::Compile,
+                        {1, 2, 3},
+                        1,
+                        "scatter=buffered: the partition number's bits shared by this many passes (fewer "
+                        "where the partitions need fewer bits)"});
+  c.constraints.push_back({"scatter=direct is one pass", [](const Params& p) {
+                             return p.at("scatter") == Value{"buffered"} || get_int(p, "passes") == 1;
+                           }});
+  c.constraints.push_back({"a buffered pass takes at most 8 bits (256 counters per warp in local memory)",
+                           [bits_of](const Params& p) {
+                             return p.at("scatter") == Value{"direct"} ||
+                                    partition_digit_bits(bits_of(p),
+                                                         static_cast<std::uint32_t>(get_int(p, "passes"))) <=
+                                        kMaxPartitionDigitBits;
+                           }});
+}
+
 }  // namespace
 
 Space hashjoin_space(const SpaceContext& context) {
@@ -128,8 +162,9 @@ Space hashjoin_space(const SpaceContext& context) {
        {6, 9, 12, 13},
        12,
        "plan=partitioned: 2^bits partitions by the top bits of the keys' multiplicative hash"});
-  c.constraints.push_back(
-      unused_at_default("plan", "unique", {"preprocess", "lookup", "radix_bits"}, c.tunables));
+  add_partitioning(c, [](const Params& p) { return static_cast<std::uint32_t>(get_int(p, "radix_bits")); });
+  c.constraints.push_back(unused_at_default(
+      "plan", "unique", {"preprocess", "lookup", "radix_bits", "scatter", "passes"}, c.tunables));
   c.tunables.push_back(
       {"append",
        TunableKind::Compile,
@@ -140,7 +175,8 @@ Space hashjoin_space(const SpaceContext& context) {
   c.constraints.push_back(unused_at_default(
       "plan", "partitioned", {"preprocess", "lookup", "grid", "padding", "hash", "probing", "load", "append"},
       c.tunables));
-  c.constraints.push_back(unused_at_default("plan", "source", {"radix_bits", "append"}, c.tunables));
+  c.constraints.push_back(
+      unused_at_default("plan", "source", {"radix_bits", "append", "scatter", "passes"}, c.tunables));
   const std::uint32_t most_parts = max_radix_parts(device);
   c.constraints.push_back(
       {"2^radix_bits partitions need as many counters in local memory",
@@ -205,6 +241,15 @@ Space groupby_space(const SpaceContext& context) {
        "of work-groups)",
        [](const Params& p) {
          return p.at("agg") == Value{"global"} || p.at("agg") == Value{"partitioned"} || !covers(p);
+       }});
+  const auto part_bits = static_cast<std::uint32_t>(std::countr_zero(max_radix_parts(context.device)));
+  add_partitioning(c, [part_bits](const Params&) { return part_bits; });
+  c.constraints.push_back(
+      {"only the partitioned aggregation partitions: scatter and passes stay at their "
+       "defaults otherwise",
+       [](const Params& p) {
+         return p.at("agg") == Value{"partitioned"} ||
+                (p.at("scatter") == Value{"direct"} && get_int(p, "passes") == 1);
        }});
   c.constraints.push_back({"the partitioned aggregation is its own pass (fuse=off)", [](const Params& p) {
                              return p.at("agg") != Value{"partitioned"} || p.at("fuse") == Value{"off"};
