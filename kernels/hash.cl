@@ -31,8 +31,8 @@
 //
 // Beside the source's kernels, the family holds varex's own faster variants: the single-pass join for
 // unique build keys (build_unique, probe_unique), the radix-partitioned join (radix_count, radix_scatter or
-// radix_scatter_tiles, join_partitions), warp votes or registers before local aggregation and the
-// partitioned aggregation of many groups (aggregate_tiles).
+// radix_scatter_tiles and partition_starts, join_partitions), warp votes or registers before local
+// aggregation and the partitioned aggregation of many groups (aggregate_tiles).
 //
 // Every kernel walks its elements with a work-group-uniform stride loop: a grid that covers the elements
 // runs it once, a fixed number of work-groups (Ocelot's `processors`) strides, and the loop's bound is
@@ -318,6 +318,18 @@ KERNEL void radix_scatter_tiles(GLOBAL const int* RESTRICT keys, GLOBAL const in
     // The next tile's ranking clears mem and ends with a barrier before cursor[] is read again.
   }
 }
+
+// After the last pass the rows are ordered by partition: starts[q] becomes the first row of a partition at or
+// above q, for q in [0, parts], from the boundaries between neighbouring rows (every q written once; an empty
+// partition starts where the next one does). No local counters: as many partitions as the passes make.
+KERNEL void partition_starts(GLOBAL const int* RESTRICT keys, GLOBAL uint* RESTRICT starts, const uint n,
+                             const uint multiply, const uint shift, const uint parts) {
+  FOR_EACH(i, n + 1) {
+    const uint lo = i == 0 ? 0u : partition_of(keys[i - 1], multiply, shift) + 1u;
+    const uint hi = i == n ? parts : partition_of(keys[i], multiply, shift);
+    for (uint q = lo; q <= hi; ++q) starts[q] = i;
+  }
+}
 #endif  // PART_BUFFERED
 
 #if HASH_JOIN
@@ -527,9 +539,9 @@ FUNC uint walk_local(LOCAL const int* t_key, LOCAL const uint* t_row, int key, b
 }
 
 KERNEL void join_partitions(GLOBAL const int* RESTRICT build_keys, GLOBAL const int* RESTRICT build_rows,
-                            GLOBAL const uint* RESTRICT build_offsets, const uint build_chunks,
+                            GLOBAL const uint* RESTRICT build_offsets, const uint build_stride,
                             GLOBAL const int* RESTRICT probe_keys, GLOBAL const int* RESTRICT probe_rows,
-                            GLOBAL const uint* RESTRICT probe_offsets, const uint probe_chunks,
+                            GLOBAL const uint* RESTRICT probe_offsets, const uint probe_stride,
                             GLOBAL uint* RESTRICT out_build, GLOBAL uint* RESTRICT out_probe,
                             GLOBAL uint* counter, const uint capacity, const uint parts) {
   LOCAL_ARRAY int t_key[JOIN_SLOTS];
@@ -537,12 +549,12 @@ KERNEL void join_partitions(GLOBAL const int* RESTRICT build_keys, GLOBAL const 
   LOCAL_ARRAY uint scratch[MAX_LOCAL];
   LOCAL_ARRAY uint base[1];
   for (uint p = group_id(); p < parts; p += num_groups()) {
-    const uint build_end = build_offsets[(p + 1) * build_chunks];
-    const uint probe_begin = probe_offsets[p * probe_chunks],
-               probe_end = probe_offsets[(p + 1) * probe_chunks];
+    const uint build_end = build_offsets[(p + 1) * build_stride];
+    const uint probe_begin = probe_offsets[p * probe_stride],
+               probe_end = probe_offsets[(p + 1) * probe_stride];
     // A partition without probe rows loads no table. (No `continue` here: PoCL's barrier regions want the
     // loops around barriers plain.)
-    const uint build_begin = probe_begin == probe_end ? build_end : build_offsets[p * build_chunks];
+    const uint build_begin = probe_begin == probe_end ? build_end : build_offsets[p * build_stride];
     for (uint c = build_begin; c < build_end; c += JOIN_CHUNK) {
       const uint chunk_end = min(c + JOIN_CHUNK, build_end);
       for (uint s = lid(); s < JOIN_SLOTS; s += lsize()) t_row[s] = EMPTY_ROW;

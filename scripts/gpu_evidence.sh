@@ -568,7 +568,7 @@ part_sanitizer() {
     "ra_union-w4;ra_union;--rows 3001 --rows2 2003 --values 3 --distinct 5;--set impl=own --set local=64 --set grid=cover"
     "ra_sort-radix;ra_sort;--rows 30011 --values 2 --keys dup;--set impl=own --set algorithm=radix --set local=256 --set ept=4,8 --set grid=cover --set skip=on"
     "partition-buffered;groupby;--rows 20011 --distinct 1500 --zipf 1;--set local=128 --set grid=32wg --set padding=guard --set load=50 --set build=pessimistic --set sizing=sketch --set agg=partitioned --set extents=build --set hash=mult --set probing=linear --set scatter=buffered --set passes=2,3"
-    "join-buffered;hashjoin;--rows 3001 --rows2 12007 --distinct 700 --zipf 1;--set local=256 --set grid=32wg --set padding=none --set hash=mult --set probing=double --set load=50 --set plan=partitioned --set batch=1 --set radix_bits=6,13 --set scatter=buffered"
+    "join-buffered;hashjoin;--rows 3001 --rows2 12007 --distinct 700 --zipf 1;--set local=256 --set grid=32wg --set padding=none --set hash=mult --set probing=double --set load=50 --set plan=partitioned --set batch=1 --set radix_bits=6,13,16 --set scatter=buffered"
     "ra_sort-onesweep;ra_sort;--rows 30011 --values 2 --keys dup;--set impl=own --set algorithm=onesweep --set local=256 --set ept=4,16 --set grid=cover --set skip=on"
   )
   local tool line label op workload pins
@@ -979,7 +979,7 @@ part_partition31() {
       --set passes=1,2,3 "${reps[@]}" --quiet --json > /dev/null
     varex sweep --device $d "${join[@]}" --set plan=unique --set local=256 --set grid=cover --set padding=guard \
       --set probing=linear "${reps[@]}" --quiet --json > /dev/null
-    varex sweep --device $d "${join[@]}" --set plan=partitioned --set local=256,512 --set radix_bits=9,12,13 \
+    varex sweep --device $d "${join[@]}" --set plan=partitioned --set local=256,512 --set radix_bits=12,13,14,15,16 \
       --set scatter=buffered --set passes=2,3 "${reps[@]}" --quiet --json > /dev/null
     varex sweep --device $d "${join[@]}" --set plan=partitioned --set local=256 --set radix_bits=12 \
       --set scatter=direct "${reps[@]}" --quiet --json > /dev/null
@@ -992,9 +992,10 @@ part_partition31() {
     check_sweep --op groupby --rows 100003 --distinct 5003 --zipf 1.0 --set agg=partitioned --set scatter=buffered \
       --set passes=2,3 --set local=256 --set grid=cover --set padding=guard
     check_sweep --op hashjoin --rows 100003 --rows2 400009 --distinct 30011 --zipf 0.8 --match-ratio 0.7 \
-      --set plan=partitioned --set scatter=buffered --set radix_bits=6,9,12,13 --set local=64,256,1024 --set batch=1
+      --set plan=partitioned --set scatter=buffered --set radix_bits=6,9,12,13,14,15,16 --set local=64,256,1024 \
+      --set batch=1
     check_sweep --op hashjoin --rows 1 --rows2 4099 --set plan=partitioned --set scatter=buffered \
-      --set radix_bits=6,13 --set local=256 --set batch=1
+      --set radix_bits=6,13,16 --set local=256 --set batch=1
   done
 }
 

@@ -325,7 +325,7 @@ TEST(HashJoinDevice, SinglePassAndPartitionedPlansOnAwkwardInputs) {
         HashJoinOperator(), join_files("plans-" + c.name, c.build, c.probe), brute_join(c.build, c.probe),
         {{"plan", "unique,partitioned"},
          {"append", "group,item"},
-         {"radix_bits", "6,12,13"},
+         {"radix_bits", "6,12,14"},
          {"scatter", "direct,buffered"},
          {"passes", "1,2,3"},
          {"batch", "1,4"},

@@ -225,7 +225,7 @@ class GroupByKernels {
     const auto parts = static_cast<std::uint32_t>((std::uint64_t{groups} >> shift) + 1);
     const std::uint64_t local = variant.partition.local;
     partition_->run(seq, "partition", out.group_ids, values_in_, false, *part_ids_, *part_values_, rows_, 1u,
-                    shift, parts, variant.partition);
+                    shift, parts, variant.partition, false);  // aggregate_tiles finds its own partitions
     const std::uint64_t tiles = (rows_ + kAggregateTile - 1) / kAggregateTile;
     const auto arg = [](const DeviceBuffer& b) { return KernelArg::of(b); };
     seq.run(

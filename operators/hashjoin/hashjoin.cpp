@@ -194,8 +194,8 @@ class JoinKernels {
     const auto join = [&] {
       seq.run("join_partitions", "join_partitions", {std::uint64_t{parts} * local, local},
               {arg(*part_build_keys_), arg(*part_build_rows_), arg(partition_build_->offsets()),
-               KernelArg::of(partition_build_->chunks()), arg(*part_probe_keys_), arg(*part_probe_rows_),
-               arg(partition_probe_->offsets()), KernelArg::of(partition_probe_->chunks()), arg(out.left()),
+               KernelArg::of(partition_build_->stride()), arg(*part_probe_keys_), arg(*part_probe_rows_),
+               arg(partition_probe_->offsets()), KernelArg::of(partition_probe_->stride()), arg(out.left()),
                arg(out.right()), arg(*counter_), capacity(out), KernelArg::of(parts)});
     };
     seq.fill("join_partitions", *counter_, 0, 4);

@@ -94,16 +94,17 @@ RadixPartition::RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint
   const std::uint64_t counters =
       std::max<std::uint64_t>(max_parts, 1u << kMaxPartitionDigitBits) * chunks_for(max_rows);
   counts_ = engine.allocate(counters * 4);
-  offsets_ = engine.allocate((counters + 1) * 4);
+  offsets_ = engine.allocate((std::max<std::uint64_t>(counters, 1u << kMaxPartitionBits) + 1) * 4);
   pass_offsets_ = engine.allocate((counters + 1) * 4);
 }
 
 void RadixPartition::run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys,
                          const DeviceBuffer& payload, bool row_payload, DeviceBuffer& out_keys,
                          DeviceBuffer& out_payload, std::uint64_t n, std::uint32_t multiply,
-                         std::uint32_t shift, std::uint32_t parts, const PartitionScheme& scheme) {
-  chunks_ = static_cast<std::uint32_t>(chunks_for(n));
-  const LaunchShape shape{chunks_ * scheme.local, scheme.local};
+                         std::uint32_t shift, std::uint32_t parts, const PartitionScheme& scheme,
+                         bool starts) {
+  const auto chunks = static_cast<std::uint32_t>(chunks_for(n));
+  const LaunchShape shape{chunks * scheme.local, scheme.local};
   const auto rows = KernelArg::of(static_cast<std::uint32_t>(n));
   const auto mul = KernelArg::of(multiply), sh = KernelArg::of(shift);
   const auto count = [&](const DeviceBuffer& in, DeviceBuffer& offsets, std::uint32_t bins, std::uint32_t low,
@@ -111,18 +112,19 @@ void RadixPartition::run(KernelSequence& seq, const std::string& label, const De
     seq.run(label, "radix_count", shape,
             {KernelArg::of(in), KernelArg::of(*counts_), rows, mul, sh, KernelArg::of(bins),
              KernelArg::of(low), KernelArg::of(mask)});
-    scan_.run(seq, label, *counts_, offsets, std::uint64_t{bins} * chunks_);
+    scan_.run(seq, label, *counts_, offsets, std::uint64_t{bins} * chunks);
   };
-  // The partitions' starts for the kernels that walk them: from the whole partition numbers.
-  count(keys, *offsets_, parts, 0, ~0u);
-  const std::uint32_t passes = scheme.passes_for(parts);
   if (!scheme.buffered) {
+    // Each chunk's place in each partition, which is also where the partitions start.
+    count(keys, *offsets_, parts, 0, ~0u);
+    stride_ = chunks;
     seq.run(label, "radix_scatter", shape,
             {KernelArg::of(keys), KernelArg::of(payload), KernelArg::of(*offsets_), KernelArg::of(out_keys),
              KernelArg::of(out_payload), rows, mul, sh, KernelArg::of(parts),
              KernelArg::of(static_cast<std::uint32_t>(row_payload))});
     return;
   }
+  const std::uint32_t passes = scheme.passes_for(parts);
   if (passes > 1 && !scratch_keys_) {
     scratch_keys_ = engine_.allocate(std::max<std::uint64_t>(max_rows_, 1) * 4);
     scratch_payload_ = engine_.allocate(std::max<std::uint64_t>(max_rows_, 1) * 4);
@@ -143,6 +145,11 @@ void RadixPartition::run(KernelSequence& seq, const std::string& label, const De
              KernelArg::of(static_cast<std::uint32_t>(row_payload && pass == 0))});
     in_keys = &to_keys;
     in_payload = &to_payload;
+  }
+  stride_ = 1;
+  if (starts) {
+    seq.run(label, "partition_starts", shape,
+            {KernelArg::of(out_keys), KernelArg::of(*offsets_), rows, mul, sh, KernelArg::of(parts)});
   }
 }
 

@@ -55,30 +55,32 @@ struct PartitionScheme {
   std::uint32_t passes_for(std::uint32_t parts) const;
 };
 
-// Radix partitioning on the device (kernels radix_count, radix_scatter and radix_scatter_tiles of the hash
-// family): the rows are cut into a fixed number of chunks, one per work-group; the rows of every chunk in
-// every partition are counted, prefix-summed (partition-major) and scattered, so that partition p ends up
-// contiguous at [offset(p), offset(p + 1)) in the output. Buffered, that happens once per digit of the
-// partition number, through scratch columns of its own.
+// Radix partitioning on the device (kernels radix_count, radix_scatter, radix_scatter_tiles and
+// partition_starts of the hash family): the rows are cut into a fixed number of chunks, one per work-group;
+// the rows of every chunk in every partition are counted, prefix-summed (partition-major) and scattered, so
+// that partition p ends up contiguous at [offset(p), offset(p + 1)) in the output. Buffered, that happens
+// once per digit of the partition number, through scratch columns of its own, and the partitions' starts are
+// read off the ordered output.
 class RadixPartition {
  public:
-  // Up to `max_rows` rows into at most `max_parts` partitions.
+  // Up to `max_rows` rows into at most `max_parts` partitions (2^kMaxPartitionBits buffered).
   RadixPartition(Engine& engine, std::uint64_t max_rows, std::uint64_t max_parts);
   // keys[0..n) and their payload (payload[i], or the row index i with `row_payload`) into out_keys and
-  // out_payload, partition (key * multiply) >> shift of `parts`, as `scheme` says. Each launch is timed
-  // under `label`.
+  // out_payload, partition (key * multiply) >> shift of `parts`, as `scheme` says. With `starts`, offsets()
+  // holds where the partitions start afterwards. Each launch is timed under `label`.
   void run(KernelSequence& seq, const std::string& label, const DeviceBuffer& keys,
            const DeviceBuffer& payload, bool row_payload, DeviceBuffer& out_keys, DeviceBuffer& out_payload,
            std::uint64_t n, std::uint32_t multiply, std::uint32_t shift, std::uint32_t parts,
-           const PartitionScheme& scheme);
-  // The scanned counts of the last run: partition p starts at offsets[p * chunks()].
+           const PartitionScheme& scheme, bool starts = true);
+  // Where the partitions of the last run start: partition p at offsets()[p * stride()], the end at
+  // offsets()[parts * stride()].
   const DeviceBuffer& offsets() const { return *offsets_; }
-  std::uint32_t chunks() const { return chunks_; }
+  std::uint32_t stride() const { return stride_; }
 
  private:
   Engine& engine_;
   std::uint64_t max_rows_;
-  std::uint32_t chunks_ = 1;
+  std::uint32_t stride_ = 1;
   std::unique_ptr<DeviceBuffer> counts_, offsets_, pass_offsets_;
   // The buffered passes' other pair of columns, allocated when a buffered variant first asks for them.
   std::unique_ptr<DeviceBuffer> scratch_keys_, scratch_payload_;

@@ -159,9 +159,10 @@ Space hashjoin_space(const SpaceContext& context) {
   c.tunables.push_back(
       {"radix_bits",
        TunableKind::Launch,
-       {6, 9, 12, 13},
+       {6, 9, 12, 13, 14, 15, 16},
        12,
-       "plan=partitioned: 2^bits partitions by the top bits of the keys' multiplicative hash"});
+       "plan=partitioned: 2^bits partitions by the top bits of the keys' multiplicative hash (more than the "
+       "device's local counters only buffered, where the partitions' starts are read off the output)"});
   add_partitioning(c, [](const Params& p) { return static_cast<std::uint32_t>(get_int(p, "radix_bits")); });
   c.constraints.push_back(unused_at_default(
       "plan", "unique", {"preprocess", "lookup", "radix_bits", "scatter", "passes"}, c.tunables));
@@ -178,9 +179,11 @@ Space hashjoin_space(const SpaceContext& context) {
   c.constraints.push_back(
       unused_at_default("plan", "source", {"radix_bits", "append", "scatter", "passes"}, c.tunables));
   const std::uint32_t most_parts = max_radix_parts(device);
-  c.constraints.push_back(
-      {"2^radix_bits partitions need as many counters in local memory",
-       [most_parts](const Params& p) { return (1LL << get_int(p, "radix_bits")) <= most_parts; }});
+  c.constraints.push_back({"2^radix_bits partitions in one direct pass need as many counters in local memory",
+                           [most_parts](const Params& p) {
+                             return p.at("scatter") == Value{"buffered"} ||
+                                    (1LL << get_int(p, "radix_bits")) <= most_parts;
+                           }});
   c.constraints.push_back({"the lookup array in local memory needs batch > 1", [](const Params& p) {
                              return p.at("lookup") == Value{"private"} || get_int(p, "batch") > 1;
                            }});

@@ -11,6 +11,8 @@ std::uint32_t max_radix_parts(const DeviceInfo& device);
 std::uint32_t partition_digit_bits(std::uint32_t bits, std::uint32_t passes);
 // The most bits one buffered pass takes: 256 digits, a ranking counter each per warp in local memory.
 constexpr std::uint32_t kMaxPartitionDigitBits = 8;
+// The most bits of a buffered partitioning's partition numbers (the join's radix_bits).
+constexpr std::uint32_t kMaxPartitionBits = 16;
 
 // Ocelot's hash join (document 000, sections 2.2.2 and 3.2), plan=source. The default point is the source's
 // host code: local size 256, 32 work-groups ("processors", grid=32wg) for hj_count and hj_exec, one tuple
