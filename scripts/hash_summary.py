@@ -9,8 +9,10 @@ import argparse
 import json
 import sqlite3
 
-KNOBS = {"hashjoin": ["plan", "batch", "local", "grid", "radix_bits", "probing", "load", "preprocess"],
-         "groupby": ["agg", "fuse", "build", "sizing", "extents", "local", "grid", "probing", "load"]}
+KNOBS = {"hashjoin": ["plan", "append", "batch", "local", "grid", "radix_bits", "scatter", "passes", "probing", "load",
+                      "preprocess"],
+         "groupby": ["agg", "fuse", "build", "sizing", "extents", "local", "grid", "scatter", "passes", "probing",
+                     "load"]}
 
 
 def main():
