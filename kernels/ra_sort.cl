@@ -1,7 +1,9 @@
 // Red Fox SORT (document 002, sec. 3.2.6): a relation's tuples in ascending lexicographic order of (key, v0,
-// v1, v2), stable, dense. The source took VexCL's merge sort (after Sean Baxter's Modern GPU); varex has that
-// shape of merge sort and an LSD radix sort. Tiles hold WG_SIZE x EPT tuples; tile t starts at tuple t x
-// TILE. Work-groups walk the tiles (or the merge partitions) in a group-stride loop, so any grid works.
+// v1, v2), or of the key alone (by=key: the host runs only the key's radix passes; the merge sort compares
+// the first `keys` words), stable, dense. The source took VexCL's merge sort (after Sean Baxter's Modern
+// GPU); varex has that shape of merge sort and an LSD radix sort. Tiles hold WG_SIZE x EPT tuples; tile t
+// starts at tuple t x TILE. Work-groups walk the tiles (or the merge partitions) in a group-stride loop, so
+// any grid works.
 //
 // ALGO_MERGE=0, the LSD radix sort: one pass per BITS-bit digit of each 32-bit word, the last value's words
 // first and the key's last (each pass stable, so the result is in whole-tuple order); the host drops
@@ -305,9 +307,10 @@ KERNEL void ra_sort_scatter(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRIC
 
 #else  // ALGO_MERGE
 
-// Tuple x of a local stage (MAX_WIDTH words per tuple) before tuple y, lexicographically.
-FUNC int stage_less(LOCAL const uint* stage, uint x, uint y, uint width) {
-  for (uint c = 0; c < width; ++c) {
+// Tuple x of a local stage (MAX_WIDTH words per tuple) before tuple y, lexicographically over their first
+// `keys` words (the whole tuple, or the key alone).
+FUNC int stage_less(LOCAL const uint* stage, uint x, uint y, uint keys) {
+  for (uint c = 0; c < keys; ++c) {
     const uint a = stage[x * MAX_WIDTH + c];
     const uint b = stage[y * MAX_WIDTH + c];
     if (a != b) return a < b;
@@ -315,9 +318,9 @@ FUNC int stage_less(LOCAL const uint* stage, uint x, uint y, uint width) {
   return 0;
 }
 
-// Tuple x of `data` before tuple y.
-FUNC int global_less(CONSTANT_PTR uint* data, uint x, uint y, uint width, uint capacity) {
-  for (uint c = 0; c < width; ++c) {
+// Tuple x of `data` (tuples of `width` words) before tuple y, over their first `keys` words.
+FUNC int global_less(CONSTANT_PTR uint* data, uint x, uint y, uint width, uint keys, uint capacity) {
+  for (uint c = 0; c < keys; ++c) {
     const uint a = data[AT(x, c, width, capacity)];
     const uint b = data[AT(y, c, width, capacity)];
     if (a != b) return a < b;
@@ -335,7 +338,7 @@ FUNC void pair_of(uint o, uint n, uint run, uint* pair, uint* a_len, uint* b_len
 }
 
 KERNEL void ra_sort_block(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out, uint n, uint width,
-                          uint in_capacity, uint out_capacity, uint tiles) {
+                          uint keys, uint in_capacity, uint out_capacity, uint tiles) {
   LOCAL_ARRAY uint stage[TILE * MAX_WIDTH];
   LOCAL_ARRAY uint order0[TILE];
   LOCAL_ARRAY uint order1[TILE];
@@ -368,7 +371,7 @@ KERNEL void ra_sort_block(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT 
             hi = b_len;
             while (lo < hi) {
               const uint mid = (lo + hi) >> 1;
-              if (stage_less(stage, src[b_start + mid], x, width))
+              if (stage_less(stage, src[b_start + mid], x, keys))
                 lo = mid + 1;
               else
                 hi = mid;
@@ -378,7 +381,7 @@ KERNEL void ra_sort_block(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT 
             hi = a_len;
             while (lo < hi) {
               const uint mid = (lo + hi) >> 1;
-              if (!stage_less(stage, x, src[pair + mid], width))
+              if (!stage_less(stage, x, src[pair + mid], keys))
                 lo = mid + 1;
               else
                 hi = mid;
@@ -407,7 +410,7 @@ KERNEL void ra_sort_block(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT 
 // splits[q]: how many of output tile q's predecessors in its pair come from the pair's first run (the
 // merge path's split at the tile's start; equal tuples are taken from the first run first). Any grid.
 KERNEL void ra_sort_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT splits, uint n,
-                              uint width, uint capacity, uint run, uint parts) {
+                              uint width, uint keys, uint capacity, uint run, uint parts) {
   for (uint q = gid(); q < parts; q += gsize()) {
     const uint o = q * TILE;
     uint pair, a_len, b_len;
@@ -418,7 +421,7 @@ KERNEL void ra_sort_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTR
     uint hi = diag < a_len ? diag : a_len;
     while (lo < hi) {
       const uint mid = (lo + hi) >> 1;
-      if (!global_less(in, b_start + diag - 1 - mid, pair + mid, width, capacity))
+      if (!global_less(in, b_start + diag - 1 - mid, pair + mid, width, keys, capacity))
         lo = mid + 1;
       else
         hi = mid;
@@ -429,8 +432,8 @@ KERNEL void ra_sort_partition(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTR
 
 // Output tile q of the pass: its share of the two runs staged in local memory, merged, written in order.
 KERNEL void ra_sort_merge(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT out,
-                          CONSTANT_PTR uint* RESTRICT splits, uint n, uint width, uint capacity, uint run,
-                          uint parts) {
+                          CONSTANT_PTR uint* RESTRICT splits, uint n, uint width, uint keys, uint capacity,
+                          uint run, uint parts) {
   LOCAL_ARRAY uint stage[TILE * MAX_WIDTH];
   LOCAL_ARRAY uint order[TILE];
   for (uint q = group_id(); q < parts; q += num_groups()) {
@@ -459,7 +462,7 @@ KERNEL void ra_sort_merge(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT 
       uint hi = d < la ? d : la;
       while (lo < hi) {
         const uint mid = (lo + hi) >> 1;
-        if (!stage_less(stage, la + d - 1 - mid, mid, width))
+        if (!stage_less(stage, la + d - 1 - mid, mid, keys))
           lo = mid + 1;
         else
           hi = mid;
@@ -467,7 +470,7 @@ KERNEL void ra_sort_merge(CONSTANT_PTR uint* RESTRICT in, GLOBAL uint* RESTRICT 
       uint a = lo;
       uint b = d - lo;
       for (uint k = 0; k < EPT && d + k < total; ++k) {
-        if (a < la && (b >= lb || !stage_less(stage, la + b, a, width))) {
+        if (a < la && (b >= lb || !stage_less(stage, la + b, a, keys))) {
           order[d + k] = a;
           ++a;
         } else {

@@ -59,13 +59,14 @@
 #              merge_path sweep of 4-word tuples with long runs on cuda:0
 #   set31      issue 31: the set operations at 2^25 x 2^25, uniform and Zipf 1.0, against Thrust, tuned SET_BUDGET
 #   sort31     issue 31: the one-sweep radix sort at 2^24 and 2^26 (key, v0) against CUB's radix sort, pinned
-#              shapes and a SORT_BUDGET tune on cuda:0 and ocl:1:0
+#              shapes and a SORT_BUDGET tune on cuda:0 and ocl:1:0; SORT_QUERY=by=key sorts by the key alone
 #   partition31  issue 31: buffered radix partitioning in passes: the group-by at 2^28 rows with 2^20 groups
 #              (partitioned aggregation, direct and buffered, against the global one) and the join at 2^26 x 2^28
 #              (partitioned, direct and buffered, against plan=unique) on cuda:0 and ocl:1:0; then every
 #              partitioned variant verified at awkward sizes
 #   check31    issue 31: the ballot and set-operation variants verified at awkward sizes on cuda:0 and ocl:1:0
-#   sort31_check  every onesweep and radix variant verified at awkward sizes on cuda:0 and ocl:1:0
+#   sort31_check  every onesweep and radix variant verified at awkward sizes on cuda:0 and ocl:1:0 (SORT_QUERY
+#              as sort31; by=key adds the merge sort)
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
@@ -911,10 +912,10 @@ for dev,params,status,ms,kernels in c.execute('''SELECT d.local_id, v.params, m.
     p=json.loads(params)
     print(dev, ' '.join(f'{a}={b}' for a,b in sorted(p.items()) if a not in ('algorithm','impl')), status, ms and round(ms,4), 'ms', kernels[:200])"
 part_sort31() {
-  step "issue 31: the one-sweep radix sort against CUB"
+  step "issue 31: the one-sweep radix sort against CUB ${SORT_QUERY:+($SORT_QUERY)}"
   local rows d w
   for rows in 2^24 2^26; do
-    w=(--op ra_sort --rows $rows --values 1)
+    w=(--op ra_sort --rows $rows --values 1 ${SORT_QUERY:+--query "$SORT_QUERY"})
     echo -n "cub radix $rows: "; varex run "${w[@]}" --device cuda:0 --set impl=cub --set algorithm=radix --min-reps 5 \
       --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
     for d in cuda:0 ocl:1:0; do
@@ -925,23 +926,14 @@ part_sort31() {
       python3 -c "$sort_rows" "$db"
     done
   done
-  # The LSD radix sort, whose scatter ranks through radix_rank.h too: the variant docs/RESULTS.md measured
-  # before (12.20 ms on the H200) and its 8-bit twin.
-  for d in cuda:0 ocl:1:0; do
-    for bits in 4 8; do
-      # shellcheck disable=SC2046
-      echo -n "radix: "; varex run --op ra_sort --rows 2^26 --values 1 --device "$d" $([[ $d == cuda:* ]] && echo --set impl=own) \
-        --set algorithm=radix --set bits=$bits --set ept=8 --set layout=soa --set local=256 --set skip=on --min-reps 5 \
-        --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-    done
-  done
   [[ ${SORT_BUDGET:-15s} == 0 ]] && return
+  w=(--op ra_sort --rows 2^26 --values 1 ${SORT_QUERY:+--query "$SORT_QUERY"})
   for d in cuda:0 ocl:1:0; do
     # shellcheck disable=SC2046
-    varex tune --op ra_sort --rows 2^26 --values 1 --device "$d" --budget "${SORT_BUDGET:-15s}" --min-reps 3 \
+    varex tune "${w[@]}" --device "$d" --budget "${SORT_BUDGET:-15s}" --min-reps 3 \
       --max-reps 10 $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/sort31_tune_${d//:/_}.json" 2>&1
     # shellcheck disable=SC2046
-    echo -n "tuned $d: "; varex run --op ra_sort --rows 2^26 --values 1 --device "$d" $(tuned_sets "$files/sort31_tune_${d//:/_}.json") \
+    echo -n "tuned $d: "; varex run "${w[@]}" --device "$d" $(tuned_sets "$files/sort31_tune_${d//:/_}.json") \
       --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
   done
 }
@@ -954,15 +946,17 @@ check_sweep() {
     | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; print(sys.argv[1:], r['evaluations'], 'of', r['valid_variants'], 'ok', r['ok'], 'failed', r['failed'])" "$d" "$@"
 }
 part_sort31_check() {
-  step "issue 31: onesweep at awkward sizes"
-  local d rows
+  step "issue 31: onesweep at awkward sizes ${SORT_QUERY:+($SORT_QUERY)}"
+  local d rows q=(${SORT_QUERY:+--query "$SORT_QUERY"})
   for d in cuda:0 ocl:1:0; do
     for rows in 1 4099 70001; do
-      check_sweep --op ra_sort --rows $rows --values 3 --keys dup --set algorithm=onesweep --set grid=cover,2
+      check_sweep --op ra_sort --rows $rows --values 3 --keys dup "${q[@]}" --set algorithm=onesweep --set grid=cover,2
     done
+    [[ -n ${SORT_QUERY:-} ]] && check_sweep --op ra_sort --rows 70001 --values 1 --keys dup "${q[@]}" \
+      --set algorithm=merge --set grid=cover
     check_sweep --op ra_sort --rows 2^20 --values 1 --keys sorted --set algorithm=onesweep --set bits=8 --set skip=on --set grid=cover
     for rows in 4099 70001; do
-      check_sweep --op ra_sort --rows $rows --values 2 --keys dup --set algorithm=radix --set grid=cover,2
+      check_sweep --op ra_sort --rows $rows --values 2 --keys dup "${q[@]}" --set algorithm=radix --set grid=cover,2
     done
   done
 }

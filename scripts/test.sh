@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: a release build with warnings as errors of the two binaries and the
-# CUDA toolchain's tests (NVRTC compiles every kernel variant, the CUB library loads: not varex's memory, and
+# CUDA toolchain's tests (NVRTC compiles the kernel variants, the CUB library loads: not varex's memory, and
 # minutes under the sanitizers); and a build under AddressSanitizer and UndefinedBehaviorSanitizer (warnings
 # as errors too) that compiles and runs all the others, the operator contract among them. Also checks the
 # formatting. From a clean clone with cold caches (PoCL compiles every program a test runs) it took 32 to 42

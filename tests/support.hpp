@@ -28,6 +28,12 @@ void verify_variants(
     const std::map<std::string, std::string>& pins,
     const std::function<std::vector<variants::Params>(std::vector<variants::Params>)>& pick = {});
 
+// Points of `points` in which every pair of values of the `knobs` occurs together at least once (greedy
+// pairwise covering): every interplay of two knobs is exercised with a fraction of the programs an
+// exhaustive product would compile.
+std::vector<variants::Params> pairwise(const std::vector<variants::Params>& points,
+                                       const std::vector<std::string>& knobs);
+
 // Runs one variant of a bound run (an application's buffers) and hands over its result; the variant must not
 // be refused.
 harness::DeviceResult run_bound(harness::BoundRun& run, const variants::Params& params);

@@ -151,6 +151,19 @@ TEST(BoundSort, SortsBothLayoutsLikeTheReference) {
   }
 }
 
+TEST(BoundSort, ByKeyKeepsEqualKeysInTheCallersOrder) {
+  const Operator& op = find_operator("ra_sort");
+  Engine& engine = test::cpu_engine();
+  const datasets::Relation r = tie_relation(2049, 2, 5);
+  const auto in = device_words(laid_out(r, "aos"), 2049 * 3 * 4);
+  auto run = op.bind(engine, sort_binding(*in, 2049, {{"values", "2"}, {"by", "key"}}));
+  const std::vector<std::uint32_t> want = sort_reference(r, 1);
+  ASSERT_NE(want, sort_reference(r));  // equal keys whose values are out of order: the two sorts differ
+  for (const variants::Params& params : variants_for(op, 2049, *run, "aos", kSortOthers))
+    EXPECT_EQ(run_once(*run, params, 2049 * 3, 2049), want) << testing::PrintToString(params);
+  EXPECT_THROW(op.bind(engine, sort_binding(*in, 2049, {{"values", "2"}, {"by", "v0"}})), varex::UsageError);
+}
+
 TEST(BoundSort, ANewResultPerExecuteAndAnEmptyRelation) {
   const Operator& op = find_operator("ra_sort");
   Engine& engine = test::cpu_engine();

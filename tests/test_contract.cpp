@@ -2,8 +2,8 @@
 // query key is refused naming what the operator takes; a poisoned output never verifies; a generated
 // workload of one row, of sizes that are not multiples of 8, 32 or a local size, verifies with the default
 // variant, checked in full and by the device's digest alike; an empty workload is refused as a usage error or
-// runs and verifies. Every compile-time variant building with NVRTC is
-// Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc (test_cuda.cpp).
+// runs and verifies. The compile-time variants building with NVRTC are
+// Cuda/CudaCompile.CompileVariantsBuildWithNvrtc (test_cuda.cpp).
 #include <gtest/gtest.h>
 
 #include <set>

@@ -100,45 +100,12 @@ std::vector<std::int32_t> awkward_keys(std::size_t rows, std::size_t pool, std::
   return out;
 }
 
-// Valid points of the pinned sub-space in which every pair of values of the `knobs` occurs together at
-// least once (greedy pairwise covering): every interplay of two knobs is exercised with a fraction of the
-// programs an exhaustive product would compile.
-std::vector<variants::Params> pairwise(const std::vector<variants::Params>& points,
-                                       const std::vector<std::string>& knobs) {
-  const auto pairs_of = [&](const variants::Params& p) {
-    std::set<std::string> out;
-    for (std::size_t a = 0; a < knobs.size(); ++a) {
-      for (std::size_t b = a + 1; b < knobs.size(); ++b) {
-        out.insert(knobs[a] + "=" + variants::to_string(p.at(knobs[a])) + "," + knobs[b] + "=" +
-                   variants::to_string(p.at(knobs[b])));
-      }
-    }
-    return out;
-  };
-  std::set<std::string> uncovered;
-  for (const auto& p : points) {
-    for (const auto& pair : pairs_of(p)) uncovered.insert(pair);
-  }
-  std::vector<variants::Params> chosen;
-  while (!uncovered.empty()) {
-    std::size_t best = 0, best_gain = 0;
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      std::size_t gain = 0;
-      for (const auto& pair : pairs_of(points[i])) gain += uncovered.count(pair);
-      if (gain > best_gain) best = i, best_gain = gain;
-    }
-    for (const auto& pair : pairs_of(points[best])) uncovered.erase(pair);
-    chosen.push_back(points[best]);
-  }
-  return chosen;
-}
-
 void verify_variants(const Operator& op, const datasets::WorkloadSpec& spec, const Digest& want,
                      const std::map<std::string, std::string>& pins,
                      const std::vector<std::string>& knobs = {}) {
   if (knobs.empty()) return test::verify_variants(op, spec, want, pins);
   test::verify_variants(op, spec, want, pins,
-                        [&](std::vector<variants::Params> all) { return pairwise(all, knobs); });
+                        [&](std::vector<variants::Params> all) { return test::pairwise(all, knobs); });
 }
 
 // ---- generators and references ----

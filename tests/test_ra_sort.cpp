@@ -4,7 +4,7 @@
 // layouts; tiles of 32 to 1024 tuples, so a merge sort makes up to 8 merge passes and a one-sweep pass up
 // to 129 tiles' look-backs; every digit width; the defaults) and run them with
 // every launch-time choice (skip on and off, grid cover and 2 work-groups per compute unit). Every
-// compile-time variant is built for CUDA by Cuda/CudaCompile.EveryCompileVariantBuildsWithNvrtc. Inputs:
+// pair of compile-time values is built for CUDA by Cuda/CudaCompile.CompileVariantsBuildWithNvrtc. Inputs:
 // no tuple, one tuple, sizes that are no multiple of 8, 32 or the local size, 1 to 3 values, keys all equal
 // (the values decide), already sorted, reverse sorted, 256 distinct keys, identical tuples, and user files.
 #include <gtest/gtest.h>
@@ -22,13 +22,15 @@
 namespace varex::operators {
 namespace {
 
-// The digest of the relation's tuples in lexicographic order, computed without the operator's code.
-Digest sorted_expected(const datasets::Relation& r) {
+// The digest of the relation's tuples in lexicographic order (of all the words, or of the key alone with
+// `key_only`, equal keys in input order), computed without the operator's code.
+Digest sorted_expected(const datasets::Relation& r, bool key_only = false) {
   std::vector<std::uint64_t> order(r.rows());
   for (std::uint64_t i = 0; i < r.rows(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&r](std::uint64_t x, std::uint64_t y) {
+  std::sort(order.begin(), order.end(), [&r, key_only](std::uint64_t x, std::uint64_t y) {
     for (const auto& column : r.columns) {
       if (column[x] != column[y]) return column[x] < column[y];
+      if (key_only) break;
     }
     return x < y;
   });
@@ -155,6 +157,38 @@ TEST(RaSort, KeyOrdersThatStressStability) {
     test::verify_variants(RaSortOperator(), test::relation_file_workload(RaSortOperator(), r, name),
                           sorted_expected(r), kCover, sort_sampled);
   }
+}
+
+TEST(RaSort, ByKeyTheReferenceKeepsEqualKeysInInputOrder) {
+  datasets::Relation r;
+  r.columns = {{3, 1, 3, 1, 2}, {9, 5, 1, 4, 0}, {7, 6, 5, 4, 3}};
+  EXPECT_EQ(sort_reference(r, 1), (std::vector<std::uint32_t>{1, 5, 6, 1, 4, 4, 2, 0, 3, 3, 9, 7, 3, 1, 5}));
+  const datasets::Relation big = tie_relation(300007, 1, 9);  // shares sorted side by side, then merged
+  const Digest d = sorted_expected(big, true);
+  const auto got = sort_reference(big, 1);
+  Digest from_reference;
+  for (std::uint64_t i = 0; i < big.rows(); ++i) {
+    ++from_reference.rows;
+    from_reference.checksum += from_reference.rows * (std::uint64_t{got[2 * i]} * 1000003u + got[2 * i + 1]);
+  }
+  EXPECT_EQ(from_reference, d);
+}
+
+// by=key: only the key is compared; tuples of equal keys (few distinct keys here) stay in input order, which
+// every algorithm must keep (the radix sorts run only the key's passes, the merge sort compares the key).
+TEST(RaSort, ByKeyEveryAlgorithmKeepsTheInputOrderOfEqualKeys) {
+  for (const auto& [rows, values] : {std::pair<std::uint64_t, std::uint32_t>{1, 1}, {2051, 1}, {4099, 3}}) {
+    const auto r = tie_relation(rows, values, static_cast<std::uint32_t>(rows + 3));
+    SCOPED_TRACE(rows);
+    test::verify_variants(
+        RaSortOperator(),
+        test::relation_file_workload(RaSortOperator(), r, "by-key-" + std::to_string(rows), {{"by", "key"}}),
+        sorted_expected(r, true), kEveryLaunch, sort_sampled);
+  }
+  WorkloadOptions bad;
+  bad.flags["rows"] = "10";
+  bad.query["by"] = "value";
+  EXPECT_THROW(RaSortOperator().workload(bad), UsageError);
 }
 
 TEST(RaSort, GeneratedRelationsWithEveryKeyDistribution) {

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#define VAREX_VENDOR_ABI 4
+#define VAREX_VENDOR_ABI 5
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,11 +49,11 @@ typedef struct varex_vendor_table {
                        unsigned* out_sums, unsigned long long out_stride, unsigned* runs, unsigned long long rows,
                        void* stream);
 
-  /* Sorts AoS tuples of `words` (2 to 4) by the whole tuple, key first, stably: cub::DeviceRadixSort::SortKeys
-   * with a decomposer (algorithm 0) or cub::DeviceMergeSort::StableSortKeys (algorithm 1). in and out must
-   * not overlap; `in` is left as it was. */
+  /* Sorts AoS tuples of `words` (2 to 4) by their first `keys` words (the whole tuple, or 1: the key alone),
+   * key first, stably: cub::DeviceRadixSort::SortKeys with a decomposer of those words (algorithm 0) or
+   * cub::DeviceMergeSort::StableSortKeys (algorithm 1). in and out must not overlap; `in` is left as it was. */
   int (*sort_tuples)(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned long long rows,
-                     int words, int algorithm, void* stream);
+                     int words, int keys, int algorithm, void* stream);
 
   /* The inner join of two relations sorted by key (AoS tuples of `words`, 2 to 4): for every pair of a left
    * and a right tuple with equal keys, (key, left values, right values) into `out` (AoS, 2 x words - 1

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/errors.hpp"
+#include "base/text.hpp"
 #include "harness/backends/vendor_library.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
@@ -135,9 +136,11 @@ RaSortVariant::RaSortVariant(const variants::Params& params, const DeviceInfo& d
 // bits that vary and the vendor library's scratch.
 class SortWork {
  public:
-  // `capacity`: the tuples the output holds (per column under soa).
-  SortWork(Engine& engine, std::uint64_t rows, std::uint32_t width, std::uint64_t capacity)
-      : engine_(engine), rows_(rows), width_(width) {
+  // `capacity`: the tuples the output holds (per column under soa); `keys`: the words compared
+  // (sort_key_words).
+  SortWork(Engine& engine, std::uint64_t rows, std::uint32_t width, std::uint32_t keys,
+           std::uint64_t capacity)
+      : engine_(engine), rows_(rows), width_(width), keys_(keys) {
     scratch_ = engine.allocate(std::max<std::uint64_t>(capacity * width_, 1) * 4);
     counts_ = engine.allocate(max_counts(rows_) * 4);
     offsets_ = engine.allocate((max_counts(rows_) + 1) * 4);
@@ -191,16 +194,16 @@ class SortWork {
 
   std::uint32_t u32(std::uint64_t v) const { return static_cast<std::uint32_t>(v); }
 
-  // CUB's DeviceRadixSort::SortKeys over whole tuples (a decomposer names their words, key first) or
-  // DeviceMergeSort::StableSortKeysCopy; AoS in and out.
+  // CUB's DeviceRadixSort::SortKeys over whole tuples (a decomposer names their first `keys` words, key
+  // first) or DeviceMergeSort::StableSortKeysCopy; AoS in and out.
   void run_cub(int algorithm, KernelSequence& seq, const DeviceBuffer& input, DeviceBuffer& output) {
     const varex_vendor_table& cub = *vendor_library();
     const auto* in = static_cast<const unsigned*>(engine_.native_address(input));
     auto* out = static_cast<unsigned*>(engine_.native_address(output));
     seq.vendor(algorithm ? "cub_merge_sort" : "cub_radix_sort", vendor_scratch_,
                [&](void* temp, std::size_t* bytes, void* stream) {
-                 return cub.sort_tuples(temp, bytes, in, out, rows_, static_cast<int>(width_), algorithm,
-                                        stream);
+                 return cub.sort_tuples(temp, bytes, in, out, rows_, static_cast<int>(width_),
+                                        static_cast<int>(keys_), algorithm, stream);
                });
   }
 
@@ -231,12 +234,12 @@ class SortWork {
       const auto* words = host_bits_->as<std::uint32_t>();
       for (std::uint32_t c = 0; c < kMaxWidth; ++c) varying[c] = words[c] & words[kMaxWidth + c];
     }
-    // Least significant first: the last value's digits, ..., v0's, then the key's.
+    // Least significant first: the last compared word's digits, ..., the key's.
     struct Pass {
       std::uint32_t word, shift;
     };
     std::vector<Pass> passes;
-    for (std::uint32_t word = width_; word-- > 0;) {
+    for (std::uint32_t word = keys_; word-- > 0;) {
       for (std::uint32_t shift = 0; shift < 32; shift += bits) {
         const std::uint32_t digit_bits = std::min(bits, 32 - shift);
         const std::uint32_t mask = digit_bits == 32 ? ~0u : ((1u << digit_bits) - 1) << shift;
@@ -285,14 +288,14 @@ class SortWork {
     s.seq.run("histograms", "ra_sort_histograms", s.plan.rows(s.tiles * s.local, kHistogramItems),
               {KernelArg::of(s.input), KernelArg::of(*histograms_), KernelArg::of(n), KernelArg::of(width_),
                KernelArg::of(s.in_capacity)});
-    // Least significant first, as the LSD passes: the last value's digits, ..., the key's.
+    // Least significant first, as the LSD passes: the last compared word's digits, ..., the key's.
     std::vector<std::uint32_t> passes;  // histogram c x digits + k: digit k of attribute c
     const std::uint32_t* counts = nullptr;
     if (skip) {
       s.seq.read(*host_histograms_, *histograms_, histograms * bins * 4, 0);
       counts = host_histograms_->as<std::uint32_t>();
     }
-    for (std::uint32_t c = width_; c-- > 0;) {
+    for (std::uint32_t c = keys_; c-- > 0;) {
       for (std::uint32_t h = c * digits; h < (c + 1) * digits; ++h) {
         const std::uint32_t* bin = counts ? counts + h * bins : nullptr;
         if (!bin || std::find(bin, bin + bins, n) == bin + bins) passes.push_back(h);
@@ -331,24 +334,27 @@ class SortWork {
     DeviceBuffer* dst = &target(s, 0, passes + 1);
     s.seq.run("block_sort", "ra_sort_block", over_tiles,
               {KernelArg::of(s.input), KernelArg::of(*dst), KernelArg::of(n), KernelArg::of(width_),
-               KernelArg::of(s.in_capacity), KernelArg::of(s.out_capacity), KernelArg::of(tiles)});
+               KernelArg::of(keys_), KernelArg::of(s.in_capacity), KernelArg::of(s.out_capacity),
+               KernelArg::of(tiles)});
     std::uint64_t run = s.tile;
     for (std::uint64_t j = 1; j <= passes; ++j, run *= 2) {
       DeviceBuffer* src = dst;
       dst = &target(s, j, passes + 1);
       s.seq.run("partition", "ra_sort_partition", s.plan.rows(s.tiles),
                 {KernelArg::of(*src), KernelArg::of(*splits_), KernelArg::of(n), KernelArg::of(width_),
-                 KernelArg::of(s.out_capacity), KernelArg::of(u32(run)), KernelArg::of(tiles)});
+                 KernelArg::of(keys_), KernelArg::of(s.out_capacity), KernelArg::of(u32(run)),
+                 KernelArg::of(tiles)});
       s.seq.run("merge", "ra_sort_merge", over_tiles,
                 {KernelArg::of(*src), KernelArg::of(*dst), KernelArg::of(*splits_), KernelArg::of(n),
-                 KernelArg::of(width_), KernelArg::of(s.out_capacity), KernelArg::of(u32(run)),
-                 KernelArg::of(tiles)});
+                 KernelArg::of(width_), KernelArg::of(keys_), KernelArg::of(s.out_capacity),
+                 KernelArg::of(u32(run)), KernelArg::of(tiles)});
     }
   }
 
   Engine& engine_;
   std::uint64_t rows_;
   std::uint32_t width_;
+  std::uint32_t keys_;  // the words compared: width_, or 1 (by=key)
   std::unique_ptr<DeviceBuffer> scratch_, counts_, offsets_, splits_, bits_, histograms_, tickets_;
   std::unique_ptr<HostBuffer> host_bits_, host_histograms_;
   std::unique_ptr<primitives::DeviceScan> scan_;
@@ -361,10 +367,12 @@ class SortRun final : public VariantRun<RaSortVariant> {
     const datasets::Relation relation = materialise_relation(spec);
     rows_ = relation.rows();
     width_ = relation.attributes();
-    output_ =
-        std::make_unique<RowsOutput>(engine, width_, rows_, sort_reference(relation), /*counted=*/false);
+    const bool by_key = spec.query.is_object() && spec.query.value("by", std::string("tuple")) == "key";
+    const std::uint32_t keys = by_key ? 1 : width_;
+    output_ = std::make_unique<RowsOutput>(engine, width_, rows_, sort_reference(relation, keys),
+                                           /*counted=*/false);
     inputs_ = std::make_unique<RelationInputs>(engine, relation, rows_);
-    work_ = std::make_unique<SortWork>(engine, rows_, width_, output_->capacity());
+    work_ = std::make_unique<SortWork>(engine, rows_, width_, keys, output_->capacity());
   }
 
   double h2d_ms() const override { return inputs_->h2d_ms(); }
@@ -405,10 +413,11 @@ class SortRun final : public VariantRun<RaSortVariant> {
 // densely, in one buffer of the bound run's own; the working buffers are the bound run's too.
 class SortBound final : public RelationCall<RaSortVariant> {
  public:
-  SortBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class)
+  SortBound(Engine& engine, const BoundRelation& relation, datasets::WorkloadClass workload_class,
+            std::uint32_t keys)
       : RelationCall(engine, "ra_sort", relation, std::move(workload_class), OutputKind::Rows,
                      relation.width),
-        work_(engine, relation.rows, relation.width, relation.rows) {}
+        work_(engine, relation.rows, relation.width, keys, relation.rows) {}
 
  private:
   void run(const RaSortVariant& variant, KernelSequence& seq) override {
@@ -463,18 +472,50 @@ void parallel_stable_sort(std::vector<HostTuple>& tuples) {
 
 }  // namespace
 
-std::vector<std::uint32_t> sort_reference(const datasets::Relation& relation) {
+std::vector<std::uint32_t> sort_reference(const datasets::Relation& relation, std::uint32_t keys) {
   const std::uint64_t rows = relation.rows();
   const std::uint32_t width = relation.attributes();
   // Tuples padded with zeros to four words: with one width for all, the padded order is the tuples' order.
+  // The words past `keys` are compared too, but as the tuple's input position: the stable order by `keys`.
   std::vector<HostTuple> tuples(rows, HostTuple{});
-  for (std::uint32_t c = 0; c < width; ++c)
+  const std::uint32_t compared = std::min(keys, width);
+  for (std::uint32_t c = 0; c < compared; ++c)
     for (std::uint64_t r = 0; r < rows; ++r) tuples[r][c] = relation.columns[c][r];
+  if (compared < width) {
+    for (std::uint64_t r = 0; r < rows; ++r) tuples[r][compared] = static_cast<std::uint32_t>(r);
+  }
   parallel_stable_sort(tuples);  // std::array's operator< is lexicographic
+  if (compared < width) {
+    for (auto& t : tuples) {
+      const auto r = t[compared];
+      for (std::uint32_t c = compared; c < width; ++c) t[c] = relation.columns[c][r];
+    }
+  }
   std::vector<std::uint32_t> out;
   out.reserve(rows * width);
   for (const auto& t : tuples) out.insert(out.end(), t.begin(), t.begin() + width);
   return out;
+}
+
+std::uint32_t sort_key_words(const std::map<std::string, std::string>& query, std::uint32_t width) {
+  const auto it = query.find("by");
+  if (it == query.end() || it->second == "tuple") return width;
+  if (it->second == "key") return 1;
+  throw UsageError("ra_sort: query by=" + printable(it->second) + ": a sort is by=tuple or by=key");
+}
+
+std::vector<QueryKeyDecl> RaSortOperator::query_keys() const {
+  return {{"by",
+           "what the sort compares: tuple (the default: key, then the values) or key (the key alone, "
+           "equal keys in input order)"}};
+}
+
+void RaSortOperator::read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const {
+  for (const auto& [key, value] : options.query) {
+    if (key != "by") throw UsageError("ra_sort: unknown query key '" + printable(key) + "' (it takes by)");
+  }
+  // by=tuple is the workload every database before the query knew: it stays without a query.
+  if (sort_key_words(options.query, 4) == 1) spec.query = {{"by", "key"}};
 }
 
 variants::Space RaSortOperator::space(const variants::SpaceContext& context) const {
@@ -583,8 +624,11 @@ std::unique_ptr<BoundRun> RaSortOperator::bind(Engine& engine, const Binding& bi
   check_binding(*this, binding);
   std::map<std::string, std::string> query = binding.query;
   const BoundRelation relation = bound_relation(name(), *binding.inputs[0], binding.rows[0], query);
-  return std::make_unique<SortBound>(engine, relation,
-                                     relation_call_class(*this, relation, nlohmann::json::object()));
+  const std::uint32_t keys = sort_key_words(query, relation.width);
+  const nlohmann::json call_query =
+      keys < relation.width ? nlohmann::json{{"by", "key"}} : nlohmann::json::object();
+  return std::make_unique<SortBound>(engine, relation, relation_call_class(*this, relation, call_query),
+                                     keys);
 }
 
 }  // namespace varex::operators

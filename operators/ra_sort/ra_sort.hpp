@@ -1,7 +1,9 @@
 #pragma once
 // Red Fox SORT (document 002, sec. 3.2.6): a relation's tuples in ascending order of the key, then of the
-// values (v0, v1, v2: the whole tuple lexicographically), stable, dense.
+// values (v0, v1, v2: the whole tuple lexicographically), or by the key alone (query by=key: equal keys keep
+// their input order, as CUB's pair sorts), stable, dense.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,17 +13,22 @@
 
 namespace varex::operators {
 
-// Host reference: the tuples as packed tuples, std::stable_sort'ed lexicographically.
-std::vector<std::uint32_t> sort_reference(const datasets::Relation& relation);
+// The relation's tuples sorted stably by their first `keys` words (all of them: the whole tuple; 1: the key
+// alone, equal keys in input order), on the host.
+std::vector<std::uint32_t> sort_reference(const datasets::Relation& relation, std::uint32_t keys = 4);
+
+// The words a sort compares: `by` of the query, "tuple" (the default: all `width`) or "key" (1); anything
+// else is a usage error.
+std::uint32_t sort_key_words(const std::map<std::string, std::string>& query, std::uint32_t width);
 
 class RaSortOperator final : public RelationOperator {
  public:
   RaSortOperator()
       : RelationOperator(
             "ra_sort",
-            "Red Fox SORT: the tuples of a key-value relation by key, then by value, stable and dense (the "
-            "source's merge sort: tiles sorted in local memory, then merge-path passes; or an LSD radix "
-            "sort)",
+            "Red Fox SORT: the tuples of a key-value relation by key, then by value (or by key alone with "
+            "--query by=key), stable and dense (the source's merge sort: tiles sorted in local memory, then "
+            "merge-path passes; or an LSD radix sort)",
             OutputKind::Rows) {}
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
@@ -32,7 +39,9 @@ class RaSortOperator final : public RelationOperator {
   std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 
  protected:
+  std::vector<QueryKeyDecl> query_keys() const override;
   std::vector<QueryKeyDecl> buffer_keys() const override { return relation_buffer_keys(); }
+  void read_query(const WorkloadOptions& options, datasets::WorkloadSpec& spec) const override;
 };
 
 }  // namespace varex::operators

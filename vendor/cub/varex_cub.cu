@@ -155,7 +155,8 @@ int reduce_by_key(void* temp, size_t* temp_bytes, const unsigned* keys, unsigned
   });
 }
 
-// The tuple's words as CUB's radix sort sees them, most significant first.
+// The tuple's words as CUB's radix sort sees them, most significant first: the whole tuple, or its key
+// alone (KeyOnly; the other words ride along).
 template <int W>
 struct Decompose;
 template <>
@@ -177,11 +178,19 @@ struct Decompose<4> {
     return {t.word[0], t.word[1], t.word[2], t.word[3]};
   }
 };
+struct KeyOnly {
+  template <int W>
+  __host__ __device__ ::cuda::std::tuple<unsigned&> operator()(Tuple<W>& t) const {
+    return {t.word[0]};
+  }
+};
 
+// Lexicographic over the first `keys` words.
 struct TupleLess {
+  int keys;
   template <int W>
   __host__ __device__ bool operator()(const Tuple<W>& a, const Tuple<W>& b) const {
-    for (int i = 0; i < W; ++i) {
+    for (int i = 0; i < keys && i < W; ++i) {
       if (a.word[i] != b.word[i]) return a.word[i] < b.word[i];
     }
     return false;
@@ -189,17 +198,19 @@ struct TupleLess {
 };
 
 int sort_tuples(void* temp, size_t* temp_bytes, const unsigned* in, unsigned* out, unsigned long long rows,
-                int words, int algorithm, void* stream) {
+                int words, int keys, int algorithm, void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   return by_width(words, [&](auto w) {
     constexpr int W = decltype(w)::value;
     const auto* keys_in = reinterpret_cast<const Tuple<W>*>(in);
     auto* keys_out = reinterpret_cast<Tuple<W>*>(out);
     return with_count(rows, [&](auto n) {
-      if (algorithm == 0)
-        return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, keys_in, keys_out, n, Decompose<W>{}, s);
-      return cub::DeviceMergeSort::StableSortKeysCopy(temp, *temp_bytes, keys_in, keys_out, n, TupleLess{},
-                                                      s);
+      if (algorithm != 0)
+        return cub::DeviceMergeSort::StableSortKeysCopy(temp, *temp_bytes, keys_in, keys_out, n,
+                                                        TupleLess{keys}, s);
+      if (keys < W)
+        return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, keys_in, keys_out, n, KeyOnly{}, s);
+      return cub::DeviceRadixSort::SortKeys(temp, *temp_bytes, keys_in, keys_out, n, Decompose<W>{}, s);
     });
   });
 }
