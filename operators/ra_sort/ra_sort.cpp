@@ -600,7 +600,7 @@ variants::Space RaSortOperator::space(const variants::SpaceContext& context) con
   std::vector<variants::Inactive> inactive;
   add_vendor_variant(context.device,
                      "DeviceRadixSort::SortKeys (algorithm=radix) or DeviceMergeSort::StableSortKeysCopy "
-                     "(merge) over whole tuples",
+                     "(merge) over whole tuples or the key alone (by=key)",
                      tunables, inactive, {"algorithm"});
   return variants::Space("ra_sort", std::move(tunables), std::move(constraints), std::move(inactive));
 }
