@@ -8,7 +8,9 @@
 # sanitizer tests 1,157 s, 600 s of them with warm caches), 25 min at 738407d (PoCL's loops method below:
 # sanitizer tests 997 s), 21 min on CI at f948be2; PoCL without its optimisations below took the sanitizer
 # tests from 1,307 s to 786 s here, and the whole command to 21 min 41 s here at 52084d8 and 21 min 52 s
-# at 736e48f (release tests 175 s, sanitizer tests 696 s; CI runs it about 1.6 times faster).
+# at 736e48f (release tests 175 s, sanitizer tests 696 s); CI took 1,287 s at 560dbba. At fd32ba1 it took
+# 36 min 30 s here (release tests 140 s, the NVRTC test pairwise past 48 programs; sanitizer tests 1,303 s;
+# the two builds about 12.5 min against about 7 before, on the same commands: this machine ran slower that day).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
