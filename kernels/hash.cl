@@ -255,14 +255,15 @@ KERNEL void radix_scatter(GLOBAL const int* RESTRICT keys, GLOBAL const int* RES
 }
 
 #if PART_BUFFERED
-// ---- buffered radix partitioning in passes (Sioulas et al., ICDE 2019; Stehle and Jacobsen, SIGMOD 2017)
-// ---- radix_scatter writes every row to its own place: to many partitions at once, each write is a sector of
-// its own (34 ms for 2^28 rows into 8192 partitions on the H200). Here the partition's bits are taken BITS
-// at a time, lowest first, one pass each, and a work-group walks its chunk in tiles of TILE rows: the tile
-// ranked by its digit (common/radix_rank.h), its keys and payloads staged in local memory in digit order,
-// then written out run by run, consecutive work-items to consecutive places. Every pass is stable (tiles in
-// chunk order, ranks stable within a tile), so after the last one the rows are ordered by partition.
-// The host defines WG_SIZE (the partitioning work-group), EPT, BITS and BINS (2^BITS).
+// ---- buffered radix partitioning in passes ----
+// After Sioulas et al. (ICDE 2019) and Stehle and Jacobsen (SIGMOD 2017). radix_scatter writes every row to
+// its own place: to many partitions at once, each write is a sector of its own (34 ms for 2^28 rows into 8192
+// partitions on the H200). Here the partition's bits are taken BITS at a time, lowest first, one pass each,
+// and a work-group walks its chunk in tiles of TILE rows: the tile ranked by its digit (common/radix_rank.h),
+// its keys and payloads staged in local memory in digit order, then written out run by run, consecutive
+// work-items to consecutive places. Every pass is stable (tiles in chunk order, ranks stable within a tile),
+// so after the last one the rows are ordered by partition. The host defines WG_SIZE (the partitioning
+// work-group), EPT, BITS and BINS (2^BITS).
 #define TILE (WG_SIZE * EPT)
 #include "common/radix_rank.h"
 #define STAGE_WORDS (RANK_LOCAL_WORDS > 2 * TILE ? RANK_LOCAL_WORDS : 2 * TILE)

@@ -180,6 +180,10 @@ TEST(RaSort, ByKeyEveryAlgorithmKeepsTheInputOrderOfEqualKeys) {
   for (const auto& [rows, values] : {std::pair<std::uint64_t, std::uint32_t>{1, 1}, {2051, 1}, {4099, 3}}) {
     const auto r = tie_relation(rows, values, static_cast<std::uint32_t>(rows + 3));
     SCOPED_TRACE(rows);
+    // Equal keys whose values are out of order: a sort by the whole tuple would not verify.
+    if (rows > 1) {
+      ASSERT_NE(sorted_expected(r, true), sorted_expected(r));
+    }
     test::verify_variants(
         RaSortOperator(),
         test::relation_file_workload(RaSortOperator(), r, "by-key-" + std::to_string(rows), {{"by", "key"}}),

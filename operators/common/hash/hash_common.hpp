@@ -51,7 +51,7 @@ struct PartitionScheme {
   bool buffered = false;
   std::uint32_t digit_bits = 0;
   std::uint64_t tile = 0;  // buffered: rows a work-group stages at a time (WG_SIZE x EPT)
-  // The partition numbers' bits each pass takes: all of them in one direct pass.
+  // The passes that `parts` partitions take: as many digits as their numbers have, 1 for a direct pass.
   std::uint32_t passes_for(std::uint32_t parts) const;
 };
 
