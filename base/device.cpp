@@ -48,6 +48,7 @@ nlohmann::json DeviceInfo::to_json() const {
           {"max_alloc", max_alloc},
           {"local_mem", local_mem},
           {"cache_bytes", cache_bytes},
+          {"cache_declared", cache_declared},
           {"max_work_group", max_work_group},
           {"pci", pci},
           {"uuid", uuid},
@@ -71,6 +72,7 @@ DeviceInfo DeviceInfo::from_json(const nlohmann::json& j) {
   d.max_alloc = j.value("max_alloc", std::uint64_t{0});
   d.local_mem = j.value("local_mem", std::uint64_t{0});
   d.cache_bytes = j.value("cache_bytes", std::uint64_t{0});
+  d.cache_declared = j.value("cache_declared", false);
   d.max_work_group = j.value("max_work_group", std::uint64_t{0});
   d.pci = j.value("pci", "");
   d.uuid = j.value("uuid", "");

@@ -26,6 +26,7 @@ struct DeviceInfo {
   std::uint64_t max_alloc = 0;    // largest single buffer
   std::uint64_t local_mem = 0;    // per work-group (shared memory per block)
   std::uint64_t cache_bytes = 0;  // last-level cache the device reports (0 if unknown)
+  bool cache_declared = false;    // cache_bytes set by the user (VAREX_LLC_BYTES), not reported
   std::uint64_t max_work_group = 0;
   std::string pci;   // PCI address "dddd:bb:dd.f" where the backend says, else empty
   std::string uuid;  // device UUID (CUDA, cl_khr_device_uuid) where the backend says, else empty

@@ -93,7 +93,10 @@ TEST(Cli, TheAssumedLastLevelCacheIsTakenFromTheEnvironment) {
   setenv("VAREX_LLC_BYTES", "12345678", 1);
   const auto r = run_varex({"devices", "--json"});
   ASSERT_EQ(r.status, 0) << r.err;
-  for (const auto& d : nlohmann::json::parse(r.out)) EXPECT_EQ(d["cache_bytes"], 12345678) << d["id"];
+  for (const auto& d : nlohmann::json::parse(r.out)) {
+    EXPECT_EQ(d["cache_bytes"], 12345678) << d["id"];
+    EXPECT_TRUE(d["cache_declared"].get<bool>()) << d["id"];
+  }
   for (const char* bad : {"lots", "0", "12MiB", ""}) {
     setenv("VAREX_LLC_BYTES", bad, 1);
     expect_usage_error({"devices"}, std::string("VAREX_LLC_BYTES=") + bad + ": not a positive number");

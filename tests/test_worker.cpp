@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 
@@ -72,6 +73,13 @@ TEST(Worker, RealWorkerProbesTheCpuDevice) {
   EXPECT_GT(p.gbps, 0.1);
   EXPECT_FALSE(p.method.empty());
   EXPECT_GE(p.details.at("methods").size(), 2u);
+  // Source and destination each twice the cache: a declared cache (the test script declares one) is taken
+  // at its word, a reported one as at least 256 MiB; both within the allocation limits.
+  const DeviceInfo& d = test::cpu_device();
+  std::uint64_t want = 2 * d.cache_bytes;
+  if (!d.cache_declared) want = std::max<std::uint64_t>(want, 256ULL << 20);
+  want = std::min({want, d.max_alloc, d.global_mem / 4}) / 4096 * 4096;
+  EXPECT_EQ(p.details.at("bytes").get<std::uint64_t>(), want);
 }
 
 }  // namespace

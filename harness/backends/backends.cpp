@@ -34,7 +34,10 @@ std::vector<DeviceInfo> enumerate_devices() {
     const unsigned long long bytes = std::strtoull(llc, &end, 10);
     if (!*llc || *end || bytes == 0)
       throw UsageError(std::string("VAREX_LLC_BYTES=") + llc + ": not a positive number of bytes");
-    for (DeviceInfo& d : out) d.cache_bytes = bytes;
+    for (DeviceInfo& d : out) {
+      d.cache_bytes = bytes;
+      d.cache_declared = true;
+    }
   }
   return out;
 }
