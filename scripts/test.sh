@@ -3,14 +3,10 @@
 # CUDA toolchain's tests (NVRTC compiles the kernel variants, the CUB library loads: not varex's memory, and
 # minutes under the sanitizers); and a build under AddressSanitizer and UndefinedBehaviorSanitizer (warnings
 # as errors too) that compiles and runs all the others, the operator contract among them. Also checks the
-# formatting. From a clean clone with cold caches (PoCL compiles every program a test runs) it took 32 to 42
-# minutes before issue 29, and 28 min at 4ab77ca (unity builds: both builds 6.5 min; release tests 121 s;
-# sanitizer tests 1,157 s, 600 s of them with warm caches), 25 min at 738407d (PoCL's loops method below:
-# sanitizer tests 997 s), 21 min on CI at f948be2; PoCL without its optimisations below took the sanitizer
-# tests from 1,307 s to 786 s here, and the whole command to 21 min 41 s here at 52084d8 and 21 min 52 s
-# at 736e48f (release tests 175 s, sanitizer tests 696 s); CI took 1,287 s at 560dbba. At fd32ba1 it took
-# 36 min 30 s here (release tests 140 s, the NVRTC test pairwise past 48 programs; sanitizer tests 1,303 s;
-# the two builds about 12.5 min against about 7 before, on the same commands: this machine ran slower that day).
+# formatting. From a clean clone with cold caches (PoCL compiles every program a test runs) the command took
+# 24 min 20 s here at 26d4cd1 (release build 212 s, release tests 114 s, sanitizer build 482 s, sanitizer
+# tests 648 s: the tests' bandwidth probe at 16 MiB took the last from 1,303 s at fd32ba1); CI took 1,756 s
+# at 7f1b7d1, before that change. Earlier figures are in the history of this file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"

@@ -2,6 +2,7 @@
 
 #include "harness/operators/operator.hpp"
 #include "operators/install.hpp"
+#include "results/store.hpp"
 
 #include <gtest/gtest.h>
 
@@ -35,6 +36,19 @@ const DeviceInfo& cpu_device() {
 harness::Engine& cpu_engine() {
   static std::unique_ptr<harness::Engine> engine = harness::open_engine(cpu_device());
   return *engine;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+int count_where(const std::string& db, const std::string& sql) {
+  if (!std::filesystem::exists(db)) return 0;
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(), sql);
+  s.step();
+  return static_cast<int>(s.integer(0));
 }
 
 void verify_variants(

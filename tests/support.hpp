@@ -72,6 +72,11 @@ datasets::WorkloadSpec relation_file_workload(const harness::Operator& op, const
 // Writes records as a user file: a0,a1,… lines; returns `path`.
 std::string write_records(const datasets::AttributeTable& table, const std::string& path);
 
+// A file's bytes ("" when it cannot be read).
+std::string slurp(const std::string& path);
+// The integer the SQL query's first row starts with, in the database at `db` (0 when there is no file).
+int count_where(const std::string& db, const std::string& sql);
+
 struct CommandResult {
   int status = -1;
   std::string out;

@@ -23,6 +23,8 @@
 namespace varex {
 namespace {
 
+using test::count_where;
+
 using test::run_varex;
 
 int count_rows(const std::string& db, const std::string& table) {
@@ -381,13 +383,6 @@ TEST(Cli, VariantsListsTheValidSpace) {
 
 namespace varex {
 namespace {
-
-int count_where(const std::string& db, const std::string& sql) {
-  results::Store store(db, results::Database::Mode::Existing);
-  results::Statement s(store.db(), sql);
-  s.step();
-  return static_cast<int>(s.integer(0));
-}
 
 TEST(Cli, TuneResumesAfterInterruptionWithoutDuplicates) {
   const std::string dir = test::scratch_dir("cli-resume");

@@ -18,14 +18,9 @@
 namespace varex {
 namespace {
 
-using test::run_varex;
+using test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using test::run_varex;
 
 int count(const std::string& db, const std::string& table) {
   results::Store store(db, results::Database::Mode::Existing);

@@ -19,14 +19,9 @@
 namespace varex {
 namespace {
 
-constexpr std::uint64_t kRows = 1 << 16;
+using test::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+constexpr std::uint64_t kRows = 1 << 16;
 
 // Two identical GPUs, each a device of its own by its physical identity.
 DeviceInfo first_device() {
@@ -332,10 +327,17 @@ TEST_F(ReportPage, ConvergenceMarksTheDeclaredBestOfEachSession) {
   std::istringstream csv(slurp(out() + "/sessions.csv"));
   std::string line;
   std::getline(csv, line);
-  const auto split = [](const std::string& text) {
+  const auto split = [](const std::string& text) {  // RFC 4180: a quoted field may hold commas and ""
     std::vector<std::string> fields(1);
-    for (const char c : text) {
-      if (c == ',') {
+    bool quoted = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const char c = text[i];
+      if (c == '"' && quoted && i + 1 < text.size() && text[i + 1] == '"') {
+        fields.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = !quoted;
+      } else if (c == ',' && !quoted) {
         fields.emplace_back();
       } else {
         fields.back() += c;
