@@ -323,6 +323,73 @@ struct RunFlags {
   bool quiet = false;
 };
 
+// One workload of `run`: a session of its own; prints its result (or adds its JSON to `all`). False when
+// the variant failed.
+bool run_one(const RunFlags& f, const harness::Operator& op, const DeviceInfo& device,
+             const datasets::WorkloadSpec& spec, const variants::Params& params,
+             const std::map<std::string, std::string>& pins, json& all) {
+  // A session of its own, through the code of sweep and tune: the "single" strategy over the one point
+  // the settings pick, measured once.
+  tuner::RunOptions options;
+  options.kind = "run";
+  options.strategy = "single";
+  options.remeasure = 0;
+  options.fresh = true;
+  options.op = &op;
+  options.devices = {device};
+  options.workload = spec;
+  options.settings = f.measure.settings;
+  options.timeout_seconds = f.measure.timeout_seconds;
+  options.pins = pins;
+  options.progress = !f.quiet;
+  options.worker_executable = self_executable();
+  results::Store store(f.db);
+  const tuner::DeviceRun run = tuner::run_sessions(store, options).front();
+  if (!run.last) return false;  // failed before it measured: said on stderr
+  const varex::Measurement& m = *run.last;
+  const double probe = run.probe_gbps;
+  const std::string id = harness::variant_id(op, device.backend, params);
+  const json j = measurement_json(op, device, id, params, spec, m, probe);
+  if (f.json_out) {
+    all.push_back(j);
+  } else {
+    std::cout << op.name() << " on " << device.id << " (" << device.name << "), variant " << id << "\n"
+              << "  params    " << variants::describe(params) << "\n"
+              << "  workload  " << spec.describe() << "\n";
+    if (j.contains("query_plan")) std::cout << "  plan      " << j["query_plan"].dump() << "\n";
+    std::cout << "  status    " << varex::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
+              << "\n"
+              << "  rows      " << m.result.rows << "   checksum " << m.result.checksum
+              << (static_cast<std::int64_t>(m.result.checksum) < 0 && j.contains("value")
+                      ? " (a negative sum, as 64 unsigned bits)"
+                      : "")
+              << "   verified " << (m.verified ? "yes" : "no") << "\n";
+    if (j.contains("value")) std::cout << "  value     " << value_text(j["value"], m.result.rows) << "\n";
+    if (m.ok()) {
+      std::cout << "  kernel    " << fixed(m.kernel.median, 4) << " ms  (95% CI " << fixed(m.kernel.ci_low, 4)
+                << " .. " << fixed(m.kernel.ci_high, 4) << ", " << m.samples_ms.size() << " reps)\n"
+                << "  h2d       " << fixed(m.h2d_ms, 3) << " ms   d2h " << fixed(m.d2h_ms, 3)
+                << " ms   compile " << fixed(m.compile_ms, 1) << " ms\n"
+                << "  bandwidth " << fixed(m.gbps, 1) << " GB/s = " << fixed(100 * m.probe_fraction, 1)
+                << "% of the probe's " << fixed(probe, 1) << " GB/s\n";
+    }
+    if (m.baseline) {
+      std::cout << "  baseline  " << m.baseline->engine << " on " << m.baseline->threads
+                << " host threads: " << fixed(m.baseline->ms, 3) << " ms"
+                << (m.baseline->verified ? "" : " (WRONG RESULT)");
+      if (m.ok() && m.kernel.median > 0)
+        std::cout << ", " << fixed(m.baseline->ms / m.kernel.median, 2) << "x the kernel";
+      std::cout << "\n";
+    }
+  }
+  if (!m.ok()) {
+    std::cerr << "varex: variant " << id << " on " << device.id << ": " << varex::to_string(m.status)
+              << (m.error.empty() ? "" : ": " + m.error.substr(0, 300)) << "\n";
+    return false;
+  }
+  return true;
+}
+
 void add_run(CLI::App& app, int& exit_code) {
   auto* cmd =
       app.add_subcommand("run", "Run one variant on one workload and device; print its digest and timings");
@@ -346,75 +413,20 @@ void add_run(CLI::App& app, int& exit_code) {
                        std::to_string(devices.size()));
     }
     const DeviceInfo& device = devices.front();
-    const auto spec = f->workload.resolve(op, devices);
-    const auto space = harness::space_for(op, device, spec);
+    const std::vector<datasets::WorkloadSpec> series = f->workload.resolve_series(op, devices);
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
-    const auto params = space.with_settings(space.defaults(), pins);
-    harness::check_fits(op, spec, device);
-
-    // A session of its own, through the code of sweep and tune: the "single" strategy over the one point
-    // the settings pick, measured once.
-    tuner::RunOptions options;
-    options.kind = "run";
-    options.strategy = "single";
-    options.remeasure = 0;
-    options.fresh = true;
-    options.op = &op;
-    options.devices = devices;
-    options.workload = spec;
-    options.settings = f->measure.settings;
-    options.timeout_seconds = f->measure.timeout_seconds;
-    options.pins = pins;
-    options.progress = !f->quiet;
-    options.worker_executable = self_executable();
-    results::Store store(f->db);
-    const tuner::DeviceRun run = tuner::run_sessions(store, options).front();
-    if (!run.last) {  // failed before it measured: said on stderr
-      exit_code = 1;
-      return;
+    for (const datasets::WorkloadSpec& spec : series) {  // every workload checked before any runs
+      const auto space = harness::space_for(op, device, spec);
+      space.with_settings(space.defaults(), pins);
+      harness::check_fits(op, spec, device);
     }
-    const varex::Measurement& m = *run.last;
-    const double probe = run.probe_gbps;
-    const std::string id = harness::variant_id(op, device.backend, params);
-    const json j = measurement_json(op, device, id, params, spec, m, probe);
-    if (f->json_out) {
-      std::cout << j.dump(2) << "\n";
-    } else {
-      std::cout << op.name() << " on " << device.id << " (" << device.name << "), variant " << id << "\n"
-                << "  params    " << variants::describe(params) << "\n"
-                << "  workload  " << spec.describe() << "\n";
-      if (j.contains("query_plan")) std::cout << "  plan      " << j["query_plan"].dump() << "\n";
-      std::cout << "  status    " << varex::to_string(m.status) << (m.error.empty() ? "" : ": " + m.error)
-                << "\n"
-                << "  rows      " << m.result.rows << "   checksum " << m.result.checksum
-                << (static_cast<std::int64_t>(m.result.checksum) < 0 && j.contains("value")
-                        ? " (a negative sum, as 64 unsigned bits)"
-                        : "")
-                << "   verified " << (m.verified ? "yes" : "no") << "\n";
-      if (j.contains("value")) std::cout << "  value     " << value_text(j["value"], m.result.rows) << "\n";
-      if (m.ok()) {
-        std::cout << "  kernel    " << fixed(m.kernel.median, 4) << " ms  (95% CI "
-                  << fixed(m.kernel.ci_low, 4) << " .. " << fixed(m.kernel.ci_high, 4) << ", "
-                  << m.samples_ms.size() << " reps)\n"
-                  << "  h2d       " << fixed(m.h2d_ms, 3) << " ms   d2h " << fixed(m.d2h_ms, 3)
-                  << " ms   compile " << fixed(m.compile_ms, 1) << " ms\n"
-                  << "  bandwidth " << fixed(m.gbps, 1) << " GB/s = " << fixed(100 * m.probe_fraction, 1)
-                  << "% of the probe's " << fixed(probe, 1) << " GB/s\n";
-      }
-      if (m.baseline) {
-        std::cout << "  baseline  " << m.baseline->engine << " on " << m.baseline->threads
-                  << " host threads: " << fixed(m.baseline->ms, 3) << " ms"
-                  << (m.baseline->verified ? "" : " (WRONG RESULT)");
-        if (m.ok() && m.kernel.median > 0)
-          std::cout << ", " << fixed(m.baseline->ms / m.kernel.median, 2) << "x the kernel";
-        std::cout << "\n";
-      }
+    json all = json::array();
+    for (const datasets::WorkloadSpec& spec : series) {
+      const auto space = harness::space_for(op, device, spec);
+      const auto params = space.with_settings(space.defaults(), pins);
+      if (!run_one(*f, op, device, spec, params, pins, all)) exit_code = 1;
     }
-    if (!m.ok()) {
-      std::cerr << "varex: variant " << id << " on " << device.id << ": " << varex::to_string(m.status)
-                << (m.error.empty() ? "" : ": " + m.error.substr(0, 300)) << "\n";
-      exit_code = 1;
-    }
+    if (f->json_out && !all.empty()) std::cout << (series.size() == 1 ? all.front() : all).dump(2) << "\n";
   });
 }
 
@@ -464,6 +476,40 @@ json run_json(const tuner::DeviceRun& r) {
     }
   }
   return j;
+}
+
+// The table a sweep or tune prints for one workload: a line per device, then what the lanes shared.
+void print_session_runs(const tuner::RunOptions& options, const std::vector<tuner::DeviceRun>& runs,
+                        double wall_s) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& r : runs) {
+    const auto& m = r.outcome.best_measurement;
+    rows.push_back({r.device.id, std::to_string(r.session), r.status,
+                    std::to_string(r.outcome.evaluations) + "/" + std::to_string(r.valid_variants),
+                    std::to_string(r.outcome.failed), std::to_string(r.outcome.cut_off),
+                    fixed(r.outcome.spent_s, 1), r.outcome.best ? fixed(r.outcome.best_ms, 4) : "-",
+                    m ? fixed(m->gbps, 1) : "-", m ? fixed(100 * m->probe_fraction, 1) + "%" : "-",
+                    r.outcome.best ? variants::describe(*r.outcome.best) : "-"});
+  }
+  const bool tune = options.kind == "tune";
+  std::cout << options.op->name() << " " << options.kind
+            << (tune ? " (" + options.strategy + ", budget " + options.budget.to_string() + ")" : "")
+            << " over " << options.workload.describe() << "\n";
+  print_table({"device", "session", "status", "evaluated", "failed", "cut off", "spent s", "best ms", "GB/s",
+               "of probe", "best variant"},
+              rows);
+  std::size_t lanes = 0;
+  for (const auto& phase : tuner::plan_schedule(options.devices, options.schedule))
+    lanes = std::max(lanes, phase.lanes.size());
+  std::cout << "wall time " << fixed(wall_s, 1) << " s, up to " << lanes
+            << (lanes == 1 ? " device" : " physical devices") << " at a time\n";
+  for (const auto& r : runs) {
+    if (!r.outcome.search_best || !r.outcome.best) continue;
+    std::cout << r.device.id << ": the search's fastest sample, " << fixed(r.outcome.search_best_ms, 4)
+              << " ms (" << variants::describe(*r.outcome.search_best)
+              << "), was not the fastest when the best candidates were measured again: "
+              << fixed(r.outcome.best_ms, 4) << " ms is the best of their re-measurements\n";
+  }
 }
 
 void add_session_command(CLI::App& app, int& exit_code, const std::string& kind) {
@@ -521,7 +567,8 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.kind = kind;
     options.op = &harness::find_operator(f->op);
     options.devices = resolve_devices(f->device);
-    options.workload = f->workload.resolve(*options.op, options.devices);
+    const std::vector<datasets::WorkloadSpec> series =
+        f->workload.resolve_series(*options.op, options.devices);
     options.settings = f->measure.settings;
     options.timeout_seconds = f->measure.timeout_seconds;
     options.pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
@@ -544,59 +591,38 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     } else {
       options.strategy = "exhaustive";
     }
-    // Everything is checked before anything is measured or recorded: the strategy, the input, every
-    // device's space and memory.
-    tuner::make_strategy(options.strategy,
-                         harness::space_for(*options.op, options.devices.front(), options.workload));
-    if (options.workload.rows() == 0)
-      throw UsageError("the input has no rows: there is nothing to " + kind +
-                       " (varex run measures it once)");
-    for (const DeviceInfo& d : options.devices) {
-      if (harness::space_for(*options.op, d, options.workload).restricted(options.pins).count_valid() == 0) {
-        throw UsageError(options.op->name() + ": no valid variant on " + d.id +
-                         " with the given --set values");
+    // Everything is checked before anything is measured or recorded: the strategy, every workload of the
+    // series, every device's space and memory.
+    for (const datasets::WorkloadSpec& spec : series) {
+      tuner::make_strategy(options.strategy, harness::space_for(*options.op, options.devices.front(), spec));
+      if (spec.rows() == 0)
+        throw UsageError("the input has no rows: there is nothing to " + kind +
+                         " (varex run measures it once)");
+      for (const DeviceInfo& d : options.devices) {
+        if (harness::space_for(*options.op, d, spec).restricted(options.pins).count_valid() == 0) {
+          throw UsageError(options.op->name() + ": no valid variant on " + d.id +
+                           " with the given --set values");
+        }
+        harness::check_fits(*options.op, spec, d);
       }
-      harness::check_fits(*options.op, options.workload, d);
     }
     results::Store store(f->db);
-    const auto start = std::chrono::steady_clock::now();
-    const auto runs = tuner::run_sessions(store, options);
-    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     json out = json::array();
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& r : runs) {
-      out.push_back(run_json(r));
-      if (!r.error.empty()) exit_code = 1;
-      const auto& m = r.outcome.best_measurement;
-      rows.push_back({r.device.id, std::to_string(r.session), r.status,
-                      std::to_string(r.outcome.evaluations) + "/" + std::to_string(r.valid_variants),
-                      std::to_string(r.outcome.failed), std::to_string(r.outcome.cut_off),
-                      fixed(r.outcome.spent_s, 1), r.outcome.best ? fixed(r.outcome.best_ms, 4) : "-",
-                      m ? fixed(m->gbps, 1) : "-", m ? fixed(100 * m->probe_fraction, 1) + "%" : "-",
-                      r.outcome.best ? variants::describe(*r.outcome.best) : "-"});
+    // One workload after another, each a session per device as a command of its own would run it: an
+    // interrupted series run again skips the finished workloads and resumes the one it stopped in.
+    for (const datasets::WorkloadSpec& spec : series) {
+      options.workload = spec;
+      const auto start = std::chrono::steady_clock::now();
+      const auto runs = tuner::run_sessions(store, options);
+      const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      for (const auto& r : runs) {
+        out.push_back(run_json(r));
+        if (series.size() > 1) out.back()["workload"] = spec.to_json();
+        if (!r.error.empty()) exit_code = 1;
+      }
+      if (!f->json_out) print_session_runs(options, runs, wall_s);
     }
-    if (f->json_out) {
-      std::cout << out.dump(2) << "\n";
-      return;
-    }
-    std::cout << options.op->name() << " " << kind
-              << (tune ? " (" + options.strategy + ", budget " + options.budget.to_string() + ")" : "")
-              << " over " << options.workload.describe() << "\n";
-    print_table({"device", "session", "status", "evaluated", "failed", "cut off", "spent s", "best ms",
-                 "GB/s", "of probe", "best variant"},
-                rows);
-    std::size_t lanes = 0;
-    for (const auto& phase : tuner::plan_schedule(options.devices, options.schedule))
-      lanes = std::max(lanes, phase.lanes.size());
-    std::cout << "wall time " << fixed(wall_s, 1) << " s, up to " << lanes
-              << (lanes == 1 ? " device" : " physical devices") << " at a time\n";
-    for (const auto& r : runs) {
-      if (!r.outcome.search_best || !r.outcome.best) continue;
-      std::cout << r.device.id << ": the search's fastest sample, " << fixed(r.outcome.search_best_ms, 4)
-                << " ms (" << variants::describe(*r.outcome.search_best)
-                << "), was not the fastest when the best candidates were measured again: "
-                << fixed(r.outcome.best_ms, 4) << " ms is the best of their re-measurements\n";
-    }
+    if (f->json_out) std::cout << out.dump(2) << "\n";
   });
 }
 

@@ -11,6 +11,7 @@
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
+#include "cli/series.hpp"
 #include "harness/engine.hpp"
 
 namespace varex::cli {
@@ -45,10 +46,38 @@ void WorkloadFlags::add_to(CLI::App& app) {
 
 datasets::WorkloadSpec WorkloadFlags::resolve(const harness::Operator& op,
                                               const std::vector<DeviceInfo>& devices) const {
-  harness::WorkloadOptions options;
+  const std::vector<datasets::WorkloadSpec> series = resolve_series(op, devices);
+  if (series.size() != 1)
+    throw UsageError("the workload flags name " + std::to_string(series.size()) +
+                     " workloads; a series is for run, sweep and tune");
+  return series.front();
+}
+
+std::vector<datasets::WorkloadSpec> WorkloadFlags::resolve_series(
+    const harness::Operator& op, const std::vector<DeviceInfo>& devices) const {
+  std::map<std::string, std::string> given;
   for (const auto& [name, option] : options_) {
-    if (option->count() > 0) options.flags[name] = values_.at(name);
+    if (option->count() > 0) given[name] = values_.at(name);
   }
+  // The numeric flags the operator declares take a series, in the order it declares them.
+  std::vector<std::string> numeric;
+  for (const harness::FlagDecl& f : op.declaration().flags) {
+    if (f.value_name == "N" || f.value_name == "X") numeric.push_back(f.name);
+  }
+  std::vector<datasets::WorkloadSpec> out;
+  std::set<std::string> seen;
+  for (const auto& flags : series_combinations(given, numeric)) {
+    datasets::WorkloadSpec spec = resolve_flags(op, devices, flags);
+    if (seen.insert(spec.to_json().dump()).second) out.push_back(std::move(spec));
+  }
+  return out;
+}
+
+datasets::WorkloadSpec WorkloadFlags::resolve_flags(const harness::Operator& op,
+                                                    const std::vector<DeviceInfo>& devices,
+                                                    const std::map<std::string, std::string>& given) const {
+  harness::WorkloadOptions options;
+  options.flags = given;
   options.query = parse_assignments(query, "--query");
   harness::check_declared(op, options);
   if (options.flags.count("input") && options.flags.count("rows"))

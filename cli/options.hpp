@@ -19,10 +19,17 @@ struct WorkloadFlags {
   std::vector<std::string> query;
 
   void add_to(CLI::App& app);
-  // The workload for `op`; generated row counts default to four times the largest device cache.
+  // The workload for `op`; generated row counts default to four times the largest device cache. A series
+  // (a list or range in a numeric flag, cli/series.hpp) is refused: it is for resolve_series.
   datasets::WorkloadSpec resolve(const harness::Operator& op, const std::vector<DeviceInfo>& devices) const;
+  // Every workload of the series the flags name, in order and each once (one when no flag holds a series).
+  std::vector<datasets::WorkloadSpec> resolve_series(const harness::Operator& op,
+                                                     const std::vector<DeviceInfo>& devices) const;
 
  private:
+  datasets::WorkloadSpec resolve_flags(const harness::Operator& op, const std::vector<DeviceInfo>& devices,
+                                       const std::map<std::string, std::string>& given) const;
+
   std::map<std::string, std::string> values_;
   std::map<std::string, CLI::Option*> options_;
 };

@@ -1,10 +1,12 @@
-// String selection with lane refill (document 003, ch. 4-8, appendices A and B): equality, prefix, and
-// automata (LIKE and regular expressions) over Arrow string columns (bytes + int32 offsets). The result is
-// a bitmap, bit r%32 of word r/32 set when row r matches; the host clears it first. One source for OpenCL
-// and CUDA (kernels/common/portable.h); the refill loop is each API's own.
+// String selection with lane refill (document 003, ch. 4-8, appendices A and B): equality, prefix, automata
+// (LIKE and regular expressions) and DogQC's LIKE by segments over Arrow string columns (bytes + int32
+// offsets). The result is a bitmap, bit r%32 of word r/32 set when row r matches; the host clears it first.
+// One source for OpenCL and CUDA (kernels/common/portable.h); the refill loop is each API's own.
 //
 // Specialised by defines:
-//   MODE           1 equality, 2 prefix, 3 automaton
+//   MODE           1 equality, 2 prefix, 3 automaton, 4 LIKE by segments (DogQC's: the literal runs between
+//                  `%` compared byte by byte, `_` any byte; operators/strings/regex/like_segments.hpp has the
+//                  image and why the leftmost place of each segment is enough)
 //   LAYOUT         automaton layout: 1 flat (byte class, then a row per state), 2 table (binary search
 //                  over each state's byte ranges); see operators/strings/regex/automaton.hpp for the image
 //   REFILL         0: the naive kernel, a work-item runs its row to the end; 1: lane refill
@@ -27,11 +29,17 @@
 #define DEAD 2
 #define SURE 4
 
+// LIKE by segments: the image's flags, and the token of `_`.
+#define SEG_ANCHORED_START 1
+#define SEG_ANCHORED_END 2
+#define SEG_HAS_PERCENT 4
+#define ANY_BYTE 256
+
 typedef struct {
   uint row;
   uint cursor;  // next byte of the string
   uint end;     // one past its last byte
-  uint state;   // automaton state, or the position in the needle
+  uint state;   // automaton state, the position in the needle, or the pattern's token (MODE 4)
   uint word;    // LOAD_BYTES 4: the aligned word holding the cursor's byte
 } Lane;
 
@@ -41,8 +49,12 @@ typedef struct {
   GLOBAL const int* RESTRICT offsets;
   GLOBAL const uchar* RESTRICT needle;
   uint needle_length;
-  GLOBAL const int* RESTRICT m;  // automaton image
+  GLOBAL const int* RESTRICT m;  // automaton image, or the segments' image (MODE 4)
+#if MODE == 4
+  uint tokens, segments, seg_flags, starts_at, tokens_at, segment_of_at;
+#else
   uint classes, start, class_at, next_at, flags_at, empty_matches;
+#endif
   GLOBAL uint* out;
 } Query;
 
@@ -50,6 +62,7 @@ FUNC void emit(const Query* q, uint row) {
   atomic_or_u32(&q->out[row >> 5], 1u << (row & 31));
 }
 
+#if MODE == 3
 FUNC uint next_state(const Query* q, uint s, uint b) {
 #if LAYOUT == 1
   return (uint)q->m[q->next_at + s * q->classes + (uint)q->m[q->class_at + b]];
@@ -65,6 +78,7 @@ FUNC uint next_state(const Query* q, uint s, uint b) {
   return (uint)(q->m[q->next_at + lo] & 0xffff);
 #endif
 }
+#endif
 
 // Work-items read different strings, so every load is an access of its own: LOAD_BYTES 4 makes a
 // quarter of them.
@@ -87,6 +101,21 @@ FUNC uint fetch(const Query* q, Lane* l) {
 #endif
 }
 
+#if MODE == 4
+// Moves to segment k, whose tokens start at `first`: false when the rest of the string is shorter than the
+// tokens left. The last segment of a pattern that does not end with `%` is placed at the string's end.
+FUNC bool enter_segment(const Query* q, Lane* l, uint k) {
+  const uint first = (uint)q->m[q->starts_at + k];
+  if (l->end - l->cursor < q->tokens - first) return false;
+  l->state = first;
+  if (k + 1 == q->segments && (q->seg_flags & SEG_ANCHORED_END)) {
+    l->cursor = l->end - (q->tokens - first);
+    prime_word(q, l);
+  }
+  return true;
+}
+#endif
+
 // Starts a row; false when it is decided at once (its match, if any, already written).
 FUNC bool start_row(const Query* q, Lane* l, uint row) {
   l->row = row;
@@ -107,6 +136,13 @@ FUNC bool start_row(const Query* q, Lane* l, uint row) {
   }
   if (MODE == 2) l->end = l->cursor + q->needle_length;  // only the prefix is compared
   return true;
+#elif MODE == 4
+  if (q->segments == 0) {  // "" matches the empty string, any run of `%` every string
+    if ((q->seg_flags & SEG_HAS_PERCENT) || length == 0) emit(q, row);
+    return false;
+  }
+  if (length < q->tokens || (!(q->seg_flags & SEG_HAS_PERCENT) && length != q->tokens)) return false;
+  return enter_segment(q, l, 0);
 #else
   if (length == 0) {
     if (q->empty_matches) emit(q, row);
@@ -132,6 +168,28 @@ FUNC bool step(const Query* q, Lane* l) {
     emit(q, l->row);
     return false;
   }
+  return true;
+#elif MODE == 4
+  const uint t = l->state;
+  const int token = q->m[q->tokens_at + t];
+  const uint k = (uint)q->m[q->segment_of_at + t];
+  if (token == ANY_BYTE || (uint)token == b) {
+    ++l->cursor;
+    l->state = t + 1;
+    if (l->state < (uint)q->m[q->starts_at + k + 1]) return true;
+    if (k + 1 < q->segments) return enter_segment(q, l, k + 1);
+    emit(q, l->row);  // the last segment, at the end when the pattern does not end with `%`
+    return false;
+  }
+  // A segment placed at the start or the end has one place; any other tries the next byte.
+  if ((k == 0 && (q->seg_flags & SEG_ANCHORED_START)) ||
+      (k + 1 == q->segments && (q->seg_flags & SEG_ANCHORED_END)))
+    return false;
+  const uint first = (uint)q->m[q->starts_at + k];
+  l->cursor = l->cursor - (t - first) + 1;
+  l->state = first;
+  if (l->end - l->cursor < q->tokens - first) return false;
+  prime_word(q, l);
   return true;
 #else
   l->state = next_state(q, l->state, b);
@@ -173,12 +231,21 @@ KERNEL void strings_select(GLOBAL const uchar* RESTRICT bytes, GLOBAL const int*
   q.needle = needle;
   q.needle_length = needle_length;
   q.m = machine;
+#if MODE == 4
+  q.tokens = (uint)machine[0];
+  q.segments = (uint)machine[1];
+  q.seg_flags = (uint)machine[2];
+  q.starts_at = (uint)machine[3];
+  q.tokens_at = (uint)machine[4];
+  q.segment_of_at = (uint)machine[5];
+#else
   q.classes = (uint)machine[1];
   q.start = (uint)machine[2];
   q.class_at = (uint)machine[3];
   q.next_at = (uint)machine[4];
   q.flags_at = (uint)machine[5];
   q.empty_matches = (uint)machine[6];
+#endif
   q.out = out;
   Lane l;
 #if !REFILL

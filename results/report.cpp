@@ -113,16 +113,16 @@ std::string write_devices(const ReportData& data, const std::string& out_dir) {
 }
 
 std::string write_sessions(const ReportData& data, const std::string& out_dir) {
-  CsvFile f(out_dir + "/sessions.csv",
-            {"session", "kind", "op", "device", "host", "device_name", "strategy", "budget", "seed", "status",
-             "rows", "workload", "evaluations", "spent_s", "best_variant", "best_kernel_ms"});
+  CsvFile f(out_dir + "/sessions.csv", {"session", "kind", "op", "device", "host", "device_name", "strategy",
+                                        "budget", "seed", "status", "rows", "workload", "evaluations",
+                                        "spent_s", "best_variant", "best_kernel_ms", "workload_json"});
   for (std::size_t i = 0; i < data.sessions.size(); ++i) {
     const RecordedSession& s = data.sessions[i];
     f.row({std::to_string(s.id), s.kind, s.op, s.device.id, s.device.host, s.device.name, s.strategy,
            s.budget, s.seed ? std::to_string(*s.seed) : "", s.status, std::to_string(s.workload.rows()),
            data.workload[i], s.outcome ? std::to_string(s.outcome->evaluations) : "",
            s.outcome ? number(s.outcome->spent_seconds) : "", s.outcome ? s.outcome->best_variant : "",
-           s.outcome ? number(s.outcome->best_kernel_ms) : ""});
+           s.outcome ? number(s.outcome->best_kernel_ms) : "", s.workload.to_json().dump()});
   }
   return f.path();
 }

@@ -19,6 +19,12 @@
 #              naive against refill; regex prefix and unanchored search on titles, flat against table
 #              layout; automaton size; AUC-bandit tuning of regex at 1% and the CPU baseline
 #   strings_cpu  the same on the CPU devices at 2^22 rows
+#   dogqc32    issue 32: document 003's figures. First every LIKE-by-segments variant verified on awkward
+#              rows under awkward patterns; then LIKE by segments against LIKE's automaton (flat, table), the
+#              prefix test and the regex over the selectivity on titles, naive and refill, the prefix pattern
+#              and the unanchored one (figs. 11.1, 11.3, 11.4); the naive equality on p_type at 0.25% over
+#              local size x grid (fig. 9.1); the prefix test on p_type over the selectivity, naive and refill
+#              by 1, 2 and 3 bytes per check (fig. 10.2); the report of it all ($files/dogqc32-report)
 #   strings_profile  Nsight Compute counters of naive and refill kernels (regex at 8%, CUDA)
 #   strings_refill  regex (prefix, unanchored) at 1% and 8%: naive against refill over all of refill's knobs
 #   multigpu   a machine with several GPUs: their identities, then `tune --device gpu --budget 60` (the
@@ -427,6 +433,55 @@ part_strings_regex() {
     varex run --op regex --device cpu --rows 1024 --query "pattern=$pattern" --db "$files/plans.db" \
       --no-baseline --json | python3 -c 'import json,sys; j=json.load(sys.stdin); print(json.dumps([j["workload"]["query"], j["query_plan"]]))'
   done > "$files/strings_plans.json"
+}
+
+part_dogqc32() {
+  step "LIKE by segments: every compile-time variant verified on awkward rows and patterns"
+  local check=$files/like32check.db lines=$files/like32.txt
+  python3 - "$lines" <<'PY'
+import random, sys
+random.seed(32)
+rows = []
+for i in range(30011):
+    r = random.random()
+    if r < 0.05: rows.append(b"")
+    elif r < 0.10: rows.append(b"x" * random.randint(1000, 5000) + b"semiperiodic lattice")
+    elif r < 0.15: rows.append(bytes(random.choice(range(128, 256)) for _ in range(random.randint(1, 40))) + b" a quasiperiodic tiling")
+    elif r < 0.30: rows.append(b"a quasiperiodic tiling of the plane"[: random.randint(0, 35)])
+    else: rows.append(bytes(random.choice(b"abcdefghijklmnopqrstuvwxyz %_") for _ in range(random.randint(1, 90))))
+open(sys.argv[1], "wb").write(b"\n".join(rows) + b"\n")
+PY
+  for pattern in '%' '' 'a quasi%' '%lattice' '%periodic _iling%' '_%_' '%a%e%i%o%' 'a quasiperiodic tiling of the plane%' \
+    '%\%%' '%\_\_%'; do
+    varex sweep --op str_like --device "${STRING_DEVICES:-gpu}" --input "$lines" --query "pattern=$pattern" \
+      --set algorithm=segments --set local=64,1024 --set grid=cover,4 --warmup 0 --min-reps 1 --max-reps 1 \
+      --db "$check" --json
+  done > "$files/like32check.json"
+  python3 -c 'import sqlite3, sys; [print("like32check", *r) for r in sqlite3.connect(sys.argv[1]).execute(
+    "select status, count(*) from measurements group by 1")]' "$check"
+  step "LIKE by segments against the automaton, the prefix test and the regex over the selectivity (titles)"
+  local sel=0.01..0.64
+  {
+    string_sweep --op str_like --strings titles --selectivity "$sel" --set kernel=naive,refill \
+      --set algorithm=automaton,segments --set layout=flat,table
+    string_sweep --op str_like --strings titles --selectivity "$sel" --query 'pattern=%a quasiperiodic tiling%' \
+      --set kernel=naive,refill --set algorithm=automaton,segments --set layout=flat,table
+    string_sweep --op str_prefix --strings titles --selectivity "$sel" --set kernel=naive,refill
+    string_sweep --op regex --strings titles --selectivity "$sel" --set kernel=naive,refill --set layout=flat,table
+    string_sweep --op regex --strings titles --selectivity "$sel" --query 'pattern=a quasiperiodic tiling' \
+      --set kernel=naive,refill --set layout=flat,table
+  } > "$files/like32.json"
+  step "fig. 9.1: the naive equality on p_type at 0.25% over local size x grid"
+  varex sweep --device "${STRING_DEVICES:-gpu}" --rows "${STRING_ROWS:-2^24}" --db "$db" --op str_equal \
+    --strings ptype --selectivity 0.0025 --set kernel=naive --set unroll=1 --set load=1 --min-reps 3 \
+    --max-reps 10 --json > "$files/fig91.json"
+  step "fig. 10.2: the prefix test on p_type over the selectivity, naive and refill by 1, 2, 3 bytes a check"
+  varex sweep --device "${STRING_DEVICES:-gpu}" --rows "${STRING_ROWS:-2^24}" --db "$db" --op str_prefix \
+    --strings ptype --selectivity 0.0025,0.01..0.64 --set kernel=naive,refill --set unroll=1,2,3 \
+    --set grid=cover,16 --set local=auto,256 --set load=1 --set threshold=50 --set buffer=shared \
+    --min-reps 3 --max-reps 10 --json > "$files/fig102.json"
+  python3 scripts/strings_summary.py "$db" --markdown > "$files/dogqc32_summary.md"
+  varex report --db "$db" --out "$files/dogqc32-report" > "$files/dogqc32-report.log" 2>&1
 }
 
 part_strings_tune() {

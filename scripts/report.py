@@ -595,6 +595,123 @@ h2{margin-top:1.6em} h3{font-size:15px;margin:1.4em 0 0.4em}
 """
 
 
+# --- Series: time against the input's size or selectivity, as the sources draw it -----------------------
+
+SERIES_AXES = [("rows", "rows", True), ("selectivity", "selectivity", False)]
+SERIES_LINES = [("best", "best verified own variant", "-"), ("default", "source default", "--"),
+                ("vendor", "vendor library (impl=cub)", ":")]
+
+
+def workload_of(session):
+    try:
+        return json.loads(session.get("workload_json") or "{}")
+    except ValueError:
+        return {}
+
+
+def find_series(sessions):
+    """Workloads recorded on one device that differ only in their rows (or only in their selectivity), at
+    least two of them, whatever command recorded them: {(axis, op, device, host, shape): {value: [session]}}.
+    A selectivity's query follows from it, so the query is not part of that axis's shape."""
+    found = defaultdict(lambda: defaultdict(list))
+    for s in sessions:
+        w = workload_of(s)
+        params = w.get("params", {})
+        for axis, _, _ in SERIES_AXES:
+            if axis not in params:
+                continue
+            rest = {k: v for k, v in params.items() if k != axis}
+            query = None if axis == "selectivity" else w.get("query")
+            shape = json.dumps([w.get("generator"), rest, query], sort_keys=True)
+            found[(axis, s["op"], s["device"], s["host"], shape)][params[axis]].append(s)
+    return {key: points for key, points in found.items() if len(points) >= 2}
+
+
+def is_default(m, defaults_of_op):
+    return bool(defaults_of_op) and all(m.get(f"p_{t}", v) == v for t, v in defaults_of_op.items())
+
+
+def series_point(ms, defaults_of_op):
+    """The verified measurements of one workload: the best own, the source default's and the vendor's."""
+    ok = [m for m in ms if m["status"] == "ok" and m["verified"] == "1" and num(m["kernel_ms"])]
+    own = [m for m in ok if m.get("p_impl", "own") in ("", "own")]
+    picks = {"best": own, "default": [m for m in own if is_default(m, defaults_of_op)],
+             "vendor": [m for m in ok if m.get("p_impl") == "cub"]}
+    return {kind: min(found, key=lambda m: num(m["kernel_ms"])) for kind, found in picks.items() if found}
+
+
+def series(sessions, measurements, defaults, figures):
+    """Per series: kernel time and GB/s against the axis (best own, source default, vendor), and for a series
+    over rows the best variant's kernel, upload and download times stacked, as the sources' bars."""
+    by_session = defaultdict(list)
+    for m in measurements:
+        by_session[m["session"]].append(m)
+    defaults_by_op = defaultdict(dict)
+    for d in defaults:
+        defaults_by_op[d["op"]][d["tunable"]] = d["value"]
+    grouped = defaultdict(dict)  # (axis, op, shape) -> {(device, host): {value: point}}
+    for (axis, op, device, host, shape), points in find_series(sessions).items():
+        line = {}
+        for value, ss in points.items():
+            point = series_point([m for s in ss for m in by_session[s["session"]]], defaults_by_op[op])
+            if point:
+                line[value] = point
+        if len(line) >= 2:
+            grouped[(axis, op, shape)][(device, host)] = line
+    for (axis, op, shape), devices in sorted(grouped.items()):
+        title_axis = dict((a, t) for a, t, _ in SERIES_AXES)[axis]
+        log_x = dict((a, lg) for a, _, lg in SERIES_AXES)[axis]
+        generator = json.loads(shape)[0]
+        fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_INCHES, 4.6), constrained_layout=True)
+        drawn = []
+        for k, ((device, host), line) in enumerate(sorted(devices.items())):
+            xs = sorted(line)
+            for kind, name, style in SERIES_LINES:
+                pts = [(x, line[x][kind]) for x in xs if kind in line[x]]
+                if len(pts) < 1:
+                    continue
+                label_text = f"{device}@{host}: {name}"
+                left.plot([x for x, _ in pts], [num(m["kernel_ms"]) for _, m in pts], style, marker="o",
+                          color=f"C{k}", label=label_text)
+                right.plot([x for x, _ in pts], [num(m["gbps"]) or 0 for _, m in pts], style, marker="o",
+                           color=f"C{k}", label=label_text)
+                drawn.append(label_text)
+        for ax, what in ((left, "kernel ms"), (right, "GB/s")):
+            ax.set_xlabel(title_axis)
+            ax.set_ylabel(what)
+            if log_x:
+                ax.set_xscale("log", base=2)
+            else:
+                ax.set_xscale("log")
+            plain_log_axis(ax.xaxis)
+        left.set_yscale("log")
+        plain_log_axis(left.yaxis)
+        plain_axis(right.yaxis)
+        right.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
+        fig.suptitle(wrapped(f"{op} ({generator}) against {title_axis}", 100))
+        figures.add(fig, f"Series: {op} ({generator}) against {title_axis}", "series",
+                    panels=drawn, axis=axis, op=op, points=sorted({x for line in devices.values() for x in line}))
+        if axis != "rows":
+            continue
+        fig, axes = plt.subplots(1, len(devices), figsize=(min(PAGE_INCHES, 1 + 4.2 * len(devices)), 4.2),
+                                 constrained_layout=True, squeeze=False)
+        for ax, ((device, host), line) in zip(axes[0], sorted(devices.items())):
+            xs = sorted(line)
+            bottom = numpy.zeros(len(xs))
+            for column, name in (("kernel_ms", "kernel"), ("h2d_ms", "host to device"), ("d2h_ms", "device to host")):
+                heights = numpy.array([num(line[x]["best"][column]) or 0 if "best" in line[x] else 0 for x in xs])
+                ax.bar(range(len(xs)), heights, bottom=bottom, label=name)
+                bottom += heights
+            ax.set_xticks(range(len(xs)), [tick_label(x) for x in xs], rotation=45, fontsize=9)
+            ax.set_xlabel("rows")
+            ax.set_ylabel("ms")
+            ax.set_title(f"{device}@{host}", fontsize=10)
+        axes[0][-1].legend(loc="upper left", fontsize=9)
+        fig.suptitle(wrapped(f"{op} ({generator}): the best variant's kernel, upload and download against rows", 100))
+        figures.add(fig, f"Series: {op} ({generator}), kernel against transfers over rows", "series_split",
+                    panels=[f"{d}@{h}" for d, h in sorted(devices)], axis=axis, op=op)
+
+
 def page(devices, sessions, measurements, best, figures):
     parts = [
         "<!DOCTYPE html><html><head><meta charset='utf-8'><title>varex report</title>",
@@ -631,6 +748,7 @@ def main():
     breakdown(measurements, kernels, figures)
     convergence(measurements, sessions, figures)
     bandwidth(groups, devices, figures)
+    series(sessions, measurements, defaults, figures)
     with open(os.path.join(directory, "plots.json"), "w") as f:
         json.dump([entry for entry, _ in figures.items], f, indent=1)
     with open(os.path.join(directory, "index.html"), "w") as f:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarises the string operators' sweeps in a varex database as document 003 reports them: per device,
 operator, query and selectivity the best verified naive and lane-refill variants (per automaton layout
-for str_like and regex), refill's speed-up, and the string bytes per second of the faster kernel.
+for str_like and regex, and LIKE's segments), refill's speed-up, and the string bytes per second of the faster kernel.
 
 Usage: scripts/strings_summary.py DB [--markdown]
 """
@@ -35,7 +35,7 @@ def main():
         words = (nrows + 31) // 32
         string_bytes = moved - (nrows + 1) * 4 - words * 4  # bytes_moved counts offsets and bitmap too
         key = (device, op, w.get("dataset", "file"), json.loads(query).popitem()[1], nrows,
-               w.get("selectivity"), v.get("layout", "-"))
+               w.get("selectivity"), "segments" if v.get("algorithm") == "segments" else v.get("layout", "-"))
         cell = best.setdefault(key, {})
         if v["kernel"] not in cell or ms < cell[v["kernel"]][0]:
             cell[v["kernel"]] = (ms, string_bytes, v)

@@ -11,6 +11,7 @@
 #include "base/errors.hpp"
 #include "operators/strings/byte_regex.hpp"
 #include "operators/strings/regex/automaton.hpp"
+#include "operators/strings/regex/like_segments.hpp"
 #include "operators/strings/regex/pattern.hpp"
 
 namespace varex::regex {
@@ -278,6 +279,45 @@ TEST(Like, AgreesWithADynamicProgrammingMatcherAndItsRegexTranslation) {
       ASSERT_EQ(translated.search(text), want) << like_to_regex(pattern);
     }
   }
+}
+
+// DogQC's LIKE by segments: the kernel's walk (LikeSegments::matches, the same steps on the host) agrees with
+// the dynamic-programming matcher on random patterns over a small alphabet, bytes >= 128 among them, and the
+// image says what the kernel reads.
+TEST(Like, SegmentsAgreeWithADynamicProgrammingMatcher) {
+  std::mt19937 rng(11);
+  static const char pieces[] = {'a', 'b', '%', '_', '\\', '\xe9'};
+  for (int i = 0; i < 1500; ++i) {
+    std::string pattern(rng() % 9, 'a');
+    for (char& c : pattern) c = pieces[rng() % sizeof pieces];
+    std::size_t trailing = 0;
+    while (trailing < pattern.size() && pattern[pattern.size() - 1 - trailing] == '\\') ++trailing;
+    if (trailing % 2) pattern.pop_back();
+    const LikeSegments segments = like_segments(pattern);
+    for (int j = 0; j < 40; ++j) {
+      std::string text(rng() % 10, 'a');
+      for (char& c : text) c = "ab%_\\\xe9"[rng() % 6];
+      ASSERT_EQ(segments.matches(text), like_reference(pattern, text))
+          << "LIKE '" << pattern << "' text '" << text << "'";
+    }
+  }
+  const LikeSegments s = like_segments("%ab_%%\\%c");
+  EXPECT_FALSE(s.anchored_start);
+  EXPECT_TRUE(s.anchored_end);  // the last % is escaped: a token
+  ASSERT_EQ(s.segments(), 2u);
+  EXPECT_EQ(s.tokens, (std::vector<std::int32_t>{'a', 'b', kAnyByte, '%', 'c'}));
+  const std::vector<std::int32_t> image = s.image();
+  EXPECT_EQ(image[0], 5);
+  EXPECT_EQ(image[1], 2);
+  EXPECT_EQ(image[2], kSegAnchoredEnd | kSegHasPercent);
+  EXPECT_EQ(std::vector<std::int32_t>(image.begin() + image[3], image.begin() + image[3] + 3),
+            (std::vector<std::int32_t>{0, 3, 5}));
+  EXPECT_EQ(std::vector<std::int32_t>(image.begin() + image[5], image.end()),
+            (std::vector<std::int32_t>{0, 0, 0, 1, 1}));
+  for (const char* only : {"%", "%%%"}) EXPECT_TRUE(like_segments(only).matches("anything"));
+  EXPECT_TRUE(like_segments("").matches(""));
+  EXPECT_FALSE(like_segments("").matches("a"));
+  EXPECT_THROW(like_segments("ab\\"), UsageError);
 }
 
 TEST(Regex, BadPatternsAreUsageErrorsThatSayWhere) {

@@ -14,6 +14,7 @@
 #include "datasets/string_columns.hpp"
 #include "harness/measure.hpp"
 #include "operators/strings/byte_regex.hpp"
+#include "operators/strings/regex/pattern.hpp"
 #include "operators/strings/string_baseline.hpp"
 #include "operators/strings/strings.hpp"
 #include "string_variants.hpp"
@@ -135,6 +136,57 @@ TEST(StringsDevice, EmptyOperandsAndEmptyColumns) {
   }
   const StringOperator regex(StringOp::Regex);
   verify_shared_variants(regex, file_workload(regex, "no-rows", {}, "a"), Digest{});
+}
+
+// DogQC's LIKE by segments on awkward patterns: empty, only %, %%, % at either end or both, _ at the ends,
+// escapes, bytes >= 128, patterns longer than most rows; each against the plain host matcher and RE2 (the
+// pattern translated), through the naive and the refill kernel with both loads.
+TEST(StringsDevice, LikeBySegmentsOnAwkwardPatterns) {
+  const StringOperator op(StringOp::Like);
+  auto lines = awkward_rows("MEDIUM LASERED TIN", 613, 9);
+  for (const char* extra :
+       {"%", "%%", "_", "a_", "\\", "100%", "50% off", "caf\xc3\xa9", "\xc3", "TIN", "MEDIUM"})
+    lines.emplace_back(extra);
+  const std::vector<std::string> patterns{"",
+                                          "%",
+                                          "%%",
+                                          "MEDIUM%",
+                                          "%TIN",
+                                          "%LASERED%",
+                                          "MEDIUM%TIN",
+                                          "%M%E%D%",
+                                          "_",
+                                          "_%",
+                                          "%_",
+                                          "__",
+                                          "_EDIUM%TI_",
+                                          "%\\%%",
+                                          "100\\%",
+                                          "%\\_",
+                                          "%\xc3\xa9%",
+                                          "%\xa9 \xff",
+                                          "a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a%a",
+                                          std::string(2000, '_') + "%"};
+  for (const std::string& pattern : patterns) {
+    SCOPED_TRACE("LIKE '" + pattern.substr(0, 40) + "'");
+    const Digest want = brute(StringOp::Like, pattern, lines);
+    const ByteRegex re2(regex::like_to_regex(pattern));
+    ASSERT_TRUE(re2.ok());
+    Digest by_re2;
+    for (std::size_t r = 0; r < lines.size(); ++r) {
+      if (re2.search(lines[r])) {
+        ++by_re2.rows;
+        by_re2.checksum += r;
+      }
+    }
+    ASSERT_EQ(by_re2, want);
+    const auto spec = file_workload(op, "segments", lines, pattern);
+    for (auto pins : test::kStringVariants) {
+      if (pins.at("layout") != "flat") continue;
+      pins["algorithm"] = "segments";
+      test::verify_variants(op, spec, want, pins);
+    }
+  }
 }
 
 TEST(StringsDevice, GeneratedRegularExpressionsAgreeWithRe2) {
@@ -270,6 +322,15 @@ TEST(StringOperators, TheQueryPlanCountsTheMinimalAutomaton) {
   EXPECT_EQ(states("^abc"), 5);  // start, a, ab, matched, dead
   EXPECT_EQ(states("abc"), 4);   // a search never dies: start, a, ab, matched
   EXPECT_EQ(states("a|b"), 2);   // start, matched
+  // LIKE's plan names both algorithms' shapes: "%LASER_D%TIN" is two segments of 10 tokens, the last at the
+  // end.
+  o.query["pattern"] = "%LASER_D%TIN";
+  const StringOperator like(StringOp::Like);
+  const auto segments = like.query_plan(like.workload(o)).at("segments");
+  EXPECT_EQ(segments.at("segments"), 2);
+  EXPECT_EQ(segments.at("tokens"), 10);
+  EXPECT_FALSE(segments.at("anchored_start").get<bool>());
+  EXPECT_TRUE(segments.at("anchored_end").get<bool>());
   o.query.clear();
   const StringOperator equal(StringOp::Equal);
   const auto spec = equal.workload(o);

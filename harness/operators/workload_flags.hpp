@@ -16,7 +16,7 @@ inline FlagDecl rows(std::string help =
   return {"rows", "N", std::move(help)};
 }
 inline FlagDecl seed() {
-  return {"seed", "S", "Seed of the generator (default 42)"};
+  return {"seed", "N", "Seed of the generator (default 42)"};
 }
 inline FlagDecl selectivity(std::string help) {
   return {"selectivity", "X", std::move(help)};
@@ -25,7 +25,7 @@ inline FlagDecl distinct(std::string help) {
   return {"distinct", "N", std::move(help)};
 }
 inline FlagDecl zipf() {
-  return {"zipf", "S", "Zipf exponent of the key choice, 0 to 10 (default 0: uniform)"};
+  return {"zipf", "X", "Zipf exponent of the key choice, 0 to 10 (default 0: uniform)"};
 }
 
 }  // namespace varex::harness::flags

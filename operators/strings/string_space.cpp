@@ -14,7 +14,7 @@ bool is(const Params& p, std::string_view name, std::string_view value) {
 
 }  // namespace
 
-Space string_space(const SpaceContext& context, const std::string& op, bool automaton) {
+Space string_space(const SpaceContext& context, const std::string& op, bool automaton, bool like) {
   const DeviceInfo& device = context.device;
   std::vector<Value> buffers{Value{"shared"}};
   // Only CUDA has the warp shuffles that move a buffer held in registers between lanes.
@@ -45,6 +45,15 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
       local_tunable(device),
       grid_tunable({Value{"cover"}, 1, 4, 16, 64}, Value{"cover"}, "the rows (one work-item per row)"),
   };
+  if (like) {
+    tunables.push_back({"algorithm",
+                        TunableKind::Compile,
+                        {Value{"automaton"}, Value{"segments"}},
+                        Value{"automaton"},
+                        "automaton: the pattern's minimal automaton, a step per byte; segments: DogQC's "
+                        "LIKE, the literal runs "
+                        "between % compared byte by byte (_ any byte), each at its leftmost place"});
+  }
   if (automaton) {
     tunables.push_back(
         {"layout",
@@ -63,6 +72,11 @@ Space string_space(const SpaceContext& context, const std::string& op, bool auto
        [](const Params& p) { return is(p, "kernel", "naive") || !covers(p); }},
       fixed_grid_needs_local(),
   };
+  if (like) {
+    constraints.push_back({"the segments have no automaton to lay out (layout=flat)", [](const Params& p) {
+                             return is(p, "algorithm", "automaton") || is(p, "layout", "flat");
+                           }});
+  }
   return Space(op, std::move(tunables), std::move(constraints));
 }
 

@@ -19,6 +19,7 @@
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/bitmap.hpp"
 #include "operators/strings/regex/automaton.hpp"
+#include "operators/strings/regex/like_segments.hpp"
 #include "operators/strings/string_baseline.hpp"
 #include "operators/strings/string_space.hpp"
 
@@ -72,11 +73,12 @@ datasets::StringColumn materialise_strings(const datasets::WorkloadSpec& spec) {
   return datasets::generate_strings(w);
 }
 
-// A variant of a string operator, decoded once: the kernel (naive or lane refill), its refill threshold,
-// unroll, load width and buffer, the automaton's layout, and the defines the kernel is built with (which
-// also depend on the operator and the device).
+// A variant of a string operator, decoded once: LIKE's algorithm, the kernel (naive or lane refill), its
+// refill threshold, unroll, load width and buffer, the automaton's layout, and the defines the kernel is
+// built with (which also depend on the operator and the device).
 struct StringVariant : LaunchBundle {
   StringVariant(const variants::Params& params, const DeviceInfo& device, StringOp op);
+  bool segments;            // LIKE by DogQC's segments (else its automaton)
   bool table;               // the automaton's table layout (LIKE and regex only; else flat)
   bool refill;              // kernel=refill (else naive)
   std::uint32_t threshold;  // refill below this percentage of active lanes
@@ -87,13 +89,14 @@ struct StringVariant : LaunchBundle {
 
 StringVariant::StringVariant(const variants::Params& params, const DeviceInfo& device, StringOp op)
     : LaunchBundle(params, device),
+      segments(op == StringOp::Like && variants::get_string(params, "algorithm") == "segments"),
       table(is_automaton(op) && variants::get_string(params, "layout") == "table"),
       refill(variants::get_string(params, "kernel") == "refill"),
       threshold(static_cast<std::uint32_t>(variants::get_int(params, "threshold"))),
       unroll(static_cast<std::uint32_t>(variants::get_int(params, "unroll"))),
       load(static_cast<std::uint32_t>(variants::get_int(params, "load"))),
       registers(variants::get_string(params, "buffer") == "registers") {
-  const int mode = op == StringOp::Equal ? 1 : op == StringOp::Prefix ? 2 : 3;
+  const int mode = op == StringOp::Equal ? 1 : op == StringOp::Prefix ? 2 : segments ? 4 : 3;
   defines = {{"MODE", std::to_string(mode)},         {"LAYOUT", table ? "2" : "1"},
              {"REFILL", refill ? "1" : "0"},         {"THRESHOLD_PCT", std::to_string(threshold)},
              {"UNROLL", std::to_string(unroll)},     {"LOAD_BYTES", std::to_string(load)},
@@ -116,25 +119,31 @@ std::unique_ptr<DeviceBuffer> upload_constant(Engine& engine, const void* data, 
 }
 
 // The operand on the device, made on the host from the query and uploaded once: the needle (the operand's
-// bytes, which the automata do not read) and the automaton in both layouts (a zeroed header for equality
-// and prefix, which read no automaton).
+// bytes, which the automata do not read), the automaton in both layouts (a zeroed header for equality
+// and prefix, which read no automaton) and LIKE's segments (a zeroed header for the others).
 struct DeviceOperand {
   DeviceOperand(Engine& engine, StringOp op, const std::string& operand);
+  const DeviceBuffer& image(const StringVariant& variant) const {
+    return variant.segments ? *segments : variant.table ? *table : *flat;
+  }
   std::uint32_t length;
-  std::unique_ptr<DeviceBuffer> needle, flat, table;
+  std::unique_ptr<DeviceBuffer> needle, flat, table, segments;
 };
 
 DeviceOperand::DeviceOperand(Engine& engine, StringOp op, const std::string& operand)
     : length(static_cast<std::uint32_t>(operand.size())) {
   std::vector<std::int32_t> flat_image(regex::kImageHeader, 0), table_image(regex::kImageHeader, 0);
+  std::vector<std::int32_t> segments_image(regex::kSegHeader, 0);
   if (is_automaton(op)) {
     const regex::Automaton a = compile_operand(op, operand);  // UsageError for a bad pattern
     flat_image = a.flat_image();
     table_image = a.table_image();
   }
+  if (op == StringOp::Like) segments_image = regex::like_segments(operand).image();
   needle = upload_constant(engine, operand.data(), operand.size());
   flat = upload_constant(engine, flat_image.data(), flat_image.size() * 4);
   table = upload_constant(engine, table_image.data(), table_image.size() * 4);
+  segments = upload_constant(engine, segments_image.data(), segments_image.size() * 4);
 }
 
 // The string kernel over a column of `rows` strings (its bytes and int32 offsets) into the bitmap of the
@@ -149,7 +158,7 @@ void run_strings(const StringVariant& variant, KernelSequence& seq, const Device
   seq.run("strings_select", "strings_select", shape,
           {KernelArg::of(bytes), KernelArg::of(offsets), KernelArg::of(static_cast<std::uint32_t>(rows)),
            KernelArg::of(*operand.needle), KernelArg::of(operand.length),
-           KernelArg::of(variant.table ? *operand.table : *operand.flat), KernelArg::of(out)});
+           KernelArg::of(operand.image(variant)), KernelArg::of(out)});
 }
 
 // An application's string column: int32 offsets (rows + 1 of them, not decreasing) and the bytes they
@@ -330,8 +339,8 @@ std::string StringOperator::description() const {
     case StringOp::Prefix:
       return "DogQC's prefix test with lane refill (--query prefix=...) into a bitmap";
     case StringOp::Like:
-      return "SQL LIKE with %, _ and backslash escapes (--query pattern=...), as a minimal automaton, with "
-             "lane refill";
+      return "SQL LIKE with %, _ and backslash escapes (--query pattern=...), as a minimal automaton or by "
+             "DogQC's segments, with lane refill";
     case StringOp::Regex:
       return "POSIX extended regular expressions over bytes, search semantics (--query pattern=...), as a "
              "minimal automaton, with lane refill";
@@ -344,7 +353,7 @@ std::string StringOperator::operand_key() const {
 }
 
 variants::Space StringOperator::space(const variants::SpaceContext& context) const {
-  return string_space(context, name(), is_automaton(op_));
+  return string_space(context, name(), is_automaton(op_), op_ == StringOp::Like);
 }
 
 Defines StringOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
@@ -440,12 +449,21 @@ DeviceFootprint StringOperator::footprint(const datasets::WorkloadSpec& spec, co
 
 nlohmann::json StringOperator::query_plan(const datasets::WorkloadSpec& spec) const {
   if (!is_automaton(op_)) return nlohmann::json::object();
-  const regex::Automaton a = compile_operand(op_, bytes_from_json(spec.query.at(operand_key())));
-  return {{"automaton",
-           {{"states", a.states},
-            {"byte_classes", a.classes},
-            {"flat_bytes", a.flat_image().size() * 4},
-            {"table_bytes", a.table_image().size() * 4}}}};
+  const std::string operand = bytes_from_json(spec.query.at(operand_key()));
+  const regex::Automaton a = compile_operand(op_, operand);
+  nlohmann::json plan = {{"automaton",
+                          {{"states", a.states},
+                           {"byte_classes", a.classes},
+                           {"flat_bytes", a.flat_image().size() * 4},
+                           {"table_bytes", a.table_image().size() * 4}}}};
+  if (op_ == StringOp::Like) {
+    const regex::LikeSegments s = regex::like_segments(operand);
+    plan["segments"] = {{"segments", s.segments()},
+                        {"tokens", s.tokens.size()},
+                        {"anchored_start", s.anchored_start},
+                        {"anchored_end", s.anchored_end}};
+  }
+  return plan;
 }
 
 std::unique_ptr<PreparedRun> StringOperator::prepare(Engine& engine,

@@ -17,6 +17,7 @@
 #include "operators/plan/plan_file.hpp"
 #include "operators/strings/byte_regex.hpp"
 #include "operators/strings/regex/automaton.hpp"
+#include "operators/strings/regex/like_segments.hpp"
 #include "operators/strings/regex/pattern.hpp"
 
 namespace varex::fuzz {
@@ -73,10 +74,19 @@ void patterns(const std::uint8_t* data, std::size_t size) {
     }
   } catch (const UsageError&) {
   }
-  // As a LIKE pattern; its translation to a regular expression must parse too.
+  // As a LIKE pattern; its translation to a regular expression must parse too, and DogQC's segments
+  // (the other algorithm of str_like) must match what its automaton matches.
   try {
-    check_automaton(regex::compile(regex::parse_like(input), kLimits), input);
+    const regex::LikeSegments segments = regex::like_segments(input);
+    const regex::Automaton a = regex::compile(regex::parse_like(input), kLimits);
+    check_automaton(a, input);
     regex::parse_regex(regex::like_to_regex(input));
+    for (const std::string& s : probes(input)) {
+      if (segments.matches(s) != a.matches(s))
+        fail("LIKE's segments and automaton disagree on \"" + s + "\"", input);
+    }
+    if (segments.image().size() != regex::kSegHeader + 2 * segments.tokens.size() + segments.segments() + 1)
+      fail("a segments image of the wrong size", input);
   } catch (const UsageError&) {
   }
 }
