@@ -19,12 +19,13 @@
 #              naive against refill; regex prefix and unanchored search on titles, flat against table
 #              layout; automaton size; AUC-bandit tuning of regex at 1% and the CPU baseline
 #   strings_cpu  the same on the CPU devices at 2^22 rows
-#   dogqc32    issue 32: document 003's figures. First every LIKE-by-segments variant verified on awkward
-#              rows under awkward patterns; then LIKE by segments against LIKE's automaton (flat, table), the
-#              prefix test and the regex over the selectivity on titles, naive and refill, the prefix pattern
-#              and the unanchored one (figs. 11.1, 11.3, 11.4); the naive equality on p_type at 0.25% over
-#              local size x grid (fig. 9.1); the prefix test on p_type over the selectivity, naive and refill
-#              by 1, 2 and 3 bytes per check (fig. 10.2); the report of it all ($files/dogqc32-report)
+#   dogqc32_check  issue 32: every LIKE-by-segments variant verified on awkward rows under awkward patterns
+#   dogqc32_like  document 003's figs. 11.1, 11.3, 11.4: LIKE by segments against LIKE's automaton (flat,
+#              table), the prefix test and the regex over the selectivity (a series, 1% to 64%) on titles,
+#              naive and refill, the prefix pattern and the unanchored one
+#   dogqc32_grid  figs. 9.1 and 10.2: the naive equality on p_type at 0.25% over local size x grid; the prefix
+#              test on p_type over the selectivity, naive and refill by 1, 2 and 3 bytes per check
+#              (scripts/strings_summary.py and `varex report` over the returned databases draw them)
 #   strings_profile  Nsight Compute counters of naive and refill kernels (regex at 8%, CUDA)
 #   strings_refill  regex (prefix, unanchored) at 1% and 8%: naive against refill over all of refill's knobs
 #   multigpu   a machine with several GPUs: their identities, then `tune --device gpu --budget 60` (the
@@ -435,7 +436,7 @@ part_strings_regex() {
   done > "$files/strings_plans.json"
 }
 
-part_dogqc32() {
+part_dogqc32_check() {
   step "LIKE by segments: every compile-time variant verified on awkward rows and patterns"
   local check=$files/like32check.db lines=$files/like32.txt
   python3 - "$lines" <<'PY'
@@ -459,6 +460,9 @@ PY
   done > "$files/like32check.json"
   python3 -c 'import sqlite3, sys; [print("like32check", *r) for r in sqlite3.connect(sys.argv[1]).execute(
     "select status, count(*) from measurements group by 1")]' "$check"
+}
+
+part_dogqc32_like() {
   step "LIKE by segments against the automaton, the prefix test and the regex over the selectivity (titles)"
   local sel=0.01..0.64
   {
@@ -471,6 +475,9 @@ PY
     string_sweep --op regex --strings titles --selectivity "$sel" --query 'pattern=a quasiperiodic tiling' \
       --set kernel=naive,refill --set layout=flat,table
   } > "$files/like32.json"
+}
+
+part_dogqc32_grid() {
   step "fig. 9.1: the naive equality on p_type at 0.25% over local size x grid"
   varex sweep --device "${STRING_DEVICES:-gpu}" --rows "${STRING_ROWS:-2^24}" --db "$db" --op str_equal \
     --strings ptype --selectivity 0.0025 --set kernel=naive --set unroll=1 --set load=1 --min-reps 3 \
@@ -480,8 +487,6 @@ PY
     --strings ptype --selectivity 0.0025,0.01..0.64 --set kernel=naive,refill --set unroll=1,2,3 \
     --set grid=cover,16 --set local=auto,256 --set load=1 --set threshold=50 --set buffer=shared \
     --min-reps 3 --max-reps 10 --json > "$files/fig102.json"
-  python3 scripts/strings_summary.py "$db" --markdown > "$files/dogqc32_summary.md"
-  varex report --db "$db" --out "$files/dogqc32-report" > "$files/dogqc32-report.log" 2>&1
 }
 
 part_strings_tune() {
