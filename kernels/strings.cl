@@ -29,11 +29,14 @@
 #define DEAD 2
 #define SURE 4
 
-// LIKE by segments: the image's flags, and the token of `_`.
+// LIKE by segments: the image's flags, the token of `_`, and how a token is packed (like_segments.hpp).
 #define SEG_ANCHORED_START 1
 #define SEG_ANCHORED_END 2
 #define SEG_HAS_PERCENT 4
 #define ANY_BYTE 256
+#define SEG_TOKEN_BITS 0x1ffu
+#define SEG_LAST_TOKEN 0x200u
+#define SEG_NUMBER_SHIFT 10
 
 typedef struct {
   uint row;
@@ -51,7 +54,7 @@ typedef struct {
   uint needle_length;
   GLOBAL const int* RESTRICT m;  // automaton image, or the segments' image (MODE 4)
 #if MODE == 4
-  uint tokens, segments, seg_flags, starts_at, tokens_at, segment_of_at;
+  uint tokens, segments, seg_flags, starts_at, tokens_at;
 #else
   uint classes, start, class_at, next_at, flags_at, empty_matches;
 #endif
@@ -171,12 +174,13 @@ FUNC bool step(const Query* q, Lane* l) {
   return true;
 #elif MODE == 4
   const uint t = l->state;
-  const int token = q->m[q->tokens_at + t];
-  const uint k = (uint)q->m[q->segment_of_at + t];
-  if (token == ANY_BYTE || (uint)token == b) {
+  const uint packed = (uint)q->m[q->tokens_at + t];  // one load a byte: the token, whether last, its segment
+  const uint token = packed & SEG_TOKEN_BITS;
+  const uint k = packed >> SEG_NUMBER_SHIFT;
+  if (token == ANY_BYTE || token == b) {
     ++l->cursor;
     l->state = t + 1;
-    if (l->state < (uint)q->m[q->starts_at + k + 1]) return true;
+    if (!(packed & SEG_LAST_TOKEN)) return true;
     if (k + 1 < q->segments) return enter_segment(q, l, k + 1);
     emit(q, l->row);  // the last segment, at the end when the pattern does not end with `%`
     return false;
@@ -237,7 +241,6 @@ KERNEL void strings_select(GLOBAL const uchar* RESTRICT bytes, GLOBAL const int*
   q.seg_flags = (uint)machine[2];
   q.starts_at = (uint)machine[3];
   q.tokens_at = (uint)machine[4];
-  q.segment_of_at = (uint)machine[5];
 #else
   q.classes = (uint)machine[1];
   q.start = (uint)machine[2];

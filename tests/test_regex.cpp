@@ -312,8 +312,10 @@ TEST(Like, SegmentsAgreeWithADynamicProgrammingMatcher) {
   EXPECT_EQ(image[2], kSegAnchoredEnd | kSegHasPercent);
   EXPECT_EQ(std::vector<std::int32_t>(image.begin() + image[3], image.begin() + image[3] + 3),
             (std::vector<std::int32_t>{0, 3, 5}));
-  EXPECT_EQ(std::vector<std::int32_t>(image.begin() + image[5], image.end()),
-            (std::vector<std::int32_t>{0, 0, 0, 1, 1}));
+  const std::int32_t second = 1 << kSegNumberShift;
+  EXPECT_EQ(std::vector<std::int32_t>(image.begin() + image[4], image.end()),
+            (std::vector<std::int32_t>{'a', 'b', kAnyByte | kSegLastToken, '%' | second,
+                                       'c' | second | kSegLastToken}));
   for (const char* only : {"%", "%%%"}) EXPECT_TRUE(like_segments(only).matches("anything"));
   EXPECT_TRUE(like_segments("").matches(""));
   EXPECT_FALSE(like_segments("").matches("a"));

@@ -85,7 +85,7 @@ void patterns(const std::uint8_t* data, std::size_t size) {
       if (segments.matches(s) != a.matches(s))
         fail("LIKE's segments and automaton disagree on \"" + s + "\"", input);
     }
-    if (segments.image().size() != regex::kSegHeader + 2 * segments.tokens.size() + segments.segments() + 1)
+    if (segments.image().size() != regex::kSegHeader + segments.tokens.size() + segments.segments() + 1)
       fail("a segments image of the wrong size", input);
   } catch (const UsageError&) {
   }

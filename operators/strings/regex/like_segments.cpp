@@ -69,11 +69,11 @@ std::vector<std::int32_t> LikeSegments::image() const {
            (has_percent ? kSegHasPercent : 0);
   out[3] = kSegHeader;
   out[4] = kSegHeader + count + 1;
-  out[5] = out[4] + total;
   out.insert(out.end(), starts.begin(), starts.end());
-  out.insert(out.end(), tokens.begin(), tokens.end());
-  for (std::int32_t k = 0; k < count; ++k)
-    for (std::uint32_t t = starts[k]; t < starts[k + 1]; ++t) out.push_back(k);
+  for (std::int32_t k = 0; k < count; ++k) {
+    for (std::uint32_t t = starts[k]; t < starts[k + 1]; ++t)
+      out.push_back(tokens[t] | (t + 1 == starts[k + 1] ? kSegLastToken : 0) | (k << kSegNumberShift));
+  }
   return out;
 }
 

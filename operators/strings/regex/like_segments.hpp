@@ -25,12 +25,16 @@ struct LikeSegments {
   bool matches(std::string_view text) const;  // the device kernel's walk, on the host (tests)
   // The image the kernel reads (int32): [0] tokens, [1] segments, [2] flags (kSegAnchoredStart,
   // kSegAnchoredEnd, kSegHasPercent), [3] where the segments' starts begin (segments + 1 of them),
-  // [4] where the tokens begin, [5] where each token's segment number is; kSegHeader words of header.
+  // [4] where the tokens begin; kSegHeader words of header. A token is packed with what the kernel needs
+  // at each byte, one load a step: the byte or kAnyByte in bits 0-8, kSegLastToken, and its segment's
+  // number from bit kSegNumberShift.
   std::vector<std::int32_t> image() const;
 };
 
 constexpr int kSegHeader = 8;
 constexpr std::int32_t kSegAnchoredStart = 1, kSegAnchoredEnd = 2, kSegHasPercent = 4;
+constexpr std::int32_t kSegLastToken = 1 << 9;
+constexpr int kSegNumberShift = 10;
 
 LikeSegments like_segments(std::string_view pattern);  // UsageError for a trailing backslash
 
