@@ -611,8 +611,10 @@ def workload_of(session):
 
 def find_series(sessions):
     """Workloads recorded on one device that differ only in their rows (or only in their selectivity), at
-    least two of them, whatever command recorded them: {(axis, op, device, host, shape): {value: [session]}}.
-    A selectivity's query follows from it, so the query is not part of that axis's shape."""
+    least two of them, whatever command recorded them: {(axis, op, device, host, shape, query): {value:
+    [session]}}. Where each value has one query, it is one series whatever the query (a selection's bounds
+    follow from its selectivity: query None); where a value has several (two string patterns at each
+    selectivity), each query is a series of its own."""
     found = defaultdict(lambda: defaultdict(list))
     for s in sessions:
         w = workload_of(s)
@@ -621,10 +623,31 @@ def find_series(sessions):
             if axis not in params:
                 continue
             rest = {k: v for k, v in params.items() if k != axis}
-            query = None if axis == "selectivity" else w.get("query")
-            shape = json.dumps([w.get("generator"), rest, query], sort_keys=True)
+            shape = json.dumps([w.get("generator"), rest], sort_keys=True)
             found[(axis, s["op"], s["device"], s["host"], shape)][params[axis]].append(s)
-    return {key: points for key, points in found.items() if len(points) >= 2}
+    out = {}
+    for key, points in found.items():
+        query_of = {s["session"]: json.dumps(workload_of(s).get("query"), sort_keys=True)
+                    for ss in points.values() for s in ss}
+        if all(len({query_of[s["session"]] for s in ss}) == 1 for ss in points.values()):
+            groups = {None: points}
+        else:
+            groups = defaultdict(lambda: defaultdict(list))
+            for value, ss in points.items():
+                for s in ss:
+                    groups[query_of[s["session"]]][value].append(s)
+        for query, series_points in groups.items():
+            if len(series_points) >= 2:
+                out[key + (query,)] = series_points
+    return out
+
+
+def query_text(query):
+    """A series' query in its title: "pattern=%a quasiperiodic tiling%", at most 60 characters."""
+    if query is None:
+        return ""
+    text = ", ".join(f"{k}={v}" for k, v in (json.loads(query) or {}).items())
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def is_default(m, defaults_of_op):
@@ -649,19 +672,24 @@ def series(sessions, measurements, defaults, figures):
     defaults_by_op = defaultdict(dict)
     for d in defaults:
         defaults_by_op[d["op"]][d["tunable"]] = d["value"]
-    grouped = defaultdict(dict)  # (axis, op, shape) -> {(device, host): {value: point}}
-    for (axis, op, device, host, shape), points in find_series(sessions).items():
+    grouped = defaultdict(dict)  # (axis, op, shape, query) -> {(device, host): {value: point}}
+    for (axis, op, device, host, shape, query), points in find_series(sessions).items():
         line = {}
         for value, ss in points.items():
             point = series_point([m for s in ss for m in by_session[s["session"]]], defaults_by_op[op])
             if point:
                 line[value] = point
         if len(line) >= 2:
-            grouped[(axis, op, shape)][(device, host)] = line
-    for (axis, op, shape), devices in sorted(grouped.items()):
+            grouped[(axis, op, shape, query)][(device, host)] = line
+    for (axis, op, shape, query), devices in sorted(grouped.items(), key=lambda item: str(item[0])):
         title_axis = dict((a, t) for a, t, _ in SERIES_AXES)[axis]
         log_x = dict((a, lg) for a, _, lg in SERIES_AXES)[axis]
-        generator = json.loads(shape)[0]
+        rest = json.loads(shape)[1]
+        # What the series is of: the generator or data set, and its query where the series has its own.
+        # and the other axis's value, which tells two series of one operator apart.
+        other = {"rows": "selectivity", "selectivity": "rows"}[axis]
+        what = ", ".join(x for x in [str(rest.get("dataset") or json.loads(shape)[0]), query_text(query),
+                                     f"{other} {tick_label(rest[other])}" if other in rest else ""] if x)
         fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_INCHES, 4.6), constrained_layout=True)
         drawn = []
         for k, ((device, host), line) in enumerate(sorted(devices.items())):
@@ -676,9 +704,9 @@ def series(sessions, measurements, defaults, figures):
                 right.plot([x for x, _ in pts], [num(m["gbps"]) or 0 for _, m in pts], style, marker="o",
                            color=f"C{k}", label=label_text)
                 drawn.append(label_text)
-        for ax, what in ((left, "kernel ms"), (right, "GB/s")):
+        for ax, quantity in ((left, "kernel ms"), (right, "GB/s")):
             ax.set_xlabel(title_axis)
-            ax.set_ylabel(what)
+            ax.set_ylabel(quantity)
             if log_x:
                 ax.set_xscale("log", base=2)
             else:
@@ -688,8 +716,8 @@ def series(sessions, measurements, defaults, figures):
         plain_log_axis(left.yaxis)
         plain_axis(right.yaxis)
         right.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=9)
-        fig.suptitle(wrapped(f"{op} ({generator}) against {title_axis}", 100))
-        figures.add(fig, f"Series: {op} ({generator}) against {title_axis}", "series",
+        fig.suptitle(wrapped(f"{op} ({what}) against {title_axis}", 100))
+        figures.add(fig, f"Series: {op} ({what}) against {title_axis}", "series",
                     panels=drawn, axis=axis, op=op, points=sorted({x for line in devices.values() for x in line}))
         if axis != "rows":
             continue
@@ -707,8 +735,8 @@ def series(sessions, measurements, defaults, figures):
             ax.set_ylabel("ms")
             ax.set_title(f"{device}@{host}", fontsize=10)
         axes[0][-1].legend(loc="upper left", fontsize=9)
-        fig.suptitle(wrapped(f"{op} ({generator}): the best variant's kernel, upload and download against rows", 100))
-        figures.add(fig, f"Series: {op} ({generator}), kernel against transfers over rows", "series_split",
+        fig.suptitle(wrapped(f"{op} ({what}): the best variant's kernel, upload and download against rows", 100))
+        figures.add(fig, f"Series: {op} ({what}), kernel against transfers over rows", "series_split",
                     panels=[f"{d}@{h}" for d, h in sorted(devices)], axis=axis, op=op)
 
 
