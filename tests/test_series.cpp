@@ -143,6 +143,36 @@ TEST(SeriesCli, ASweepGoesOverEveryWorkloadOfTheSeriesOneSessionEach) {
   EXPECT_EQ(slurp(none + "/plots.json").find("\"series"), std::string::npos);
 }
 
+// Two LIKE patterns at the same selectivities are two series, each titled with its pattern; the same pattern
+// recorded by single commands is one series all the same.
+TEST(SeriesCli, TheReportDrawsOneSeriesPerQuery) {
+  const std::string db = test::scratch_dir("series-queries") + "/varex.db";
+  for (const char* pattern : {"pattern=%quasi%", "pattern=a quasi%"}) {
+    ASSERT_EQ(test::run_varex({"run", "--op", "str_like", "--device", test::cpu_device().id, "--db", db,
+                               "--rows", "3000", "--strings", "titles", "--selectivity", "0.1,0.5", "--query",
+                               pattern, "--max-reps", "2", "--no-baseline", "--quiet"})
+                  .status,
+              0);
+  }
+  for (const char* selectivity : {"0.1", "0.3"}) {  // one at a time: a series all the same
+    ASSERT_EQ(test::run_varex({"run", "--op", "str_prefix", "--device", test::cpu_device().id, "--db", db,
+                               "--rows", "3000", "--strings", "titles", "--selectivity", selectivity,
+                               "--max-reps", "2", "--no-baseline", "--quiet"})
+                  .status,
+              0);
+  }
+  const std::string out = test::scratch_dir("series-queries-report");
+  ASSERT_EQ(test::run_varex({"report", "--db", db, "--out", out}).status, 0);
+  std::set<std::string> titles;
+  for (const auto& plot : nlohmann::json::parse(slurp(out + "/plots.json"))) {
+    if (plot["kind"] == "series") titles.insert(plot["title"].get<std::string>());
+  }
+  EXPECT_EQ(titles, (std::set<std::string>{
+                        "Series: str_like (titles, pattern=%quasi%, rows 3,000) against selectivity",
+                        "Series: str_like (titles, pattern=a quasi%, rows 3,000) against selectivity",
+                        "Series: str_prefix (titles, rows 3,000) against selectivity"}));
+}
+
 TEST(SeriesCli, AnInterruptedSeriesResumesWhereItStopped) {
   const std::string db = test::scratch_dir("series-resume") + "/varex.db";
   const Strings args{"tune",       "--op",     "selection", "--device",        test::cpu_device().id,
