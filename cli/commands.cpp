@@ -415,16 +415,15 @@ void add_run(CLI::App& app, int& exit_code) {
     const DeviceInfo& device = devices.front();
     const std::vector<datasets::WorkloadSpec> series = f->workload.resolve_series(op, devices);
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
-    for (const datasets::WorkloadSpec& spec : series) {  // every workload checked before any runs
+    std::vector<variants::Params> params;  // each workload's variant, every one checked before any runs
+    for (const datasets::WorkloadSpec& spec : series) {
       const auto space = harness::space_for(op, device, spec);
-      space.with_settings(space.defaults(), pins);
+      params.push_back(space.with_settings(space.defaults(), pins));
       harness::check_fits(op, spec, device);
     }
     json all = json::array();
-    for (const datasets::WorkloadSpec& spec : series) {
-      const auto space = harness::space_for(op, device, spec);
-      const auto params = space.with_settings(space.defaults(), pins);
-      if (!run_one(*f, op, device, spec, params, pins, all)) exit_code = 1;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      if (!run_one(*f, op, device, series[i], params[i], pins, all)) exit_code = 1;
     }
     if (f->json_out && !all.empty()) std::cout << (series.size() == 1 ? all.front() : all).dump(2) << "\n";
   });

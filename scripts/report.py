@@ -655,8 +655,10 @@ def is_default(m, defaults_of_op):
 
 
 def series_point(ms, defaults_of_op):
-    """The verified measurements of one workload: the best own, the source default's and the vendor's."""
-    ok = [m for m in ms if m["status"] == "ok" and m["verified"] == "1" and num(m["kernel_ms"])]
+    """The verified measurements of one workload: the best own, the source default's and the vendor's. A
+    variant a tune cut off (timed once, never best) is left out, as `varex best` leaves it out."""
+    ok = [m for m in ms if m["status"] == "ok" and m["verified"] == "1" and m["cut_off"] != "1"
+          and num(m["kernel_ms"])]
     own = [m for m in ok if m.get("p_impl", "own") in ("", "own")]
     picks = {"best": own, "default": [m for m in own if is_default(m, defaults_of_op)],
              "vendor": [m for m in ok if m.get("p_impl") == "cub"]}
@@ -696,7 +698,7 @@ def series(sessions, measurements, defaults, figures):
             xs = sorted(line)
             for kind, name, style in SERIES_LINES:
                 pts = [(x, line[x][kind]) for x in xs if kind in line[x]]
-                if len(pts) < 1:
+                if not pts:
                     continue
                 label_text = f"{device}@{host}: {name}"
                 left.plot([x for x, _ in pts], [num(m["kernel_ms"]) for _, m in pts], style, marker="o",
@@ -727,7 +729,7 @@ def series(sessions, measurements, defaults, figures):
             xs = sorted(line)
             bottom = numpy.zeros(len(xs))
             for column, name in (("kernel_ms", "kernel"), ("h2d_ms", "host to device"), ("d2h_ms", "device to host")):
-                heights = numpy.array([num(line[x]["best"][column]) or 0 if "best" in line[x] else 0 for x in xs])
+                heights = numpy.array([(num(line[x]["best"][column]) or 0) if "best" in line[x] else 0 for x in xs])
                 ax.bar(range(len(xs)), heights, bottom=bottom, label=name)
                 bottom += heights
             ax.set_xticks(range(len(xs)), [tick_label(x) for x in xs], rotation=45, fontsize=9)
