@@ -36,17 +36,8 @@
 #              operator at small, awkward sizes: memcheck everywhere, racecheck where kernels share memory
 #              (hash family, string refill); loop-count tunables (unroll, batch) at two values each;
 #              SANITIZE_ONLY (a regular expression over the labels) picks some
-#   hash16     issue 16's goals: the join at 2^24 x 2^28 (plans unique and partitioned) and the group-by at
-#              2^28 rows with 16 and 2^20 groups (warp votes, local and partitioned aggregation) on cuda:0 and
-#              ocl:1:0; then duplicate keys and Zipf 1.0 against the source's plans (scripts/hash_summary.py
-#              prints every measurement)
-#   hash16_check  issue 16's variants verified on the GPU devices at odd sizes with duplicates, skew, one
-#              group and every row its own group (sweeps over plans, aggregations, extents)
-#   hash16_skew  issue 16's regression check: duplicate build keys and Zipf 1.0 (join), Zipf 1.0 and 2^26
-#              groups (group-by), today's tuned source variants (docs/RESULTS.md, issue 5) against the new ones
 #   duckdb_hash  the hash join (2^22 x 2^24) and the group-by (2^24 rows, 16 and 2^20 groups) tuned on PoCL
 #              against DuckDB on the same 16 cores (bench/duckdb_hash.py; carry .whl with its wheel)
-#   hash16_dup  the join with 4 build rows per key: tuned source, single pass (falls back), partitioned
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
@@ -58,31 +49,12 @@
 #   runtime30_adapt  issue 30: 1,000 calls of the join (2^22 x 2^24) through the runtime library with online
 #              adaptation and no profile (at most 10% exploring), against a RUNTIME_BUDGET tune of the same
 #              workload; the settled and the tuned variant measured again by `varex run` on the library's data
-#   redfox3    ra_select's windowed look-back, ra_product's vector stores, ra_sort against CUB's sorts
-#   redfox4    ra_unique and ra_reduce_by_key (2^26 keys in runs of 16) against CUB's UniqueByKey and ReduceByKey
-#   redfox5    ra_join (2^25 x 2^25 sorted tuples) and the set operations (2^25 each) against Thrust's join and
-#              set_* (impl=cub) on cuda:0, the own variants tuned on cuda:0 and ocl:1:0, the join also on PoCL
-#   redfox6    the set operations' merge path staged in local memory: shapes and tuning on cuda:0 and ocl:1:0, a
-#              merge_path sweep of 4-word tuples with long runs on cuda:0
-#   set31      issue 31: the set operations at 2^25 x 2^25, uniform and Zipf 1.0, against Thrust, tuned SET_BUDGET
-#   sort31     issue 31: the one-sweep radix sort at 2^24 and 2^26 (key, v0) against CUB's radix sort, pinned
-#              shapes and a SORT_BUDGET tune on cuda:0 and ocl:1:0; SORT_QUERY=by=key sorts by the key alone
-#   partition31  issue 31: buffered radix partitioning in passes: the group-by at 2^28 rows with 2^20 groups
-#              (partitioned aggregation, direct and buffered, against the global one) and the join at 2^26 x 2^28
-#              (partitioned, direct and buffered, against plan=unique) on cuda:0 and ocl:1:0; then every
-#              partitioned variant verified at awkward sizes
-#   check31    issue 31: the ballot and set-operation variants verified at awkward sizes on cuda:0 and ocl:1:0
-#   sort31_check  every onesweep and radix variant verified at awkward sizes on cuda:0 and ocl:1:0 (SORT_QUERY
-#              as sort31; by=key adds the merge sort)
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
 #   duckdb     the Red Fox primitives on PoCL against DuckDB (bench/duckdb_redfox.py; carry .whl with its wheel)
 #   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
 #              bench/cub_baseline.cu, and tunings that may pick either
-#   toolkit_project  ra_project 2^27 tuples (keep key, v1 of two values) tuned on cuda:0 and ocl:1:0
-#   toolkit_new  the Red Fox primitives on every device (ra_select 2^27 tuples at 1/50/99%, ra_reduce,
-#              ra_project) and CUB's DeviceSelect::If / DeviceReduce::Sum (.carry/bin/cub_baseline)
 #   govindaraju_goals  issue 15's goals at 2^28 records of 4 uniform attributes: cnf_filter (60%), range (20th-80th
 #              percentile), semilinear, the direct SUM and kth_largest (median) tuned on cuda:0 and ocl:1:0 with the
 #              copy probe; the CNF of four clauses fused against clause by clause; each tuned variant again with
@@ -111,6 +83,21 @@
 #              (scripts/plan_standalone.py)
 #   duckdb_plans  the plans in DuckDB on the same data and all host cores at PLAN_SFS, results checked against
 #              varex's reference (bench/duckdb_plans.py; carry .whl with its wheel)
+#   dogqc32_states  fig. 11.5 on TPC-H's p_name (pname): a search for two colours (about 11 % of the rows) and
+#              the same with 2, 6 and 14 words that no name holds, to grow the automaton; naive and refill,
+#              flat and table
+#   redfox32   issue 32: Red Fox's figs. 9-14 and appendices A and B: each primitive's source default over its
+#              input relation from 1 KiB to 128 MiB (2^7 to 2^24 tuples of key and value, a series; PRODUCT
+#              2^5 to 2^12 tuples and twice that on the right, with the CPU baseline) on each of
+#              REDFOX_DEVICES (default cuda:0 ocl:1:0; ocl:0:0 is the CPU), kernel and transfers; then
+#              CUB and Thrust (impl=cub) where varex has them, on cuda:0 (REDFOX_VENDOR=0: not)
+#   fett32     issue 32: Fett's tables 3.8-3.10 on the group-by (2^16 groups) on every device: 12,000,000 rows
+#              at local 128 against 11,999,999 at the driver's local size; 11,999,989 rows (a prime) without
+#              padding, padded by the host and guarded at local 128, each kernel's time (kernels.csv)
+#   gov32_count  issue 32: Govindaraju's sec. 5.11 on 1 M records of 4 uniform attributes: the COUNT of the
+#              filters of 5.5-5.7 by `varex run` (kernel, download) on each device against the filter's
+#              bitmap, and through the runtime library on the application's CUDA buffers, timed on the host
+#              until the count is in hand (.carry/bin/runtime_cuda_timing --op count)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 carry=$PWD/.carry
@@ -273,94 +260,6 @@ part_groupby() {
   varex best --db "$db" --op groupby
 }
 
-part_hash16() {
-  local reps=(--min-reps 3 --max-reps 10)
-  local join=(--op hashjoin --db "$db" --set hash=mult --set load=50 "${reps[@]}")
-  local group=(--op groupby --db "$db" --set hash=mult --set load=50 --set padding=guard --set build=pessimistic
-    --set sizing=sketch --set extents=build --set probing=linear "${reps[@]}")
-  step "join 2^24 x 2^28, plan=unique"
-  varex sweep --device gpu --rows 2^24 --rows2 2^28 "${join[@]}" --set plan=unique --set batch=1,4,8 \
-    --set local=256,512 --set grid=cover --set padding=guard --set probing=linear,double --json > "$files/h16_unique.json"
-  step "join 2^24 x 2^28, plan=partitioned"
-  varex sweep --device gpu --rows 2^24 --rows2 2^28 "${join[@]}" --set plan=partitioned --set batch=1,4 \
-    --set local=256 --set radix_bits=9,12,13 --json > "$files/h16_partitioned.json"
-  for groups in 16 2^20; do
-    step "groupby 2^28 rows, $groups groups"
-    varex sweep --device cuda:0 --rows 2^28 --distinct "$groups" "${group[@]}" --set agg=local,warp --set fuse=on \
-      --set grid=512wg,2048wg --set local=256 --json > "$files/h16_group_local_cuda_$groups.json"
-    varex sweep --device ocl:1:0 --rows 2^28 --distinct "$groups" "${group[@]}" --set agg=local --set fuse=on \
-      --set grid=512wg,2048wg --set local=256 --json > "$files/h16_group_local_ocl_$groups.json"
-    varex sweep --device gpu --rows 2^28 --distinct "$groups" "${group[@]}" --set agg=global,partitioned \
-      --set fuse=off --set grid=cover --set local=256 --json > "$files/h16_group_part_$groups.json"
-  done
-  python3 scripts/hash_summary.py "$db"
-}
-
-part_hash16_check() {
-  local check=(--db "$files/hash16check.db" --warmup 0 --min-reps 1 --max-reps 1)
-  step "join variants verified: duplicates and skew, then unique keys"
-  for shape in "--distinct 30011 --zipf 0.8 --match-ratio 0.7" "--zipf 1.0"; do
-    # shellcheck disable=SC2086
-    varex sweep --op hashjoin --device gpu --rows 100003 --rows2 400009 $shape --set plan=unique,partitioned \
-      --set batch=1,4 --set radix_bits=6,12,13 --set local=256 --set grid=cover,32wg --set padding=guard,none \
-      --set hash=mult --set probing=linear,double --set load=50 "${check[@]}" --json > /dev/null
-  done
-  step "group-by variants verified: 5003 groups (Zipf 0.5), one group, every row its own"
-  for shape in "--distinct 5003 --zipf 0.5" "--distinct 1" "--distinct 1000003"; do
-    for d in cuda:0 ocl:1:0; do
-      aggs=local,registers,partitioned
-      [ "$d" = cuda:0 ] && aggs=$aggs,warp
-      # shellcheck disable=SC2086
-      varex sweep --op groupby --device "$d" --rows 1000003 $shape --set agg=$aggs --set fuse=on,off \
-        --set extents=pass,build --set build=pessimistic --set sizing=rows,sketch --set local=256 \
-        --set grid=cover,512wg --set padding=guard --set hash=mult --set probing=linear --set load=50 \
-        "${check[@]}" --json > /dev/null
-    done
-  done
-  python3 - "$files/hash16check.db" <<'PY'
-import sqlite3, sys
-db = sqlite3.connect(sys.argv[1])
-for op, status, n in db.execute("""SELECT w.op, m.status, count(*) FROM measurements m
-                                   JOIN workloads w ON w.id = m.workload_id GROUP BY w.op, m.status"""):
-    print(op, status, n)
-PY
-}
-
-part_hash16_skew() {
-  local reps=(--min-reps 3 --max-reps 10)
-  local source_join=(--set plan=source --set grid=cover --set local=256 --set padding=guard --set preprocess=on
-    --set probing=linear --set hash=murmur --set load=75)
-  local new_join=(--set hash=mult --set load=50 --set padding=guard --set local=256)
-  step "join, Zipf 1.0 probe keys: tuned source against unique and partitioned"
-  varex run --op hashjoin --device cuda:0 --rows 2^24 --rows2 2^28 --zipf 1.0 --db "$db" "${source_join[@]}" "${reps[@]}" --json > /dev/null
-  varex sweep --op hashjoin --device cuda:0 --rows 2^24 --rows2 2^28 --zipf 1.0 --db "$db" "${new_join[@]}" \
-    --set plan=unique --set grid=cover --set batch=1 --set probing=linear "${reps[@]}" --json > /dev/null
-  varex run --op hashjoin --device cuda:0 --rows 2^24 --rows2 2^28 --zipf 1.0 --db "$db" --set plan=partitioned \
-    --set radix_bits=13 --set batch=4 --set local=256 "${reps[@]}" --json > /dev/null
-  step "join, 4 build rows per key (2^22 x 2^26, Zipf 1.0): tuned source against unique (falls back) and partitioned"
-  local dup=(--rows 2^22 --rows2 2^26 --distinct 2^20 --zipf 1.0)
-  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" "${source_join[@]}" "${reps[@]}" --json > /dev/null
-  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" "${new_join[@]}" --set plan=unique --set grid=cover \
-    --set batch=1 --set probing=linear "${reps[@]}" --json > /dev/null
-  varex sweep --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=partitioned --set radix_bits=12,13 \
-    --set batch=4 --set local=256 "${reps[@]}" --json > /dev/null
-  step "group-by 2^28 rows, 16 groups: registers"
-  varex sweep --op groupby --device gpu --rows 2^28 --distinct 16 --db "$db" --set agg=registers --set fuse=on \
-    --set grid=512wg,2048wg,8192wg --set local=256 --set padding=guard --set build=pessimistic --set sizing=sketch \
-    --set extents=build --set hash=mult --set probing=linear --set load=50 "${reps[@]}" --json > /dev/null
-  step "group-by 2^28 rows, 2^20 groups Zipf 1.0 and 2^26 groups: tuned source against the new aggregations"
-  local source_group=(--set agg=global --set sizing=sketch --set build=pessimistic --set local=256 --set padding=guard)
-  for shape in "--distinct 2^20 --zipf 1.0" "--distinct 2^26"; do
-    # shellcheck disable=SC2086
-    varex run --op groupby --device cuda:0 --rows 2^28 $shape --db "$db" "${source_group[@]}" "${reps[@]}" --json > /dev/null
-    # shellcheck disable=SC2086
-    varex sweep --op groupby --device cuda:0 --rows 2^28 $shape --db "$db" --set agg=global,partitioned \
-      --set fuse=off --set extents=build --set sizing=sketch --set build=pessimistic --set local=256 \
-      --set padding=guard --set grid=cover --set hash=mult --set probing=linear --set load=50 "${reps[@]}" --json > /dev/null
-  done
-  python3 scripts/hash_summary.py "$db"
-}
-
 # The string parts read STRING_DEVICES (default gpu), STRING_ROWS (default 2^24) and STRING_SHAPES (the
 # launch shapes of the sweeps); strings_cpu runs them all on the CPU devices at 2^22 rows.
 string_sweep() {
@@ -487,6 +386,17 @@ part_dogqc32_grid() {
     --strings ptype --selectivity 0.0025,0.01..0.64 --set kernel=naive,refill --set unroll=1,2,3 \
     --set grid=cover,16 --set local=auto,256 --set load=1 --set threshold=50 --set buffer=shared \
     --min-reps 3 --max-reps 10 --json > "$files/fig102.json"
+}
+
+part_dogqc32_states() {
+  step "fig. 11.5: automaton size on pname"
+  local extra=(zebra quartz jasper onyx umber sepia ochre teal amber ruby jade scarlet crimson cobalt) n words
+  for n in 0 2 6 14; do
+    words=(green blue "${extra[@]:0:n}")
+    words=$(IFS='|' && echo "${words[*]}")
+    string_sweep --op regex --strings pname --query "pattern=($words)" --set kernel=naive,refill \
+      --set layout=flat,table
+  done > "$files/fig115.json"
 }
 
 part_strings_tune() {
@@ -650,37 +560,6 @@ part_sanitizer() {
 }
 
 
-part_toolkit_new() {
-  step Red Fox primitives
-  local d sel
-  for d in $(varex devices --json | python3 -c "import json,sys; print(' '.join(d['id'] for d in json.load(sys.stdin)))"); do
-    local rows=2^27; [[ $d == ocl:0:* ]] && rows=2^24
-    for sel in 0.01 0.5 0.99; do
-      varex tune --op ra_select --device "$d" --rows "$rows" --values 1 --selectivity "$sel" --budget 15s \
-        --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_select_${d//:/_}_$sel.json" 2>&1
-    done
-    varex tune --op ra_reduce --device "$d" --rows "$rows" --values 1 --budget 15s --min-reps 3 --max-reps 10 \
-      --db "$db" --quiet --json > "$files/ra_reduce_${d//:/_}.json" 2>&1
-    varex tune --op ra_project --device "$d" --rows "$rows" --values 2 --query keep=key,v1 --budget 10s \
-      --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_project_${d//:/_}.json" 2>&1
-  done
-  varex best --db "$db" --json > "$files/ra_best.json"
-  varex best --db "$db"
-  [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
-}
-
-# ra_project's first figures on the GPU's two views (the toolkit_new call ran out of time before them).
-part_toolkit_project() {
-  step Red Fox PROJECT on the GPU
-  local d
-  for d in cuda:0 ocl:1:0; do
-    varex tune --op ra_project --device "$d" --rows 2^27 --values 2 --query keep=key,v1 --budget 15s \
-      --min-reps 3 --max-reps 10 --db "$db" --quiet --json > "$files/ra_project_${d//:/_}.json" 2>&1
-  done
-  varex best --db "$db" --op ra_project --json > "$files/ra_project_best.json"
-  varex best --db "$db" --op ra_project
-}
-
 # The vendor library as a variant (impl=cub) on cuda:0, against the same calls in bench/cub_baseline.cu and the
 # own kernels' best variants of docs/RESULTS.md; then a tuning that may pick either.
 part_vendor() {
@@ -715,62 +594,6 @@ part_vendor() {
   [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
 }
 
-# The third Red Fox call: ra_select's windowed look-back, ra_product's vector stores, ra_sort's own variants
-# against CUB's radix and merge sorts, on cuda:0; ra_sort tuned through OpenCL too.
-part_redfox3() {
-  step ra_select look-back window, ra_product vector stores, ra_sort against CUB
-  local sel shape
-  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
-  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG')"
-  for sel in 0.01 0.5 0.99; do
-    for shape in "--set ept=8 --set local=256" "--set ept=4 --set local=512" "--set ept=8 --set local=128"; do
-      echo -n "ra_select $sel: "
-      varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" --set algorithm=single_pass \
-        $shape "${reps[@]}" | python3 -c "$show" || echo failed
-    done
-  done
-  for shape in "--set store=vector --set layout=aos --set ept=16 --set local=128 --set order=right" \
-               "--set store=vector --set layout=aos --set ept=8 --set local=256 --set order=left"; do
-    echo -n "ra_product: "
-    varex run --op ra_product --device cuda:0 --rows 2^12 --rows2 2^13 $shape "${reps[@]}" | python3 -c "$show" || echo failed
-  done
-  varex tune --op ra_product --device cuda:0 --rows 2^12 --rows2 2^13 --budget 20s --min-reps 3 --max-reps 10 \
-    --db "$db" --quiet --json > "$files/redfox3_product.json" 2>&1
-  for shape in "--set impl=cub --set algorithm=radix" "--set impl=cub --set algorithm=merge"; do
-    echo -n "ra_sort: "
-    varex run --op ra_sort --device cuda:0 --rows 2^26 --values 1 $shape "${reps[@]}" | python3 -c "$show" || echo failed
-  done
-  local d
-  for d in cuda:0 ocl:1:0; do
-    varex tune --op ra_sort --device "$d" --rows 2^26 --values 1 --budget 40s --min-reps 3 --max-reps 10 \
-      $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/redfox3_sort_${d//:/_}.json" 2>&1 || true
-  done
-  varex best --db "$db" --op ra_product
-  varex best --db "$db" --op ra_sort
-}
-
-# ra_unique and ra_reduce_by_key on 2^26 keys in runs of 16: CUB's variants on cuda:0, the own ones tuned
-# on cuda:0 and ocl:1:0.
-part_redfox4() {
-  step ra_unique and ra_reduce_by_key against CUB
-  local op d
-  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
-  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG')"
-  for op in ra_unique ra_reduce_by_key; do
-    echo -n "$op: "
-    varex run --op $op --device cuda:0 --rows 2^26 --values 1 --keys runs --run 16 --set impl=cub "${reps[@]}" \
-      | python3 -c "$show" || echo failed
-    for d in cuda:0 ocl:1:0; do
-      varex tune --op $op --device "$d" --rows 2^26 --values 1 --keys runs --run 16 --budget 25s --min-reps 3 \
-        --max-reps 10 --set impl=own --db "$db" --quiet --json > "$files/redfox4_${op}_${d//:/_}.json" 2>&1 \
-        || varex tune --op $op --device "$d" --rows 2^26 --values 1 --keys runs --run 16 --budget 25s --min-reps 3 \
-          --max-reps 10 --db "$db" --quiet --json > "$files/redfox4_${op}_${d//:/_}.json" 2>&1
-    done
-  done
-  varex best --db "$db" --op ra_unique
-  varex best --db "$db" --op ra_reduce_by_key
-}
-
 # The Red Fox primitives on the Xeon's PoCL device against DuckDB on the same 16 cores
 # (bench/duckdb_redfox.py; DuckDB from a carried wheel: .whl).
 part_duckdb() {
@@ -790,64 +613,6 @@ part_duckdb_hash() {
     --probe-rows 16777216 --group-rows 16777216 --groups 1048576 --budget "${DUCKDB_BUDGET:-40s}" \
     --workloads "${DUCKDB_WORKLOADS:-join,groupby}" --join-set plan=unique --join-set append=item \
     | tee "$files/duckdb_hash.jsonl"
-}
-
-# The join with 4 build rows per key (2^22 x 2^26, 2^28 pairs): the tuned source, the single pass (which
-# falls back to it) and the partitioned join.
-part_hash16_dup() {
-  local reps=(--min-reps 3 --max-reps 10) dup=(--rows 2^22 --rows2 2^26 --distinct 2^20)
-  step "join with duplicate build keys"
-  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=source --set grid=cover --set local=256 \
-    --set padding=guard --set preprocess=on --set probing=linear --set hash=murmur --set load=75 "${reps[@]}" --json > /dev/null
-  varex run --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=unique --set hash=murmur --set load=75 \
-    --set padding=guard --set local=256 --set grid=cover --set probing=linear "${reps[@]}" --json > /dev/null
-  varex sweep --op hashjoin --device cuda:0 "${dup[@]}" --db "$db" --set plan=partitioned --set radix_bits=12,13 \
-    --set batch=1,4 --set local=256 "${reps[@]}" --json > /dev/null
-  python3 scripts/hash_summary.py "$db"
-}
-
-# ra_join and the set operations on two sorted relations of 2^25 tuples (unique keys, every right key on the
-# left, half the right tuples equal to a left one): Thrust against the own variants, tuned.
-part_redfox5() {
-  step ra_join and the set operations against Thrust
-  local op d
-  local shape=(--rows 2^25 --rows2 2^25 --values 1)
-  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
-  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], m['device'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', m['rows'], 'rows out', 'verified' if m['verified'] else 'WRONG')"
-  for op in ra_join ra_intersect ra_union ra_difference; do
-    echo -n "$op thrust: "
-    varex run --op $op --device cuda:0 "${shape[@]}" --set impl=cub "${reps[@]}" | python3 -c "$show" || echo failed
-    for d in cuda:0 ocl:1:0; do
-      varex tune --op $op --device "$d" "${shape[@]}" --budget "${REDFOX5_BUDGET:-25s}" --min-reps 3 --max-reps 10 \
-        $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/redfox5_${op}_${d//:/_}.json" 2>&1 \
-        || echo "$op tune on $d failed"
-    done
-  done
-  varex tune --op ra_join --device cpu "${shape[@]}" --budget 40s --min-reps 3 --max-reps 10 --db "$db" --quiet --json \
-    > "$files/redfox5_ra_join_cpu.json" 2>&1 || echo "ra_join tune on cpu failed"
-  for op in ra_join ra_intersect ra_union ra_difference; do varex best --db "$db" --op $op; done
-}
-
-# The source's transfer experiment: copies from pinned and pageable host memory, then each primitive's kernel
-# time beside the (pinned) upload of its inputs and download of its output, per device and size.
-# The set operations' merge path staged in local memory (after redfox5): the same relations.
-part_redfox6() {
-  step the set operations with the staged merge path
-  local op shape
-  local reps=(--rows 2^25 --rows2 2^25 --values 1 --min-reps 5 --max-reps 20 --db "$db" --quiet --json)
-  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], m['device'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', m['rows'], 'rows out', 'verified' if m['verified'] else 'WRONG')"
-  for op in ra_intersect ra_union ra_difference; do
-    for shape in "--set ept=16 --set local=128" "--set ept=4 --set local=256" "--set ept=16 --set local=64"; do
-      varex run --op $op --device cuda:0 --set algorithm=merge_path $shape "${reps[@]}" | python3 -c "$show" || echo "$op failed"
-    done
-    varex tune --op $op --device cuda:0 --rows 2^25 --rows2 2^25 --values 1 --budget 20s --min-reps 3 --max-reps 10 \
-      --set impl=own --db "$db" --quiet --json > "$files/redfox6_${op}_cuda_0.json" 2>&1 || echo "$op tune failed"
-    varex tune --op $op --device ocl:1:0 --rows 2^25 --rows2 2^25 --values 1 --budget 20s --min-reps 3 --max-reps 10 \
-      --db "$db" --quiet --json > "$files/redfox6_${op}_ocl_1_0.json" 2>&1 || echo "$op tune failed"
-    varex best --db "$db" --op $op
-  done
-  varex sweep --op ra_intersect --device cuda:0 --rows 5003 --rows2 4001 --values 3 --distinct 5 --set algorithm=merge_path \
-    --db "$files/redfox6_sweep.db" --quiet > "$files/redfox6_sweep.txt" 2>&1; tail -3 "$files/redfox6_sweep.txt"
 }
 
 part_transfers() {
@@ -872,7 +637,6 @@ for b in json.load(open('$files/transfers.json'))['benchmarks']:
 }
 
 # Govindaraju's operators (issue 15). show: one line per run.
-relation_show="import json,sys; m=json.load(sys.stdin); print(m['op'], m['device'], ' '.join(f'{k}={v}' for k,v in sorted(m['params'].items())), round(m['kernel_ms'],4), 'ms', m['rows'], 'rows out', 'verified' if m['verified'] else 'WRONG')"
 gov_show="import json,sys
 for line in sys.stdin:
     line=line.strip()
@@ -935,136 +699,6 @@ part_govindaraju_bitmap() {
   for d in ${GOV_DEVICES:-cuda:0 ocl:1:0}; do
     gov_tune "$d" 20s --op cnf_filter --rows 2^28 --attributes 4 --set output=bitmap
     gov_tune "$d" 20s --op range --rows 2^28 --attributes 4 --set output=bitmap
-  done
-}
-
-# Issue 31, item 2: the set operations (partition kernel; three kernels or the single pass) against Thrust at
-# 2^25 x 2^25 (uniform keys, then Zipf 1.0), tuned SET_BUDGET (default 20s) on cuda:0 and ocl:1:0.
-part_set31() {
-  step "issue 31: the set operations against Thrust"
-  local op d skew tag
-  for skew in "" "--zipf 1.0 --distinct 1000000"; do
-    for op in ra_intersect ra_union ra_difference; do
-      local w=(--op $op --rows 2^25 --rows2 2^25 --values 1 $skew)
-      echo -n "thrust $skew: "; varex run "${w[@]}" --device cuda:0 --set impl=cub --min-reps 5 --max-reps 20 --db "$db" \
-        --quiet --json | python3 -c "$relation_show"
-      for d in cuda:0 ocl:1:0; do
-        tag=set31_${op}_${d//:/_}_$([ -n "$skew" ] && echo zipf || echo uniform)
-        varex tune "${w[@]}" --device "$d" --budget "${SET_BUDGET:-20s}" --min-reps 3 --max-reps 10 \
-          $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/$tag.json" 2>&1
-        # shellcheck disable=SC2046
-        echo -n "tuned $skew: "; varex run "${w[@]}" --device "$d" $(tuned_sets "$files/$tag.json") --min-reps 5 \
-          --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-      done
-    done
-  done
-}
-
-# Issue 31, item 1: the one-sweep radix sort against CUB's radix sort (whole tuple, (key, v0)) at 2^24 and 2^26
-# tuples: CUB in the same call, then a sweep of onesweep shapes on cuda:0 and ocl:1:0 (SORT_LOCAL, SORT_EPT: the
-# values swept, default 256,512 and 8,16; SORT_SETS adds pins),
-# every measurement printed with its per-kernel times; then a budgeted tune (SORT_BUDGET, default 15s).
-sort_rows="import json,sqlite3,sys
-c=sqlite3.connect(sys.argv[1])
-for dev,params,status,ms,kernels in c.execute('''SELECT d.local_id, v.params, m.status, m.kernel_ms, m.kernels FROM measurements m
-    JOIN variants v ON v.id=m.variant_id JOIN devices d ON d.id=m.device_id
-    WHERE m.session_id=(SELECT max(id) FROM sessions) ORDER BY m.kernel_ms'''):
-    p=json.loads(params)
-    print(dev, ' '.join(f'{a}={b}' for a,b in sorted(p.items()) if a not in ('algorithm','impl')), status, ms and round(ms,4), 'ms', kernels[:200])"
-part_sort31() {
-  step "issue 31: the one-sweep radix sort against CUB ${SORT_QUERY:+($SORT_QUERY)}"
-  local rows d w
-  for rows in 2^24 2^26; do
-    w=(--op ra_sort --rows $rows --values 1 ${SORT_QUERY:+--query "$SORT_QUERY"})
-    echo -n "cub radix $rows: "; varex run "${w[@]}" --device cuda:0 --set impl=cub --set algorithm=radix --min-reps 5 \
-      --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-    for d in cuda:0 ocl:1:0; do
-      # shellcheck disable=SC2046,SC2086
-      varex sweep "${w[@]}" --device "$d" $([[ $d == cuda:* ]] && echo --set impl=own) --set algorithm=onesweep \
-        --set bits=8 --set local=${SORT_LOCAL:-256,512} --set ept=${SORT_EPT:-8,16} --set layout=aos,soa --set skip=off --set grid=cover \
-        ${SORT_SETS:-} --min-reps 5 --max-reps 20 --db "$db" --quiet --json > /dev/null 2>> "$files/sort31.err"
-      python3 -c "$sort_rows" "$db"
-    done
-  done
-  [[ ${SORT_BUDGET:-15s} == 0 ]] && return
-  w=(--op ra_sort --rows 2^26 --values 1 ${SORT_QUERY:+--query "$SORT_QUERY"})
-  for d in cuda:0 ocl:1:0; do
-    # shellcheck disable=SC2046
-    varex tune "${w[@]}" --device "$d" --budget "${SORT_BUDGET:-15s}" --min-reps 3 \
-      --max-reps 10 $([[ $d == cuda:* ]] && echo --set impl=own) --db "$db" --quiet --json > "$files/sort31_tune_${d//:/_}.json" 2>&1
-    # shellcheck disable=SC2046
-    echo -n "tuned $d: "; varex run "${w[@]}" --device "$d" $(tuned_sets "$files/sort31_tune_${d//:/_}.json") \
-      --min-reps 5 --max-reps 20 --db "$db" --quiet --json | python3 -c "$relation_show"
-  done
-}
-
-# Issue 31, item 6: the new variants verified on both GPU views at awkward sizes (every variant of each space
-# with the launch pinned to two shapes); one line per sweep: evaluations, verified, failed.
-check_sweep() {
-  # shellcheck disable=SC2046
-  varex sweep --device "$d" "$@" $([[ $d == cuda:* && $2 == ra_* ]] && echo --set impl=own) --db "$files/check31.db" --min-reps 1 --max-reps 1 --warmup 0 --quiet --json \
-    | python3 -c "import json,sys; r=json.load(sys.stdin)[0]; print(sys.argv[1:], r['evaluations'], 'of', r['valid_variants'], 'ok', r['ok'], 'failed', r['failed'])" "$d" "$@"
-}
-part_sort31_check() {
-  step "issue 31: onesweep at awkward sizes ${SORT_QUERY:+($SORT_QUERY)}"
-  local d rows q=(${SORT_QUERY:+--query "$SORT_QUERY"})
-  for d in cuda:0 ocl:1:0; do
-    for rows in 1 4099 70001; do
-      check_sweep --op ra_sort --rows $rows --values 3 --keys dup "${q[@]}" --set algorithm=onesweep --set grid=cover,2
-    done
-    [[ -n ${SORT_QUERY:-} ]] && check_sweep --op ra_sort --rows 70001 --values 1 --keys dup "${q[@]}" \
-      --set algorithm=merge --set grid=cover
-    check_sweep --op ra_sort --rows 2^20 --values 1 --keys sorted --set algorithm=onesweep --set bits=8 --set skip=on --set grid=cover
-    for rows in 4099 70001; do
-      check_sweep --op ra_sort --rows $rows --values 2 --keys dup "${q[@]}" --set algorithm=radix --set grid=cover,2
-    done
-  done
-}
-
-part_partition31() {
-  step "issue 31: buffered radix partitioning"
-  local reps=(--min-reps 3 --max-reps 10) d
-  local group=(--op groupby --rows 2^28 --distinct 2^20 --db "$db" --set hash=mult --set load=50 --set padding=guard
-    --set build=pessimistic --set sizing=sketch --set extents=build --set probing=linear --set fuse=off --set grid=cover)
-  local join=(--op hashjoin --rows 2^26 --rows2 2^28 --db "$db" --set hash=mult --set load=50 --set batch=1)
-  for d in cuda:0 ocl:1:0; do
-    varex sweep --device $d "${group[@]}" --set agg=global --set local=256 "${reps[@]}" --quiet --json > /dev/null
-    varex sweep --device $d "${group[@]}" --set agg=partitioned --set local=256,512 --set scatter=direct,buffered \
-      --set passes=1,2,3 "${reps[@]}" --quiet --json > /dev/null
-    varex sweep --device $d "${join[@]}" --set plan=unique --set local=256 --set grid=cover --set padding=guard \
-      --set probing=linear "${reps[@]}" --quiet --json > /dev/null
-    varex sweep --device $d "${join[@]}" --set plan=partitioned --set local=256,512 --set radix_bits=12,13,14,15,16 \
-      --set scatter=buffered --set passes=2,3 "${reps[@]}" --quiet --json > /dev/null
-    varex sweep --device $d "${join[@]}" --set plan=partitioned --set local=256 --set radix_bits=12 \
-      --set scatter=direct "${reps[@]}" --quiet --json > /dev/null
-  done
-  python3 scripts/hash_summary.py "$db"
-  step "issue 31: partitioned variants at awkward sizes"
-  for d in cuda:0 ocl:1:0; do
-    check_sweep --op groupby --rows 1000003 --distinct 1000003 --set agg=partitioned --set scatter=buffered \
-      --set passes=2,3 --set local=64,256,1024 --set grid=cover --set padding=guard
-    check_sweep --op groupby --rows 100003 --distinct 5003 --zipf 1.0 --set agg=partitioned --set scatter=buffered \
-      --set passes=2,3 --set local=256 --set grid=cover --set padding=guard
-    check_sweep --op hashjoin --rows 100003 --rows2 400009 --distinct 30011 --zipf 0.8 --match-ratio 0.7 \
-      --set plan=partitioned --set scatter=buffered --set radix_bits=6,9,12,13,14,15,16 --set local=64,256,1024 \
-      --set batch=1
-    check_sweep --op hashjoin --rows 1 --rows2 4099 --set plan=partitioned --set scatter=buffered \
-      --set radix_bits=6,13,16 --set local=256 --set batch=1
-  done
-}
-
-part_check31() {
-  step "issue 31: awkward sizes"
-  local d rows op
-  for d in cuda:0 ocl:1:0; do
-    for rows in 1 31 5003; do
-      check_sweep --op ra_select --rows $rows --values 1 --selectivity 0.5 --set algorithm=single_pass_ballot --set grid=cover,2
-      check_sweep --op range --rows $rows --attributes 2 --set pack=ballot --set grid=cover,2
-    done
-    for op in ra_intersect ra_union ra_difference; do
-      check_sweep --op $op --rows 5003 --rows2 4001 --values 3 --distinct 5 --set grid=cover,2
-      check_sweep --op $op --rows 2^16 --rows2 2^15 --values 1 --zipf 1.0 --distinct 3000 --set grid=cover
-    done
   done
 }
 
@@ -1320,6 +954,66 @@ print(f"tuned (varex tune {tuned['params']}): {tuned['kernel_ms']:.4f} ms by var
 print(f"1,000 calls: {a['total_ms']:.1f} ms of device time against {a['calls'] * tuned['kernel_ms']:.1f} ms at the tuned "
       f"variant's time ({a['total_ms'] / (a['calls'] * tuned['kernel_ms']):.3f}); regret {a['regret_ms']:.1f} ms")
 PY
+}
+
+# Issue 32: the sources' experiments over their axes.
+part_redfox32() {
+  local d op reps=(--min-reps 3 --max-reps 10 --db "$db" --quiet --json)
+  local ops=(ra_project ra_select ra_join ra_intersect ra_union ra_difference ra_unique ra_reduce ra_reduce_by_key ra_sort)
+  for d in ${REDFOX_DEVICES:-cuda:0 ocl:1:0}; do
+    for op in "${ops[@]}"; do
+      step "$op on $d over 2^7..2^24 tuples"
+      varex run --op $op --device "$d" --rows 2^7..2^24 --values 1 --no-baseline "${reps[@]}" \
+        > "$files/rf32_${op}_${d//:/_}.json" 2>> "$files/rf32.err" || echo "$op $d failed"
+    done
+    step "ra_product on $d over 2^5..2^12 x twice that"
+    varex run --op ra_product --device "$d" --rows 2^5..2^12 --values 1 "${reps[@]}" \
+      > "$files/rf32_ra_product_${d//:/_}.json" 2>> "$files/rf32.err" || echo "ra_product $d failed"
+  done
+  [ "${REDFOX_VENDOR:-1}" = 1 ] || return 0
+  for op in "${ops[@]}"; do
+    step "$op by the vendor library on cuda:0"
+    varex run --op $op --device cuda:0 --rows 2^7..2^24 --values 1 --no-baseline --set impl=cub "${reps[@]}" \
+      > "$files/rf32_${op}_cub.json" 2>> "$files/rf32.err" || echo "$op has no vendor variant"
+  done
+}
+
+part_fett32() {
+  local d reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json) flags=(--op groupby --distinct 2^16)
+  for d in ${FETT_DEVICES:-cuda:0 ocl:1:0 ocl:0:0}; do
+    step "Fett's tables 3.8-3.10 on $d (the source's defaults otherwise)"
+    {
+      # 3.8: 12,000,000 rows at local 128 (no surplus work-item), 11,999,999 at the driver's local size
+      varex run --device "$d" "${flags[@]}" --rows 12000000 --set padding=guard --set local=128 "${reps[@]}"
+      varex run --device "$d" "${flags[@]}" --rows 11999999 "${reps[@]}"
+      varex run --device "$d" "${flags[@]}" --rows 11999999 --set padding=guard --set local=128 "${reps[@]}"
+      # 3.9 and 3.10: a prime, unpadded, padded by the host (the kernels that index by work-item alone), guarded
+      varex run --device "$d" "${flags[@]}" --rows 11999989 "${reps[@]}"
+      varex run --device "$d" "${flags[@]}" --rows 11999989 --set padding=host --set local=128 "${reps[@]}"
+      varex run --device "$d" "${flags[@]}" --rows 11999989 --set padding=guard --set local=128 "${reps[@]}"
+    } 2>> "$files/fett32.err" | tr -d '\n' | sed 's/}{/}\n{/g' > "$files/fett32_${d//:/_}.jsonl"
+  done
+}
+
+part_gov32_count() {
+  local d w reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json) records=(--rows 1000000 --attributes 4)
+  # 5.5 a predicate at 60 %, 5.6 the 20th to 80th percentile, 5.7 conjunctions over 1 to 4 attributes, 60 % each
+  local filters=('a0 >= -429496730' 'a0 >= -1288490189 and a0 < 1288490189'
+    'a0 >= -429496730 and a1 >= -429496730'
+    'a0 >= -429496730 and a1 >= -429496730 and a2 >= -429496730'
+    'a0 >= -429496730 and a1 >= -429496730 and a2 >= -429496730 and a3 >= -429496730')
+  for d in ${GOV_DEVICES:-cuda:0 ocl:1:0 ocl:0:0}; do
+    step "sec. 5.11 on $d: COUNT against the bitmap of each filter"
+    for w in "${filters[@]}"; do
+      varex run --device "$d" --op aggregate "${records[@]}" --query fn=count --query "where=$w" "${reps[@]}"
+      varex run --device "$d" --op cnf_filter "${records[@]}" --query "where=$w" "${reps[@]}"
+    done 2>> "$files/gov32.err" | tr -d '\n' | sed 's/}{/}\n{/g' | tee "$files/gov32_${d//:/_}.jsonl" | python3 -c "$gov_show"
+    echo
+  done
+  step "sec. 5.11 through the runtime library on cuda:0: host time until the count is in hand"
+  for w in '' "${filters[@]}"; do
+    "$carry/bin/runtime_cuda_timing" --op count --rows 1000000 --where "$w" --calls 101
+  done | tee "$files/gov32_runtime.jsonl"
 }
 
 for part in "${@:-env}"; do "part_$part"; done

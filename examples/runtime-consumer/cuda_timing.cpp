@@ -2,9 +2,13 @@
 // stream and cuMemAlloc buffers, fills them with data of the distribution `varex run` generates for the same
 // flags, and calls one operator `--calls` times. Prints one JSON line: the operator, the variant and its
 // parameters as last_choice() reports them, each call's device time and their median, so that the same
-// variant can be measured by `varex run --set ...` on the same machine (scripts/gpu_evidence.sh, runtime30).
-//   runtime_cuda_timing --op selection|hashjoin|groupby|ra_sort --rows N [--rows2 M] [--distinct D]
-//                       [--calls 11] [--profile FILE] [--set name=value,...] [--dump DIR] [--adapt SHARE]
+// variant can be measured by `varex run --set ...` on the same machine (scripts/gpu_evidence.sh, runtime30);
+// and each call's host time until the result is in the application's hands (a scalar downloaded).
+//   runtime_cuda_timing --op selection|hashjoin|groupby|ra_sort|count --rows N [--rows2 M] [--distinct D]
+//                       [--where FILTER] [--calls 11] [--profile FILE] [--set name=value,...] [--dump DIR]
+//                       [--adapt SHARE]
+// count is Govindaraju's selectivity count (document 004, sec. 5.11): the rows of four uniform int32
+// attributes, stored column after column, that --where keeps (empty: all).
 // --dump DIR writes the join's sides to DIR/build.bin and DIR/probe.bin; --adapt SHARE turns online
 // adaptation on (exploring at most SHARE of the calls) and adds its report.
 #include <cuda.h>
@@ -14,6 +18,7 @@
 #include <csignal>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdint>
 #include <fstream>
@@ -141,6 +146,11 @@ int main(int argc, char** argv) {
       for (auto& v : tuples) v = static_cast<std::uint32_t>(random());
       arrays.push_back(std::make_unique<DeviceArray>(tuples));
       call = [&] { return rt.sort(arrays[0]->input(rows), 1); };
+    } else if (op == "count") {  // four uniform attributes, column after column
+      a.resize(4 * rows);
+      for (auto& v : a) v = static_cast<std::int32_t>(random());
+      arrays.push_back(std::make_unique<DeviceArray>(a));
+      call = [&] { return rt.aggregate(arrays[0]->input(rows), "count", 0, args["--where"]); };
     } else {
       throw std::runtime_error("unknown --op " + op);
     }
@@ -155,16 +165,23 @@ int main(int argc, char** argv) {
     a = {};
     b = {};
 
-    std::vector<double> times;
+    std::vector<double> times, host_times;
     std::uint64_t result_rows = 0;
+    std::uint64_t scalar[2] = {0, 0};  // a scalar result's rows aggregated and value
     for (int i = 0; i < std::stoi(args["--calls"]); ++i) {
+      const auto start = std::chrono::steady_clock::now();
       const varex::Result r = call();
+      if (r.kind() == varex::ResultKind::Scalar) r.download(scalar, sizeof scalar);
+      host_times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
       result_rows = r.rows();
       times.push_back(rt.last_choice().device_ms.value_or(-1));
     }
     times.erase(times.begin());  // the first call compiles or loads the program
-    std::vector<double> sorted = times;
-    std::sort(sorted.begin(), sorted.end());
+    host_times.erase(host_times.begin());
+    const auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      return v[v.size() / 2];
+    };
     const varex::Choice& c = rt.last_choice();
     std::cout << "{\"op\": \"" << op << "\", \"variant\": \"" << c.variant << "\", \"level\": \""
               << varex::profile::to_string(c.level) << "\", \"rows_out\": " << result_rows
@@ -172,7 +189,10 @@ int main(int argc, char** argv) {
     print_params(c.params);
     std::cout << "}, \"device_ms\": [";
     for (std::size_t i = 0; i < times.size(); ++i) std::cout << (i ? ", " : "") << times[i];
-    std::cout << "], \"median_ms\": " << sorted[sorted.size() / 2] << ", \"kernels\": [";
+    std::cout << "], \"median_ms\": " << median(times) << ", \"host_ms\": [";
+    for (std::size_t i = 0; i < host_times.size(); ++i) std::cout << (i ? ", " : "") << host_times[i];
+    std::cout << "], \"host_median_ms\": " << median(host_times) << ", \"scalar\": [" << scalar[0] << ", "
+              << scalar[1] << "], \"kernels\": [";
     for (std::size_t i = 0; i < c.kernels.size(); ++i)
       std::cout << (i ? ", " : "") << "[\"" << c.kernels[i].first << "\", " << c.kernels[i].second << "]";
     std::cout << "]";
