@@ -172,7 +172,8 @@ int main(int argc, char** argv) {
       const auto start = std::chrono::steady_clock::now();
       const varex::Result r = call();
       if (r.kind() == varex::ResultKind::Scalar) r.download(scalar, sizeof scalar);
-      host_times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      host_times.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
       result_rows = r.rows();
       times.push_back(rt.last_choice().device_ms.value_or(-1));
     }
