@@ -90,7 +90,7 @@
 #              input relation from 1 KiB to 128 MiB (2^7 to 2^24 tuples of key and value, a series; PRODUCT
 #              2^5 to 2^12 tuples and twice that on the right, with the CPU baseline) on each of
 #              REDFOX_DEVICES (default cuda:0 ocl:1:0; ocl:0:0 is the CPU), kernel and transfers; then
-#              CUB and Thrust (impl=cub) where varex has them, on cuda:0 (REDFOX_VENDOR=0: not)
+#              CUB and Thrust (impl=cub) of REDFOX_VENDOR_OPS (default: all that have them; empty: none) on cuda:0
 #   fett32     issue 32: Fett's tables 3.8-3.10 on the group-by (2^16 groups) on every device: 12,000,000 rows
 #              at local 128 against 11,999,999 at the driver's local size; 11,999,989 rows (a prime) without
 #              padding, padded by the host and guarded at local 128, each kernel's time (kernels.csv)
@@ -970,11 +970,11 @@ part_redfox32() {
     varex run --op ra_product --device "$d" --rows 2^5..2^12 --values 1 "${reps[@]}" \
       > "$files/rf32_ra_product_${d//:/_}.json" 2>> "$files/rf32.err" || echo "ra_product $d failed"
   done
-  [ "${REDFOX_VENDOR:-1}" = 1 ] || return 0
-  for op in "${ops[@]}"; do
+  # The primitives varex has a CUB or Thrust variant of (not PROJECT, nor the set operations).
+  for op in ${REDFOX_VENDOR_OPS-ra_select ra_join ra_unique ra_reduce ra_reduce_by_key ra_sort}; do
     step "$op by the vendor library on cuda:0"
     varex run --op $op --device cuda:0 --rows 2^7..2^24 --values 1 --no-baseline --set impl=cub "${reps[@]}" \
-      > "$files/rf32_${op}_cub.json" 2>> "$files/rf32.err" || echo "$op has no vendor variant"
+      > "$files/rf32_${op}_cub.json" 2>> "$files/rf32.err" || echo "$op by the vendor library failed"
   done
 }
 
