@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test: a release build with warnings as errors of the two binaries and the
+# Sets up, builds and runs every test: a release build (warnings as errors) of the libraries and the
 # CUDA toolchain's tests (NVRTC compiles the kernel variants, the CUB library loads: not varex's memory, and
 # minutes under the sanitizers); and a build under AddressSanitizer and UndefinedBehaviorSanitizer (warnings
 # as errors too) that compiles and runs all the others, the operator contract among them. Also checks the
