@@ -609,22 +609,80 @@ def workload_of(session):
         return {}
 
 
+def follows(params, axis, name, points):
+    """How parameter `name` goes along a series over `axis`: "same" where every point has one value, "scaled"
+    where it is the same multiple of the axis at every point (a join's right side, a relation's distinct
+    keys: their defaults follow --rows), else None."""
+    values = [params[s][name] for s in points]
+    if len({json.dumps(v) for v in values}) == 1:
+        return "same"
+    try:
+        ratios = {float(params[s][name]) / float(params[s][axis]) for s in points}
+    except (TypeError, ValueError, ZeroDivisionError):
+        return None
+    return "scaled" if len(ratios) == 1 else None
+
+
+def split_series(axis, params, sessions):
+    """Sessions of one op, device and generator, split into series over `axis`: every other parameter the
+    same along a series, or the same multiple of the axis."""
+    groups = [sessions]
+    names = sorted({k for s in sessions for k in params[s] if k != axis})
+    for name in names:
+        refined = []
+        for group in groups:
+            if follows(params, axis, name, group):
+                refined.append(group)
+                continue
+            # Each point goes with the series that explains more points: the parameter's value fixed, or its
+            # ratio to the axis (a join against a fixed right side, and one whose right side grows with it).
+            value_of, ratio_of = {}, {}
+            for s in group:
+                value = params[s].get(name)
+                value_of[s] = json.dumps(value)
+                try:
+                    ratio_of[s] = round(float(value) / float(params[s][axis]), 9)
+                except (TypeError, ValueError, ZeroDivisionError):
+                    ratio_of[s] = value_of[s]
+
+            def span(key_of, s, group=group):
+                return len({params[t][axis] for t in group if key_of[t] == key_of[s]})
+            split = defaultdict(list)
+            for s in group:
+                by_ratio = span(ratio_of, s) > span(value_of, s)
+                split[("ratio", ratio_of[s]) if by_ratio else ("value", value_of[s])].append(s)
+            refined.extend(split.values())
+        groups = refined
+    return groups
+
+
 def find_series(sessions):
-    """Workloads recorded on one device that differ only in their rows (or only in their selectivity), at
-    least two of them, whatever command recorded them: {(axis, op, device, host, shape, query): {value:
-    [session]}}. Where each value has one query, it is one series whatever the query (a selection's bounds
-    follow from its selectivity: query None); where a value has several (two string patterns at each
-    selectivity), each query is a series of its own."""
-    found = defaultdict(lambda: defaultdict(list))
+    """Workloads recorded on one device that differ only in their rows (or only in their selectivity), with the
+    other parameters the same or following the rows (a join's right side), at least two of them, whatever
+    command recorded them: {(axis, op, device, host, shape, query): {value: [session]}}. Where each value has
+    one query, it is one series whatever the query (a selection's bounds follow from its selectivity: query
+    None); where a value has several (two string patterns at each selectivity), each query is a series of its
+    own."""
+    candidates = defaultdict(list)
+    params = {}
     for s in sessions:
         w = workload_of(s)
-        params = w.get("params", {})
+        params[s["session"]] = w.get("params", {})
         for axis, _, _ in SERIES_AXES:
-            if axis not in params:
-                continue
-            rest = {k: v for k, v in params.items() if k != axis}
-            shape = json.dumps([w.get("generator"), rest], sort_keys=True)
-            found[(axis, s["op"], s["device"], s["host"], shape)][params[axis]].append(s)
+            if axis in params[s["session"]]:
+                candidates[(axis, s["op"], s["device"], s["host"], json.dumps(w.get("generator")))].append(s)
+    found = {}
+    for (axis, op, device, host, generator), ss in candidates.items():
+        by_id = {s["session"]: s for s in ss}
+        for group in split_series(axis, params, list(by_id)):
+            first = params[group[0]]
+            shape = json.dumps([json.loads(generator), {k: (v if follows(params, axis, k, group) == "same" else
+                                                            "follows " + axis) for k, v in first.items()
+                                                        if k != axis}], sort_keys=True)
+            points = defaultdict(list)
+            for sid in group:
+                points[params[sid][axis]].append(by_id[sid])
+            found[(axis, op, device, host, shape)] = points
     out = {}
     for key, points in found.items():
         query_of = {s["session"]: json.dumps(workload_of(s).get("query"), sort_keys=True)
@@ -690,8 +748,11 @@ def series(sessions, measurements, defaults, figures):
         # What the series is of: the generator or data set, and its query where the series has its own.
         # and the other axis's value, which tells two series of one operator apart.
         other = {"rows": "selectivity", "selectivity": "rows"}[axis]
+        # A second relation's size too: fixed, or following the rows (two series of a join apart).
+        second = rest.get("rows2")
+        second = "" if second is None else "rows2 " + (second if isinstance(second, str) else tick_label(second))
         what = ", ".join(x for x in [str(rest.get("dataset") or json.loads(shape)[0]), query_text(query),
-                                     f"{other} {tick_label(rest[other])}" if other in rest else ""] if x)
+                                     f"{other} {tick_label(rest[other])}" if other in rest else "", second] if x)
         fig, (left, right) = plt.subplots(1, 2, figsize=(PAGE_INCHES, 4.6), constrained_layout=True)
         drawn = []
         for k, ((device, host), line) in enumerate(sorted(devices.items())):

@@ -173,6 +173,28 @@ TEST(SeriesCli, TheReportDrawsOneSeriesPerQuery) {
                         "Series: str_prefix (titles, rows 3,000) against selectivity"}));
 }
 
+// A join over --rows alone is one series: its right side and distinct keys follow the rows (their defaults);
+// the same join against a right side of fixed size is another, and the titles tell them apart.
+TEST(SeriesCli, ASecondRelationThatFollowsTheRowsIsOneSeries) {
+  const std::string db = test::scratch_dir("series-join") + "/varex.db";
+  for (const Strings& sizes : {Strings{"--rows", "64..256"}, Strings{"--rows", "64,128", "--rows2", "300"}}) {
+    Strings args{"run",      "--op", "ra_join",    "--device", test::cpu_device().id, "--db",   db,
+                 "--values", "1",    "--max-reps", "2",        "--no-baseline",       "--quiet"};
+    args.insert(args.end(), sizes.begin(), sizes.end());
+    const auto r = test::run_varex(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  const std::string out = test::scratch_dir("series-join-report");
+  ASSERT_EQ(test::run_varex({"report", "--db", db, "--out", out}).status, 0);
+  std::map<std::string, std::size_t> points;  // title -> the values of rows drawn
+  for (const auto& plot : nlohmann::json::parse(slurp(out + "/plots.json"))) {
+    if (plot["kind"] == "series") points[plot["title"].get<std::string>()] = plot["points"].size();
+  }
+  EXPECT_EQ(points, (std::map<std::string, std::size_t>{
+                        {"Series: ra_join (sorted_pair, rows2 follows rows) against rows", 3},
+                        {"Series: ra_join (sorted_pair, rows2 300) against rows", 2}}));
+}
+
 TEST(SeriesCli, AnInterruptedSeriesResumesWhereItStopped) {
   const std::string db = test::scratch_dir("series-resume") + "/varex.db";
   const Strings args{"tune",       "--op",     "selection", "--device",        test::cpu_device().id,
