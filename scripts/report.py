@@ -573,8 +573,16 @@ def devices_table(devices):
     ], "devices")
 
 
+# The page lists the latest sessions only: a series of 18 sizes over 11 operators and 3 devices is 600 of them,
+# a page 40,000 px tall before its plots (sessions.csv has every one).
+SESSIONS_SHOWN = 100
+
+
 def sessions_table(sessions):
-    return table(sessions, [
+    shown = sessions[-SESSIONS_SHOWN:]
+    note = ("" if len(shown) == len(sessions) else
+            f"<p>The latest {len(shown)} of {len(sessions)} sessions; sessions.csv has every one.</p>")
+    return note + table(shown, [
         number_field("session", "session"), field("kind"), field("strategy"), field("budget"),
         Column("device", device_cell, "long"), field("op"), field("workload", kind="long"), field("status"),
         number_field("evaluations", "evaluations"),
@@ -775,6 +783,7 @@ def series(sessions, measurements, defaults, figures):
             else:
                 ax.set_xscale("log")
             plain_log_axis(ax.xaxis)
+            ax.tick_params(axis="x", labelrotation=30)  # 1,000,000 and 10,000,000 side by side overlap
         left.set_yscale("log")
         plain_log_axis(left.yaxis)
         plain_axis(right.yaxis)
