@@ -349,10 +349,12 @@ TEST(RuntimeAdaptation, SettlesOnTheFastestCandidateWithinItsShare) {
   EXPECT_GE(run, 3u);  // the defaults and at least two candidates
   EXPECT_EQ(a.settled_variant, fastest_variant);
   EXPECT_DOUBLE_EQ(a.settled_ms, fastest);
-  // A call that does not explore runs the settled variant.
+  // A call that does not explore runs the variant settled before it. (Its time then counts: afterwards
+  // another candidate may be the fastest by median, which a comparison with rt.adaptation() after the call
+  // missed.)
   rt.select_range(input, -1000000, 1000000000);
   if (!rt.last_choice().exploring) {
-    EXPECT_EQ(rt.last_choice().variant, rt.adaptation()[0].settled_variant);
+    EXPECT_EQ(rt.last_choice().variant, a.settled_variant);
   }
 
   // What it learned, as varex's own database: `varex best` names the settled variant.
