@@ -579,7 +579,7 @@ SESSIONS_SHOWN = 100
 
 
 def sessions_table(sessions):
-    shown = sessions[-SESSIONS_SHOWN:]
+    shown = sorted(sessions, key=lambda s: int(s["session"]))[-SESSIONS_SHOWN:]
     note = ("" if len(shown) == len(sessions) else
             f"<p>The latest {len(shown)} of {len(sessions)} sessions; sessions.csv has every one.</p>")
     return note + table(shown, [
@@ -621,11 +621,11 @@ def follows(params, axis, name, points):
     """How parameter `name` goes along a series over `axis`: "same" where every point has one value, "scaled"
     where it is the same multiple of the axis at every point (a join's right side, a relation's distinct
     keys: their defaults follow --rows), else None."""
-    values = [params[s][name] for s in points]
+    values = [params[s].get(name) for s in points]  # a session of an older version may lack a parameter
     if len({json.dumps(v) for v in values}) == 1:
         return "same"
     try:
-        ratios = {float(params[s][name]) / float(params[s][axis]) for s in points}
+        ratios = {float(params[s].get(name)) / float(params[s][axis]) for s in points}
     except (TypeError, ValueError, ZeroDivisionError):
         return None
     return "scaled" if len(ratios) == 1 else None
@@ -684,9 +684,9 @@ def find_series(sessions):
         by_id = {s["session"]: s for s in ss}
         for group in split_series(axis, params, list(by_id)):
             first = params[group[0]]
-            shape = json.dumps([json.loads(generator), {k: (v if follows(params, axis, k, group) == "same" else
-                                                            "follows " + axis) for k, v in first.items()
-                                                        if k != axis}], sort_keys=True)
+            names = sorted({k for sid in group for k in params[sid] if k != axis})
+            shape = json.dumps([json.loads(generator), {k: (first.get(k) if follows(params, axis, k, group) == "same"
+                                                            else "follows " + axis) for k in names}], sort_keys=True)
             points = defaultdict(list)
             for sid in group:
                 points[params[sid][axis]].append(by_id[sid])

@@ -14,10 +14,8 @@ in_release='^(Cuda/CudaCompile\..*|Vendor\..*)$'
 
 # The vendor library for one architecture only: its tests here check that it builds and loads (its calls
 # need a GPU), and each architecture is a minute of nvcc's time. scripts/carry.sh builds all of them.
-# Only the CUDA toolchain's test binary and the two product binaries at -O2: the suite itself is compiled
-# once, in the sanitizer build below (it was compiled in both: two minutes of the builds' eight here).
-# Only the CUDA toolchain's tests (and the libraries they link, at -O2 with warnings as errors): the product
-# binaries are built in the sanitizer build below, which the tests run.
+# Only the CUDA toolchain's tests (and the libraries they link, at -O2 with warnings as errors): the suite and
+# the product binaries it runs are compiled once, in the sanitizer build below.
 scripts/setup.sh --target varex_cuda_tests build -DVAREX_WERROR=ON -DVAREX_VENDOR=ON -DVAREX_VENDOR_ARCHS=90
 scripts/format.sh --check
 ctest --test-dir build -j "$jobs" --output-on-failure -R "$in_release"
