@@ -119,8 +119,10 @@ std::string available(const std::vector<DeviceInfo>& devices) {
 
 }  // namespace
 
-std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector,
-                                       std::string_view where) {
+namespace {
+
+std::vector<DeviceInfo> match_devices(const std::vector<DeviceInfo>& devices, std::string_view selector,
+                                      std::string_view where, bool each_term_matches) {
   std::vector<bool> chosen(devices.size(), false);
   for (const std::string& raw : split(selector, ',')) {
     const std::string term(trim(raw));
@@ -141,7 +143,7 @@ std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, s
     for (std::size_t i = 0; i < devices.size(); ++i) {
       if (matches(devices[i])) chosen[i] = any = true;
     }
-    if (!any) {
+    if (!any && each_term_matches) {
       throw UsageError("no device matches '" + term + "' " + std::string(where) + " (" + available(devices) +
                        ")");
     }
@@ -151,6 +153,17 @@ std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, s
     if (chosen[i]) out.push_back(devices[i]);
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector,
+                                       std::string_view where) {
+  return match_devices(devices, selector, where, true);
+}
+
+std::vector<DeviceInfo> devices_matching(const std::vector<DeviceInfo>& devices, std::string_view selector) {
+  return match_devices(devices, selector, "", false);
 }
 
 void assign_physical_identities(std::vector<DeviceInfo>& devices) {

@@ -59,6 +59,9 @@ struct DeviceInfo {
 // machine", "in varex.db").
 std::vector<DeviceInfo> select_devices(const std::vector<DeviceInfo>& devices, std::string_view selector,
                                        std::string_view where = "on this machine");
+// The devices `selector` matches, none included (a selector for devices another machine has); UsageError only
+// for a selector that is not one.
+std::vector<DeviceInfo> devices_matching(const std::vector<DeviceInfo>& devices, std::string_view selector);
 
 std::string host_name();
 

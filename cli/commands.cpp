@@ -14,6 +14,8 @@
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
+#include "cli/fleet_command.hpp"
+#include "cli/messages.hpp"
 #include "cli/options.hpp"
 #include "harness/worker.hpp"
 #include "results/export.hpp"
@@ -23,6 +25,7 @@
 #include "tuner/bench.hpp"
 #include "tuner/session.hpp"
 #include "variants/launch.hpp"
+#include "variants/shard.hpp"
 
 namespace varex::cli {
 
@@ -236,6 +239,7 @@ struct VariantsFlags {
   std::string device = "all";
   WorkloadFlags workload;
   std::vector<std::string> set;
+  std::optional<std::string> shard;
   bool json_out = false;
 };
 
@@ -245,6 +249,8 @@ void add_variants(CLI::App& app, int&) {
   cmd->add_option("--op", f->op, "Operator")->required();
   cmd->add_option("--device", f->device, "Device selector")->capture_default_str();
   cmd->add_option("--set", f->set, "Restrict a tunable to values: name=v1,v2 (repeatable)");
+  cmd->add_option("--shard", f->shard,
+                  "Only the variants of shard K of N (K/N), as `sweep --shard` measures them");
   f->workload.add_to(*cmd);
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->callback([f] {
@@ -252,6 +258,7 @@ void add_variants(CLI::App& app, int&) {
     const auto devices = resolve_devices(f->device);
     const auto spec = f->workload.resolve(op, devices);
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
+    const auto shard = f->shard ? std::optional(variants::Shard::parse(*f->shard)) : std::nullopt;
     json out = json::array();
     for (const DeviceInfo& d : devices) {
       const auto space = harness::space_for(op, d, spec);
@@ -262,7 +269,8 @@ void add_variants(CLI::App& app, int&) {
         throw UsageError(op.name() + "'s space holds " + std::to_string(size) + " points on " + d.id +
                          " (at most " + std::to_string(kMostListed) +
                          " are listed): pin tunables with --set");
-      const auto points = space.enumerate(pins);
+      const auto points =
+          shard ? variants::shard_of(space.restricted(pins), *shard).enumerate() : space.enumerate(pins);
       json list = json::array();
       for (const auto& p : points) {
         list.push_back({{"id", harness::variant_id(op, d.backend, p)}, {"params", variants::to_json(p)}});
@@ -442,6 +450,7 @@ struct SessionFlags {
   std::uint64_t seed = 1;
   int remeasure = 3;
   std::optional<double> cutoff;
+  std::optional<std::string> shard;
   bool no_warm_start = false;
   bool reprobe = false;
   bool fresh = false;
@@ -449,6 +458,7 @@ struct SessionFlags {
   bool wait = false;
   bool quiet = false;
   bool json_out = false;
+  bool check = false;
 };
 
 json run_json(const tuner::DeviceRun& r) {
@@ -522,6 +532,10 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
   add_db_option(cmd, f->db, "Results database");
   cmd->add_option("--set", f->set,
                   "Search a sub-space: restrict a tunable to values name=v1,v2 (repeatable)");
+  cmd->add_option(
+      "--shard", f->shard,
+      "Only shard K of N (K/N, from 0) of the space: N commands with K = 0 … N-1 cover every variant "
+      "once between them (varex fleet runs them as Slurm tasks)");
   cmd->add_flag("--reprobe", f->reprobe, "Measure the devices' copy bandwidth again");
   cmd->add_flag("--fresh", f->fresh,
                 "Start a new session even if the same command ran before (default: resume it)");
@@ -561,16 +575,24 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
   cmd->add_flag("--json", f->json_out, "Print JSON");
+  cmd->add_flag(
+      "--check", f->check,
+      "Check the command and exit without measuring or writing the database: the operator, workload "
+      "and settings, and the spaces of the devices it selects here (varex fleet checks a run's flags "
+      "so, on a host that may have none of the nodes' devices)");
   cmd->callback([f, &exit_code, kind, tune] {
     tuner::RunOptions options;
     options.kind = kind;
     options.op = &harness::find_operator(f->op);
-    options.devices = resolve_devices(f->device);
+    // A check may select none of this machine's devices: it checks what it can without them.
+    options.devices =
+        f->check ? devices_matching(harness::enumerate_devices(), f->device) : resolve_devices(f->device);
     const std::vector<datasets::WorkloadSpec> series =
         f->workload.resolve_series(*options.op, options.devices);
     options.settings = f->measure.settings;
     options.timeout_seconds = f->measure.timeout_seconds;
     options.pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
+    if (f->shard) options.shard = variants::Shard::parse(*f->shard);
     options.reprobe = f->reprobe;
     options.fresh = f->fresh;
     options.schedule.parallel = !f->sequential;
@@ -592,19 +614,23 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     }
     // Everything is checked before anything is measured or recorded: the strategy, every workload of the
     // series, every device's space and memory.
+    tuner::check_strategy_name(options.strategy);
     for (const datasets::WorkloadSpec& spec : series) {
-      tuner::make_strategy(options.strategy, harness::space_for(*options.op, options.devices.front(), spec));
       if (spec.rows() == 0)
         throw UsageError("the input has no rows: there is nothing to " + kind +
                          " (varex run measures it once)");
       for (const DeviceInfo& d : options.devices) {
-        if (harness::space_for(*options.op, d, spec).restricted(options.pins).count_valid() == 0) {
+        const variants::Space space = harness::space_for(*options.op, d, spec).restricted(options.pins);
+        tuner::make_strategy(options.strategy, space);
+        // A shard may hold none of them (more shards than variants): its session finishes at once.
+        if (space.count_valid() == 0) {
           throw UsageError(options.op->name() + ": no valid variant on " + d.id +
                            " with the given --set values");
         }
         harness::check_fits(*options.op, spec, d);
       }
     }
+    if (f->check) return;
     results::Store store(f->db);
     json out = json::array();
     // One workload after another, each a session per device as a command of its own would run it: an
@@ -623,6 +649,23 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     }
     if (f->json_out) std::cout << out.dump(2) << "\n";
   });
+}
+
+// `varex KIND ARGS --check` in this process: a fleet's flags refused as the sweep or tune would refuse them.
+void check_session_args(const std::string& kind, const std::vector<std::string>& args) {
+  CLI::App app{"varex"};
+  int code = 0;
+  add_session_command(app, code, kind);
+  std::vector<std::string> words{"varex", kind};
+  words.insert(words.end(), args.begin(), args.end());
+  words.push_back("--check");
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(rephrase_parse_error(e.what()));
+  }
 }
 
 void add_sweep(CLI::App& app, int& exit_code) {
@@ -1041,6 +1084,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_export(app, exit_code);
   add_merge(app, exit_code);
   add_report(app, exit_code);
+  add_fleet(app, exit_code, check_session_args);
   add_operator_commands(app);
 }
 

@@ -123,9 +123,11 @@ MergeStats merge_copy(Store& target, const std::filesystem::path& copy) {
                   SELECT id, op, generator, params, query, rows FROM src.workloads)sql");
     db.exec(std::string(R"sql(
       INSERT INTO sessions (kind, op, device_id, workload_id, strategy, settings, status, started_at, finished_at, host,
-                            varex_version, seed, budget, best_variant, best_kernel_ms, evaluations, spent_seconds)
+                            varex_version, seed, budget, best_variant, best_kernel_ms, evaluations, spent_seconds,
+                            variants)
       SELECT s.kind, s.op, md.id, s.workload_id, s.strategy, s.settings, s.status, s.started_at, s.finished_at, s.host,
-             s.varex_version, s.seed, s.budget, s.best_variant, s.best_kernel_ms, s.evaluations, s.spent_seconds
+             s.varex_version, s.seed, s.budget, s.best_variant, s.best_kernel_ms, s.evaluations, s.spent_seconds,
+             s.variants
       FROM src.sessions s JOIN src.devices sd ON sd.id = s.device_id JOIN main.devices md ON md.uid = sd.uid
       WHERE NOT EXISTS (SELECT 1 FROM main.sessions t WHERE )sql") +
             kSameSession + ")");

@@ -194,11 +194,18 @@ ALTER TABLE measurements ADD COLUMN checked TEXT NOT NULL DEFAULT 'host' CHECK (
 ALTER TABLE measurements ADD COLUMN cut_off INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 9: how many variants a sweep or tune session's space held on its device when it started (its
+// sub-space, or its shard's part), so that its progress can be read off the database alone (`varex fleet
+// status`). NULL for sessions recorded before.
+const char* kSchemaV9 = R"sql(
+ALTER TABLE sessions ADD COLUMN variants INTEGER;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4,
-                                            kSchemaV5, kSchemaV6, kSchemaV7, kSchemaV8};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5,
+                                            kSchemaV6, kSchemaV7, kSchemaV8, kSchemaV9};
   return all;
 }
 
@@ -446,6 +453,12 @@ SessionClaim Store::claim_session(const SessionKey& key, bool fresh, std::option
   return claim;
 }
 
+void Store::set_session_variants(std::int64_t session, std::uint64_t variants) {
+  Statement s(db_, "UPDATE sessions SET variants = ?2 WHERE id = ?1");
+  s.bind(1, session).bind(2, static_cast<std::int64_t>(variants));
+  s.step();
+}
+
 void Store::heartbeat(std::int64_t session) {
   Statement s(db_, R"sql(UPDATE sessions SET heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
                          WHERE id = ?1 AND owner = ?2)sql");
@@ -545,7 +558,7 @@ std::vector<RecordedSession> Store::sessions(const std::optional<std::string>& k
                                              const std::optional<std::string>& op) {
   Statement s(db_, std::string("SELECT ") + kDeviceColumns + R"sql(, x.id, x.kind, x.op, x.strategy, x.status,
         x.device_id, w.generator, w.params, w.query, x.settings, x.seed, x.budget, x.best_variant, x.best_kernel_ms,
-        x.evaluations, x.spent_seconds, w.class
+        x.evaluations, x.spent_seconds, w.class, x.variants
       FROM sessions x JOIN devices d ON d.id = x.device_id JOIN workloads w ON w.id = x.workload_id
       WHERE (?1 IS NULL OR x.kind = ?1) AND (?2 IS NULL OR x.op = ?2) ORDER BY x.id)sql");
   s.bind(1, kind).bind(2, op);
@@ -574,6 +587,7 @@ std::vector<RecordedSession> Store::sessions(const std::optional<std::string>& k
     r.workload_class = s.is_null(c + 16)
                            ? datasets::default_class(r.workload)
                            : datasets::WorkloadClass::from_json(nlohmann::json::parse(s.text(c + 16)));
+    if (!s.is_null(c + 17)) r.variants = s.integer(c + 17);
     out.push_back(std::move(r));
   }
   return out;

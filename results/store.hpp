@@ -120,6 +120,7 @@ struct RecordedSession {
   std::optional<std::int64_t> seed;
   std::string budget;
   std::optional<SessionOutcome> outcome;
+  std::optional<std::int64_t> variants;  // the valid variants of its space on its device (schema 9 on)
 };
 
 class Store {
@@ -171,6 +172,8 @@ class Store {
   // time: no two processes record into it.
   SessionClaim claim_session(const SessionKey& key, bool fresh, std::optional<std::int64_t> seed,
                              const std::string& budget);
+  // The number of valid variants of the session's space on its device (its sub-space or shard).
+  void set_session_variants(std::int64_t session, std::uint64_t variants);
   // The owner's sign of life, for owners on other hosts (same-host owners are checked by pid).
   void heartbeat(std::int64_t session);
   // Gives the session up without ending it (a claim made but not used).

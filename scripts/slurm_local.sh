@@ -3,7 +3,8 @@
 # slurmd with this machine's cores, from Debian's packages (slurm-wlm 22.05 on Debian 12), as root.
 # Usage: scripts/slurm_local.sh start|stop|status
 #   start   installs what is missing, writes /etc/slurm/slurm.conf for this host (one partition, `local`, of
-#           one node with all its cores) and starts the daemons; waits until the node takes jobs.
+#           one node with all its cores; and `spread`, this node and one that never comes up) and starts the
+#           daemons; waits until the node takes jobs.
 #   stop    stops the daemons (the configuration and state stay).
 #   status  sinfo's view of the node.
 # No accounting database: sacct needs slurmdbd and a MariaDB server; finished jobs are kept by slurmctld
@@ -53,6 +54,10 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 NodeName=$host CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP
+# A node that is declared but never up, and a partition that spans it and this host: a cluster of more than
+# one host as varex fleet sees it, where a directory on this host's own disk is refused as not shared.
+NodeName=elsewhere CPUs=1 State=FUTURE
+PartitionName=spread Nodes=$host,elsewhere MaxTime=INFINITE State=UP
 EOF
 }
 

@@ -5,6 +5,7 @@
 #include "base/errors.hpp"
 #include "operators/selection/selection_space.hpp"
 #include "tuner/strategy.hpp"
+#include "variants/shard.hpp"
 
 namespace varex::variants {
 namespace {
@@ -186,6 +187,57 @@ TEST(Space, CompilePartKeepsOnlyCompileTimeTunables) {
   const Params part = space.compile_part(space.defaults());
   EXPECT_EQ(part.size(), 3u);
   EXPECT_TRUE(part.count("kernel") && part.count("ept") && part.count("vec"));
+}
+
+// The shards of a space are disjoint and cover its variants, each variant in exactly one, and they hold
+// equal numbers of variants within one: for any number of shards, more shards than variants included, and
+// for a space with inactive tunables, whose variants a shard judges by their canonical form.
+TEST(Shard, ShardsPartitionTheVariantsInEqualParts) {
+  const Space selection = operators::selection_space({device(Backend::OpenCL, 256), 4096});
+  const Space inactive = conditional_space();
+  for (const Space* space : {&selection, &inactive}) {
+    const auto all = space->enumerate();
+    for (std::uint32_t count :
+         {1u, 3u, 4u, static_cast<std::uint32_t>(space == &inactive ? all.size() + 3 : 7)}) {
+      std::multiset<std::string> seen;
+      std::uint64_t previous_end = 0;
+      for (std::uint32_t k = 0; k < count; ++k) {
+        const IndexRange range = shard_range(*space, {k, count});
+        EXPECT_EQ(range.begin, previous_end) << k << "/" << count;
+        previous_end = range.end;
+        const Space shard = shard_of(*space, {k, count});
+        const auto part = shard.enumerate();
+        EXPECT_EQ(part.size(), shard.count_valid());
+        EXPECT_LE(part.size(), all.size() / count + 1) << k << "/" << count;
+        EXPECT_GE(part.size(), all.size() / count) << k << "/" << count;
+        for (const Params& p : part) seen.insert(describe(p));
+      }
+      EXPECT_EQ(previous_end, space->cardinality());
+      std::multiset<std::string> expected;
+      for (const Params& p : all) expected.insert(describe(p));
+      EXPECT_EQ(seen, expected) << space->op() << " in " << count << " shards";
+    }
+  }
+}
+
+TEST(Shard, APointOutsideItsShardIsInvalidAndSaysWhy) {
+  const Space space = operators::selection_space({device(Backend::OpenCL, 256), 4096});
+  const auto all = space.enumerate();
+  const Space last = shard_of(space, {3, 4});
+  const auto reason = last.violation(all.front());
+  ASSERT_TRUE(reason);
+  EXPECT_NE(reason->find("outside shard 3/4"), std::string::npos) << *reason;
+  EXPECT_FALSE(last.violation(all.back()));
+}
+
+TEST(Shard, ParsesKOfNAndRefusesTheRest) {
+  const Shard s = Shard::parse("2/4");
+  EXPECT_EQ(s.index, 2u);
+  EXPECT_EQ(s.count, 4u);
+  EXPECT_EQ(s.to_string(), "2/4");
+  for (const char* bad : {"", "4/4", "1/0", "2", "a/4", "1/4x", "-1/4", "0/100000", "1 /4"}) {
+    EXPECT_THROW(Shard::parse(bad), UsageError) << bad;
+  }
 }
 
 }  // namespace

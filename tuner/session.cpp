@@ -34,11 +34,14 @@ std::unique_ptr<Strategy> strategy_of(const RunOptions& options, const variants:
   return make_strategy(options.kind == "run" ? "exhaustive" : options.strategy, space);
 }
 
-// The space a device's session searches: the pinned sub-space, or for a run the one point its settings
-// pick (UsageError for a point that is not valid).
+// The space a device's session searches: the pinned sub-space (or its shard), or for a run the one point its
+// settings pick (UsageError for a point that is not valid).
 variants::Space space_of(const RunOptions& options, const DeviceInfo& device) {
   const variants::Space space = harness::space_for(*options.op, device, options.workload);
-  if (options.kind != "run") return space.restricted(options.pins);
+  if (options.kind != "run") {
+    variants::Space pinned = space.restricted(options.pins);
+    return options.shard ? variants::shard_of(pinned, *options.shard) : pinned;
+  }
   const variants::Params point = space.with_settings(space.defaults(), options.pins);
   std::vector<variants::Tunable> tunables = space.tunables();
   for (auto& t : tunables) t.values = {t.default_value = point.at(t.name)};
@@ -192,6 +195,7 @@ nlohmann::json session_settings(const RunOptions& options) {
   if (options.kind == "run") return settings;  // never resumed: every run is a session of its own
   settings["timeout_seconds"] = options.timeout_seconds;
   settings["pins"] = options.pins;
+  if (options.shard) settings["shard"] = options.shard->to_string();
   settings["remeasure"] = options.remeasure;
   if (options.cutoff > 0) settings["cutoff"] = options.cutoff;
   if (options.kind == "tune" && !options.warm_start) settings["warm_start"] = false;
@@ -280,8 +284,11 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         if (interrupted()) throw harness::Interrupted();
         std::this_thread::sleep_for(std::chrono::seconds(2));
       }
-      if (plan.claim.kind == results::SessionClaim::Kind::Finished)
+      if (plan.claim.kind == results::SessionClaim::Kind::Finished) {
         report_finished(store, plan.claim.session, run);
+      } else {
+        store.set_session_variants(plan.claim.session, run.valid_variants);
+      }
     }
   } catch (...) {
     for (const DevicePlan& p : plans) give_back(store, p.claim);

@@ -15,6 +15,7 @@
 #include "results/store.hpp"
 #include "tuner/schedule.hpp"
 #include "tuner/tuner.hpp"
+#include "variants/shard.hpp"
 
 namespace varex::tuner {
 
@@ -33,6 +34,9 @@ struct RunOptions {
   double timeout_seconds = 300;
   // A sub-space; for a run, the settings that pick its one variant (defaults otherwise).
   std::map<std::string, std::string> pins;
+  // One shard of the (pinned) space: a fleet task's part of a sweep (variants/shard.hpp); part of the
+  // session's settings, so each shard is a session of its own.
+  std::optional<variants::Shard> shard;
   bool progress = false;    // a live line per device on stderr (a run: only the note that it probes)
   SchedulePolicy schedule;  // which devices run at the same time
   bool reprobe = false;

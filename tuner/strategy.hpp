@@ -69,6 +69,8 @@ class Strategy {
 };
 
 const std::vector<std::string>& strategy_names();
+// UsageError naming the strategies for a name that is not one of them.
+void check_strategy_name(std::string_view name);
 // A strategy for `space` (which must outlive it). UsageError for unknown names.
 std::unique_ptr<Strategy> make_strategy(std::string_view name, const variants::Space& space);
 

@@ -62,7 +62,7 @@ std::uint64_t Space::cardinality() const {
 
 std::uint64_t Space::count_valid() const {
   const std::uint64_t n = cardinality();
-  if (n <= (1ULL << 22)) {
+  if (n <= kWalkLimit) {
     std::uint64_t count = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       const Params p = at(i);

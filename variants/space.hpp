@@ -62,9 +62,10 @@ class Space {
 
   // Number of points before constraints (the product of the value counts).
   std::uint64_t cardinality() const;
-  // Number of valid canonical points (variants): counted exactly for spaces up to a few million points, else
+  // Number of valid canonical points (variants): counted exactly for spaces up to kWalkLimit points, else
   // estimated from a deterministic sample of indices.
   std::uint64_t count_valid() const;
+  static constexpr std::uint64_t kWalkLimit = 1ULL << 22;
   Params at(std::uint64_t index) const;
   std::uint64_t index_of(const Params& params) const;
 

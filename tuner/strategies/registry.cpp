@@ -29,12 +29,20 @@ const std::vector<std::string>& strategy_names() {
   return names;
 }
 
-std::unique_ptr<Strategy> make_strategy(std::string_view name, const variants::Space& space) {
+void check_strategy_name(std::string_view name) {
   for (const auto& [known, factory] : registry()) {
-    if (known == name) return factory(space);
+    if (known == name) return;
   }
   throw UsageError("unknown strategy '" + std::string(name) +
                    "' (strategies: " + join(strategy_names(), ", ") + ")");
+}
+
+std::unique_ptr<Strategy> make_strategy(std::string_view name, const variants::Space& space) {
+  check_strategy_name(name);
+  for (const auto& [known, factory] : registry()) {
+    if (known == name) return factory(space);
+  }
+  return nullptr;  // not reached: the name was checked
 }
 
 }  // namespace varex::tuner
