@@ -24,6 +24,7 @@ struct SubmitFlags {
   bool exclusive = false;
   std::string varex;
   bool assume_shared = false;
+  bool no_submit = false;
 };
 
 // The sweep's or tune's flags a fleet sets itself for each task.
@@ -41,7 +42,7 @@ void refuse_fleet_owned(const std::vector<std::string>& args) {
   }
 }
 
-void add_submit(CLI::App* fleet_cmd, int& exit_code, SessionCheck check_session, const std::string& kind) {
+void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::string& kind) {
   const bool sweep = kind == "sweep";
   auto* cmd = fleet_cmd->add_subcommand(
       kind,
@@ -81,13 +82,20 @@ void add_submit(CLI::App* fleet_cmd, int& exit_code, SessionCheck check_session,
       "One more sbatch option for the tasks, e.g. --sbatch-option=--constraint=h100 (repeatable)");
   cmd->add_option("--varex", f->varex,
                   "The varex executable the tasks run, at the same path on every node (default: this one)");
+  cmd->add_flag(
+      "--no-submit", f->no_submit,
+      "Write the plan and job scripts only, without Slurm: run each task by hand as SLURM_ARRAY_TASK_ID=K "
+      "bash DIR/task.sh, then varex fleet merge --dir DIR");
   cmd->add_flag("--assume-shared", f->assume_shared,
                 "Take the directory as shared with the nodes though its file system is this host's own type");
-  cmd->callback([cmd, f, &exit_code, check_session, kind, sweep] {
+  cmd->callback([cmd, f, check_session, kind, sweep] {
     const std::vector<std::string> args = cmd->remaining();
     refuse_fleet_owned(args);
     fleet::FleetPlan plan;
     plan.kind = kind;
+    if (!sweep && f->shards)
+      throw UsageError(
+          "--shards is for a sweep: a tune's strategy searches the whole space; split it by --nodes");
     if (f->shards && f->nodes) throw UsageError("--shards and --nodes exclude each other: pick one split");
     if (sweep && !f->shards && !f->nodes)
       throw UsageError("a fleet sweep needs --shards N (shards of the space) or --nodes N (whole nodes)");
@@ -100,14 +108,22 @@ void add_submit(CLI::App* fleet_cmd, int& exit_code, SessionCheck check_session,
     // The command each task runs, checked here as the sweep or tune itself would check it.
     check_session(kind, args);
     const fleet::FleetDir dir(f->dir);
-    const fleet::Submission s = fleet::submit(dir, plan, fleet::Slurm{}, f->assume_shared);
+    const fleet::Slurm slurm;
+    const auto s = fleet::submit(dir, plan, f->no_submit ? nullptr : &slurm, f->assume_shared);
+    if (!s) {
+      std::cout << "wrote the plan and job scripts of " << plan.tasks << " task"
+                << (plan.tasks == 1 ? "" : "s") << " to " << dir.root << "; submitted nothing\n"
+                << "  run task K: SLURM_ARRAY_TASK_ID=K bash " << dir.task_script() << "   (K = 0 ... "
+                << plan.tasks - 1 << ")\n"
+                << "  then:       varex fleet merge --dir " << dir.root << "\n";
+      return;
+    }
     std::cout << "submitted " << plan.tasks << " " << (plan.split == "shard" ? "shard" : "node") << " task"
-              << (plan.tasks == 1 ? "" : "s") << " of a " << kind << " as Slurm job array " << s.array_job
-              << ", and their merge as job " << s.merge_job << " (afterany)\n"
+              << (plan.tasks == 1 ? "" : "s") << " of a " << kind << " as Slurm job array " << s->array_job
+              << ", and their merge as job " << s->merge_job << " (afterany)\n"
               << "  directory: " << dir.root << "\n"
               << "  watch:     varex fleet status --dir " << dir.root << "\n"
               << "  result:    " << dir.merged_db() << " once the merge has run\n";
-    exit_code = 0;
   });
 }
 
@@ -171,13 +187,13 @@ void add_dir_option(CLI::App* cmd, std::string& dir) {
 
 }  // namespace
 
-void add_fleet(CLI::App& app, int& exit_code, SessionCheck check_session) {
+void add_fleet(CLI::App& app, SessionCheck check_session) {
   auto* fleet_cmd = app.add_subcommand(
       "fleet",
       "Sweeps and tunes spread over a Slurm cluster: submit, watch, resume, cancel, merge (docs/FLEET.md)");
   fleet_cmd->require_subcommand(1);
-  add_submit(fleet_cmd, exit_code, check_session, "sweep");
-  add_submit(fleet_cmd, exit_code, check_session, "tune");
+  add_submit(fleet_cmd, check_session, "sweep");
+  add_submit(fleet_cmd, check_session, "tune");
 
   auto dir = std::make_shared<std::string>();
   auto json_out = std::make_shared<bool>(false);

@@ -8,6 +8,6 @@ namespace varex::cli {
 // `check_session`: runs `varex KIND ARGS --check` in this process, so that a fleet's flags are refused as
 // the sweep or tune would refuse them, before anything is submitted.
 using SessionCheck = void (*)(const std::string& kind, const std::vector<std::string>& args);
-void add_fleet(CLI::App& app, int& exit_code, SessionCheck check_session);
+void add_fleet(CLI::App& app, SessionCheck check_session);
 
 }  // namespace varex::cli

@@ -54,7 +54,8 @@ Submission submit_tasks(const FleetDir& dir, const Slurm& slurm, const std::vect
 
 }  // namespace
 
-Submission submit(const FleetDir& dir, FleetPlan plan, const Slurm& slurm, bool assume_shared) {
+std::optional<Submission> submit(const FleetDir& dir, FleetPlan plan, const Slurm* slurm,
+                                 bool assume_shared) {
   if (dir.root.find_first_of(" \t\n'\"\\%") != std::string::npos)
     throw UsageError(
         "fleet directory '" + dir.root +
@@ -65,15 +66,18 @@ Submission submit(const FleetDir& dir, FleetPlan plan, const Slurm& slurm, bool 
   const bool existed = fs::exists(dir.root);
   if (existed && fs::is_directory(dir.root) && !fs::is_empty(dir.root))
     throw UsageError("fleet directory '" + dir.root + "' is not empty: give a new or empty one");
-  slurm.check_reachable();
-  const std::vector<std::string> nodes = slurm.partition_nodes(plan.placement.partition);
-  check_fleet_directory(dir.root, nodes, assume_shared);
+  std::vector<std::string> nodes;
+  if (slurm) {
+    slurm->check_reachable();
+    nodes = slurm->partition_nodes(plan.placement.partition);
+  }
   try {
+    check_fleet_directory(dir.root, nodes, assume_shared);
     fs::create_directories(dir.shards());
     fs::create_directories(dir.logs());
     write_script(dir.task_script(), task_script(dir, plan));
     write_script(dir.merge_script(), merge_script(dir, plan));
-    slurm.check_submission(dir.task_script(), {"--array=0-" + std::to_string(plan.tasks - 1)});
+    if (slurm) slurm->check_submission(dir.task_script(), {"--array=0-" + std::to_string(plan.tasks - 1)});
   } catch (...) {
     // A refusal leaves the directory as it was: empty, or not there.
     std::error_code ignored;
@@ -91,7 +95,8 @@ Submission submit(const FleetDir& dir, FleetPlan plan, const Slurm& slurm, bool 
   // The plan is written before the jobs are submitted, and again with their ids: a task that starts at once
   // finds its directory complete.
   dir.save(plan);
-  plan.submissions.push_back(submit_tasks(dir, slurm, all, {}));
+  if (!slurm) return std::nullopt;
+  plan.submissions.push_back(submit_tasks(dir, *slurm, all, {}));
   dir.save(plan);
   return plan.submissions.back();
 }

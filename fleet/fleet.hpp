@@ -14,8 +14,9 @@ namespace varex::fleet {
 // Checks that Slurm answers, that the directory is new (or empty), writable and seen by the partition's
 // nodes, and that Slurm takes the tasks' options (sbatch --test-only); then writes the plan and the scripts
 // and submits the task array and the merge job after it (--dependency=afterany). UsageError, with nothing
-// submitted and nothing left in the directory, when a check fails.
-Submission submit(const FleetDir& dir, FleetPlan plan, const Slurm& slurm, bool assume_shared);
+// submitted and nothing left in the directory, when a check fails. Without `slurm` it writes the plan and
+// scripts only (to run by hand, or through another scheduler) and returns nullopt.
+std::optional<Submission> submit(const FleetDir& dir, FleetPlan plan, const Slurm* slurm, bool assume_shared);
 
 // Submits again the tasks that are neither done nor waiting or running (failed, cancelled, timed out, lost
 // with their node, never started), and a merge after them and after every task still live. Where every task

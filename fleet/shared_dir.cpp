@@ -51,7 +51,7 @@ void check_fleet_directory(const std::string& dir, const std::vector<std::string
                            bool assume_shared) {
   std::error_code error;
   fs::create_directories(dir, error);
-  if (error) throw UsageError("fleet directory '" + dir + "' cannot be created: " + error.message());
+  if (error) throw UsageError("fleet directory '" + dir + "' is not writable: " + error.message());
   if (!fs::is_directory(dir)) throw UsageError("fleet directory '" + dir + "' is not a directory");
   const std::string probe = dir + "/.varex-write-probe." + std::to_string(::getpid());
   {

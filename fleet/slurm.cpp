@@ -109,7 +109,7 @@ void Slurm::check_submission(const std::string& script, const std::vector<std::s
   // --test-only answers on stderr, "Job … to start at …", with status 0 when Slurm would take the job.
   if (!r.ok()) {
     if (unreachable(r)) throw UsageError("Slurm is not reachable: " + reason(r));
-    throw UsageError("Slurm refuses the tasks' options (" + join(options, " ") + "): " + reason(r));
+    throw UsageError("Slurm refuses the tasks' options: " + reason(r));
   }
 }
 

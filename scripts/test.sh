@@ -46,5 +46,11 @@ export POCL_EXTRA_BUILD_FLAGS=-cl-opt-disable
 # compiles each specialisation apart (4,120 of them for 259 programs in a cold run of the suite), and the
 # generic function runs every local size the same. Two device tests from cold caches: 70 s against 44 s.
 export POCL_WORK_GROUP_SPECIALIZATION=0
+# The fleet tests (tests/test_fleet.cpp) submit to a one-node Slurm on this machine: started here where the
+# tests run as root (it installs slurm-wlm and munge where missing); elsewhere they skip, or fail where
+# VAREX_REQUIRE_SLURM is set, as CI sets it.
+if [ "$(id -u)" -eq 0 ]; then
+  scripts/slurm_local.sh start >/dev/null
+fi
 ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-sanitize -j "$jobs" --output-on-failure -E '^(Cuda/CudaCompile\..*|Vendor\..*)$'

@@ -1,0 +1,289 @@
+// Fleet runs (docs/FLEET.md) on the one-node Slurm of scripts/slurm_local.sh, which scripts/test.sh starts
+// where it runs as root: a sweep split into shards and merged, a task cancelled and resumed, and the runs
+// that must be refused before anything is submitted. Without a Slurm to talk to these skip, unless
+// VAREX_REQUIRE_SLURM is set (as CI sets it), where they fail.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "base/command.hpp"
+#include "results/store.hpp"
+#include "support.hpp"
+
+namespace varex {
+namespace {
+
+using test::run_varex;
+
+#define REQUIRE_SLURM()                                                                              \
+  do {                                                                                               \
+    const CommandResult ping = run_command({"scontrol", "ping"});                                    \
+    if (ping.status != 0 || ping.out.find("is UP") == std::string::npos) {                           \
+      if (std::getenv("VAREX_REQUIRE_SLURM")) FAIL() << "no Slurm to run on: " << ping.first_line(); \
+      GTEST_SKIP() << "no Slurm here (scripts/slurm_local.sh start): " << ping.first_line();         \
+    }                                                                                                \
+  } while (0)
+
+// A sub-space of four variants whose best is far ahead of the rest on PoCL (32 rows a work-item against 4 or
+// fewer: 3 to 10 times faster), so that two sweeps agree on it whatever the noise of a shared 2-core machine.
+std::vector<std::string> four_variants() {
+  return {"--op",   "selection",     "--device",   test::cpu_device().id,
+          "--rows", "2^18",          "--set",      "kernel=overflow",
+          "--set",  "padding=guard", "--set",      "local=64",
+          "--set",  "grid=cover",    "--set",      "vec=1",
+          "--set",  "ept=1,2,4,32",  "--max-reps", "5"};
+}
+
+nlohmann::json fleet_status(const std::string& dir) {
+  const auto r = run_varex({"fleet", "status", "--dir", dir, "--json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+// Waits until the run's latest merge job has ended; returns the last status.
+nlohmann::json wait_for_merge(const std::string& dir) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(15);
+  while (std::chrono::steady_clock::now() < deadline) {
+    const nlohmann::json st = fleet_status(dir);
+    const auto& state = st["merge_state"];
+    if (state.is_string() && (state == "COMPLETED" || state == "FAILED" || state == "CANCELLED")) return st;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  ADD_FAILURE() << "the fleet's merge did not end in 15 minutes: " << fleet_status(dir).dump();
+  return fleet_status(dir);
+}
+
+std::multiset<std::string> searched_variants(const std::string& db) {
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(
+      store.db(), "SELECT variant_id FROM measurements WHERE purpose = 'search' AND duplicate_of IS NULL");
+  std::multiset<std::string> out;
+  while (s.step()) out.insert(s.text(0));
+  return out;
+}
+
+std::string integrity(const std::string& db) {
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(), "PRAGMA integrity_check");
+  s.step();
+  return s.text(0);
+}
+
+nlohmann::json best_of(const std::string& db) {
+  const auto r = run_varex({"best", "--db", db, "--json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto rows = nlohmann::json::parse(r.out);
+  EXPECT_EQ(rows.size(), 1u) << r.out;
+  return rows.empty() ? nlohmann::json() : rows[0];
+}
+
+TEST(Fleet, FourShardsMergeIntoTheSweepOfOneMachine) {
+  REQUIRE_SLURM();
+  const std::string scratch = test::scratch_dir("fleet-shards");
+  const std::string single = scratch + "/single.db", dir = scratch + "/fleet";
+
+  std::vector<std::string> sweep{"sweep", "--db", single, "--quiet"};
+  for (const auto& a : four_variants()) sweep.push_back(a);
+  const auto one = run_varex(sweep);
+  ASSERT_EQ(one.status, 0) << one.err;
+
+  std::vector<std::string> submit{"fleet", "sweep",       "--dir", dir,      "--shards",
+                                  "4",     "--partition", "local", "--time", "30"};
+  for (const auto& a : four_variants()) submit.push_back(a);
+  const auto r = run_varex(submit);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("submitted 4 shard tasks"), std::string::npos) << r.out;
+  const std::string script = test::slurp(dir + "/task.sh");
+  EXPECT_NE(script.find("#SBATCH --partition=local"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --time=30"), std::string::npos) << script;
+  EXPECT_NE(script.find("--shard \"$task/4\""), std::string::npos) << script;
+
+  const nlohmann::json st = wait_for_merge(dir);
+  ASSERT_EQ(st["merge_state"], "COMPLETED") << st.dump();
+  for (const auto& t : st["tasks"]) {
+    EXPECT_TRUE(t["done"].get<bool>()) << t.dump();
+    EXPECT_EQ(t["state"], "COMPLETED") << t.dump();
+    EXPECT_EQ(t["measured"], 1) << t.dump();  // four variants in four shards of equal counts
+  }
+  ASSERT_TRUE(st["merged"]["complete"].get<bool>()) << st.dump();
+
+  // Every variant of the space exactly once, the same variants as the one-machine sweep.
+  const std::string merged = dir + "/fleet.db";
+  const auto fleet_variants = searched_variants(merged);
+  EXPECT_EQ(fleet_variants, searched_variants(single));
+  EXPECT_EQ(fleet_variants.size(), 4u);
+  EXPECT_EQ(
+      test::count_where(merged, "SELECT COUNT(*) FROM sessions WHERE kind = 'sweep' AND status = 'finished'"),
+      4);
+  EXPECT_EQ(test::count_where(merged, "SELECT SUM(variants) FROM sessions"), 4);
+  EXPECT_EQ(integrity(merged), "ok");
+
+  // The same best. The space was chosen so that its best leads by far; checked here, so that a slower
+  // machine cannot turn the comparison into a coin toss unnoticed.
+  {
+    results::Store store(single, results::Database::Mode::Existing);
+    results::Statement s(store.db(), R"sql(SELECT kernel_ms FROM measurements
+                                          WHERE purpose = 'search' AND status = 'ok' ORDER BY kernel_ms LIMIT 2)sql");
+    ASSERT_TRUE(s.step());
+    const double first = s.real(0);
+    ASSERT_TRUE(s.step());
+    ASSERT_LT(first * 1.5, s.real(0)) << "the sub-space's best no longer leads clearly on this machine";
+  }
+  EXPECT_EQ(best_of(merged)["variant"], best_of(single)["variant"]);
+
+  // Merged again (as a resume's merge would), nothing is counted twice.
+  const auto again = run_varex({"fleet", "merge", "--dir", dir, "--json"});
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(searched_variants(merged), fleet_variants);
+
+  // A task script run by hand, as on a machine without Slurm (the two-GPU evidence): task 2 finds its
+  // session finished and measures nothing; without a task number it refuses.
+  const CommandResult by_hand = run_command({"env", "SLURM_ARRAY_TASK_ID=2", "bash", dir + "/task.sh"});
+  EXPECT_EQ(by_hand.status, 0) << by_hand.err;
+  EXPECT_EQ(test::count_where(dir + "/shards/task-2.db", "SELECT COUNT(*) FROM measurements"), 2);
+  const CommandResult no_task = run_command({"bash", dir + "/task.sh"});
+  EXPECT_NE(no_task.status, 0);
+  EXPECT_NE(no_task.err.find("SLURM_ARRAY_TASK_ID"), std::string::npos) << no_task.err;
+}
+
+TEST(Fleet, ACancelledTaskResumesWithoutLosingOrRepeatingAMeasurement) {
+  REQUIRE_SLURM();
+  const std::string dir = test::scratch_dir("fleet-resume") + "/fleet";
+  // Twelve variants in two shards, each measured 200 times (0.2 to 3 s a variant here), so that the first
+  // task is still measuring when it is cancelled.
+  std::vector<std::string> submit{"fleet",      "sweep",
+                                  "--dir",      dir,
+                                  "--shards",   "2",
+                                  "--op",       "selection",
+                                  "--device",   test::cpu_device().id,
+                                  "--rows",     "2^18",
+                                  "--set",      "kernel=overflow",
+                                  "--set",      "padding=guard",
+                                  "--set",      "local=32,64",
+                                  "--set",      "grid=cover",
+                                  "--set",      "vec=1",
+                                  "--set",      "ept=1,2,4,8,16,32",
+                                  "--min-reps", "200",
+                                  "--max-reps", "200"};
+  const auto r = run_varex(submit);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream plan_file(dir + "/fleet.json");
+  const auto plan = nlohmann::json::parse(plan_file);
+  const std::string job = plan["submissions"][0]["array_job"].get<std::string>() + "_0";
+
+  // Cancelled once it has measured two variants.
+  const std::string db = dir + "/shards/task-0.db";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(10);
+  while (test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'search'") < 2) {
+    ASSERT_LT(std::chrono::steady_clock::now(), deadline) << "task 0 measured nothing in 10 minutes";
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  const CommandResult cancel = run_command({"scancel", job});
+  ASSERT_EQ(cancel.status, 0) << cancel.err;
+
+  // The cancelled task's measurements, as they stood.
+  nlohmann::json st = wait_for_merge(dir);
+  ASSERT_FALSE(st["tasks"][0]["done"].get<bool>())
+      << "task 0 finished before it was cancelled: " << st.dump();
+  EXPECT_EQ(st["tasks"][0]["state"], "CANCELLED") << st.dump();
+  EXPECT_TRUE(st["tasks"][0]["resumable"].get<bool>()) << st.dump();
+  EXPECT_FALSE(st["merged"]["complete"].get<bool>()) << st.dump();
+  std::set<std::string> before;
+  {
+    results::Store store(db, results::Database::Mode::Existing);
+    results::Statement s(store.db(), "SELECT id || ' ' || variant_id || ' ' || kernel_ms FROM measurements");
+    while (s.step()) before.insert(s.text(0));
+    results::Statement session(store.db(), "SELECT status FROM sessions");
+    ASSERT_TRUE(session.step());
+    EXPECT_NE(session.text(0), "finished");
+  }
+  ASSERT_FALSE(before.empty());
+
+  const auto resumed = run_varex({"fleet", "resume", "--dir", dir});
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_NE(resumed.out.find("submitted task 0 again"), std::string::npos) << resumed.out;
+  st = wait_for_merge(dir);
+  ASSERT_EQ(st["merge_state"], "COMPLETED") << st.dump();
+  ASSERT_TRUE(st["merged"]["complete"].get<bool>()) << st.dump();
+
+  // Nothing measured before the cancel was lost or measured again; the total is the space's.
+  {
+    results::Store store(db, results::Database::Mode::Existing);
+    results::Statement s(store.db(), "SELECT id || ' ' || variant_id || ' ' || kernel_ms FROM measurements");
+    std::set<std::string> after;
+    while (s.step()) after.insert(s.text(0));
+    for (const std::string& m : before) EXPECT_TRUE(after.count(m)) << "lost: " << m;
+  }
+  const std::string merged = dir + "/fleet.db";
+  const auto variants = searched_variants(merged);
+  EXPECT_EQ(variants.size(), 12u);
+  EXPECT_EQ(std::set<std::string>(variants.begin(), variants.end()).size(), variants.size())
+      << "a variant twice";
+  EXPECT_EQ(test::count_where(merged, "SELECT COUNT(*) FROM sessions WHERE status = 'finished'"), 2);
+  EXPECT_EQ(test::count_where(merged, "SELECT COUNT(*) FROM sessions"), 2);
+  EXPECT_EQ(integrity(merged), "ok");
+  const auto nothing = run_varex({"fleet", "resume", "--dir", dir});
+  EXPECT_EQ(nothing.status, 0) << nothing.err;
+  EXPECT_NE(nothing.out.find("nothing to resume"), std::string::npos) << nothing.out;
+}
+
+// Each refusal: exit status 2, one line naming the problem, and the fleet directory left as it was.
+void expect_refused(const std::vector<std::string>& flags, const std::string& dir, const std::string& says) {
+  std::vector<std::string> args{"fleet", "sweep", "--dir", dir, "--shards", "2"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  for (const auto& a : four_variants()) args.push_back(a);
+  const auto r = run_varex(args);
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fleet.json")) << dir;
+}
+
+TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
+  REQUIRE_SLURM();
+  const std::string scratch = test::scratch_dir("fleet-refusals");
+  const std::string dir = scratch + "/fleet";
+  // Slurm's own refusals, asked through sbatch --test-only.
+  expect_refused({"--partition", "nosuch"}, dir, "Slurm has no partition 'nosuch'");
+  expect_refused({"--time", "soon"}, dir, "Slurm refuses the tasks' options: Invalid --time");
+  expect_refused({"--gres", "gpu:1"}, dir, "Slurm refuses the tasks' options");
+  EXPECT_FALSE(std::filesystem::exists(dir)) << "a refused run left its directory behind";
+  // A directory this host alone sees, for a partition that spans another host.
+  expect_refused({"--partition", "spread"}, dir, "own file system");
+  // A directory that cannot be written.
+  const std::string unwritable = geteuid() == 0 ? "/sys/varex-fleet" : scratch + "/locked/fleet";
+  if (geteuid() != 0) {
+    std::filesystem::create_directories(scratch + "/locked");
+    std::filesystem::permissions(scratch + "/locked",
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  }
+  expect_refused({}, unwritable, "is not writable");
+  // A directory that holds a run already, or other files.
+  std::filesystem::create_directories(scratch + "/busy");
+  std::ofstream(scratch + "/busy/notes.txt") << "mine\n";
+  expect_refused({}, scratch + "/busy", "is not empty");
+  // The sweep's own flags, refused as the sweep refuses them, and the flags the fleet sets itself.
+  expect_refused({"--set", "local=7"}, dir, "local");
+  expect_refused({"--db", "mine.db"}, dir, "--db is not for a fleet run");
+  // A controller that does not answer.
+  const std::string conf = scratch + "/unreachable.conf";
+  {
+    std::ifstream in("/etc/slurm/slurm.conf");
+    std::ofstream out(conf);
+    for (std::string line; std::getline(in, line);) out << line << "\n";
+    out << "SlurmctldPort=9\n";  // discard: nothing listens there
+  }
+  setenv("SLURM_CONF", conf.c_str(), 1);
+  expect_refused({}, dir, "Slurm is not reachable");
+  unsetenv("SLURM_CONF");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+}  // namespace
+}  // namespace varex
