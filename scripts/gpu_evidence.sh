@@ -41,6 +41,9 @@
 #   groupby    the group-by at 2^28 rows with 16 and 2^20 groups: default and tuning on the GPU devices,
 #              the tuned variant over 1 to 2^24 groups, Fett's padding experiment at 11,999,989 rows on
 #              every device, default and tuning on the CPU at 2^24 rows
+#   fleet33    issue 33: a sweep (FLEET_SWEEP, default selection at 2^24 rows on cuda:0) in two shards on two GPUs,
+#              the fleet's task scripts run by hand, merged, against the same sweep on one GPU (FLEET_NAME names
+#              the files; wall times in fleet33_wall.txt)
 #   runtime30  issue 30: the runtime library on the application's own cuMemAlloc buffers
 #              (.carry/bin/runtime_cuda_timing, built against the installed package) against `varex run` of
 #              the same variant: selection 2^28, join 2^24 x 2^28, group-by 2^28 rows / 2^20 groups, ra_sort
@@ -1014,6 +1017,38 @@ part_gov32_count() {
   for w in '' "${filters[@]}"; do
     "$carry/bin/runtime_cuda_timing" --op count --rows 1000000 --where "$w" --calls 101
   done | tee "$files/gov32_runtime.jsonl"
+}
+
+# Issue 33 on a machine of two GPUs and no Slurm: a sweep in two shards, the fleet's task scripts run by hand
+# as Slurm would (SLURM_ARRAY_TASK_ID, one GPU each through CUDA_VISIBLE_DEVICES), merged, against the same
+# sweep on one GPU. Each run on a fresh database with cold compile caches (varex's and the driver's).
+part_fleet33() {
+  # shellcheck disable=SC2206
+  local sweep=(${FLEET_SWEEP:---op selection --device cuda:0 --rows 2^24}) name=${FLEET_NAME:-fleet33} start end k
+  local dir=$files/$name
+  step "$name: two shards on two GPUs: ${sweep[*]}"
+  rm -rf "$dir" /tmp/varex-cache-fleet*
+  varex fleet sweep --dir "$dir" --shards 2 --no-submit "${sweep[@]}"
+  start=$(date +%s.%N)
+  for k in 0 1; do
+    SLURM_ARRAY_TASK_ID=$k CUDA_VISIBLE_DEVICES=$k CUDA_CACHE_DISABLE=1 VAREX_CACHE_DIR=/tmp/varex-cache-fleet$k \
+      bash "$dir/task.sh" > "$files/${name}_task$k.log" 2>&1 &
+  done
+  wait
+  end=$(date +%s.%N)
+  echo "$name two_gpus wall_s $(python3 -c "print(round($end - $start, 2))")" | tee -a "$files/fleet33_wall.txt"
+  varex fleet merge --dir "$dir"
+  varex fleet status --dir "$dir"
+  step "$name: the same sweep on one GPU"
+  start=$(date +%s.%N)
+  CUDA_VISIBLE_DEVICES=0 CUDA_CACHE_DISABLE=1 VAREX_CACHE_DIR=/tmp/varex-cache-fleet-one \
+    timeout "${FLEET_ONE_LIMIT:-400}" "$carry/bin/varex" sweep "${sweep[@]}" --db "$files/${name}_one.db" --quiet
+  end=$(date +%s.%N)
+  echo "$name one_gpu wall_s $(python3 -c "print(round($end - $start, 2))")" | tee -a "$files/fleet33_wall.txt"
+  for db in "$name/fleet" "${name}_one"; do
+    varex export --db "$files/$db.db" --format json --out "$files/${db//\//_}_profile.json"
+    varex best --db "$files/$db.db"
+  done
 }
 
 for part in "${@:-env}"; do "part_$part"; done

@@ -13,6 +13,10 @@
 #include <thread>
 
 #include "base/command.hpp"
+#include "base/errors.hpp"
+#include "fleet/plan.hpp"
+#include "fleet/shared_dir.hpp"
+#include "fleet/slurm.hpp"
 #include "results/store.hpp"
 #include "support.hpp"
 
@@ -283,6 +287,48 @@ TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   expect_refused({}, dir, "Slurm is not reachable");
   unsetenv("SLURM_CONF");
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// The pieces that need no Slurm.
+TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
+  fleet::FleetPlan plan;
+  plan.kind = "sweep";
+  plan.split = "shard";
+  plan.tasks = 4;
+  plan.varex = "/opt/varex/bin/varex";
+  plan.args = {"--op", "selection", "--query", "lo=1 hi=2"};
+  plan.placement.gres = "gpu:h100:1";
+  plan.placement.time = "2:00:00";
+  plan.placement.options = {"--constraint=h100"};
+  plan.submissions = {{"100", {0, 1, 2, 3}, "101", "2026-11-27T06:00:00Z"}, {"205", {1, 3}, "206", "later"}};
+  const fleet::FleetPlan back = fleet::FleetPlan::from_json(nlohmann::json::parse(plan.to_json().dump()));
+  EXPECT_EQ(back.to_json(), plan.to_json());
+  EXPECT_EQ(back.task_job(0), "100_0");
+  EXPECT_EQ(back.task_job(3), "205_3");
+  EXPECT_EQ(back.placement.sbatch_options(),
+            (std::vector<std::string>{"--gres=gpu:h100:1", "--time=2:00:00", "--constraint=h100"}));
+}
+
+TEST(FleetSlurm, ReadsScontrolsRecords) {
+  const auto records = fleet::parse_scontrol_records(
+      "JobId=7 ArrayJobId=6 ArrayTaskId=1 JobName=varex-sweep JobState=COMPLETED Reason=None ExitCode=0:0\n"
+      "\n"
+      "JobId=6 ArrayJobId=6 ArrayTaskId=2-3 JobState=PENDING Reason=Resources ExitCode=0:0\n");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].at("ArrayTaskId"), "1");
+  EXPECT_EQ(records[1].at("ArrayTaskId"), "2-3");
+  EXPECT_EQ(records[1].at("Reason"), "Resources");
+  EXPECT_TRUE((fleet::JobState{"PENDING", "", ""}).live());
+  EXPECT_FALSE((fleet::JobState{"CANCELLED", "", ""}).live());
+}
+
+TEST(FleetDirectory, ALocalFileSystemIsSharedOnlyWithThisHost) {
+  const std::string dir = test::scratch_dir("fleet-local-dir");
+  EXPECT_FALSE(fleet::file_system_of(dir).network) << fleet::file_system_of(dir).type;
+  EXPECT_NO_THROW(fleet::check_fleet_directory(dir, {"localhost"}, false));
+  EXPECT_THROW(fleet::check_fleet_directory(dir, {"localhost", "gpu-node-17"}, false), UsageError);
+  EXPECT_NO_THROW(fleet::check_fleet_directory(dir, {"gpu-node-17"}, true));
+  EXPECT_TRUE(std::filesystem::is_empty(dir)) << "the write probe stayed";
 }
 
 }  // namespace
