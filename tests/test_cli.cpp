@@ -50,6 +50,9 @@ TEST(Cli, HelpAndVersion) {
                           "probe", "export", "merge", "report", "tpch"})
     helps.push_back({cmd, "--help"});
   for (const char* cmd : {"run", "sweep", "tune"}) helps.push_back({"plan", cmd, "--help"});
+  for (const char* cmd : {"sweep", "tune", "status", "resume", "cancel", "merge"})
+    helps.push_back({"fleet", cmd, "--help"});
+  helps.push_back({"fleet", "--help"});
   helps.push_back({"plan", "--help"});
   helps.push_back({"plan", "-h"});
   for (const auto& args : helps) {

@@ -237,6 +237,27 @@ TEST(Fleet, ACancelledTaskResumesWithoutLosingOrRepeatingAMeasurement) {
   EXPECT_NE(nothing.out.find("nothing to resume"), std::string::npos) << nothing.out;
 }
 
+TEST(Fleet, ANodeTaskTunesTheDevicesOfItsNode) {
+  REQUIRE_SLURM();
+  const std::string dir = test::scratch_dir("fleet-node") + "/fleet";
+  std::vector<std::string> submit{"fleet", "tune",     "--dir", dir,          "--nodes",
+                                  "1",     "--budget", "3",     "--strategy", "random"};
+  for (const auto& a : four_variants()) submit.push_back(a);
+  const auto r = run_varex(submit);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string script = test::slurp(dir + "/task.sh");
+  EXPECT_NE(script.find("#SBATCH --exclusive"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--shard"), std::string::npos) << script;
+  const nlohmann::json st = wait_for_merge(dir);
+  ASSERT_TRUE(st["merged"]["complete"].get<bool>()) << st.dump();
+  const std::string merged = dir + "/fleet.db";
+  EXPECT_EQ(
+      test::count_where(merged, "SELECT COUNT(*) FROM sessions WHERE kind = 'tune' AND status = 'finished'"),
+      1);
+  EXPECT_EQ(searched_variants(merged).size(), 3u);  // the budget: 3 evaluations
+  EXPECT_EQ(test::count_where(merged, "SELECT variants FROM sessions"), 4);
+}
+
 // Each refusal: exit status 2, one line naming the problem, and the fleet directory left as it was.
 void expect_refused(const std::vector<std::string>& flags, const std::string& dir, const std::string& says) {
   std::vector<std::string> args{"fleet", "sweep", "--dir", dir, "--shards", "2"};
