@@ -103,7 +103,9 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
     plan.tasks = f->shards ? *f->shards : f->nodes.value_or(1);
     plan.args = args;
     plan.placement = f->placement;
-    plan.placement.exclusive = f->exclusive || plan.split == "node" || f->placement.gres.empty();
+    // A shard task placed by neither GPUs nor cores measures the node's CPUs: it takes the node whole.
+    plan.placement.exclusive = f->exclusive || plan.split == "node" ||
+                               (f->placement.gres.empty() && f->placement.cpus_per_task == 0);
     plan.varex = f->varex.empty() ? self_executable() : f->varex;
     // The command each task runs, checked here as the sweep or tune itself would check it.
     check_session(kind, args);

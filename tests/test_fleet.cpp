@@ -34,14 +34,26 @@ using test::run_varex;
     }                                                                                                \
   } while (0)
 
-// A sub-space of four variants whose best is far ahead of the rest on PoCL (32 rows a work-item against 4 or
-// fewer: 3 to 10 times faster), so that two sweeps agree on it whatever the noise of a shared 2-core machine.
-std::vector<std::string> four_variants() {
-  return {"--op",   "selection",     "--device",   test::cpu_device().id,
-          "--rows", "2^18",          "--set",      "kernel=overflow",
-          "--set",  "padding=guard", "--set",      "local=64",
-          "--set",  "grid=cover",    "--set",      "vec=1",
-          "--set",  "ept=1,2,4,32",  "--max-reps", "5"};
+// Selection on PoCL over rows per work-item (ept) and local sizes, measured `reps` times.
+std::vector<std::string> selection_args(const std::string& epts, const std::string& locals,
+                                        const std::string& reps) {
+  return {"--op",       "selection",
+          "--device",   test::cpu_device().id,
+          "--rows",     "2^18",
+          "--set",      "kernel=overflow",
+          "--set",      "padding=guard",
+          "--set",      "local=" + locals,
+          "--set",      "grid=cover",
+          "--set",      "vec=1",
+          "--set",      "ept=" + epts,
+          "--min-reps", reps,
+          "--max-reps", reps};
+}
+// Three variants whose best is far ahead of the rest (32 rows a work-item against 2 or 1: 4 to 10 times
+// faster here), so that two sweeps agree on it whatever the noise of a shared 2-core machine: 4 rows ran
+// within 2.4 times of 32, which a loaded machine's re-measurements turned around.
+std::vector<std::string> three_variants() {
+  return selection_args("1,2,32", "64", "5");
 }
 
 nlohmann::json fleet_status(const std::string& dir) {
@@ -93,27 +105,31 @@ TEST(Fleet, FourShardsMergeIntoTheSweepOfOneMachine) {
   const std::string single = scratch + "/single.db", dir = scratch + "/fleet";
 
   std::vector<std::string> sweep{"sweep", "--db", single, "--quiet"};
-  for (const auto& a : four_variants()) sweep.push_back(a);
+  for (const auto& a : three_variants()) sweep.push_back(a);
   const auto one = run_varex(sweep);
   ASSERT_EQ(one.status, 0) << one.err;
 
+  // Each task alone on the node (the default without --gres or --cpus-per-task), so that no task's times are
+  // another's load.
   std::vector<std::string> submit{"fleet", "sweep",       "--dir", dir,      "--shards",
                                   "4",     "--partition", "local", "--time", "30"};
-  for (const auto& a : four_variants()) submit.push_back(a);
+  for (const auto& a : three_variants()) submit.push_back(a);
   const auto r = run_varex(submit);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("submitted 4 shard tasks"), std::string::npos) << r.out;
   const std::string script = test::slurp(dir + "/task.sh");
   EXPECT_NE(script.find("#SBATCH --partition=local"), std::string::npos) << script;
   EXPECT_NE(script.find("#SBATCH --time=30"), std::string::npos) << script;
+  EXPECT_NE(script.find("#SBATCH --exclusive"), std::string::npos) << script;
   EXPECT_NE(script.find("--shard \"$task/4\""), std::string::npos) << script;
 
   const nlohmann::json st = wait_for_merge(dir);
   ASSERT_EQ(st["merge_state"], "COMPLETED") << st.dump();
+  // Three variants in four shards of equal counts: the first shard holds none, and finishes all the same.
   for (const auto& t : st["tasks"]) {
     EXPECT_TRUE(t["done"].get<bool>()) << t.dump();
     EXPECT_EQ(t["state"], "COMPLETED") << t.dump();
-    EXPECT_EQ(t["measured"], 1) << t.dump();  // four variants in four shards of equal counts
+    EXPECT_EQ(t["measured"], t["task"] == 0 ? 0 : 1) << t.dump();
   }
   ASSERT_TRUE(st["merged"]["complete"].get<bool>()) << st.dump();
 
@@ -121,11 +137,11 @@ TEST(Fleet, FourShardsMergeIntoTheSweepOfOneMachine) {
   const std::string merged = dir + "/fleet.db";
   const auto fleet_variants = searched_variants(merged);
   EXPECT_EQ(fleet_variants, searched_variants(single));
-  EXPECT_EQ(fleet_variants.size(), 4u);
+  EXPECT_EQ(fleet_variants.size(), 3u);
   EXPECT_EQ(
       test::count_where(merged, "SELECT COUNT(*) FROM sessions WHERE kind = 'sweep' AND status = 'finished'"),
       4);
-  EXPECT_EQ(test::count_where(merged, "SELECT SUM(variants) FROM sessions"), 4);
+  EXPECT_EQ(test::count_where(merged, "SELECT SUM(variants) FROM sessions"), 3);
   EXPECT_EQ(integrity(merged), "ok");
 
   // The same best. The space was chosen so that its best leads by far; checked here, so that a slower
@@ -137,7 +153,7 @@ TEST(Fleet, FourShardsMergeIntoTheSweepOfOneMachine) {
     ASSERT_TRUE(s.step());
     const double first = s.real(0);
     ASSERT_TRUE(s.step());
-    ASSERT_LT(first * 1.5, s.real(0)) << "the sub-space's best no longer leads clearly on this machine";
+    ASSERT_LT(first * 2.5, s.real(0)) << "the sub-space's best no longer leads clearly on this machine";
   }
   EXPECT_EQ(best_of(merged)["variant"], best_of(single)["variant"]);
 
@@ -159,22 +175,10 @@ TEST(Fleet, FourShardsMergeIntoTheSweepOfOneMachine) {
 TEST(Fleet, ACancelledTaskResumesWithoutLosingOrRepeatingAMeasurement) {
   REQUIRE_SLURM();
   const std::string dir = test::scratch_dir("fleet-resume") + "/fleet";
-  // Twelve variants in two shards, each measured 200 times (0.2 to 3 s a variant here), so that the first
-  // task is still measuring when it is cancelled.
-  std::vector<std::string> submit{"fleet",      "sweep",
-                                  "--dir",      dir,
-                                  "--shards",   "2",
-                                  "--op",       "selection",
-                                  "--device",   test::cpu_device().id,
-                                  "--rows",     "2^18",
-                                  "--set",      "kernel=overflow",
-                                  "--set",      "padding=guard",
-                                  "--set",      "local=32,64",
-                                  "--set",      "grid=cover",
-                                  "--set",      "vec=1",
-                                  "--set",      "ept=1,2,4,8,16,32",
-                                  "--min-reps", "200",
-                                  "--max-reps", "200"};
+  // Twelve variants in two shards, four programs under three local sizes, each measured
+  // 200 times (0.2 to 3 s a variant here), so that the first task is still measuring when it is cancelled.
+  std::vector<std::string> submit{"fleet", "sweep", "--dir", dir, "--shards", "2", "--cpus-per-task", "1"};
+  for (const auto& a : selection_args("1,2,4,32", "32,64,128", "200")) submit.push_back(a);
   const auto r = run_varex(submit);
   ASSERT_EQ(r.status, 0) << r.err;
   std::ifstream plan_file(dir + "/fleet.json");
@@ -241,8 +245,8 @@ TEST(Fleet, ANodeTaskTunesTheDevicesOfItsNode) {
   REQUIRE_SLURM();
   const std::string dir = test::scratch_dir("fleet-node") + "/fleet";
   std::vector<std::string> submit{"fleet", "tune",     "--dir", dir,          "--nodes",
-                                  "1",     "--budget", "3",     "--strategy", "random"};
-  for (const auto& a : four_variants()) submit.push_back(a);
+                                  "1",     "--budget", "2",     "--strategy", "random"};
+  for (const auto& a : three_variants()) submit.push_back(a);
   const auto r = run_varex(submit);
   ASSERT_EQ(r.status, 0) << r.err;
   const std::string script = test::slurp(dir + "/task.sh");
@@ -254,15 +258,15 @@ TEST(Fleet, ANodeTaskTunesTheDevicesOfItsNode) {
   EXPECT_EQ(
       test::count_where(merged, "SELECT COUNT(*) FROM sessions WHERE kind = 'tune' AND status = 'finished'"),
       1);
-  EXPECT_EQ(searched_variants(merged).size(), 3u);  // the budget: 3 evaluations
-  EXPECT_EQ(test::count_where(merged, "SELECT variants FROM sessions"), 4);
+  EXPECT_EQ(searched_variants(merged).size(), 2u);  // the budget: 2 evaluations of the 3
+  EXPECT_EQ(test::count_where(merged, "SELECT variants FROM sessions"), 3);
 }
 
 // Each refusal: exit status 2, one line naming the problem, and the fleet directory left as it was.
 void expect_refused(const std::vector<std::string>& flags, const std::string& dir, const std::string& says) {
   std::vector<std::string> args{"fleet", "sweep", "--dir", dir, "--shards", "2"};
   args.insert(args.end(), flags.begin(), flags.end());
-  for (const auto& a : four_variants()) args.push_back(a);
+  for (const auto& a : three_variants()) args.push_back(a);
   const auto r = run_varex(args);
   EXPECT_EQ(r.status, 2) << r.out << r.err;
   EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
