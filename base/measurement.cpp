@@ -47,6 +47,7 @@ nlohmann::json MeasureSettings::to_json() const {
   if (check != Check::Host) j["check"] = to_string(check);
   if (cutoff_ms > 0) j["cutoff_ms"] = cutoff_ms;
   if (compare_in_full_below_ms > 0) j["compare_in_full_below_ms"] = compare_in_full_below_ms;
+  if (energy_ms > 0) j["energy_ms"] = energy_ms;
   return j;
 }
 
@@ -62,6 +63,7 @@ MeasureSettings MeasureSettings::from_json(const nlohmann::json& j) {
   s.check = check_from_string(j.value("check", std::string("host")));
   s.cutoff_ms = j.value("cutoff_ms", 0.0);
   s.compare_in_full_below_ms = j.value("compare_in_full_below_ms", 0.0);
+  s.energy_ms = j.value("energy_ms", 0.0);
   return s;
 }
 
@@ -95,7 +97,30 @@ nlohmann::json Measurement::to_json() const {
           {"verified", verified},
           {"checked", to_string(checked)},
           {"cut_off", cut_off},
-          {"baseline", baseline_json(baseline)}};
+          {"baseline", baseline_json(baseline)},
+          {"energy", energy ? energy->to_json() : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json EnergyReading::to_json() const {
+  return {{"method", method},
+          {"joules", joules},
+          {"seconds", seconds},
+          {"reps", reps},
+          {"resolution_j", resolution_j},
+          {"sm_clock_mhz", sm_clock_mhz},
+          {"mem_clock_mhz", mem_clock_mhz}};
+}
+
+EnergyReading EnergyReading::from_json(const nlohmann::json& j) {
+  EnergyReading e;
+  e.method = j.at("method").get<std::string>();
+  e.joules = j.at("joules").get<double>();
+  e.seconds = j.at("seconds").get<double>();
+  e.reps = j.at("reps").get<int>();
+  e.resolution_j = j.value("resolution_j", 0.0);
+  e.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
+  e.mem_clock_mhz = j.value("mem_clock_mhz", 0.0);
+  return e;
 }
 
 Measurement Measurement::from_json(const nlohmann::json& j) {
@@ -122,6 +147,8 @@ Measurement Measurement::from_json(const nlohmann::json& j) {
   m.checked = check_from_string(j.value("checked", std::string("host")));
   m.cut_off = j.value("cut_off", false);
   m.baseline = baseline_from_json(j.value("baseline", nlohmann::json()));
+  if (const auto e = j.find("energy"); e != j.end() && e->is_object())
+    m.energy = EnergyReading::from_json(*e);
   return m;
 }
 

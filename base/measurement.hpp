@@ -33,6 +33,23 @@ struct BaselineTiming {
   bool verified = false;  // its result equals the host reference
 };
 
+// What the variant's repetitions cost in energy (harness/energy.hpp): the energy of `reps` back-to-back
+// repetitions over `seconds`, from the device's total-energy counter or from its power sampled meanwhile; the
+// clocks seen. `reps` is raised until the counter's resolution is at most a hundredth of what is measured.
+struct EnergyReading {
+  std::string method;  // "nvml counter", "nvml power", "rapl"
+  double joules = 0;   // for all `reps` repetitions
+  double seconds = 0;  // the host's wall time of those repetitions
+  int reps = 0;
+  double resolution_j = 0;  // the meter's step: what one reading may be off by
+  double sm_clock_mhz = 0;  // 0 where the meter does not say
+  double mem_clock_mhz = 0;
+  double joules_per_rep() const { return reps > 0 ? joules / reps : 0; }
+  double watts() const { return seconds > 0 ? joules / seconds : 0; }
+  nlohmann::json to_json() const;
+  static EnergyReading from_json(const nlohmann::json& j);
+};
+
 enum class Status { Ok, CompileError, LaunchError, Timeout, WrongResult };
 std::string to_string(Status status);
 Status status_from_string(std::string_view text);
@@ -67,6 +84,9 @@ struct MeasureSettings {
   // in full on the host, from one more run: the re-measurement's way to compare in full only a candidate
   // that can still be declared best.
   double compare_in_full_below_ms = 0;
+  // Measure the energy of repetitions run back to back for at least this long, where the device has a meter
+  // (harness/energy.hpp); 0: no energy.
+  double energy_ms = 0;
 
   nlohmann::json to_json() const;
   static MeasureSettings from_json(const nlohmann::json& j);
@@ -92,6 +112,7 @@ struct Measurement {
   std::optional<BaselineTiming> baseline;
   Check checked = Check::Host;  // how the result was verified
   bool cut_off = false;         // stopped after one repetition, far slower than the incumbent: never a best
+  std::optional<EnergyReading> energy;  // where asked for and the device has a meter
 
   bool ok() const { return status == Status::Ok; }
   // What the measurement cost: its wall time, or for rows recorded before wall times were kept an

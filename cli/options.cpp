@@ -148,6 +148,11 @@ void MeasureFlags::add_to(CLI::App& app) {
                  "Stop repeating when the median's 95% interval is within this fraction of it")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--energy-ms", settings.energy_ms,
+                 "Also measure each variant's energy (NVML on NVIDIA GPUs, RAPL on CPUs where exposed) over "
+                 "repetitions run back to back for at least this many milliseconds (0: no energy)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 60000.0));
   app.add_option("--timeout", timeout_seconds, "Seconds one variant may take before it counts as hung")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 86400.0));

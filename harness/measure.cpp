@@ -2,12 +2,30 @@
 
 #include <chrono>
 #include <map>
+#include <memory>
+#include <mutex>
 
 #include "base/errors.hpp"
+#include "harness/energy.hpp"
 
 namespace varex::harness {
 
 namespace {
+
+// The energy of repetitions run back to back (no cache flushes between them: a flush's own writes would be
+// counted), from the device's meter, made once per process; nothing where the device has none.
+std::optional<EnergyReading> energy_of(Engine& engine, PreparedRun& run, const variants::Params& params,
+                                       const MeasureSettings& settings, double rep_ms) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<EnergyMeter>> meters;
+  std::lock_guard lock(mutex);
+  const DeviceInfo& device = engine.device();
+  auto it = meters.find(device.uid());
+  if (it == meters.end()) it = meters.emplace(device.uid(), energy_meter(device)).first;
+  if (!it->second) return std::nullopt;
+  return measure_energy(
+      *it->second, [&] { run.execute(params); }, rep_ms, settings.energy_ms);
+}
 
 Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Params& params,
                             const MeasureSettings& settings, double probe_gbps) {
@@ -85,6 +103,8 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
         return m;
       }
     }
+    if (settings.energy_ms > 0 && !m.cut_off)
+      m.energy = energy_of(engine, run, params, settings, m.kernel.median);
     if (settings.baseline) m.baseline = run.time_baseline();
   } catch (const LaunchError& e) {
     m.status = Status::LaunchError;

@@ -201,11 +201,22 @@ const char* kSchemaV9 = R"sql(
 ALTER TABLE sessions ADD COLUMN variants INTEGER;
 )sql";
 
+// Version 10: what each measurement's repetitions cost in energy, where it was measured (--energy-ms and a
+// meter on the device, harness/energy.hpp): joules per repetition, average power and the clocks seen, and the
+// whole reading (method, repetitions, seconds, the meter's step) as JSON. NULL where no energy was measured.
+const char* kSchemaV10 = R"sql(
+ALTER TABLE measurements ADD COLUMN energy_j REAL;
+ALTER TABLE measurements ADD COLUMN power_w REAL;
+ALTER TABLE measurements ADD COLUMN sm_clock_mhz REAL;
+ALTER TABLE measurements ADD COLUMN mem_clock_mhz REAL;
+ALTER TABLE measurements ADD COLUMN energy TEXT;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
   static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5,
-                                            kSchemaV6, kSchemaV7, kSchemaV8, kSchemaV9};
+                                            kSchemaV6, kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10};
   return all;
 }
 
@@ -619,7 +630,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
   Statement s(db_,
               R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
       m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
-      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline, m.checked, m.cut_off
+      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline, m.checked, m.cut_off, m.energy
       FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 AND m.duplicate_of IS NULL
       ORDER BY m.id)sql");
   s.bind(1, session);
@@ -651,6 +662,7 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     if (!s.is_null(21)) m.baseline = varex::baseline_from_json(nlohmann::json::parse(s.text(21)));
     m.checked = varex::check_from_string(s.text(22));
     m.cut_off = s.integer(23) != 0;
+    if (!s.is_null(24)) m.energy = varex::EnergyReading::from_json(nlohmann::json::parse(s.text(24)));
     m.samples_ms = samples[r.id];
     m.kernel = summarize(m.samples_ms);
     out.push_back(std::move(r));
@@ -666,9 +678,9 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
     INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
       checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad,
       reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction, wall_ms, fidelity, purpose, baseline, checked,
-      cut_off)
+      cut_off, energy_j, power_w, sm_clock_mhz, mem_clock_mhz, energy)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
-            ?24, ?25, ?26, ?27, ?28, ?29))sql");
+            ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34))sql");
   const bool timed = !m.samples_ms.empty();
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : m.kernels) kernels.push_back({{"kernel", k.kernel}, {"ms", k.ms}});
@@ -702,6 +714,13 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
     s.bind_null(27);
   }
   s.bind(28, varex::to_string(m.checked)).bind(29, m.cut_off ? 1 : 0);
+  if (m.energy) {
+    const varex::EnergyReading& e = *m.energy;
+    s.bind(30, e.joules_per_rep()).bind(31, e.watts()).bind(32, e.sm_clock_mhz).bind(33, e.mem_clock_mhz);
+    s.bind(34, e.to_json().dump());
+  } else {
+    s.bind_null(30).bind_null(31).bind_null(32).bind_null(33).bind_null(34);
+  }
   s.step();
   const std::int64_t id = db_.last_insert_rowid();
   Statement sample(db_, "INSERT INTO samples (measurement_id, rep, kernel_ms) VALUES (?1, ?2, ?3)");

@@ -11,7 +11,7 @@ namespace varex::harness {
 
 namespace {
 
-const varex_vendor_table* load() {
+const varex_vendor_table* load_vendor_table() {
 #if VAREX_HAVE_VENDOR
   std::vector<std::string> candidates;
   if (const char* path = std::getenv("VAREX_VENDOR_LIBRARY")) candidates.emplace_back(path);
@@ -45,7 +45,7 @@ const varex_vendor_table* load() {
 }  // namespace
 
 const varex_vendor_table* vendor_library() {
-  static const varex_vendor_table* const table = load();
+  static const varex_vendor_table* const table = load_vendor_table();
   return table;
 }
 

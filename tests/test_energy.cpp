@@ -1,0 +1,110 @@
+// Energy per measurement (harness/energy.hpp) on PoCL with a scripted NVML (tests/fake_nvml): the machines
+// the tests run on have no NVIDIA GPU, so the fake answers for the PoCL device (VAREX_NVML_BIND_ALL=0).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "harness/energy.hpp"
+#include "results/store.hpp"
+#include "support.hpp"
+
+namespace varex {
+namespace {
+
+using test::run_varex;
+
+// One variant of the selection on the CPU device, its energy measured over at least `energy_ms`.
+std::vector<std::string> one_variant(const std::string& energy_ms) {
+  return {"--op",        "selection",  "--device",   test::cpu_device().id,
+          "--rows",      "2^18",       "--set",      "kernel=overflow",
+          "--set",       "ept=32",     "--set",      "vec=1",
+          "--set",       "local=64",   "--set",      "padding=guard",
+          "--set",       "grid=cover", "--max-reps", "5",
+          "--energy-ms", energy_ms,    "--quiet"};
+}
+
+// The fake NVML for the rest of the test process and the varex it starts.
+void use_fake_nvml(const std::map<std::string, std::string>& script) {
+  setenv("VAREX_NVML_LIBRARY", VAREX_FAKE_NVML, 1);
+  setenv("VAREX_NVML_BIND_ALL", "0", 1);
+  for (const char* name : {"FAKE_NVML_WATTS", "FAKE_NVML_COUNTER", "FAKE_NVML_STEP_MJ"}) unsetenv(name);
+  for (const auto& [name, value] : script) setenv(name.c_str(), value.c_str(), 1);
+}
+
+nlohmann::json run_json(const std::string& energy_ms) {
+  std::vector<std::string> args{"run", "--json", "--db", test::scratch_dir("energy-run") + "/varex.db"};
+  for (const auto& a : one_variant(energy_ms)) args.push_back(a);
+  const auto r = run_varex(args);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(Energy, TheCounterIsReadAroundRepetitionsAndStored) {
+  use_fake_nvml({{"FAKE_NVML_WATTS", "250"}});
+  const std::string db = test::scratch_dir("energy-stored") + "/varex.db";
+  std::vector<std::string> args{"sweep", "--db", db};
+  for (const auto& a : one_variant("100")) args.push_back(a);
+  const auto r = run_varex(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(),
+                       R"sql(SELECT energy_j, power_w, sm_clock_mhz, mem_clock_mhz, energy, kernel_ms
+                                        FROM measurements WHERE purpose = 'search')sql");
+  ASSERT_TRUE(s.step());
+  const auto reading = nlohmann::json::parse(s.text(4));
+  EXPECT_EQ(reading["method"], "nvml counter");
+  EXPECT_GE(reading["seconds"].get<double>(), 0.1);  // at least --energy-ms
+  EXPECT_NEAR(s.real(1), 250, 250 * 0.05);           // the scripted power, over the repetitions' wall time
+  EXPECT_NEAR(s.real(0), reading["joules"].get<double>() / reading["reps"].get<int>(),
+              1e-9);  // per repetition
+  EXPECT_DOUBLE_EQ(s.real(2), 1980);
+  EXPECT_DOUBLE_EQ(s.real(3), 2619);
+  // The measurement read back carries it too.
+  const auto sessions = store.sessions(std::nullopt, std::nullopt);
+  const auto recorded = store.session_measurements(sessions.front().id);
+  ASSERT_TRUE(recorded.front().m.energy);
+  EXPECT_EQ(recorded.front().m.energy->method, "nvml counter");
+}
+
+TEST(Energy, ACounterThatStepsCoarselyIsReadOverEnoughRepetitions) {
+  // A step of 2 J at 200 W: 100 steps take a second, whatever --energy-ms asks for.
+  use_fake_nvml({{"FAKE_NVML_WATTS", "200"}, {"FAKE_NVML_STEP_MJ", "2000"}});
+  const auto e = run_json("10")["energy"];
+  ASSERT_TRUE(e.is_object()) << e;
+  EXPECT_NEAR(e["resolution_j"].get<double>(), 2.0, 1e-9);
+  EXPECT_GE(e["joules"].get<double>(), 100 * 2.0);
+  EXPECT_GE(e["seconds"].get<double>(), 0.9);
+}
+
+TEST(Energy, ADeviceWithoutTheCounterIsSampledForItsPower) {
+  use_fake_nvml({{"FAKE_NVML_WATTS", "120"}, {"FAKE_NVML_COUNTER", "none"}});
+  const auto e = run_json("100")["energy"];
+  ASSERT_TRUE(e.is_object()) << e;
+  EXPECT_EQ(e["method"], "nvml power");
+  EXPECT_NEAR(e["joules"].get<double>() / e["seconds"].get<double>(), 120, 1e-6);
+}
+
+TEST(Energy, TheCounterWrapsAround) {
+  // 0.3 J before the 64-bit counter wraps: at 300 W it wraps within the first millisecond.
+  use_fake_nvml({{"FAKE_NVML_WATTS", "300"}, {"FAKE_NVML_COUNTER", "18446744073709551316"}});
+  const auto e = run_json("100")["energy"];
+  ASSERT_TRUE(e.is_object()) << e;
+  EXPECT_NEAR(e["joules"].get<double>() / e["seconds"].get<double>(), 300, 300 * 0.05);
+  EXPECT_EQ(harness::counter_delta(UINT64_MAX - 2, 4, UINT64_MAX), 7u);
+  EXPECT_EQ(harness::counter_delta(10, 15, UINT64_MAX), 5u);
+  EXPECT_EQ(harness::counter_delta(262140, 3, 262143), 7u);  // RAPL wraps at max_energy_range_uj
+}
+
+TEST(Energy, WithoutTheLibraryNothingFailsAndNoEnergyIsMeasured) {
+  use_fake_nvml({});
+  setenv("VAREX_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+  const auto j = run_json("100");
+  EXPECT_EQ(j["status"], "ok");
+  EXPECT_TRUE(j["energy"].is_null()) << j["energy"];
+  // Not asked for, none either, with the library there.
+  use_fake_nvml({});
+  EXPECT_TRUE(run_json("0")["energy"].is_null());
+}
+
+}  // namespace
+}  // namespace varex
