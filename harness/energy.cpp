@@ -137,9 +137,8 @@ std::uint64_t counter_delta(std::uint64_t before, std::uint64_t after, std::uint
 
 namespace {
 
-// The counter's step: the smallest change seen while watching it tick for up to `watch` (its resolution in
-// counter units; 1 where it never moved).
-std::uint64_t counter_step(EnergyMeter& meter, std::chrono::milliseconds watch) {
+// The smallest change of the counter seen while watching it tick for up to `watch`.
+std::uint64_t watch_step(EnergyMeter& meter, std::chrono::milliseconds watch) {
   const auto first = meter.counter();
   if (!first) return 1;
   std::uint64_t last = *first, step = 0;
@@ -152,20 +151,24 @@ std::uint64_t counter_step(EnergyMeter& meter, std::chrono::milliseconds watch) 
       step = step == 0 ? d : std::min(step, d);
       last = *now;
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    std::this_thread::yield();  // polled as fast as it reads: a pause would see several steps as one
   }
   return step == 0 ? 1 : step;
 }
 
 }  // namespace
 
+std::uint64_t EnergyMeter::counter_step() {
+  if (!step_) step_ = watch_step(*this, std::chrono::milliseconds(200));
+  return *step_;
+}
+
 std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::function<void()>& repetition,
                                             double rep_ms, double min_ms) {
   EnergyReading r;
   r.method = meter.method();
   const bool counting = meter.counter().has_value();
-  const double step_j =
-      counting ? counter_step(meter, std::chrono::milliseconds(200)) * meter.counter_unit_j() : 0;
+  const double step_j = counting ? meter.counter_step() * meter.counter_unit_j() : 0;
   r.resolution_j = step_j;
   int reps = std::max(1, static_cast<int>(std::ceil(min_ms / std::max(rep_ms, 1e-3))));
   const auto deadline = Clock::now() + std::chrono::seconds(30);

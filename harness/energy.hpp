@@ -26,6 +26,12 @@ class EnergyMeter {
   virtual double power_w() = 0;
   virtual double sm_clock_mhz() { return 0; }
   virtual double mem_clock_mhz() { return 0; }
+  // The counter's step in counter units, found once by watching it tick for up to 200 ms (1 where it never
+  // moved): what one reading may be off by.
+  std::uint64_t counter_step();
+
+ private:
+  std::optional<std::uint64_t> step_;
 };
 
 // The meter of `device`, or nullptr where it has none (no NVML, not an NVIDIA device, no RAPL). NVML's
