@@ -156,16 +156,18 @@ std::vector<std::string> measurement_cells(const RecordedSession& s, const std::
           number(m.d2h_ms),
           number(m.cost_s()),
           m.ok() ? number(m.gbps) : "",
-          m.ok() ? number(m.probe_fraction) : ""};
+          m.ok() ? number(m.probe_fraction) : "",
+          m.energy ? number(m.energy->joules_per_rep() * 1e3) : "",
+          m.energy ? number(m.energy->watts()) : ""};
 }
 
 std::string write_measurements(const ReportData& data, const std::string& out_dir) {
   CsvFile f(
       out_dir + "/measurements.csv",
-      with_params({"session",  "kind",    "strategy",  "op",      "device",        "host",   "rows",
-                   "workload", "order",   "variant",   "purpose", "fidelity",      "status", "verified",
-                   "checked",  "cut_off", "kernel_ms", "ci_low",  "ci_high",       "reps",   "compile_ms",
-                   "h2d_ms",   "d2h_ms",  "cost_s",    "gbps",    "probe_fraction"},
+      with_params({"session",  "kind",    "strategy",  "op",      "device",         "host",      "rows",
+                   "workload", "order",   "variant",   "purpose", "fidelity",       "status",    "verified",
+                   "checked",  "cut_off", "kernel_ms", "ci_low",  "ci_high",        "reps",      "compile_ms",
+                   "h2d_ms",   "d2h_ms",  "cost_s",    "gbps",    "probe_fraction", "energy_mj", "power_w"},
                   data.tunables));
   for (std::size_t i = 0; i < data.sessions.size(); ++i) {
     std::size_t order = 0;

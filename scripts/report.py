@@ -329,6 +329,49 @@ def speedups(groups, defaults, figures):
                     [s["session"] for s, _ in runs], shown)
 
 
+def pareto_front(points):
+    """The points no other point beats in both time and energy, fastest first: sorted by time, each kept when it
+    costs less energy than every faster one."""
+    front = []
+    for t, e in sorted(points):
+        if not front or e < front[-1][1]:
+            front.append((t, e))
+    return front
+
+
+def energy(measurements, sessions, figures):
+    """Time against energy of every verified variant of a workload whose energy was measured (--energy-ms),
+    one plot per device and workload, the Pareto front marked: the variants no other is both faster and
+    more frugal than."""
+    by_target = defaultdict(list)
+    names = {s["session"]: s for s in sessions}
+    for m in measurements:
+        if (m["purpose"] == "search" and m["status"] == "ok" and m["cut_off"] != "1"
+                and num(m["kernel_ms"]) is not None and num(m["energy_mj"]) is not None
+                and m["session"] in names):
+            by_target[target_of(names[m["session"]])].append(m)
+    for target, ms in sorted(by_target.items()):
+        points = [(num(m["kernel_ms"]), num(m["energy_mj"])) for m in ms]
+        front = pareto_front(points)
+        fig, ax = plt.subplots(figsize=(8.5, 5.0), constrained_layout=True)
+        ax.scatter([t for t, _ in points], [e for _, e in points], s=14, color="C0", alpha=0.6,
+                   label=f"{len(points)} measured variants")
+        ax.plot([t for t, _ in front], [e for _, e in front], "-o", color="tab:red", markersize=5,
+                drawstyle="steps-post", label=f"Pareto front ({len(front)}: none faster and more frugal)")
+        fastest, frugal = front[0], min(front, key=lambda p: p[1])
+        ax.annotate("fastest", fastest, textcoords="offset points", xytext=(6, 6))
+        if frugal != fastest:
+            ax.annotate("most frugal", frugal, textcoords="offset points", xytext=(6, -12))
+        ax.legend(loc="upper right")
+        plain_axis(ax.xaxis)
+        plain_axis(ax.yaxis)
+        ax.set_xlabel("kernel time (ms, median)")
+        ax.set_ylabel("energy per repetition (mJ)")
+        ax.set_title(wrapped(f"time against energy: {label(target)}", 90))
+        figures.add(fig, f"Energy, {label(target)}", "energy", target, sorted({m["session"] for m in ms}),
+                    front=[list(p) for p in front], points=len(points))
+
+
 def bandwidth(groups, devices, figures):
     """The achieved bandwidth of every verified variant, one histogram per sweep session."""
     probes = {(d["device"], d["host"], d["name"]): num(d["probe_gbps"]) for d in devices}
@@ -848,6 +891,7 @@ def main():
     breakdown(measurements, kernels, figures)
     convergence(measurements, sessions, figures)
     bandwidth(groups, devices, figures)
+    energy(measurements, sessions, figures)
     series(sessions, measurements, defaults, figures)
     with open(os.path.join(directory, "plots.json"), "w") as f:
         json.dump([entry for entry, _ in figures.items], f, indent=1)

@@ -53,10 +53,19 @@ datasets::WorkloadSpec groupby_workload() {
   return w;
 }
 
+// The energy a measurement of the synthetic sweep gets where its sweep measured energy: each variant draws
+// one of five powers (150 to 310 W, by its id), so that time and energy rank differently.
+varex::EnergyReading synthetic_energy(const std::string& variant, double kernel_ms) {
+  const double watts = 150 + 40 * static_cast<double>(std::hash<std::string>{}(variant) % 5);
+  const int reps = 1000;
+  return {"nvml counter", watts * kernel_ms / 1e3 * reps, kernel_ms / 1e3 * reps, reps, 0.001, 1980, 2619};
+}
+
 // A sweep of the synthetic selection space restricted by `pins` (as `varex sweep --set` records one): the
 // search, then its three fastest verified variants measured again. Returns the session id.
 std::int64_t record_sweep(results::Store& store, const DeviceInfo& device,
-                          const std::map<std::string, std::string>& pins, std::uint32_t seed) {
+                          const std::map<std::string, std::string>& pins, std::uint32_t seed,
+                          bool with_energy = false) {
   operators::SelectionOperator op;
   const std::int64_t row = store.device(device);
   store.set_probe(row, {1000.0, "runtime_copy", {{"bytes", 1}}});
@@ -69,7 +78,9 @@ std::int64_t record_sweep(results::Store& store, const DeviceInfo& device,
   for (const auto& r : test::synthetic_recording(space, seed)) {
     const std::string id = harness::variant_id(op, device.backend, r.params);
     store.ensure_variant(id, "selection", device.backend, r.params, "hash", space.compile_part(r.params));
-    store.record(session, id, row, workload.id(), r.m);
+    auto m = r.m;
+    if (with_energy && m.ok() && !m.cut_off) m.energy = synthetic_energy(id, m.kernel.median);
+    store.record(session, id, row, workload.id(), m);
     if (r.m.ok()) ok.push_back(r);
   }
   std::sort(ok.begin(), ok.end(),
@@ -196,7 +207,8 @@ class ReportPage : public ::testing::Test {
       first_sweeps_ = {record_sweep(store, first_device(), {{"kernel", "overflow"}, {"ept", "8,16"}}, 5),
                        record_sweep(store, first_device(), {{"kernel", "overflow"}, {"ept", "8,16"}}, 6)};
       second_sweep_ =
-          record_sweep(store, second_device(), {{"kernel", "overflow"}, {"ept", "8,16"}, {"vec", "1"}}, 7);
+          record_sweep(store, second_device(), {{"kernel", "overflow"}, {"ept", "8,16"}, {"vec", "1"}}, 7,
+                       /*with_energy=*/true);
       record_groupby_tune(store, first_device());
     }
     const auto r = test::run_varex({"report", "--db", *dir_ + "/v.db", "--out", out()});
@@ -379,6 +391,37 @@ TEST_F(ReportPage, BandwidthBarsFillTheirAxis) {
       << "bins " << bins[0] << ".." << bins[1] << " on an axis " << x[0] << ".." << x[1];
 }
 
+// Time against energy where a sweep measured energy, the Pareto front as the database's measurements give it:
+// fastest first, each point more frugal than every faster one, and no measured variant both faster and more
+// frugal than a point of the front.
+TEST_F(ReportPage, EnergyPlotsMarkTheParetoFront) {
+  EXPECT_TRUE(plots_of("energy", "ocl:0:0").empty());  // no energy measured there
+  const auto plots = plots_of("energy", "ocl:0:1");
+  ASSERT_EQ(plots.size(), 1u);
+  std::vector<std::pair<double, double>> points;
+  {
+    results::Store store(*dir_ + "/v.db", results::Database::Mode::Existing);
+    results::Statement s(store.db(), R"sql(SELECT kernel_ms, energy_j * 1000 FROM measurements
+        WHERE purpose = 'search' AND status = 'ok' AND cut_off = 0 AND energy_j IS NOT NULL)sql");
+    while (s.step()) points.emplace_back(s.real(0), s.real(1));
+  }
+  EXPECT_EQ(plots[0]["points"].get<std::size_t>(), points.size());
+  const auto front = plots[0]["front"].get<std::vector<std::vector<double>>>();
+  ASSERT_GE(front.size(), 2u) << "the synthetic powers should make time and energy disagree";
+  for (std::size_t i = 1; i < front.size(); ++i) {
+    EXPECT_GT(front[i][0], front[i - 1][0]);
+    EXPECT_LT(front[i][1], front[i - 1][1]);
+  }
+  for (const auto& f : front) {
+    for (const auto& [t, e] : points) {
+      EXPECT_FALSE(t < f[0] - 1e-9 && e < f[1] - 1e-9)
+          << t << " ms, " << e << " mJ beats " << f[0] << ", " << f[1];
+    }
+  }
+  const auto fastest = std::min_element(points.begin(), points.end());
+  EXPECT_NEAR(front.front()[0], fastest->first, 1e-9);
+}
+
 TEST_F(ReportPage, PlotsHavePlainLegibleTickLabels) {
   std::set<std::string> kinds;
   for (const auto& plot : plots()) {
@@ -393,7 +436,8 @@ TEST_F(ReportPage, PlotsHavePlainLegibleTickLabels) {
     }
   }
   // The log axes (transfers, convergence) and the heat maps' log colour scale are among them.
-  EXPECT_EQ(kinds, (std::set<std::string>{"heatmap", "speedups", "transfers", "convergence", "bandwidth"}));
+  EXPECT_EQ(kinds, (std::set<std::string>{"heatmap", "speedups", "transfers", "convergence", "bandwidth",
+                                          "energy"}));
 }
 
 }  // namespace
