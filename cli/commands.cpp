@@ -771,6 +771,7 @@ struct BestFlags {
   std::string db = "varex.db";
   bool include_runs = false;
   bool json_out = false;
+  std::string objective = "time";
 };
 
 void add_best(CLI::App& app, int&) {
@@ -786,13 +787,19 @@ void add_best(CLI::App& app, int&) {
       "--include-runs", f->include_runs,
       "Let single `varex run` measurements compete (by default only re-measured candidates of sweeps "
       "and tunings do)");
+  cmd->add_option("--objective", f->objective,
+                  "Best by: time (the median kernel time), energy (per repetition) or edp (energy x time); "
+                  "energy and edp count only measurements that carry energy (--energy-ms)")
+      ->capture_default_str();
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->callback([f] {
     if (f->op) harness::find_operator(*f->op);
+    const Objective objective = objective_from_string(f->objective);
     const auto store = open_results(f->db);
-    const auto best = store->best({f->op, recorded_devices(*store, f->device), f->include_runs});
+    const auto best = store->best({f->op, recorded_devices(*store, f->device), f->include_runs, objective});
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
+    bool any_energy = false;
     for (const auto& b : best) {
       const std::string device = b.device.id + "@" + b.device.host;
       out.push_back({{"device", device},
@@ -814,9 +821,16 @@ void add_best(CLI::App& app, int&) {
                      {"method", b.method},
                      {"session", b.session},
                      {"candidates", b.candidates},
-                     {"candidate_measurements", b.measurements}});
-      rows.push_back({device, b.op, b.workload_class.describe(), fixed(b.kernel_ms, 4), fixed(b.gbps, 1),
-                      fixed(100 * b.probe_fraction, 1) + "%", variants::describe(b.params)});
+                     {"candidate_measurements", b.measurements},
+                     {"objective", to_string(b.objective)},
+                     {"value", b.value},
+                     {"energy_j", b.energy_j ? json(*b.energy_j) : json(nullptr)},
+                     {"power_w", b.power_w ? json(*b.power_w) : json(nullptr)}});
+      rows.push_back({device, b.op, b.workload_class.describe(), fixed(b.kernel_ms, 4),
+                      b.energy_j ? fixed(*b.energy_j * 1e3, 2) : "-", b.power_w ? fixed(*b.power_w, 0) : "-",
+                      fixed(b.gbps, 1), fixed(100 * b.probe_fraction, 1) + "%",
+                      variants::describe(b.params)});
+      any_energy = any_energy || b.energy_j.has_value();
     }
     if (f->json_out) {
       std::cout << out.dump(2) << "\n";
@@ -824,10 +838,19 @@ void add_best(CLI::App& app, int&) {
     }
     if (best.empty()) {
       std::cout << "no re-measured verified variants in " << f->db
+                << (objective == Objective::Time ? "" : " with their energy measured")
                 << (f->include_runs ? "" : " (single runs count only with --include-runs)") << "\n";
       return;
     }
-    print_table({"device", "op", "workload", "kernel ms", "GB/s", "of probe", "variant"}, rows);
+    // The energy columns where a best carries energy.
+    if (!any_energy) {
+      for (auto& row : rows) row.erase(row.begin() + 4, row.begin() + 6);
+    }
+    print_table(any_energy ? std::vector<std::string>{"device", "op", "workload", "kernel ms", "mJ", "W",
+                                                      "GB/s", "of probe", "variant"}
+                           : std::vector<std::string>{"device", "op", "workload", "kernel ms", "GB/s",
+                                                      "of probe", "variant"},
+                rows);
   });
 }
 

@@ -734,20 +734,25 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
 }
 
 std::vector<BestRow> Store::best(const BestQuery& query) {
-  // The candidates, grouped by target (device, operator, class) and variant.
+  // The candidates, grouped by target (device, operator, class) and variant, each with its value under the
+  // objective (energy and edp: only measurements that carry energy).
   struct Candidate {
+    double value;
     double ms;
     std::int64_t measurement;
   };
   using Target = std::tuple<std::int64_t, std::string, std::string>;
   std::map<Target, std::map<std::string, std::vector<Candidate>>> targets;
   {
+    const std::string value = objective_sql(query.objective);
     Statement s(db_, R"sql(
-      SELECT m.id, m.device_id, v.op, COALESCE(w.class_id, 'workload ' || w.id), m.variant_id, m.kernel_ms
+      SELECT m.id, m.device_id, v.op, COALESCE(w.class_id, 'workload ' || w.id), m.variant_id, m.kernel_ms, )sql" +
+                         value + R"sql(
       FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN workloads w ON w.id = m.workload_id
            JOIN sessions x ON x.id = m.session_id
       WHERE m.status = 'ok' AND m.verified = 1 AND m.fidelity = 0 AND m.kernel_ms IS NOT NULL AND m.cut_off = 0
-        AND m.duplicate_of IS NULL AND w.rows > 0
+        AND m.duplicate_of IS NULL AND w.rows > 0 AND )sql" +
+                         value + R"sql( IS NOT NULL
         AND (m.purpose = 'remeasure' OR (?2 AND x.kind = 'run')) AND (?1 IS NULL OR v.op = ?1)
         -- a variant that ever left a wrong result for this workload and device is never best, also where a
         -- device digest passed it before its full comparison did not
@@ -761,14 +766,14 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
       if (query.devices &&
           std::find(query.devices->begin(), query.devices->end(), device) == query.devices->end())
         continue;
-      targets[{device, s.text(2), s.text(3)}][s.text(4)].push_back({s.real(5), s.integer(0)});
+      targets[{device, s.text(2), s.text(3)}][s.text(4)].push_back({s.real(6), s.real(5), s.integer(0)});
     }
   }
   Statement details(db_,
                     std::string("SELECT ") + kDeviceColumns + R"sql(, v.op, w.generator, w.params, w.query,
          m.variant_id, v.params, m.kernel_ms, m.kernel_ci_low, m.kernel_ci_high, m.h2d_ms, m.d2h_ms, m.gbps,
          m.probe_fraction, d.uid, m.created_at, x.kind, x.strategy, x.budget, m.session_id, m.device_id, w.class,
-         v.kernel_hash
+         v.kernel_hash, m.energy_j, m.power_w
     FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN devices d ON d.id = m.device_id
          JOIN workloads w ON w.id = m.workload_id JOIN sessions x ON x.id = m.session_id
     WHERE m.id = ?1)sql");
@@ -779,16 +784,16 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
     // Each variant by the median of its candidate measurements (the lower middle one for an even count).
     const Candidate* winner = nullptr;
     std::int64_t measurements = 0;
-    std::vector<std::pair<double, std::string>> medians;  // of every variant, for the runners-up
+    std::vector<std::tuple<double, std::string, double>> medians;  // of every variant: value, id, ms
     for (auto& [variant, list] : variants) {
       measurements += static_cast<std::int64_t>(list.size());
       std::sort(list.begin(), list.end(), [](const Candidate& a, const Candidate& b) {
-        return a.ms < b.ms || (a.ms == b.ms && a.measurement < b.measurement);
+        return a.value < b.value || (a.value == b.value && a.measurement < b.measurement);
       });
       const Candidate& median = list[(list.size() - 1) / 2];
-      medians.emplace_back(median.ms, variant);
-      if (!winner || median.ms < winner->ms ||
-          (median.ms == winner->ms && median.measurement < winner->measurement))
+      medians.emplace_back(median.value, variant, median.ms);
+      if (!winner || median.value < winner->value ||
+          (median.value == winner->value && median.measurement < winner->measurement))
         winner = &median;
     }
     std::sort(medians.begin(), medians.end());
@@ -822,14 +827,18 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
                            ? datasets::WorkloadClass{nlohmann::json::object(), {{"rows", r.workload.rows()}}}
                            : datasets::WorkloadClass::from_json(nlohmann::json::parse(details.text(c + 20)));
     r.kernel_hash = details.text(c + 21);
-    for (const auto& [ms, variant] : medians) {
+    if (!details.is_null(c + 22)) r.energy_j = details.real(c + 22);
+    if (!details.is_null(c + 23)) r.power_w = details.real(c + 23);
+    r.objective = query.objective;
+    r.value = winner->value;
+    for (const auto& [value, variant, ms] : medians) {
       if (variant == r.variant_id) continue;
       if (r.runners_up.size() == BestRow::kRunnersUp) break;
       variant_params.reset();
       variant_params.bind(1, variant);
       if (variant_params.step())
         r.runners_up.push_back(
-            {variant, variants::params_from_json(nlohmann::json::parse(variant_params.text(0))), ms});
+            {variant, variants::params_from_json(nlohmann::json::parse(variant_params.text(0))), ms, value});
     }
     r.measurements = measurements;
     r.candidates = static_cast<std::int64_t>(variants.size());

@@ -10,6 +10,7 @@
 
 #include "base/device.hpp"
 #include "base/measurement.hpp"
+#include "base/objective.hpp"
 #include "base/params.hpp"
 #include "base/workload.hpp"
 #include "results/sqlite.hpp"
@@ -34,6 +35,7 @@ struct BestRow {
     std::string variant_id;
     variants::Params params;
     double kernel_ms = 0;
+    double value = 0;  // under the query's objective (kernel_ms for time)
   };
   static constexpr std::size_t kRunnersUp = 4;
   std::vector<RunnerUp> runners_up;
@@ -50,6 +52,10 @@ struct BestRow {
   std::string measured_at;
   std::string method;  // "sweep exhaustive", "tune auc_bandit 10%", "run single"
   std::int64_t session = 0;
+  Objective objective = Objective::Time;  // what it is best by
+  double value = 0;                       // its median under that objective (kernel_ms for time)
+  std::optional<double> energy_j;         // per repetition, where its measurement carries energy
+  std::optional<double> power_w;
 };
 
 // Identifies "the same command": a session is resumed when all of these match.
@@ -97,6 +103,7 @@ struct BestQuery {
   std::optional<std::string> op = std::nullopt;
   std::optional<std::vector<std::int64_t>> devices = std::nullopt;  // device rows; every device when unset
   bool include_runs = false;                                        // `run` measurements compete too
+  Objective objective = Objective::Time;  // energy and edp: only measurements that carry energy compete
 };
 
 struct RecordedDevice {

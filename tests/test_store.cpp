@@ -150,6 +150,41 @@ TEST(Store, BestComparesReMeasuredTimesNeverALuckySearchMeasurement) {
   EXPECT_TRUE(g.store->best().empty());
 }
 
+// Best by time, by energy and by the energy-delay product rank differently; energy and edp ignore a
+// measurement without energy, however fast.
+TEST(Store, BestByEachObjective) {
+  Fixture f("objectives");
+  auto with = [](double ms, std::optional<double> joules_per_rep) {
+    varex::Measurement m = timed(ms);
+    if (joules_per_rep)
+      m.energy = varex::EnergyReading{"nvml counter", *joules_per_rep * 100, ms / 10, 100, 0.001, 0, 0};
+    return m;
+  };
+  f.add("d_no_energy", with(0.9, std::nullopt));
+  f.add("a_fast", with(1.0, 0.30));    // edp 0.30 J*ms
+  f.add("b_middle", with(1.2, 0.20));  // edp 0.24
+  f.add("c_frugal", with(2.5, 0.11));  // edp 0.275
+  auto best = [&](varex::Objective o) {
+    const auto rows = f.store->best({std::nullopt, std::nullopt, false, o});
+    EXPECT_EQ(rows.size(), 1u);
+    return rows.empty() ? BestRow{} : rows.front();
+  };
+  EXPECT_EQ(best(varex::Objective::Time).variant_id, "d_no_energy");
+  const BestRow energy = best(varex::Objective::Energy);
+  EXPECT_EQ(energy.variant_id, "c_frugal");
+  EXPECT_NEAR(energy.value, 0.11, 1e-12);
+  EXPECT_NEAR(*energy.energy_j, 0.11, 1e-12);
+  EXPECT_EQ(energy.candidates, 3);  // the one without energy does not compete
+  const BestRow edp = best(varex::Objective::Edp);
+  EXPECT_EQ(edp.variant_id, "b_middle");
+  EXPECT_NEAR(edp.value, 0.20 * 1.2 / 1e3, 1e-12);
+  ASSERT_EQ(edp.runners_up.size(), 2u);
+  EXPECT_EQ(edp.runners_up[0].variant_id, "c_frugal");
+  EXPECT_NEAR(edp.runners_up[0].kernel_ms, 2.5, 1e-12);
+  EXPECT_EQ(varex::objective_from_string("edp"), varex::Objective::Edp);
+  EXPECT_THROW(varex::objective_from_string("joules"), UsageError);
+}
+
 TEST(Store, BestIsPerWorkloadClass) {
   Fixture f("best-class");
   f.add("a", timed(1.0));

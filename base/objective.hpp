@@ -1,0 +1,28 @@
+#pragma once
+// What "best" minimises: the kernel's median time (the default), the energy of one repetition, or their
+// product, the energy-delay product (where a measurement carries energy: --energy-ms, harness/energy.hpp).
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "base/measurement.hpp"
+
+namespace varex {
+
+enum class Objective { Time, Energy, Edp };
+
+std::string to_string(Objective objective);
+// "time", "energy" or "edp"; UsageError naming them otherwise.
+Objective objective_from_string(std::string_view text);
+
+// The measurement's value under the objective: milliseconds, joules per repetition, or joules × seconds;
+// nullopt where it was not timed, or lacks the energy the objective needs.
+std::optional<double> objective_value(const Measurement& m, Objective objective);
+
+// The same over a measurements row aliased `m` in SQL (NULL where it lacks the energy).
+const char* objective_sql(Objective objective);
+
+// The unit the values are in, for tables.
+const char* objective_unit(Objective objective);
+
+}  // namespace varex
