@@ -95,6 +95,7 @@ FleetPlan FleetPlan::from_json(const nlohmann::json& j) {
 }
 
 FleetDir::FleetDir(std::string dir) {
+  if (dir.empty()) throw UsageError("--dir is empty: give the fleet directory");
   std::error_code error;
   const fs::path absolute = fs::absolute(dir, error);
   root = (error ? fs::path(dir) : absolute).lexically_normal().string();

@@ -297,6 +297,7 @@ TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   std::filesystem::create_directories(scratch + "/busy");
   std::ofstream(scratch + "/busy/notes.txt") << "mine\n";
   expect_refused({}, scratch + "/busy", "is not empty");
+  expect_refused({}, "", "--dir is empty");
   // The sweep's own flags, refused as the sweep refuses them, and the flags the fleet sets itself.
   expect_refused({"--set", "local=7"}, dir, "local");
   expect_refused({"--db", "mine.db"}, dir, "--db is not for a fleet run");
