@@ -31,6 +31,14 @@ std::optional<double> objective_value(const Measurement& m, Objective objective)
   return objective == Objective::Energy ? joules : joules * m.kernel.median / 1e3;
 }
 
+double objective_rel_uncertainty(const Measurement& m, Objective objective) {
+  if (!objective_value(m, objective)) return 0;
+  const double time = m.kernel.relative_ci();
+  if (objective == Objective::Time) return time;
+  const double energy = m.energy->joules > 0 ? m.energy->resolution_j / m.energy->joules : 0;
+  return objective == Objective::Energy ? energy : time + energy;
+}
+
 const char* objective_sql(Objective objective) {
   switch (objective) {
     case Objective::Time:

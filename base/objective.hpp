@@ -19,6 +19,10 @@ Objective objective_from_string(std::string_view text);
 // nullopt where it was not timed, or lacks the energy the objective needs.
 std::optional<double> objective_value(const Measurement& m, Objective objective);
 
+// The value's uncertainty relative to it: the median time's confidence interval, the energy meter's
+// resolution against the energy it measured, and for edp both added. 0 where the value is missing.
+double objective_rel_uncertainty(const Measurement& m, Objective objective);
+
 // The same over a measurements row aliased `m` in SQL (NULL where it lacks the energy).
 const char* objective_sql(Objective objective);
 

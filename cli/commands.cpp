@@ -449,6 +449,7 @@ struct SessionFlags {
   std::string budget = "10%";
   std::uint64_t seed = 1;
   int remeasure = 3;
+  std::string objective = "time";
   std::optional<double> cutoff;
   std::optional<std::string> shard;
   bool no_warm_start = false;
@@ -461,7 +462,7 @@ struct SessionFlags {
   bool check = false;
 };
 
-json run_json(const tuner::DeviceRun& r) {
+json run_json(const tuner::DeviceRun& r, Objective objective) {
   json j{{"device", r.device.id},
          {"session", r.session},
          {"status", r.status},
@@ -475,49 +476,72 @@ json run_json(const tuner::DeviceRun& r) {
          {"spent_s", r.outcome.spent_s},
          {"probe_gbps", r.probe_gbps}};
   if (!r.error.empty()) j["error"] = r.error;
-  if (r.outcome.best) {
-    j["best"] = {{"variant", r.best_variant},
-                 {"params", variants::to_json(*r.outcome.best)},
-                 {"kernel_ms", r.outcome.best_ms}};
-    if (r.outcome.best_measurement) {
-      j["best"]["gbps"] = r.outcome.best_measurement->gbps;
-      j["best"]["probe_fraction"] = r.outcome.best_measurement->probe_fraction;
+  if (r.outcome.best && r.outcome.best_measurement) {
+    const varex::Measurement& m = *r.outcome.best_measurement;
+    j["best"] = {{"variant", r.best_variant},          {"params", variants::to_json(*r.outcome.best)},
+                 {"kernel_ms", m.kernel.median},       {"gbps", m.gbps},
+                 {"probe_fraction", m.probe_fraction}, {"objective", to_string(objective)},
+                 {"value", r.outcome.best_value}};
+    if (m.energy) {
+      j["best"]["energy_j"] = m.energy->joules_per_rep();
+      j["best"]["power_w"] = m.energy->watts();
     }
   }
   return j;
 }
 
-// The table a sweep or tune prints for one workload: a line per device, then what the lanes shared.
+// The table a sweep or tune prints for one workload: a line per device, then what the lanes shared. The
+// declared best's time always; its energy and power where it carries energy.
 void print_session_runs(const tuner::RunOptions& options, const std::vector<tuner::DeviceRun>& runs,
                         double wall_s) {
+  const bool energy = std::any_of(runs.begin(), runs.end(), [](const tuner::DeviceRun& r) {
+    return r.outcome.best_measurement && r.outcome.best_measurement->energy;
+  });
   std::vector<std::vector<std::string>> rows;
   for (const auto& r : runs) {
     const auto& m = r.outcome.best_measurement;
-    rows.push_back({r.device.id, std::to_string(r.session), r.status,
-                    std::to_string(r.outcome.evaluations) + "/" + std::to_string(r.valid_variants),
-                    std::to_string(r.outcome.failed), std::to_string(r.outcome.cut_off),
-                    fixed(r.outcome.spent_s, 1), r.outcome.best ? fixed(r.outcome.best_ms, 4) : "-",
-                    m ? fixed(m->gbps, 1) : "-", m ? fixed(100 * m->probe_fraction, 1) + "%" : "-",
-                    r.outcome.best ? variants::describe(*r.outcome.best) : "-"});
+    const bool best = r.outcome.best && m;
+    std::vector<std::string> row{
+        r.device.id,
+        std::to_string(r.session),
+        r.status,
+        std::to_string(r.outcome.evaluations) + "/" + std::to_string(r.valid_variants),
+        std::to_string(r.outcome.failed),
+        std::to_string(r.outcome.cut_off),
+        fixed(r.outcome.spent_s, 1),
+        best ? fixed(m->kernel.median, 4) : "-",
+        best ? fixed(m->gbps, 1) : "-",
+        best ? fixed(100 * m->probe_fraction, 1) + "%" : "-"};
+    if (energy) {
+      row.push_back(best && m->energy ? fixed(m->energy->joules_per_rep() * 1e3, 2) : "-");
+      row.push_back(best && m->energy ? fixed(m->energy->watts(), 0) : "-");
+    }
+    row.push_back(r.outcome.best ? variants::describe(*r.outcome.best) : "-");
+    rows.push_back(std::move(row));
   }
   const bool tune = options.kind == "tune";
+  const bool by_time = options.objective == Objective::Time;
   std::cout << options.op->name() << " " << options.kind
             << (tune ? " (" + options.strategy + ", budget " + options.budget.to_string() + ")" : "")
-            << " over " << options.workload.describe() << "\n";
-  print_table({"device", "session", "status", "evaluated", "failed", "cut off", "spent s", "best ms", "GB/s",
-               "of probe", "best variant"},
-              rows);
+            << (by_time ? "" : ", best by " + to_string(options.objective)) << " over "
+            << options.workload.describe() << "\n";
+  std::vector<std::string> header{"device",  "session", "status",  "evaluated", "failed",
+                                  "cut off", "spent s", "best ms", "GB/s",      "of probe"};
+  if (energy) header.insert(header.end(), {"mJ", "W"});
+  header.push_back("best variant");
+  print_table(header, rows);
   std::size_t lanes = 0;
   for (const auto& phase : tuner::plan_schedule(options.devices, options.schedule))
     lanes = std::max(lanes, phase.lanes.size());
   std::cout << "wall time " << fixed(wall_s, 1) << " s, up to " << lanes
             << (lanes == 1 ? " device" : " physical devices") << " at a time\n";
+  const std::string unit = std::string(" ") + objective_unit(options.objective);
   for (const auto& r : runs) {
     if (!r.outcome.search_best || !r.outcome.best) continue;
-    std::cout << r.device.id << ": the search's fastest sample, " << fixed(r.outcome.search_best_ms, 4)
-              << " ms (" << variants::describe(*r.outcome.search_best)
-              << "), was not the fastest when the best candidates were measured again: "
-              << fixed(r.outcome.best_ms, 4) << " ms is the best of their re-measurements\n";
+    std::cout << r.device.id << ": the search's best sample, " << fixed(r.outcome.search_best_value, 4)
+              << unit << " (" << variants::describe(*r.outcome.search_best)
+              << "), was not the best when the best candidates were measured again: "
+              << fixed(r.outcome.best_value, 4) << unit << " is the best of their re-measurements\n";
   }
 }
 
@@ -564,12 +588,19 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
                   "re-measured times are what `varex best` compares)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));
+  cmd->add_option("--objective", f->objective,
+                  "What the best minimises: time (the median kernel time), energy (per repetition) or edp "
+                  "(energy x time). energy and edp measure each variant's energy (--energy-ms, 100 unless "
+                  "given) and need a meter on every device (NVML for NVIDIA GPUs, RAPL for CPUs)")
+      ->capture_default_str();
   cmd->add_option(
          "--cutoff", f->cutoff,
          std::string("Time a variant once, and never let it be best, when its first repetition is "
-                     "slower than this many times the best so far (0: measure every variant in full; "
-                     "default: ") +
-             (tune ? fixed(tuner::kDefaultCutoff, 0) + " for a tune)" : "0 for a sweep)"))
+                     "slower than this many times the time of the best so far (0: measure every variant in "
+                     "full; default: ") +
+             (tune ? fixed(tuner::default_cutoff(Objective::Time), 0) + " for a tune, " +
+                         fixed(tuner::default_cutoff(Objective::Energy), 0) + " for a tune by energy)"
+                   : "0 for a sweep)"))
       ->check(CLI::Range(0.0, 1e6));
   cmd->add_flag("--quiet", f->quiet, "No progress on stderr (only failures)");
   f->workload.add_to(*cmd);
@@ -600,7 +631,11 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     options.progress = !f->quiet;
     options.worker_executable = self_executable();
     options.remeasure = f->remeasure;
-    options.cutoff = f->cutoff.value_or(tune ? tuner::kDefaultCutoff : 0.0);
+    options.objective = objective_from_string(f->objective);
+    // An energy objective measures energy; a time objective measures it only where asked.
+    if (options.objective != Objective::Time && options.settings.energy_ms <= 0)
+      options.settings.energy_ms = tuner::kObjectiveEnergyMs;
+    options.cutoff = f->cutoff.value_or(tune ? tuner::default_cutoff(options.objective) : 0.0);
     options.warm_start = tune && !f->no_warm_start;
     if (!std::isfinite(options.cutoff) || (options.cutoff > 0 && options.cutoff < 1))
       throw UsageError("--cutoff: " + fixed(options.cutoff, 2) +
@@ -612,9 +647,11 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     } else {
       options.strategy = "exhaustive";
     }
-    // Everything is checked before anything is measured or recorded: the strategy, every workload of the
-    // series, every device's space and memory.
+    // Everything is checked before anything is measured or recorded: the strategy, the devices' meters for
+    // an energy objective, every workload of the series, every device's space and memory.
     tuner::check_strategy_name(options.strategy);
+    // (A check's devices may not be the nodes' a fleet runs on: their meters are the nodes' to have.)
+    tuner::check_objective(options, !f->check);
     for (const datasets::WorkloadSpec& spec : series) {
       if (spec.rows() == 0)
         throw UsageError("the input has no rows: there is nothing to " + kind +
@@ -641,7 +678,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
       const auto runs = tuner::run_sessions(store, options);
       const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (const auto& r : runs) {
-        out.push_back(run_json(r));
+        out.push_back(run_json(r, options.objective));
         if (series.size() > 1) out.back()["workload"] = spec.to_json();
         if (!r.error.empty()) exit_code = 1;
       }

@@ -2,7 +2,9 @@
 // the tests run on have no NVIDIA GPU, so the fake answers for the PoCL device (VAREX_NVML_BIND_ALL=0).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 
 #include "harness/energy.hpp"
 #include "results/store.hpp"
@@ -104,6 +106,93 @@ TEST(Energy, WithoutTheLibraryNothingFailsAndNoEnergyIsMeasured) {
   // Not asked for, none either, with the library there.
   use_fake_nvml({});
   EXPECT_TRUE(run_json("0")["energy"].is_null());
+}
+
+// A tune by energy (base/objective.hpp): three variants differing in elements per thread, their energy turned
+// on by the objective, the best declared by its energy and reported so again when the command is repeated.
+std::vector<std::string> energy_tune(const std::string& db, const std::string& objective) {
+  return {"tune",
+          "--op",
+          "selection",
+          "--device",
+          test::cpu_device().id,
+          "--db",
+          db,
+          "--rows",
+          "2^18",
+          "--set",
+          "ept=1,8,32",
+          "--set",
+          "kernel=overflow",
+          "--set",
+          "vec=1",
+          "--set",
+          "local=64",
+          "--set",
+          "padding=guard",
+          "--set",
+          "grid=cover",
+          "--max-reps",
+          "5",
+          "--strategy",
+          "exhaustive",
+          "--budget",
+          "all",
+          "--objective",
+          objective,
+          "--json",
+          "--quiet"};
+}
+
+TEST(Energy, ATuneByEnergyMeasuresItAndDeclaresTheBestByIt) {
+  use_fake_nvml({{"FAKE_NVML_WATTS", "250"}});
+  const std::string db = test::scratch_dir("energy-tune") + "/varex.db";
+  const auto r = run_varex(energy_tune(db, "energy"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto best = nlohmann::json::parse(r.out).at(0).at("best");
+  EXPECT_EQ(best["objective"], "energy");
+  EXPECT_DOUBLE_EQ(best["value"].get<double>(), best["energy_j"].get<double>());
+  EXPECT_NEAR(best["power_w"].get<double>(), 250, 250 * 0.05);
+  // Every measurement carries its energy (the objective turned it on) but those cut off after one repetition,
+  // and the declared best is the lowest energy among the re-measurements.
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE energy_j IS NULL AND cut_off = 0"),
+            0);
+  EXPECT_GT(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE energy_j > 0"), 2);
+  results::Store store(db, results::Database::Mode::Existing);
+  const auto sessions = store.sessions(std::nullopt, std::nullopt);
+  ASSERT_EQ(sessions.size(), 1u);
+  double lowest = 1e300;
+  for (const auto& m : store.session_measurements(sessions.front().id)) {
+    if (m.purpose == "remeasure" && m.m.ok()) lowest = std::min(lowest, m.m.energy->joules_per_rep());
+  }
+  EXPECT_DOUBLE_EQ(best["value"].get<double>(), lowest);
+  // The same command again reports the finished session, valued by energy; a tune by time is another one.
+  const auto again = run_varex(energy_tune(db, "energy"));
+  ASSERT_EQ(again.status, 0) << again.err;
+  const auto repeated = nlohmann::json::parse(again.out).at(0);
+  EXPECT_EQ(repeated["status"], "finished before");
+  EXPECT_DOUBLE_EQ(repeated["best"]["value"].get<double>(), best["value"].get<double>());
+  EXPECT_EQ(repeated["best"]["variant"], best["variant"]);
+  const auto by_time = run_varex(energy_tune(db, "time"));
+  ASSERT_EQ(by_time.status, 0) << by_time.err;
+  EXPECT_EQ(nlohmann::json::parse(by_time.out).at(0)["status"], "finished");
+}
+
+TEST(Energy, AnEnergyObjectiveWithoutAMeterIsRefusedBeforeAnythingIsRecorded) {
+  use_fake_nvml({});
+  setenv("VAREX_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
+  const std::string db = test::scratch_dir("energy-refused") + "/varex.db";
+  for (const char* objective : {"energy", "edp"}) {
+    const auto r = run_varex(energy_tune(db, objective));
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("has no energy meter"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(test::cpu_device().id), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(db));
+  }
+  const auto bad = run_varex(energy_tune(db, "joules"));
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("(time, energy, edp)"), std::string::npos) << bad.err;
 }
 
 }  // namespace

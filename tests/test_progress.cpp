@@ -18,11 +18,11 @@
 namespace varex::tuner {
 namespace {
 
-TuneOutcome outcome(std::int64_t evaluations, double spent_s, double best_ms) {
+TuneOutcome outcome(std::int64_t evaluations, double spent_s, double best_value) {
   TuneOutcome o;
   o.evaluations = evaluations;
   o.spent_s = spent_s;
-  o.history.push_back({evaluations, spent_s, best_ms, 0});
+  o.history.push_back({evaluations, spent_s, best_value, 0});
   return o;
 }
 

@@ -74,7 +74,7 @@ TEST(Strategies, ExhaustiveVisitsEveryVariantOnce) {
   const TuneOutcome o = replay("exhaustive", 1, Budget{}, 0);
   EXPECT_EQ(static_cast<std::size_t>(o.evaluations), fixture().recording.size());
   EXPECT_TRUE(o.space_exhausted);
-  EXPECT_DOUBLE_EQ(o.best_ms, fixture().recording.optimum_ms());
+  EXPECT_DOUBLE_EQ(o.best_value, fixture().recording.optimum_ms());
 }
 
 TEST(Strategies, DeterministicGivenTheSeed) {
@@ -154,7 +154,7 @@ TEST(Tuning, TheDefaultIsMeasuredFirstAndCompetesInTheRemeasurement) {
     }
     EXPECT_EQ(default_searches, 1u) << name << ": measured again by the strategy";
     EXPECT_TRUE(remeasured) << name;
-    EXPECT_LE(o.best_ms, rec.true_ms(defaults)) << name;
+    EXPECT_LE(o.best_value, rec.true_ms(defaults)) << name;
   }
 }
 
@@ -209,7 +209,8 @@ TEST(Tuning, LosersAreCutOffAfterOneRepetitionAndNeverBest) {
   // Random search proposes the same variants whatever it observes: the two runs differ only by the cut-off.
   LoggingEvaluator full(rec, 3), cutting(rec, 3);
   const TuneOutcome a = logged("random", 3, {Budget::parse("200"), 3, 0}, full);
-  const TuneOutcome b = logged("random", 3, {Budget::parse("200"), 3, kDefaultCutoff}, cutting);
+  const TuneOutcome b =
+      logged("random", 3, {Budget::parse("200"), 3, default_cutoff(Objective::Time)}, cutting);
   EXPECT_EQ(a.cut_off, 0u);
   EXPECT_GT(b.cut_off, 20u);
   EXPECT_LT(b.spent_s, a.spent_s);
@@ -225,16 +226,16 @@ TEST(Tuning, LosersAreCutOffAfterOneRepetitionAndNeverBest) {
   for (std::size_t i = 0; i < b.history.size(); ++i) {
     const auto& r = cutting.requests[i];
     if (r.cutoff_ms > 0) {
-      EXPECT_DOUBLE_EQ(r.cutoff_ms, kDefaultCutoff * best);
+      EXPECT_DOUBLE_EQ(r.cutoff_ms, default_cutoff(Objective::Time) * best);
     }
-    best = b.history[i].best_ms;
+    best = b.history[i].best_value;
   }
 }
 
 TEST(Tuning, AWallTimeBudgetCoversPreparationAndRemeasurement) {
   const double exhaustive = fixture().recording.exhaustive_cost_s();
   for (const auto& name : searchers()) {
-    TuneSettings settings{Budget::parse("10%"), 3, kDefaultCutoff};
+    TuneSettings settings{Budget::parse("10%"), 3, default_cutoff(Objective::Time)};
     settings.spent_before_s = 0.02 * exhaustive;  // the preparation
     LoggingEvaluator evaluator(fixture().recording, 4);
     const TuneOutcome o = logged(name, 4, settings, evaluator);
@@ -244,10 +245,133 @@ TEST(Tuning, AWallTimeBudgetCoversPreparationAndRemeasurement) {
   }
 }
 
+// Objectives (base/objective.hpp) in replay: a recording whose energies follow test::model_watts, so that
+// time, energy and edp have different optima.
+struct EnergyFixture {
+  std::vector<results::RecordedMeasurement> measurements =
+      test::with_energy(test::synthetic_recording(fixture().full));
+  Recording recording{fixture().full, measurements};
+};
+
+const EnergyFixture& energy_fixture() {
+  static const EnergyFixture f;
+  return f;
+}
+
+// A recorded measurement's value under the objective, computed here from its reading.
+double recorded_value(const varex::Measurement& m, Objective objective) {
+  const double joules = m.energy->joules / m.energy->reps;
+  return objective == Objective::Time     ? m.kernel.median
+         : objective == Objective::Energy ? joules
+                                          : joules * m.kernel.median / 1e3;
+}
+
+// The verified recorded variant of the lowest value.
+variants::Params optimum_by(const std::vector<results::RecordedMeasurement>& measurements,
+                            Objective objective) {
+  const results::RecordedMeasurement* best = nullptr;
+  for (const auto& r : measurements) {
+    if (r.m.ok() && r.m.energy &&
+        (!best || recorded_value(r.m, objective) < recorded_value(best->m, objective)))
+      best = &r;
+  }
+  return best->params;
+}
+
+double true_value(const variants::Params& params, Objective objective) {
+  const Recording& rec = energy_fixture().recording;
+  const results::RecordedMeasurement* r = rec.find(params);
+  return r && r->m.ok() && r->m.energy ? recorded_value(r->m, objective)
+                                       : std::numeric_limits<double>::infinity();
+}
+
+TuneOutcome replay_by(Objective objective, const Recording& rec, const std::string& name, std::uint64_t seed,
+                      Budget budget, double cutoff = 0) {
+  SearchSpace space(rec.space(), seed);
+  ReplayEvaluator evaluator(rec, seed + 1);
+  auto strategy = make_strategy(name, space.space());
+  TuneSettings settings{budget, 3, cutoff};
+  settings.objective = objective;
+  return run_tuning(*strategy, space, evaluator, settings);
+}
+
+TEST(Objectives, AnExhaustiveTuneDeclaresEachObjectivesOptimum) {
+  const auto& f = energy_fixture();
+  std::set<std::string> optima;
+  for (Objective objective : {Objective::Time, Objective::Energy, Objective::Edp}) {
+    const TuneOutcome o = replay_by(objective, f.recording, "exhaustive", 1, Budget{});
+    const variants::Params expected = optimum_by(f.measurements, objective);
+    ASSERT_TRUE(o.best) << to_string(objective);
+    EXPECT_EQ(*o.best, expected) << to_string(objective);
+    EXPECT_DOUBLE_EQ(o.best_value, true_value(expected, objective)) << to_string(objective);
+    ASSERT_TRUE(o.best_measurement);
+    EXPECT_DOUBLE_EQ(o.best_measurement->kernel.median, true_value(expected, Objective::Time));
+    optima.insert(variants::canonical(expected));
+  }
+  EXPECT_EQ(optima.size(), 3u) << "the model gives each objective its own optimum";
+}
+
+// By energy, whose optimum is far from the fastest variants (by edp it is near them, and a search by time
+// finds it about as well).
+TEST(Objectives, StrategiesFindNearTheEnergyOptimumWhereASearchByTimeDoesNot) {
+  const auto& f = energy_fixture();
+  const double optimum = true_value(optimum_by(f.measurements, Objective::Energy), Objective::Energy);
+  for (const auto& name : searchers()) {
+    std::vector<double> ratios, by_time;
+    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+      const TuneOutcome o = replay_by(Objective::Energy, f.recording, name, seed, Budget::parse("25%"),
+                                      default_cutoff(Objective::Energy));
+      ratios.push_back(o.best ? true_value(*o.best, Objective::Energy) / optimum : 1e9);
+      // The same search by time, valued by energy: what tuning for energy gains.
+      const TuneOutcome t = replay_by(Objective::Time, f.recording, name, seed, Budget::parse("25%"),
+                                      default_cutoff(Objective::Time));
+      by_time.push_back(t.best ? true_value(*t.best, Objective::Energy) / optimum : 1e9);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    std::sort(by_time.begin(), by_time.end());
+    EXPECT_LE(ratios[2], 1.10) << name;
+    EXPECT_LT(ratios[2], by_time[2]) << name;
+  }
+}
+
+TEST(Objectives, AVariantWithoutItsEnergyIsNeverBestByEnergy) {
+  const auto& f = energy_fixture();
+  const variants::Params frugal = optimum_by(f.measurements, Objective::Energy);
+  std::vector<results::RecordedMeasurement> measurements = f.measurements;
+  for (auto& r : measurements) {
+    if (r.params == frugal) r.m.energy.reset();  // verified and timed, but the meter gave nothing
+  }
+  const Recording rec(fixture().full, measurements);
+  const TuneOutcome with = replay_by(Objective::Energy, f.recording, "exhaustive", 1, Budget{});
+  const TuneOutcome without = replay_by(Objective::Energy, rec, "exhaustive", 1, Budget{});
+  ASSERT_TRUE(without.best);
+  EXPECT_NE(*without.best, frugal);
+  EXPECT_EQ(*without.best, optimum_by(measurements, Objective::Energy));
+  EXPECT_EQ(without.failed, with.failed + 1);
+}
+
+TEST(Objectives, TheCutOffComparesWithTheTimeOfTheBestByTheObjective) {
+  const Recording& rec = energy_fixture().recording;
+  LoggingEvaluator evaluator(rec, 3);
+  SearchSpace space(rec.space(), 3);
+  auto strategy = make_strategy("random", space.space());
+  TuneSettings settings{Budget::parse("200"), 3, default_cutoff(Objective::Energy)};
+  settings.objective = Objective::Energy;
+  const TuneOutcome o = run_tuning(*strategy, space, evaluator, settings);
+  EXPECT_GT(o.cut_off, 0u);
+  for (std::size_t i = 1; i < o.history.size(); ++i) {
+    const EvaluationRequest& r = evaluator.requests[i];
+    ASSERT_GT(r.cutoff_ms, 0) << i;
+    EXPECT_DOUBLE_EQ(r.cutoff_ms, 4 * rec.true_ms(rec.space().at(o.history[i - 1].best_index))) << i;
+  }
+  ASSERT_TRUE(o.best);
+  EXPECT_FALSE(o.best_measurement->cut_off);
+}
+
 // The cost until the best variant observed is truly within 5% of the recording's optimum (inf: never).
 double cost_to_five_percent(const TuneOutcome& o, const Recording& rec) {
   for (const TunePoint& p : o.history) {
-    if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * rec.optimum_ms())
+    if (std::isfinite(p.best_value) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * rec.optimum_ms())
       return p.cost_s;
   }
   return std::numeric_limits<double>::infinity();
@@ -325,7 +449,7 @@ TEST(Strategies, FailedAndWrongVariantsAreNeverBest) {
       const auto* r = rec.find(*o.best);
       ASSERT_NE(r, nullptr);
       EXPECT_TRUE(r->m.ok()) << name << " chose a " << varex::to_string(r->m.status) << " variant";
-      EXPECT_GE(o.best_ms, rec.optimum_ms() * 0.9) << name;
+      EXPECT_GE(o.best_value, rec.optimum_ms() * 0.9) << name;
     }
   }
 }

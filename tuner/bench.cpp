@@ -137,17 +137,17 @@ BenchReport run_bench(std::vector<BenchSweep> sweeps, const BenchOptions& option
         TuneSettings settings{
             options.cost_cap < 1 ? Budget{Budget::Kind::Fraction, options.cost_cap} : Budget{}, 0};
         settings.warm_start = sweep.warm_start;
-        run_tuning(
-            *strategy, space, evaluator, settings,
-            [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
-              const TunePoint& p = o.history.back();
-              if (std::isfinite(p.best_ms) && rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * optimum) {
-                reached = p.cost_s;
-                evaluations = static_cast<double>(p.evaluations);
-                return false;
-              }
-              return true;
-            });
+        run_tuning(*strategy, space, evaluator, settings,
+                   [&](const TuneOutcome& o, const Proposal&, const Evaluation&) {
+                     const TunePoint& p = o.history.back();
+                     if (std::isfinite(p.best_value) &&
+                         rec.true_ms(rec.space().at(p.best_index)) <= 1.05 * optimum) {
+                       reached = p.cost_s;
+                       evaluations = static_cast<double>(p.evaluations);
+                       return false;
+                     }
+                     return true;
+                   });
         cost.cost_s.push_back(reached);
         cost.evaluations.push_back(evaluations);
         step();

@@ -173,7 +173,7 @@ double budget_used(const Budget& budget, const TuneOutcome& o, std::uint64_t val
 }
 
 std::string describe_progress(const Budget& budget, const TuneOutcome& o, std::uint64_t valid,
-                              const std::string& best_variant) {
+                              const std::string& best_variant, Objective objective) {
   const double used = budget_used(budget, o, valid);
   std::string line;
   char text[160];
@@ -197,9 +197,14 @@ std::string describe_progress(const Budget& budget, const TuneOutcome& o, std::u
   line += ", " + duration(o.spent_s);
   if (used > 0 && used < 1) line += ", about " + duration(o.spent_s * (1 - used) / used) + " left";
   if (o.failed) line += ", " + std::to_string(o.failed) + " failed";
-  if (!o.history.empty() && std::isfinite(o.history.back().best_ms)) {
-    // The fastest single search sample; the declared best comes from the re-measurement (the summary).
-    std::snprintf(text, sizeof text, "; fastest sample %.4f ms", o.history.back().best_ms);
+  if (!o.history.empty() && std::isfinite(o.history.back().best_value)) {
+    // The best single search sample; the declared best comes from the re-measurement (the summary).
+    if (objective == Objective::Time) {
+      std::snprintf(text, sizeof text, "; fastest sample %.4f ms", o.history.back().best_value);
+    } else {
+      std::snprintf(text, sizeof text, "; best %s sample %.4g %s", to_string(objective).c_str(),
+                    o.history.back().best_value, objective_unit(objective));
+    }
     line += text;
     if (!best_variant.empty()) line += " " + best_variant;
   }

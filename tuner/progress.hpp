@@ -72,7 +72,7 @@ class ProgressBoard {
 // estimated exhaustive cost; a sweep against the space), time spent, an estimate of the time left, the
 // failures and the best variant so far.
 std::string describe_progress(const Budget& budget, const TuneOutcome& outcome, std::uint64_t valid_variants,
-                              const std::string& best_variant);
+                              const std::string& best_variant, Objective objective = Objective::Time);
 
 // The share of the budget spent, 0 to 1.
 double budget_used(const Budget& budget, const TuneOutcome& outcome, std::uint64_t valid_variants);

@@ -17,6 +17,7 @@
 #include "base/interrupt.hpp"
 #include "base/process.hpp"
 #include "base/text.hpp"
+#include "harness/energy.hpp"
 #include "tuner/device_evaluator.hpp"
 #include "tuner/progress.hpp"
 #include "tuner/warm_start.hpp"
@@ -25,8 +26,11 @@ namespace varex::tuner {
 
 namespace {
 
+// The session's outcome as recorded: the declared best's time, whatever the objective.
 results::SessionOutcome outcome_of(const TuneOutcome& o, const std::string& best_variant) {
-  return {best_variant, o.best_ms, o.evaluations, o.spent_s};
+  const double best_ms =
+      o.best_measurement ? o.best_measurement->kernel.median : std::numeric_limits<double>::infinity();
+  return {best_variant, best_ms, o.evaluations, o.spent_s};
 }
 
 // A run's session ("single") is the exhaustive search of its one-point space.
@@ -107,22 +111,27 @@ class Heartbeat {
   std::thread thread_;
 };
 
-// A finished session reported as it was recorded: its outcome and its failures.
-void report_finished(results::Store& store, std::int64_t session, DeviceRun& run) {
+// A finished session reported as it was recorded: its outcome, its failures, and its best's measurement (its
+// last re-measurement, which declared it) valued by the objective.
+void report_finished(results::Store& store, std::int64_t session, Objective objective, DeviceRun& run) {
   run.session = session;
   run.status = "finished before";
   for (const auto& r : store.sessions(std::nullopt, std::nullopt)) {
     if (r.id != session || !r.outcome) continue;
     run.outcome.evaluations = r.outcome->evaluations;
     run.outcome.spent_s = r.outcome->spent_seconds;
-    run.outcome.best_ms = r.outcome->best_kernel_ms;
     run.best_variant = r.outcome->best_variant;
   }
   for (const auto& r : store.session_measurements(session)) {
     if (r.purpose == "search") ++(r.m.ok() ? run.outcome.ok : run.outcome.failed);
     if (r.purpose == "search" && r.m.cut_off) ++run.outcome.cut_off;
     if (r.purpose == "remeasure") ++run.outcome.remeasured;
-    if (r.variant_id == run.best_variant) run.outcome.best = r.params;
+    if (r.variant_id != run.best_variant || !r.m.ok()) continue;
+    const std::optional<double> value = objective_value(r.m, objective);
+    if (!value || (run.outcome.best_measurement && *value >= run.outcome.best_value)) continue;
+    run.outcome.best = r.params;
+    run.outcome.best_value = *value;
+    run.outcome.best_measurement = r.m;
   }
 }
 
@@ -165,6 +174,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   TuneSettings settings;
   settings.budget = options.budget;
   settings.remeasure = options.remeasure;
+  settings.objective = options.objective;
   settings.cutoff = options.cutoff;
   settings.spent_before_s = prepare_s;
   settings.warm_start = plan.warm_start;
@@ -172,10 +182,11 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
       *strategy, search, evaluator, settings,
       [&](const TuneOutcome& o, const Proposal&, const Evaluation& e) {
         run.last = e.m;
-        const std::string best = o.history.empty() || !std::isfinite(o.history.back().best_ms)
+        const std::string best = o.history.empty() || !std::isfinite(o.history.back().best_value)
                                      ? ""
                                      : variants::describe(space.at(o.history.back().best_index));
-        lane.board->update(lane.line, describe_progress(options.budget, o, run.valid_variants, best));
+        lane.board->update(lane.line,
+                           describe_progress(options.budget, o, run.valid_variants, best, options.objective));
         if (interrupted() || *lane.abandon) throw harness::Interrupted();
         return true;
       });
@@ -190,6 +201,18 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
 
 }  // namespace
 
+void check_objective(const RunOptions& options, bool meters) {
+  if (options.objective == Objective::Time) return;
+  const std::string objective = "--objective " + to_string(options.objective);
+  if (options.settings.energy_ms <= 0)
+    throw UsageError(objective + " needs the energy measured: --energy-ms > 0");
+  for (const DeviceInfo& d : meters ? options.devices : std::vector<DeviceInfo>{}) {
+    if (!harness::energy_meter(d))
+      throw UsageError(objective + ": " + d.id + " (" + d.name +
+                       ") has no energy meter here (NVML for NVIDIA GPUs, RAPL for CPUs)");
+  }
+}
+
 nlohmann::json session_settings(const RunOptions& options) {
   nlohmann::json settings{{"measure", options.settings.to_json()}};
   if (options.kind == "run") return settings;  // never resumed: every run is a session of its own
@@ -197,6 +220,8 @@ nlohmann::json session_settings(const RunOptions& options) {
   settings["pins"] = options.pins;
   if (options.shard) settings["shard"] = options.shard->to_string();
   settings["remeasure"] = options.remeasure;
+  // Sessions by time, as all were before objectives, keep their settings (and are resumed as before).
+  if (options.objective != Objective::Time) settings["objective"] = to_string(options.objective);
   if (options.cutoff > 0) settings["cutoff"] = options.cutoff;
   if (options.kind == "tune" && !options.warm_start) settings["warm_start"] = false;
   if (options.kind == "tune") {
@@ -240,6 +265,7 @@ double ensure_probe(results::Store& store, std::int64_t device_row, harness::Rem
 
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
   const harness::Operator& op = *options.op;
+  check_objective(options);
   strategy_of(options,
               harness::space_for(op, options.devices.front(), options.workload));  // a bad name fails now
   store.ensure_operator(op.name(), op.description());
@@ -285,7 +311,7 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         std::this_thread::sleep_for(std::chrono::seconds(2));
       }
       if (plan.claim.kind == results::SessionClaim::Kind::Finished) {
-        report_finished(store, plan.claim.session, run);
+        report_finished(store, plan.claim.session, options.objective, run);
       } else {
         store.set_session_variants(plan.claim.session, run.valid_variants);
       }
@@ -329,7 +355,8 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
         std::string line = run.status;
         if (run.outcome.best) {
           char best[64];
-          std::snprintf(best, sizeof best, ": best %.4f ms ", run.outcome.best_ms);
+          std::snprintf(best, sizeof best, ": best %.4g %s ", run.outcome.best_value,
+                        objective_unit(options.objective));
           line += best + variants::describe(*run.outcome.best);
         }
         board.done(i, line);

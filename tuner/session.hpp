@@ -28,7 +28,10 @@ struct RunOptions {
   Budget budget;
   std::uint64_t seed = 1;
   int remeasure = 3;
-  double cutoff = 0;        // TuneSettings::cutoff (the command line gives tunes kDefaultCutoff)
+  // What the strategy minimises and the best is declared by; energy and edp need settings.energy_ms > 0 and a
+  // meter on every device (UsageError otherwise, before anything is recorded).
+  Objective objective = Objective::Time;
+  double cutoff = 0;        // TuneSettings::cutoff (the command line gives tunes default_cutoff)
   bool warm_start = false;  // a tune measures the store's bests of the operator first (tuner/warm_start.hpp)
   varex::MeasureSettings settings;
   double timeout_seconds = 300;
@@ -57,6 +60,14 @@ struct DeviceRun {
   std::string best_variant;
   std::optional<varex::Measurement> last;  // the last search evaluation's (a run's one measurement)
 };
+
+// The energy measurement an energy objective turns on where the command gives none (MeasureSettings::
+// energy_ms): the meter lengthens it until its resolution is a hundredth of what it measures.
+inline constexpr double kObjectiveEnergyMs = 100;
+
+// UsageError, one line, where the objective needs energy and the settings measure none, or (with `meters`)
+// a device has no meter (harness/energy.hpp).
+void check_objective(const RunOptions& options, bool meters = true);
 
 // The settings that, with operator, device, workload and strategy, identify a session for resuming.
 nlohmann::json session_settings(const RunOptions& options);

@@ -26,14 +26,21 @@ struct Proposal {
   Fidelity fidelity = 0;
 };
 
+// What a strategy learns of one evaluation. `value` is the session's objective (base/objective.hpp): the
+// median kernel time by default, else the energy per repetition or the energy-delay product. Lower is
+// better whatever the objective; the strategies' comments say "fastest" for "lowest".
 struct Observation {
   variants::Params params;
   Fidelity fidelity = 0;
-  bool ok = false;  // verified and timed; failed and wrong variants are observed with ok = false
-  double time_ms = std::numeric_limits<double>::infinity();  // median kernel time
-  double rel_ci = 0;  // half-width of the median's confidence interval relative to the median
+  // Verified, timed, and valued: failed and wrong variants, and those whose energy an energy objective needs
+  // but the meter did not give, are observed with ok = false.
+  bool ok = false;
+  double value = std::numeric_limits<double>::infinity();
+  double rel_ci = 0;  // the value's uncertainty relative to it (the median's confidence interval for time)
   double cost_s = 0;
-  bool cut_off = false;  // timed once only, far slower than the incumbent: time_ms is that one repetition
+  // Timed once only, far slower than the incumbent: `value` is projected from that one repetition
+  // (tuner/tuner.hpp).
+  bool cut_off = false;
 };
 
 // The strategies' view of the space: lazy sampling of valid points that were not proposed before. Owns

@@ -7,21 +7,37 @@ namespace varex::tuner {
 
 namespace {
 
-Observation observation_of(const Proposal& p, const Evaluation& e) {
+// The incumbent a cut-off variant is projected from: the best so far by the objective, and its time.
+struct Incumbent {
+  double value = std::numeric_limits<double>::infinity();
+  double time_ms = std::numeric_limits<double>::infinity();
+};
+
+Observation observation_of(const Proposal& p, const Evaluation& e, Objective objective,
+                           const Incumbent& incumbent) {
   Observation o;
   o.params = p.params;
   o.fidelity = p.fidelity;
-  o.ok = e.m.ok();
-  o.time_ms = o.ok ? e.m.kernel.median : std::numeric_limits<double>::infinity();
-  o.rel_ci = o.ok ? e.m.kernel.relative_ci() : 0;
   o.cost_s = e.cost_s;
   o.cut_off = e.m.cut_off;
+  std::optional<double> value = e.m.ok() ? objective_value(e.m, objective) : std::nullopt;
+  // A variant cut off after one repetition has no energy: it is valued as if it drew the incumbent's power
+  // (energy grows with its time, edp with its square), which only steers the strategy; it is never a
+  // candidate.
+  if (e.m.ok() && e.m.cut_off && objective != Objective::Time && std::isfinite(incumbent.time_ms)) {
+    const double ratio = e.m.kernel.median / incumbent.time_ms;
+    value = incumbent.value * (objective == Objective::Energy ? ratio : ratio * ratio);
+  }
+  o.ok = value.has_value();
+  o.value = value.value_or(std::numeric_limits<double>::infinity());
+  o.rel_ci = o.ok ? objective_rel_uncertainty(e.m, objective) : 0;
   return o;
 }
 
-// What the search has seen of the candidates for the re-measurement: per variant its best time and what
-// its evaluations cost (which estimates what measuring it again will).
+// What the search has seen of the candidates for the re-measurement: per variant its best value (and that
+// measurement's time) and what its evaluations cost (which estimates what measuring it again will).
 struct Candidate {
+  double value = std::numeric_limits<double>::infinity();
   double time_ms = std::numeric_limits<double>::infinity();
   double cost_s = 0;  // its search evaluation's, less the compilation (the program is cached by then)
   // Its result was compared in full on the host: the re-measurement checks it on the device.
@@ -44,6 +60,10 @@ struct CheckCosts {
 
 }  // namespace
 
+double default_cutoff(Objective objective) {
+  return objective == Objective::Energy ? 4.0 : 2.0;
+}
+
 TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evaluator,
                        const TuneSettings& settings, const StepCallback& on_step) {
   TuneOutcome out;
@@ -61,7 +81,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   // The variants the re-measurement will take, best first; the default always competes.
   auto finalists = [&] {
     std::vector<std::pair<double, std::uint64_t>> ranked;
-    for (const auto& [index, c] : candidates) ranked.emplace_back(c.time_ms, index);
+    for (const auto& [index, c] : candidates) ranked.emplace_back(c.value, index);
     const std::size_t keep =
         std::min(ranked.size(), static_cast<std::size_t>(std::max(settings.remeasure, 0)));
     std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep), ranked.end());
@@ -99,13 +119,20 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     const double mean_s = (out.spent_s - settings.spent_before_s) / static_cast<double>(out.evaluations);
     return out.spent_s + reserve_s() + 0.5 * mean_s >= budget_s();
   };
+  // The best so far by the objective, and its time: what the cut-off compares a first repetition with.
+  auto incumbent = [&] {
+    Incumbent i;
+    if (out.history.empty() || !std::isfinite(out.history.back().best_value)) return i;
+    i.value = out.history.back().best_value;
+    i.time_ms = candidates.at(out.history.back().best_index).time_ms;
+    return i;
+  };
   auto evaluate = [&](const Proposal& p, const std::string& purpose, double compare_in_full_below_ms = 0) {
     EvaluationRequest request{p.params, p.fidelity, purpose};
     request.compare_in_full_below_ms = compare_in_full_below_ms;
-    const double incumbent =
-        out.history.empty() ? std::numeric_limits<double>::infinity() : out.history.back().best_ms;
-    if (purpose == "search" && settings.cutoff > 0 && std::isfinite(incumbent))
-      request.cutoff_ms = settings.cutoff * incumbent;
+    const double incumbent_ms = incumbent().time_ms;
+    if (purpose == "search" && settings.cutoff > 0 && std::isfinite(incumbent_ms))
+      request.cutoff_ms = settings.cutoff * incumbent_ms;
     if (timed_budget) request.seconds_left = std::max(0.0, budget_s() - out.spent_s - reserve_s());
     return evaluator.evaluate(request);
   };
@@ -117,25 +144,28 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     const Evaluation e = evaluate(p, "search");
     ++out.evaluations;
     out.spent_s += e.cost_s;
-    const Observation o = observation_of(p, e);
+    const Observation o = observation_of(p, e, settings.objective, incumbent());
     strategy.observe(o);
     check_costs.add(e.m, e.cost_s);
     const std::uint64_t index = s.index_of(p.params);
     TunePoint point{out.evaluations, out.spent_s, std::numeric_limits<double>::infinity(), 0};
     if (!out.history.empty())
-      point = {out.evaluations, out.spent_s, out.history.back().best_ms, out.history.back().best_index};
+      point = {out.evaluations, out.spent_s, out.history.back().best_value, out.history.back().best_index};
     if (o.ok) {
       ++out.ok;
       if (o.cut_off) {
         ++out.cut_off;
       } else {
         Candidate& c = candidates[index];
-        c.time_ms = std::min(c.time_ms, o.time_ms);
+        if (o.value < c.value) {
+          c.value = o.value;
+          c.time_ms = e.m.kernel.median;
+        }
         const double compile_s = e.m.compile_cached ? 0.0 : e.m.compile_ms / 1e3;
         c.cost_s = std::max(c.cost_s, o.cost_s - compile_s);
         c.checked_on_host = c.checked_on_host || e.m.checked == Check::Host;
-        if (o.time_ms < point.best_ms) {
-          point = {out.evaluations, out.spent_s, o.time_ms, index};
+        if (o.value < point.best_value) {
+          point = {out.evaluations, out.spent_s, o.value, index};
           best_seen = e.m;
         }
       }
@@ -180,36 +210,42 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   // again with the full protocol before one is declared best.
   const std::vector<std::uint64_t> list = finalists();
   if (settings.remeasure <= 0) {
-    if (!out.history.empty() && std::isfinite(out.history.back().best_ms)) {
+    if (!out.history.empty() && std::isfinite(out.history.back().best_value)) {
       out.best = s.at(out.history.back().best_index);
-      out.best_ms = out.history.back().best_ms;
+      out.best_value = out.history.back().best_value;
       out.best_measurement = best_seen;
     }
     return out;
   }
   // A finalist the session compared in full before is checked by its digest; any other is compared in full
   // too where its time beats every finalist compared in full so far (the first always): a wrong variant is
-  // never declared best, and no time goes to comparing in full one that cannot be.
+  // never declared best, and no time goes to comparing in full one that cannot be. Under energy or edp the
+  // device compares before the energy is known: every finalist not compared before is compared in full.
   for (std::size_t i = 0; i < list.size(); ++i) {
     // The best and the default are always measured again; the others while the budget pays for them.
     const bool required = i == 0 || (default_index && list[i] == *default_index);
     Candidate& c = candidates[list[i]];
     if (!required && timed_budget && out.spent_s + estimate_s(c) > budget_s()) continue;
     const variants::Params params = s.at(list[i]);
-    const Evaluation e = evaluate({params, 0}, "remeasure", c.checked_on_host ? 0.0 : out.best_ms);
+    const double compare_below = c.checked_on_host ? 0.0
+                                 : settings.objective == Objective::Time
+                                     ? out.best_value
+                                     : std::numeric_limits<double>::infinity();
+    const Evaluation e = evaluate({params, 0}, "remeasure", compare_below);
     ++out.remeasured;
     out.spent_s += e.cost_s;
     const bool compared = c.checked_on_host || e.m.checked == Check::Host;
-    if (e.m.ok() && compared && e.m.kernel.median < out.best_ms) {
+    const std::optional<double> value = e.m.ok() ? objective_value(e.m, settings.objective) : std::nullopt;
+    if (value && compared && *value < out.best_value) {
       out.best = params;
-      out.best_ms = e.m.kernel.median;
+      out.best_value = *value;
       out.best_measurement = e.m;
     }
   }
-  if (out.best && !out.history.empty() && std::isfinite(out.history.back().best_ms) &&
+  if (out.best && !out.history.empty() && std::isfinite(out.history.back().best_value) &&
       s.index_of(*out.best) != out.history.back().best_index) {
     out.search_best = s.at(out.history.back().best_index);
-    out.search_best_ms = out.history.back().best_ms;
+    out.search_best_value = out.history.back().best_value;
   }
   return out;
 }

@@ -5,6 +5,8 @@
 // are observed (the strategy learns from them) but can never be declared best, and neither can variants cut
 // off after one repetition. A wall-time budget covers the preparation, the search and the re-measurement: the
 // search stops where what is left pays for re-measuring the candidates (as their search evaluations cost).
+// "Best" is by the session's objective (base/objective.hpp): the median time, the energy per repetition, or
+// the energy-delay product.
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -12,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/objective.hpp"
 #include "tuner/budget.hpp"
 #include "tuner/evaluator.hpp"
 
@@ -20,8 +23,10 @@ namespace varex::tuner {
 struct TuneSettings {
   Budget budget;
   int remeasure = 3;  // best candidates measured again at the end (the default among them)
-  // A search evaluation whose first repetition is slower than `cutoff` times the best time so far is
-  // recorded after that repetition, cut off: never a candidate (0: every variant measured in full).
+  // A search evaluation whose first repetition is slower than `cutoff` times the time of the best so far (by
+  // the objective) is recorded after that repetition, cut off: never a candidate (0: every variant measured
+  // in full). Its value is projected from that repetition: for energy and edp, as if it drew the best's
+  // power.
   double cutoff = 0;
   // What the session spent before the search (preparing the workload), which a wall-time budget covers.
   double spent_before_s = 0;
@@ -29,27 +34,32 @@ struct TuneSettings {
   bool measure_default = true;
   // Then these (tuner/warm_start.hpp), before the strategy's first proposal.
   std::vector<variants::Params> warm_start = {};
+  // What the strategy minimises and the re-measurement declares best by. Energy and edp need measurements
+  // that carry energy (MeasureSettings::energy_ms); one without it is observed as failed.
+  Objective objective = Objective::Time;
 };
 
-// The cut-off a tune uses unless told otherwise: variants over twice the incumbent's time are timed once.
-inline constexpr double kDefaultCutoff = 2.0;
+// The cut-off a tune uses unless told otherwise: variants over twice the incumbent's time are timed once
+// (for time and edp), over four times (for energy). A variant cut off so could beat the incumbent's energy or
+// edp only by drawing under a quarter of its power.
+double default_cutoff(Objective objective);
 
 // The state after each evaluation: the convergence curve of a run.
 struct TunePoint {
   std::int64_t evaluations = 0;
   double cost_s = 0;
-  double best_ms = std::numeric_limits<double>::infinity();  // best observed so far
-  std::uint64_t best_index = 0;                              // its index in the space
+  double best_value = std::numeric_limits<double>::infinity();  // best observed so far, by the objective
+  std::uint64_t best_index = 0;                                 // its index in the space
 };
 
 struct TuneOutcome {
-  std::optional<variants::Params> best;  // declared best (after re-measurement)
-  double best_ms = std::numeric_limits<double>::infinity();
-  std::optional<varex::Measurement> best_measurement;
-  // The search's fastest sample (what the progress line shows), where the re-measurement declared another:
-  // one noisy measurement each, so the fastest sample is not always the fastest variant.
+  std::optional<variants::Params> best;                         // declared best (after re-measurement)
+  double best_value = std::numeric_limits<double>::infinity();  // by the objective
+  std::optional<varex::Measurement> best_measurement;           // set with `best`
+  // The search's best sample (what the progress line shows), where the re-measurement declared another:
+  // one noisy measurement each, so the best sample is not always the best variant.
   std::optional<variants::Params> search_best;
-  double search_best_ms = std::numeric_limits<double>::infinity();
+  double search_best_value = std::numeric_limits<double>::infinity();
   std::int64_t evaluations = 0;  // search evaluations (re-measurements not counted)
   std::int64_t remeasured = 0;
   double spent_s = 0;  // everything: the preparation before the search, the search, the re-measurement

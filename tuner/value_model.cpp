@@ -44,7 +44,7 @@ void ValueModel::observe(const Observation& observation) {
 const Observation* ValueModel::best() const {
   const Observation* best = nullptr;
   for (const Observation& o : observed_) {
-    if (o.ok && (!best || o.time_ms < best->time_ms)) best = &o;
+    if (o.ok && (!best || o.value < best->value)) best = &o;
   }
   return best;
 }
@@ -58,7 +58,7 @@ void ValueModel::refresh() const {
   if (!dirty_) return;
   dirty_ = false;
   const Observation* top = best();
-  const double best_time = top ? top->time_ms : 0;
+  const double best_value = top ? top->value : 0;
   const auto& tunables = space_.tunables();
   std::vector<std::vector<double>> sum(tunables.size()), sum_sq(tunables.size()), noise(tunables.size());
   std::vector<std::vector<int>> count(tunables.size());
@@ -68,7 +68,7 @@ void ValueModel::refresh() const {
     count[t].assign(tunables[t].values.size(), 0);
   }
   for (const Observation& o : observed_) {
-    const double reward = o.ok && o.time_ms > 0 ? best_time / o.time_ms : 0.0;
+    const double reward = o.ok && o.value > 0 ? best_value / o.value : 0.0;
     const double uncertainty = reward * o.rel_ci;
     for (std::size_t t = 0; t < tunables.size(); ++t) {
       const auto v = tunables[t].index_of(o.params.at(tunables[t].name));
@@ -96,7 +96,7 @@ std::vector<variants::Params> ValueModel::candidates(SearchSpace& space, std::si
     if (o.ok) ranked.push_back(&o);
   }
   std::sort(ranked.begin(), ranked.end(),
-            [](const Observation* a, const Observation* b) { return a->time_ms < b->time_ms; });
+            [](const Observation* a, const Observation* b) { return a->value < b->value; });
   std::vector<variants::Params> pool;
   for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) {
     for (auto& n : space.unseen_neighbours(ranked[i]->params)) pool.push_back(std::move(n));

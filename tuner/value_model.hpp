@@ -1,8 +1,9 @@
 #pragma once
 // What the model-based strategies (egreedy, ucb1, thompson) learn: for every value of every tunable, the
-// rewards of the variants measured with it. A variant's reward is best_time / its time, so the best so far
-// scores 1 and failures 0. Candidates are scored additively over their values (a linear bandit on one-hot
-// features), which generalises from a few hundred measurements to spaces of any size.
+// rewards of the variants measured with it. A variant's reward is the best value / its value (the objective,
+// time by default), so the best so far scores 1 and failures 0. Candidates are scored additively over their
+// values (a linear bandit on one-hot features), which generalises from a few hundred measurements to spaces
+// of any size.
 #include <functional>
 #include <optional>
 #include <vector>

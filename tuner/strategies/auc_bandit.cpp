@@ -56,8 +56,8 @@ class AucBandit final : public Strategy {
   }
 
   void observe(const Observation& o) override {
-    const bool improved = o.ok && o.time_ms < best_;
-    if (improved) best_ = o.time_ms;
+    const bool improved = o.ok && o.value < best_;
+    if (improved) best_ = o.value;
     const auto proposer = proposer_.find(space_.index_of(o.params));
     Arm* arm = nullptr;  // none: measured by the driver (the default, warm-start points)
     if (proposer != proposer_.end()) {

@@ -36,13 +36,13 @@ class Genetic final : public Strategy {
 
   void observe(const Observation& o) override {
     if (o.fidelity != 0 || !o.ok) return;  // failures never breed; the space remembers they were seen
-    parents_.push_back({indices_of(space_, o.params), o.time_ms});
+    parents_.push_back({indices_of(space_, o.params), o.value});
   }
 
  private:
   struct Parent {
     Indices indices;
-    double time_ms;
+    double value;
   };
 
   // The fastest variants measured so far: the pool parents are drawn from.
@@ -50,7 +50,7 @@ class Genetic final : public Strategy {
     std::vector<const Parent*> ranked;
     for (const Parent& p : parents_) ranked.push_back(&p);
     std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const Parent* a, const Parent* b) { return a->time_ms < b->time_ms; });
+                     [](const Parent* a, const Parent* b) { return a->value < b->value; });
     if (ranked.size() > kElite) ranked.resize(kElite);
     return ranked;
   }

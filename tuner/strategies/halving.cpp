@@ -17,7 +17,7 @@ class Halving final : public Strategy {
     if (rung_ + 1 < kRungs.size() && !results_.empty()) {
       // Promote the best third of the rung just measured.
       std::sort(results_.begin(), results_.end(),
-                [](const Observation& a, const Observation& b) { return a.time_ms < b.time_ms; });
+                [](const Observation& a, const Observation& b) { return a.value < b.value; });
       std::vector<Proposal> next;
       const std::size_t keep = std::max<std::size_t>(1, results_.size() / kEta);
       for (std::size_t i = 0; i < keep && results_[i].ok; ++i)
@@ -34,7 +34,7 @@ class Halving final : public Strategy {
     results_.clear();
     std::vector<Proposal> bracket;
     std::sort(finalists_.begin(), finalists_.end(),
-              [](const Observation& a, const Observation& b) { return a.time_ms < b.time_ms; });
+              [](const Observation& a, const Observation& b) { return a.value < b.value; });
     for (std::size_t f = 0; f < finalists_.size() && f < 2; ++f) {
       for (auto& n : space.unseen_neighbours(finalists_[f].params)) {
         if (bracket.size() >= kBracket / 2) break;

@@ -30,19 +30,19 @@ class Tpe final : public Strategy {
 
   void observe(const Observation& o) override {
     if (o.fidelity != 0) return;  // cheap looks are too noisy to rank by
-    observed_.push_back({indices_of(space_, o.params), o.ok ? o.time_ms : kFailed});
+    observed_.push_back({indices_of(space_, o.params), o.ok ? o.value : kFailed});
   }
 
  private:
   struct Point {
     Indices indices;
-    double time_ms;
+    double value;
   };
   using Densities = std::vector<std::vector<double>>;  // [tunable][value], each row sums to 1
 
   std::size_t ok_count() const {
-    return static_cast<std::size_t>(std::count_if(observed_.begin(), observed_.end(),
-                                                  [](const Point& p) { return p.time_ms < kFailed; }));
+    return static_cast<std::size_t>(
+        std::count_if(observed_.begin(), observed_.end(), [](const Point& p) { return p.value < kFailed; }));
   }
 
   Densities densities(const std::vector<const Point*>& group) const {
@@ -70,7 +70,7 @@ class Tpe final : public Strategy {
     std::vector<const Point*> ranked;
     for (const Point& p : observed_) ranked.push_back(&p);
     std::stable_sort(ranked.begin(), ranked.end(),
-                     [](const Point* a, const Point* b) { return a->time_ms < b->time_ms; });
+                     [](const Point* a, const Point* b) { return a->value < b->value; });
     const std::size_t good_count = std::min<std::size_t>(
         kMaxGood, static_cast<std::size_t>(std::ceil(0.1 * static_cast<double>(ok_count()))));
     const std::vector<const Point*> good(ranked.begin(),
