@@ -16,11 +16,11 @@ std::string to_string(Objective objective) {
   return "time";
 }
 
-Objective objective_from_string(std::string_view text) {
+Objective objective_from_string(std::string_view text, std::string_view flag) {
   if (text == "time") return Objective::Time;
   if (text == "energy") return Objective::Energy;
   if (text == "edp") return Objective::Edp;
-  throw UsageError("--objective: '" + std::string(text) + "' is not one (time, energy, edp)");
+  throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is not one (time, energy, edp)");
 }
 
 std::optional<double> objective_value(const Measurement& m, Objective objective) {

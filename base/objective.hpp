@@ -12,8 +12,8 @@ namespace varex {
 enum class Objective { Time, Energy, Edp };
 
 std::string to_string(Objective objective);
-// "time", "energy" or "edp"; UsageError naming them otherwise.
-Objective objective_from_string(std::string_view text);
+// "time", "energy" or "edp"; UsageError naming them (and `flag`) otherwise.
+Objective objective_from_string(std::string_view text, std::string_view flag = "--objective");
 
 // The measurement's value under the objective: milliseconds, joules per repetition, or joules × seconds;
 // nullopt where it was not timed, or lacks the energy the objective needs.

@@ -11,11 +11,13 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string>
 #include <varex/profile_json.hpp>
 #include <vector>
 
 #include "base/errors.hpp"
+#include "base/objective.hpp"
 #include "base/text.hpp"
 #include "cli/options.hpp"
 #include "harness/engine.hpp"
@@ -35,6 +37,7 @@ struct Options {
   std::string db;
   std::string op;
   std::string transfers;
+  std::string objective = "time";
 };
 
 struct Flag {
@@ -49,6 +52,10 @@ const Flag kFlags[] = {
     {"--varex-rows", &Options::rows, "rows of the generated workload, N or 2^N (4x the device's cache)"},
     {"--varex-profile", &Options::profile, "the tuned variants from this exported JSON profile"},
     {"--varex-db", &Options::db, "the tuned variants from this varex database (its `varex best`)"},
+    {"--varex-objective", &Options::objective,
+     "the tuned variants best by time, energy or edp (energy x time), as `varex tune --objective` tuned "
+     "them; "
+     "their benchmarks are named tuned_energy and tuned_edp (time)"},
     {"--varex-transfers", &Options::transfers,
      "also time host-to-device and device-to-host copies of these sizes in bytes (N or 2^N, a comma list) "
      "from pinned and from pageable host memory on every device, instead of the operators unless "
@@ -93,7 +100,8 @@ Options take_options(int& argc, char** argv) {
   argc = kept;
   if (!o.profile.empty() && !o.db.empty())
     throw UsageError("--varex-profile and --varex-db exclude each other");
-  if (!o.op.empty()) harness::find_operator(o.op);  // names the operators when it is not one
+  if (!o.op.empty()) harness::find_operator(o.op);          // names the operators when it is not one
+  objective_from_string(o.objective, "--varex-objective");  // names the objectives when it is not one
   return o;
 }
 
@@ -234,10 +242,11 @@ void register_variant(const std::string& name, Target* t, const variants::Params
 // of best: docs/PROFILE.md).
 std::optional<variants::Params> tuned_params(const profile::Profile* tuned, const harness::Operator& op,
                                              const DeviceInfo& d, const variants::Space& space,
-                                             const datasets::WorkloadSpec& spec) {
+                                             const datasets::WorkloadSpec& spec,
+                                             const std::string& objective) {
   if (!tuned) return std::nullopt;
   const profile::Choice c = tuned->lookup(op.name(), results::profile_device(d),
-                                          results::profile_workload(op.workload_class(spec)));
+                                          results::profile_workload(op.workload_class(spec)), objective);
   if (c.level == profile::Level::Default) return std::nullopt;
   const auto params = space.with_settings(space.defaults(), {c.params.begin(), c.params.end()});
   return space.valid(params) ? std::optional(params) : std::nullopt;
@@ -299,9 +308,18 @@ int main(int argc, char** argv) {
                   << ")\n";
         auto t = std::make_unique<Target>();
         t->engine = harness::open_engine(d);
-        t->runs.push_back(op->prepare(*t->engine, spec));
-        const std::size_t copies = copies_for(t->runs[0]->working_set_bytes(), d.cache_bytes);
-        while (t->runs.size() < copies) t->runs.push_back(op->prepare(*t->engine, spec));
+        try {
+          t->runs.push_back(op->prepare(*t->engine, spec));
+          const std::size_t copies = copies_for(t->runs[0]->working_set_bytes(), d.cache_bytes);
+          while (t->runs.size() < copies) t->runs.push_back(op->prepare(*t->engine, spec));
+        } catch (const std::bad_alloc&) {
+          // The device may hold the workload while the host cannot also hold its data and reference.
+          if (!o.op.empty())
+            throw UsageError(op->name() + ": the host ran out of memory preparing " + spec.describe());
+          std::cerr << "varex-bench: " << op->name() << " on " << d.id
+                    << " left out: the host ran out of memory preparing it\n";
+          continue;
+        }
         const std::uint64_t copy_bytes = std::max<std::uint64_t>(spec.rows() * 4, 4);
         for (std::size_t i = 0; i < copies_for(2 * copy_bytes, d.cache_bytes); ++i) {
           t->copies.emplace_back(t->engine->allocate(copy_bytes), t->engine->allocate(copy_bytes));
@@ -312,8 +330,9 @@ int main(int argc, char** argv) {
         const auto space = harness::space_for(*op, d, spec);
         const std::string prefix = op->name() + "/" + d.id + "/";
         register_variant(prefix + "default", target, space.defaults());
-        if (const auto params = tuned_params(tuned ? &*tuned : nullptr, *op, d, space, spec))
-          register_variant(prefix + "tuned", target, *params);
+        if (const auto params = tuned_params(tuned ? &*tuned : nullptr, *op, d, space, spec, o.objective))
+          register_variant(prefix + (o.objective == "time" ? "tuned" : "tuned_" + o.objective), target,
+                           *params);
         benchmark::RegisterBenchmark((prefix + "runtime_copy").c_str(), time_copy, target)
             ->UseManualTime()
             ->Unit(benchmark::kNanosecond);

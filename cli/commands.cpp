@@ -965,9 +965,26 @@ std::optional<results::VariantBuild> variant_build(const std::string& op_name, c
 }
 
 results::ExportFilter export_filter(results::Store& store, const std::optional<std::string>& op,
-                                    const std::string& devices, bool include_runs) {
+                                    const std::string& devices, bool include_runs,
+                                    const std::vector<std::string>& objectives) {
   if (op) harness::find_operator(*op);
-  return {op, recorded_devices(store, devices), include_runs};
+  results::ExportFilter filter{op, recorded_devices(store, devices), include_runs, {}};
+  for (const std::string& list : objectives) {
+    for (const std::string& name : split(list, ',')) {
+      const Objective o = objective_from_string(trim(name));
+      if (std::find(filter.objectives.begin(), filter.objectives.end(), o) == filter.objectives.end())
+        filter.objectives.push_back(o);
+    }
+  }
+  return filter;
+}
+
+// --objective for export and report: which objectives' bests they take.
+void add_objectives_option(CLI::App* cmd, std::vector<std::string>& objectives) {
+  cmd->add_option(
+      "--objective", objectives,
+      "Only the bests by these objectives: time, energy, edp (repeatable, or a comma list; default: "
+      "time, and energy and edp where measurements carry energy)");
 }
 
 void add_export(CLI::App& app, int&) {
@@ -977,6 +994,7 @@ void add_export(CLI::App& app, int&) {
     std::string db = "varex.db", format = "json", out, ns = "varex_tuned", device;
     std::optional<std::string> op;
     bool include_runs = false;
+    std::vector<std::string> objectives;
   };
   auto f = std::make_shared<Flags>();
   add_db_option(cmd, f->db, "Results database");
@@ -991,13 +1009,14 @@ void add_export(CLI::App& app, int&) {
   cmd->add_flag("--include-runs", f->include_runs,
                 "Let single `varex run` measurements become profile entries (by default only re-measured "
                 "candidates of sweeps and tunings do)");
+  add_objectives_option(cmd, f->objectives);
   cmd->add_option("--namespace", f->ns, "C++ namespace of the generated header (a::b nests)")
       ->check(CLI::Validator([](std::string& ns) { return cpp_namespace_problem(ns); }, "NAME"))
       ->capture_default_str();
   cmd->callback([f] {
     const auto owned = open_results(f->db);
     results::Store& store = *owned;
-    const auto filter = export_filter(store, f->op, f->device, f->include_runs);
+    const auto filter = export_filter(store, f->op, f->device, f->include_runs, f->objectives);
     const auto write = write_output;
     if (f->format == "kt-t4") {
       if (f->out == "-") throw UsageError("--format kt-t4 writes a directory of files; --out - is not one");
@@ -1072,6 +1091,7 @@ void add_report(CLI::App& app, int& exit_code) {
     std::string db = "varex.db", out, device;
     std::optional<std::string> op;
     bool include_runs = false;
+    std::vector<std::string> objectives;
   };
   auto f = std::make_shared<Flags>();
   add_db_option(cmd, f->db, "Results database");
@@ -1080,9 +1100,10 @@ void add_report(CLI::App& app, int& exit_code) {
   cmd->add_option("--device", f->device,
                   "Only these recorded devices (selector: cpu, gpu, cuda:0, cuda:0@host, a comma list)");
   cmd->add_flag("--include-runs", f->include_runs, "Let single `varex run` measurements compete for best");
+  add_objectives_option(cmd, f->objectives);
   cmd->callback([f, &exit_code] {
     const auto store = open_results(f->db);
-    const auto filter = export_filter(*store, f->op, f->device, f->include_runs);
+    const auto filter = export_filter(*store, f->op, f->device, f->include_runs, f->objectives);
     const auto files = results::write_report(*store, f->out, filter, operator_defaults());
     for (const auto& c : files.csv) std::cout << c << "\n";
     if (files.html.empty()) {

@@ -204,10 +204,15 @@ std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::funct
       for (const double w : power) sum += w;
       r.joules = sum / static_cast<double>(power.size()) * seconds;
     }
-    // Enough when the counter's step is at most a hundredth of what was measured (or time is up).
-    if (!counting || r.joules >= 100 * step_j || Clock::now() > deadline) break;
-    const double grow = r.joules > 0 ? std::ceil(100 * step_j / r.joules) : 4.0;
-    reps = static_cast<int>(std::min<double>(reps * std::max(2.0, grow), 1e9));
+    // Enough when the repetitions took at least `min_ms` (back to back they run faster than the timed ones
+    // that estimated them) and the counter's step is at most a hundredth of what was measured, or time is up.
+    const bool long_enough = seconds * 1e3 >= min_ms;
+    const bool resolved = !counting || r.joules >= 100 * step_j;
+    if ((long_enough && resolved) || Clock::now() > deadline) break;
+    double grow = 1.0;
+    if (!long_enough) grow = 1.1 * min_ms / std::max(seconds * 1e3, 1e-3);
+    if (!resolved) grow = std::max({grow, 2.0, r.joules > 0 ? std::ceil(100 * step_j / r.joules) : 4.0});
+    reps = static_cast<int>(std::min<double>(std::max(reps + 1.0, std::ceil(reps * grow)), 1e9));
   }
   if (r.joules <= 0) return std::nullopt;
   return r;

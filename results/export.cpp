@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <set>
+#include <tuple>
 
 #include "base/text.hpp"
 
@@ -76,25 +77,28 @@ const char* invalidity(varex::Status s) {
 
 nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults,
                             const BuildOf& build_of) {
-  // One entry per model (identical devices share it) and workload: the fastest of the devices' bests.
+  // One entry per model (identical devices share it), workload and objective: the best of the devices' bests.
   struct Merged {
     BestRow best;
     std::int64_t measurements = 0;
     std::set<std::string> devices;  // the uids of the physical devices whose measurements competed
   };
-  std::map<std::string, std::map<std::pair<std::string, std::string>, Merged>> by_model;  // (op, workload)
+  using Key = std::tuple<std::string, std::string, int>;  // operator, workload class, objective
+  std::map<std::string, std::map<Key, Merged>> by_model;
   std::map<std::string, std::vector<DeviceInfo>> measured_on;
   std::vector<std::string> model_order;
-  for (const BestRow& b : store.best(filter.best_query())) {
-    const std::string model = b.device.model_key();
-    if (!by_model.count(model)) model_order.push_back(model);
-    Merged& m = by_model[model][{b.op, b.workload_class.id()}];
-    if (m.devices.empty() || b.kernel_ms < m.best.kernel_ms) m.best = b;
-    m.measurements += b.measurements;
-    m.devices.insert(b.device_uid);
-    auto& on = measured_on[model];
-    if (std::none_of(on.begin(), on.end(), [&](const DeviceInfo& d) { return d.uid() == b.device_uid; }))
-      on.push_back(b.device);
+  for (const Objective objective : filter.objectives_or_all()) {
+    for (const BestRow& b : store.best(filter.best_query(objective))) {
+      const std::string model = b.device.model_key();
+      if (!by_model.count(model)) model_order.push_back(model);
+      Merged& m = by_model[model][{b.op, b.workload_class.id(), static_cast<int>(objective)}];
+      if (m.devices.empty() || b.value < m.best.value) m.best = b;
+      m.measurements += b.measurements;
+      m.devices.insert(b.device_uid);
+      auto& on = measured_on[model];
+      if (std::none_of(on.begin(), on.end(), [&](const DeviceInfo& d) { return d.uid() == b.device_uid; }))
+        on.push_back(b.device);
+    }
   }
   nlohmann::json devices = nlohmann::json::array();
   for (const std::string& model : model_order) {
@@ -116,6 +120,7 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
     }
     for (const auto& [key, m] : by_model[model]) {
       const BestRow& b = m.best;
+      const std::string& op = std::get<0>(key);
       const nlohmann::json workload{{"rows", b.workload.rows()},
                                     {"class", b.workload_class.to_json()},
                                     {"generator", b.workload.generator},
@@ -135,17 +140,23 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
                            {"measured_by", {{"host", b.device.host}, {"id", b.device.id}}},
                            {"physical_devices", m.devices.size()},
                            {"candidates", b.candidates},
-                           {"candidate_measurements", m.measurements}};
+                           {"candidate_measurements", m.measurements},
+                           {"objective", to_string(b.objective)},
+                           {"value", b.value}};
+      if (b.energy_j) entry["energy_j"] = *b.energy_j;
+      if (b.power_w) entry["power_w"] = *b.power_w;
       if (b.probe_gbps) entry["probe_gbps"] = *b.probe_gbps;
       for (const BestRow::RunnerUp& u : b.runners_up)
-        entry["runners_up"].push_back(
-            {{"variant", u.variant_id}, {"params", variants::to_json(u.params)}, {"kernel_ms", u.kernel_ms}});
+        entry["runners_up"].push_back({{"variant", u.variant_id},
+                                       {"params", variants::to_json(u.params)},
+                                       {"kernel_ms", u.kernel_ms},
+                                       {"value", u.value}});
       if (const auto build = build_of ? build_of(b.op, b.device, b.params) : std::nullopt) {
         entry["family"] = build->family;
         entry["source_hash"] = b.kernel_hash;
         entry["defines"] = build->defines;
       }
-      d["operators"][key.first].push_back(entry);
+      d["operators"][op].push_back(entry);
     }
     devices.push_back(std::move(d));
   }
@@ -154,7 +165,7 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
     if (!filter.op || *filter.op == op) defaults_json[op] = params;
   }
   return {{"format", "varex-profile"},
-          {"version", 3},
+          {"version", 4},
           {"generated_by", std::string("varex ") + VAREX_VERSION},
           {"generated_at", now_iso()},
           {"devices", devices},
@@ -199,15 +210,19 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
           std::snprintf(number, sizeof number, "%.17g", v.get<double>());
           scale.push_back("{" + literal(k) + ", " + number + "}");
         }
-        char timing[160];
+        char timing[160], objective[200];
         std::snprintf(timing, sizeof timing, "%.17g, %.17g, %.17g", e.value("kernel_ms", 0.0),
                       e.value("gbps", 0.0), e.value("probe_fraction", 0.0));
+        std::snprintf(objective, sizeof objective, "%s, %.17g, %.17g, %.17g",
+                      literal(e.value("objective", "time")).c_str(),
+                      e.value("value", e.value("kernel_ms", 0.0)), e.value("energy_j", 0.0),
+                      e.value("power_w", 0.0));
         out += "          varex::profile::Entry{" + key + ", " + literal(op) + ", {{" + join(shape, ", ") +
                "}, {" + join(scale, ", ") + "}}, " + params_literal(e.at("params")) + ", " + timing + ", " +
                literal(e.value("variant", "")) + ", " + literal(e.value("measured_at", "")) + ", " +
                literal(e.value("method", "")) + ", " + literal(e.value("family", "")) + ", " +
                literal(e.value("source_hash", "")) + ", " +
-               params_literal(e.value("defines", nlohmann::json::object())) + ", {}},\n";
+               params_literal(e.value("defines", nlohmann::json::object())) + ", {}, " + objective + "},\n";
       }
     }
   }
@@ -241,6 +256,8 @@ std::vector<T4Document> kt_t4(Store& store, const ExportFilter& filter) {
             {"varex",
              {{"operator", s.op}, {"workload", s.workload.to_json()}, {"version", VAREX_VERSION}}}}}};
     }
+    // What the session minimised: time unless its settings name another objective.
+    const std::string objective = s.settings.is_object() ? s.settings.value("objective", "time") : "time";
     for (const RecordedMeasurement& r : store.session_measurements(s.id)) {
       if (r.purpose != "search") continue;
       const varex::Measurement& m = r.m;
@@ -259,10 +276,14 @@ std::vector<T4Document> kt_t4(Store& store, const ExportFilter& filter) {
         measurements.push_back({{"name", "bandwidth"}, {"value", m.gbps}, {"unit", "GB/s"}});
         // Timed once, far slower than the session's best then: the time is one repetition's.
         if (m.cut_off) measurements.push_back({{"name", "cut_off"}, {"value", 1}, {"unit", ""}});
+        if (m.energy) {
+          measurements.push_back({{"name", "energy"}, {"value", m.energy->joules_per_rep()}, {"unit", "J"}});
+          measurements.push_back({{"name", "power"}, {"value", m.energy->watts()}, {"unit", "W"}});
+        }
       }
       doc.results["results"].push_back({{"timestamp", r.created_at},
                                         {"configuration", variants::to_json(r.params)},
-                                        {"objectives", nlohmann::json::array({"time"})},
+                                        {"objectives", nlohmann::json::array({objective})},
                                         {"times",
                                          {{"compilation_time", m.compile_ms / 1e3},
                                           {"runtimes", runtimes},

@@ -20,12 +20,21 @@ struct ExportFilter {
   std::optional<std::string> op;
   std::optional<std::vector<std::int64_t>> devices;  // recorded device rows; every device when unset
   bool include_runs = false;                         // `run` measurements compete for "best" too
+  // The objectives whose bests a profile holds (base/objective.hpp); empty: time, and energy and edp where
+  // measurements carry energy.
+  std::vector<Objective> objectives;
 
   bool admits(const std::string& op_name, std::int64_t device_row) const {
     if (op && *op != op_name) return false;
     return !devices || std::find(devices->begin(), devices->end(), device_row) != devices->end();
   }
-  BestQuery best_query() const { return {op, devices, include_runs}; }
+  BestQuery best_query(Objective objective = Objective::Time) const {
+    return {op, devices, include_runs, objective};
+  }
+  std::vector<Objective> objectives_or_all() const {
+    return objectives.empty() ? std::vector<Objective>{Objective::Time, Objective::Energy, Objective::Edp}
+                              : objectives;
+  }
 };
 
 using DefaultParams = std::map<std::string, std::map<std::string, std::string>>;  // operator -> params
@@ -40,8 +49,9 @@ struct VariantBuild {
 using BuildOf = std::function<std::optional<VariantBuild>(const std::string& op, const DeviceInfo& device,
                                                           const variants::Params& params)>;
 
-// The best verified variant per device, operator and workload, grouped by device; with `build_of`, each
-// entry also carries its kernel family, source hash and defines (profile version 3).
+// The best verified variant per device, operator, workload and objective, grouped by device; with `build_of`,
+// each entry also carries its kernel family, source hash and defines (profile version 3). Each entry names
+// its objective, its value under it, and its energy and power where measured (version 4).
 nlohmann::json profile_json(Store& store, const ExportFilter& filter, const DefaultParams& defaults,
                             const BuildOf& build_of = {});
 

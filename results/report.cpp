@@ -198,30 +198,38 @@ std::string write_kernels(const ReportData& data, const std::string& out_dir) {
   return f.path();
 }
 
-// Every column, tunables included: this is the data; the HTML table shows the columns that apply.
+// Every column, tunables included: this is the data; the HTML table shows the columns that apply. A row per
+// best of each objective (ExportFilter::objectives).
 std::string write_best(Store& store, const ReportData& data, const ExportFilter& filter,
                        const std::string& out_dir) {
   CsvFile f(out_dir + "/best.csv",
-            with_params({"device", "host", "device_name", "op", "rows", "workload", "variant", "kernel_ms",
-                         "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "method", "session"},
+            with_params({"device", "host", "device_name", "op", "rows", "workload", "objective", "value",
+                         "variant", "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "energy_mj",
+                         "power_w", "method", "session"},
                         data.tunables));
-  for (const BestRow& b : store.best(filter.best_query())) {
-    std::vector<std::string> cells{b.device.id,
-                                   b.device.host,
-                                   b.device.name,
-                                   b.op,
-                                   std::to_string(b.workload.rows()),
-                                   b.workload_class.describe(),
-                                   b.variant_id,
-                                   number(b.kernel_ms),
-                                   number(b.gbps),
-                                   number(b.probe_fraction),
-                                   number(b.h2d_ms),
-                                   number(b.d2h_ms),
-                                   b.method,
-                                   std::to_string(b.session)};
-    add_params(cells, data.tunables, b.params);
-    f.row(cells);
+  for (const Objective objective : filter.objectives_or_all()) {
+    for (const BestRow& b : store.best(filter.best_query(objective))) {
+      std::vector<std::string> cells{b.device.id,
+                                     b.device.host,
+                                     b.device.name,
+                                     b.op,
+                                     std::to_string(b.workload.rows()),
+                                     b.workload_class.describe(),
+                                     to_string(b.objective),
+                                     number(b.value),
+                                     b.variant_id,
+                                     number(b.kernel_ms),
+                                     number(b.gbps),
+                                     number(b.probe_fraction),
+                                     number(b.h2d_ms),
+                                     number(b.d2h_ms),
+                                     b.energy_j ? number(*b.energy_j * 1e3) : "",
+                                     b.power_w ? number(*b.power_w) : "",
+                                     b.method,
+                                     std::to_string(b.session)};
+      add_params(cells, data.tunables, b.params);
+      f.row(cells);
+    }
   }
   return f.path();
 }

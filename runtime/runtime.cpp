@@ -267,6 +267,10 @@ Runtime::Impl* fill(Runtime::Impl* impl, std::unique_ptr<harness::Engine> engine
       throw UsageError(std::string("Options::") + name + " must lie between 0 and 1, got " +
                        std::to_string(share));
   }
+  objective_from_string(options.objective, "Options::objective");  // UsageError for another word
+  if (options.adapt && options.objective != "time")
+    throw UsageError("Options::adapt learns from device times: it cannot tune for the objective " +
+                     options.objective);
   impl->engine->set_buffer_pool(static_cast<std::size_t>(
       options.cached_memory_share * static_cast<double>(impl->engine->device().global_mem)));
   if (!options.profile.empty()) impl->profile = profile::load_profile_file(options.profile);
@@ -370,7 +374,8 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     const auto pin = impl_->pinned.find(op_name);
     const runtime::VariantChoice chosen = runtime::choose_variant(
         op, engine.device(), space, *bound, impl_->profile ? &*impl_->profile : nullptr,
-        pin == impl_->pinned.end() ? std::nullopt : std::optional<profile::Params>(pin->second));
+        pin == impl_->pinned.end() ? std::nullopt : std::optional<profile::Params>(pin->second),
+        impl_->options.objective);
 
     // What runs: the chosen variant, or with adaptation (a class the profile does not hold exactly, nothing
     // pinned, device times to learn from) the tuner's pick.

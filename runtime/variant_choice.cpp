@@ -41,7 +41,8 @@ variants::Params call_defaults(const variants::Space& space, const harness::Boun
 
 VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& device,
                              const variants::Space& space, const harness::BoundRun& run,
-                             const profile::Profile* profile, const std::optional<profile::Params>& pinned) {
+                             const profile::Profile* profile, const std::optional<profile::Params>& pinned,
+                             const std::string& objective) {
   VariantChoice choice;
   const auto settle = [&](variants::Params params) {
     choice.params = space.canonical(params);
@@ -69,8 +70,8 @@ VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& devi
   }
   if (!profile) return defaults_because({});
 
-  const profile::Choice looked_up = profile->lookup(op.name(), results::profile_device(device),
-                                                    results::profile_workload(run.workload_class()));
+  const profile::Choice looked_up = profile->lookup(
+      op.name(), results::profile_device(device), results::profile_workload(run.workload_class()), objective);
   if (looked_up.level == profile::Level::Default || !looked_up.entry) return defaults_because({});
   choice.level = looked_up.level;
   choice.exact_class = looked_up.exact_class;

@@ -26,9 +26,11 @@ struct VariantChoice {
 // tunable).
 variants::Params call_defaults(const variants::Space& space, const harness::BoundRun& run);
 
-// Throws UsageError for pins the space does not take.
+// The profile's entries of `objective` ("time", "energy", "edp") answer. Throws UsageError for pins the space
+// does not take.
 VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& device,
                              const variants::Space& space, const harness::BoundRun& run,
-                             const profile::Profile* profile, const std::optional<profile::Params>& pinned);
+                             const profile::Profile* profile, const std::optional<profile::Params>& pinned,
+                             const std::string& objective = "time");
 
 }  // namespace varex::runtime

@@ -580,28 +580,36 @@ def table(rows, columns, css, attributes=""):
     return f"<table class='{css}'{attributes}><tr>{head}</tr>{body}</table>"
 
 
+OBJECTIVES = ["time", "energy", "edp"]
+
+
 def best_tables(best):
-    """One table per operator, since each operator has its own tunables."""
+    """One table per operator and objective, since each operator has its own tunables: the fastest variants
+    first, then the most frugal ones (by energy, and by energy x time) where measurements carry energy."""
     common = [
         Column("device", device_cell, "long"),
         field("workload", kind="long"),
         number_field("kernel_ms", "kernel ms", ms4),
         number_field("gbps", "GB/s", lambda v: f"{v:.1f}"),
         number_field("probe_fraction", "of probe", lambda v: f"{100 * v:.1f}%"),
+        number_field("energy_mj", "mJ", ms4),
+        number_field("power_w", "W", lambda v: f"{v:.0f}"),
         number_field("h2d_ms", "h2d ms", ms4),
         number_field("d2h_ms", "d2h ms", ms4),
         field("method"),
         number_field("session", "session"),
     ]
-    by_op = defaultdict(list)
+    by_target = defaultdict(list)
     for b in best:
-        by_op[b["op"]].append(b)
+        by_target[(b["op"], b.get("objective") or "time")].append(b)
     parts = []
-    for op, rows in sorted(by_op.items()):
+    for (op, objective), rows in sorted(by_target.items(), key=lambda i: (i[0][0], OBJECTIVES.index(i[0][1]))):
         params = sorted(k for k in rows[0] if k.startswith("p_"))
         columns = common + [field(p, p[2:]) for p in params]
-        parts.append(f"<h3>{html.escape(op)}</h3>")
-        parts.append(table(rows, columns, "best", f" data-op='{html.escape(op)}'"))
+        by = "" if objective == "time" else f", best by {objective}"
+        parts.append(f"<h3>{html.escape(op + by)}</h3>")
+        parts.append(table(rows, columns, "best",
+                           f" data-op='{html.escape(op)}' data-objective='{html.escape(objective)}'"))
     return parts
 
 
@@ -863,8 +871,9 @@ def page(devices, sessions, measurements, best, figures):
         f"<p>{len(devices)} devices, {len(sessions)} sessions, {len(measurements)} measurements.</p>",
         "<h2>Devices</h2>", devices_table(devices),
         "<h2>Best variants</h2>",
-        "<p>Per device, operator and workload class, the fastest variant after re-measurement; best.csv has "
-        "every column.</p>",
+        "<p>Per device, operator and workload class, the fastest variant after re-measurement, and where "
+        "measurements carry energy the most frugal ones (by energy per repetition, and by energy x time); "
+        "best.csv has every column.</p>",
     ]
     parts += best_tables(best)
     parts += ["<h2>Sessions</h2>", sessions_table(sessions), "<h2>Plots</h2>"]
@@ -887,7 +896,7 @@ def main():
     figures = Figures()
     heatmaps(groups, figures)
     speedups(groups, defaults, figures)
-    transfers(best, figures)
+    transfers([b for b in best if (b.get("objective") or "time") == "time"], figures)
     breakdown(measurements, kernels, figures)
     convergence(measurements, sessions, figures)
     bandwidth(groups, devices, figures)

@@ -117,9 +117,11 @@ inline std::vector<results::RecordedMeasurement> with_energy(
 namespace varex::test {
 
 // Records the synthetic sweep (and, with `tune_budget` > 0, the first evaluations of it as a tuning
-// session) in `store` for `device`, as varex itself would. Returns the sweep's session id.
+// session) in `store` for `device`, as varex itself would; with `energy`, its measurements carry energy
+// (with_energy). Returns the sweep's session id.
 inline std::int64_t record_synthetic(results::Store& store, const DeviceInfo& device, std::uint64_t rows,
-                                     std::size_t tune_budget = 0, std::uint32_t seed = 5) {
+                                     std::size_t tune_budget = 0, std::uint32_t seed = 5,
+                                     bool energy = false) {
   operators::SelectionOperator op;
   const std::int64_t row = store.device(device);
   store.set_probe(row, {1000.0, "runtime_copy", {{"bytes", 1}}});
@@ -130,7 +132,8 @@ inline std::int64_t record_synthetic(results::Store& store, const DeviceInfo& de
   workload.params = {{"rows", rows}, {"seed", 1}, {"selectivity", 0.5}};
   store.ensure_workload(workload, op.workload_class(workload));
   const auto space = op.space({device, rows});
-  const auto recorded = synthetic_recording(space, seed);
+  const auto recorded =
+      energy ? with_energy(synthetic_recording(space, seed)) : synthetic_recording(space, seed);
   // As the tuner records a session: the search, then its three fastest verified variants measured again.
   auto record_session = [&](std::int64_t session, const std::vector<results::RecordedMeasurement>& searched) {
     std::vector<const results::RecordedMeasurement*> ok;
@@ -141,9 +144,21 @@ inline std::int64_t record_synthetic(results::Store& store, const DeviceInfo& de
       if (r.m.ok()) ok.push_back(&r);
     }
     std::sort(ok.begin(), ok.end(), [](auto* a, auto* b) { return a->m.kernel.median < b->m.kernel.median; });
-    for (std::size_t i = 0; i < ok.size() && i < 3; ++i) {
-      store.record(session, harness::variant_id(op, device.backend, ok[i]->params), row, workload.id(),
-                   ok[i]->m, 0, "remeasure");
+    std::vector<const results::RecordedMeasurement*> finalists(
+        ok.begin(), ok.begin() + std::min<std::size_t>(ok.size(), 3));
+    if (energy) {
+      // And the three most frugal, as a tune by energy re-measures them.
+      std::sort(ok.begin(), ok.end(), [](auto* a, auto* b) {
+        return a->m.energy->joules_per_rep() < b->m.energy->joules_per_rep();
+      });
+      for (std::size_t i = 0; i < ok.size() && i < 3; ++i) {
+        if (std::find(finalists.begin(), finalists.end(), ok[i]) == finalists.end())
+          finalists.push_back(ok[i]);
+      }
+    }
+    for (const results::RecordedMeasurement* r : finalists) {
+      store.record(session, harness::variant_id(op, device.backend, r->params), row, workload.id(), r->m, 0,
+                   "remeasure");
     }
   };
   const auto sweep = store.begin_session("sweep", "selection", row, workload.id(), "exhaustive", {});

@@ -671,7 +671,7 @@ TEST(Cli, OneBestEverywhereAndTheIdsBestPrintsAreAccepted) {
   const auto exported = run_varex({"export", "--db", db, "--out", "-", "--device", id});
   ASSERT_EQ(exported.status, 0) << exported.err;
   const auto profile = nlohmann::json::parse(exported.out);
-  EXPECT_EQ(profile["version"], 3);
+  EXPECT_EQ(profile["version"], 4);
   EXPECT_EQ(profile["devices"][0]["operators"]["selection"][0]["variant"], declared["variant"]);
   EXPECT_EQ(profile["devices"][0]["operators"]["selection"][0]["workload"]["class"]["scale"]["rows"],
             1 << 16);

@@ -108,7 +108,7 @@ TEST(Energy, WithoutTheLibraryNothingFailsAndNoEnergyIsMeasured) {
   EXPECT_TRUE(run_json("0")["energy"].is_null());
 }
 
-// A tune by energy (base/objective.hpp): three variants differing in elements per thread, their energy turned
+// A tune by energy (base/objective.hpp): two variants differing in elements per thread, their energy turned
 // on by the objective, the best declared by its energy and reported so again when the command is repeated.
 std::vector<std::string> energy_tune(const std::string& db, const std::string& objective) {
   return {"tune",
@@ -121,7 +121,7 @@ std::vector<std::string> energy_tune(const std::string& db, const std::string& o
           "--rows",
           "2^18",
           "--set",
-          "ept=1,8,32",
+          "ept=8,32",
           "--set",
           "kernel=overflow",
           "--set",
@@ -176,6 +176,18 @@ TEST(Energy, ATuneByEnergyMeasuresItAndDeclaresTheBestByIt) {
   const auto by_time = run_varex(energy_tune(db, "time"));
   ASSERT_EQ(by_time.status, 0) << by_time.err;
   EXPECT_EQ(nlohmann::json::parse(by_time.out).at(0)["status"], "finished");
+  // varex-bench runs the variant best by energy as tuned_energy.
+  const std::string bench = db + ".bench.json";
+  const std::string cmd = std::string(VAREX_BENCH) + " --varex-device=" + test::cpu_device().id +
+                          " --varex-op=selection --varex-rows=2^18 --varex-db=" + db +
+                          " --varex-objective=energy --benchmark_filter=tuned --benchmark_min_time=0.01 "
+                          "--benchmark_format=json > " +
+                          bench + " 2> " + bench + ".err";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << test::slurp(bench + ".err");
+  const auto runs = nlohmann::json::parse(test::slurp(bench))["benchmarks"];
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_NE(runs[0]["name"].get<std::string>().find("/tuned_energy"), std::string::npos) << runs[0];
+  EXPECT_EQ(runs[0]["label"], variants::describe(variants::params_from_json(best["params"])));
 }
 
 TEST(Energy, AnEnergyObjectiveWithoutAMeterIsRefusedBeforeAnythingIsRecorded) {

@@ -111,8 +111,9 @@ class Heartbeat {
   std::thread thread_;
 };
 
-// A finished session reported as it was recorded: its outcome, its failures, and its best's measurement (its
-// last re-measurement, which declared it) valued by the objective.
+// A finished session reported as it was recorded: its outcome, its failures, and its best's measurement
+// valued by the objective: its re-measurement, which declared it (its best search measurement where the
+// session re-measured nothing).
 void report_finished(results::Store& store, std::int64_t session, Objective objective, DeviceRun& run) {
   run.session = session;
   run.status = "finished before";
@@ -122,13 +123,18 @@ void report_finished(results::Store& store, std::int64_t session, Objective obje
     run.outcome.spent_s = r.outcome->spent_seconds;
     run.best_variant = r.outcome->best_variant;
   }
+  bool declared_by_remeasure = false;
   for (const auto& r : store.session_measurements(session)) {
     if (r.purpose == "search") ++(r.m.ok() ? run.outcome.ok : run.outcome.failed);
     if (r.purpose == "search" && r.m.cut_off) ++run.outcome.cut_off;
     if (r.purpose == "remeasure") ++run.outcome.remeasured;
     if (r.variant_id != run.best_variant || !r.m.ok()) continue;
     const std::optional<double> value = objective_value(r.m, objective);
-    if (!value || (run.outcome.best_measurement && *value >= run.outcome.best_value)) continue;
+    const bool remeasured = r.purpose == "remeasure";
+    if (!value || (declared_by_remeasure && !remeasured) ||
+        (!remeasured && run.outcome.best_measurement && *value >= run.outcome.best_value))
+      continue;
+    declared_by_remeasure = declared_by_remeasure || remeasured;
     run.outcome.best = r.params;
     run.outcome.best_value = *value;
     run.outcome.best_measurement = r.m;

@@ -1,6 +1,7 @@
 // Picks tuned parameters for a device the way a consuming build does: from a JSON profile at run time and,
 // when built with one, from a generated header. Prints one line per source:
 //   json: level=<fallback level> params=<name=value,...> kernel_ms=<measured>
+// --objective time|energy|edp takes the entries best by that objective (time unless given).
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -26,7 +27,7 @@ void print(const char* source, const varex::profile::Choice& c) {
 
 int main(int argc, char** argv) {
   std::map<std::string, std::string> args{
-      {"--op", "selection"}, {"--rows", "268435456"}, {"--selectivity", "-1"}};
+      {"--op", "selection"}, {"--rows", "268435456"}, {"--selectivity", "-1"}, {"--objective", "time"}};
   for (int i = 1; i + 1 < argc; i += 2) args[argv[i]] = argv[i + 1];
   const varex::profile::DeviceKey device{args["--backend"], args["--vendor"], args["--name"],
                                          args["--arch"],    args["--type"],   ""};
@@ -35,7 +36,7 @@ int main(int argc, char** argv) {
   if (!args["--profile"].empty()) {
     try {
       const auto profile = varex::profile::load_profile_file(args["--profile"]);
-      print("json", profile.lookup(args["--op"], device, rows, selectivity));
+      print("json", profile.lookup(args["--op"], device, rows, selectivity, args["--objective"]));
     } catch (const std::exception& e) {
       // A consuming engine would go on with its own defaults; the example says why and stops.
       std::cerr << "profile_consumer: " << e.what() << "\n";
@@ -43,7 +44,8 @@ int main(int argc, char** argv) {
     }
   }
 #ifdef VAREX_PROFILE_HEADER
-  print("header", varex_tuned::profile().lookup(args["--op"], device, rows, selectivity));
+  print("header",
+        varex_tuned::profile().lookup(args["--op"], device, rows, selectivity, args["--objective"]));
 #endif
   return 0;
 }

@@ -16,8 +16,12 @@
 // Within a level only entries of the same shape compete (a shape key that both sides give must agree; keys
 // only one side gives do not matter), and the one of the nearest scale wins: the exact class, else the
 // smallest distance, summed over the scale keys both sides give, of |log2 a - log2 b| for counts (rows,
-// rows2, distinct) and 4 |a - b| for the others (selectivity, match_ratio, zipf); ties go to the faster
-// entry. A level with no entry of the shape passes to the next.
+// rows2, distinct) and 4 |a - b| for the others (selectivity, match_ratio, zipf); ties go to the entry of the
+// lower value. A level with no entry of the shape passes to the next.
+//
+// Each entry is the best by one objective (version 4): "time" (the median kernel time), "energy" (per
+// repetition) or "edp" (energy x time). A lookup names the objective it wants (time unless it says) and only
+// entries of that objective answer it; older profiles hold time entries only.
 //
 // Profiles come from `varex export --format json` (load them with varex/profile_json.hpp) or
 // `varex export --format header`, a generated header that builds a Profile from literals.
@@ -70,6 +74,12 @@ struct Entry {
   // The next fastest variants measured for the same class, fastest first (version 3): where the runtime
   // library's online adaptation starts besides the entry.
   std::vector<Params> runners_up;
+  // What the entry is best by (version 4; "time" in older ones), its value under it (milliseconds, joules
+  // per repetition, or joules x seconds), and its energy per repetition and power where measured (else 0).
+  std::string objective = "time";
+  double value = 0;
+  double energy_j = 0;
+  double power_w = 0;
 };
 
 enum class Level { ExactDevice, SameArchitecture, SameVendorAndType, Default };
@@ -144,6 +154,8 @@ class Profile {
   Profile(std::vector<Entry> entries, std::map<std::string, Params> defaults)
       : entries_(std::move(entries)), defaults_(std::move(defaults)) {
     for (Entry& e : entries_) {
+      // Entries of older profiles and generated headers are time entries valued by their time.
+      if (e.objective == "time" && e.value == 0) e.value = e.kernel_ms;
       upgrade_launch_names(e.params);
       for (Params& p : e.runners_up) upgrade_launch_names(p);
     }
@@ -153,14 +165,17 @@ class Profile {
   const std::vector<Entry>& entries() const { return entries_; }
   const std::map<std::string, Params>& defaults() const { return defaults_; }
 
-  Choice lookup(const std::string& op, const DeviceKey& device, const Workload& workload) const {
+  Choice lookup(const std::string& op, const DeviceKey& device, const Workload& workload,
+                const std::string& objective = "time") const {
     for (Level level : {Level::ExactDevice, Level::SameArchitecture, Level::SameVendorAndType}) {
       const Entry* best = nullptr;
       double best_distance = std::numeric_limits<double>::infinity();
       for (const Entry& e : entries_) {
-        if (e.op != op || !matches(level, e.device, device) || !same_shape(e.workload, workload)) continue;
+        if (e.op != op || e.objective != objective || !matches(level, e.device, device) ||
+            !same_shape(e.workload, workload))
+          continue;
         const double d = distance(e.workload, workload);
-        if (!best || d < best_distance || (d == best_distance && e.kernel_ms < best->kernel_ms)) {
+        if (!best || d < best_distance || (d == best_distance && e.value < best->value)) {
           best = &e;
           best_distance = d;
         }
@@ -175,12 +190,12 @@ class Profile {
   }
 
   // The common case: a size, and a selectivity where the operator has one (negative: none).
-  Choice lookup(const std::string& op, const DeviceKey& device, std::uint64_t rows,
-                double selectivity = -1) const {
+  Choice lookup(const std::string& op, const DeviceKey& device, std::uint64_t rows, double selectivity = -1,
+                const std::string& objective = "time") const {
     Workload w;
     w.scale["rows"] = static_cast<double>(rows);
     if (selectivity >= 0) w.scale["selectivity"] = selectivity;
-    return lookup(op, device, w);
+    return lookup(op, device, w, objective);
   }
 
  private:

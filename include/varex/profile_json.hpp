@@ -10,9 +10,10 @@
 
 namespace varex::profile {
 
-// The newest profile format this header reads. Version 2 lacks each entry's kernel family, source hash
-// and defines; version 1 also describes workloads by rows and selectivity only. Both are still read.
-inline constexpr int kProfileVersion = 3;
+// The newest profile format this header reads. Version 3 lacks each entry's objective (all are time
+// entries); version 2 also lacks each entry's kernel family, source hash and defines; version 1 also
+// describes workloads by rows and selectivity only. All are still read.
+inline constexpr int kProfileVersion = 4;
 
 inline Params params_from_json(const nlohmann::json& j) {
   Params p;
@@ -68,6 +69,10 @@ inline Profile load_profile(const nlohmann::json& j) {
           entry.defines = params_from_json(*defines);
         if (const auto runners = e.find("runners_up"); runners != e.end())
           for (const auto& u : *runners) entry.runners_up.push_back(params_from_json(u.at("params")));
+        entry.objective = e.value("objective", "time");
+        entry.value = e.value("value", entry.kernel_ms);
+        entry.energy_j = e.value("energy_j", 0.0);
+        entry.power_w = e.value("power_w", 0.0);
         entries.push_back(std::move(entry));
       }
     }

@@ -105,6 +105,11 @@ struct Options {
   // A profile written by `varex export --format json`; empty: the operators' default variants. A file that
   // cannot be read or is not a profile is an Error.
   std::string profile;
+  // Which of the profile's entries the calls run: the best by "time" (the median kernel time), "energy" (per
+  // repetition) or "edp" (energy x time), as `varex tune --objective` tuned them. A class the profile holds
+  // no entry of this objective for runs the defaults. Online adaptation learns from device times, so it goes
+  // only with "time" (an Error otherwise), as does any other word.
+  std::string objective = "time";
   // Device time of each call in last_choice() (device events; on OpenCL, only where the queue was made with
   // CL_QUEUE_PROFILING_ENABLE).
   bool time_calls = false;

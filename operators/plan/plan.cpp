@@ -928,6 +928,9 @@ datasets::WorkloadSpec PlanOperator::workload(const WorkloadOptions& options) co
     const std::uint64_t rows = options.count("rows").value_or(6000000);
     if (rows == 0) throw UsageError("--rows 0: a plan needs at least one row");
     sf = static_cast<double>(rows) / 6000000.0;
+    if (sf > 1000)
+      throw UsageError("input too large: --rows " + std::to_string(rows) +
+                       " is a scale factor above 1000 (6,000,000 rows each)");
   }
   datasets::WorkloadSpec spec;
   spec.op = name();

@@ -174,6 +174,57 @@ TEST(Runtime, PinnedParametersRunAndProfilesChooseTheirEntry) {
   EXPECT_FALSE(rt.last_choice().note.empty());
 }
 
+// A runtime opened by energy runs the profile's energy entry; one by time its time entry; where the profile
+// has no entry of the objective, the defaults.
+TEST(Runtime, TheObjectivePicksTheProfilesEntry) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  const auto column = random_column(4099, 3);
+  const varex::Input input = app.column(column);
+  varex::profile::Entry fast, frugal;
+  fast.device = frugal.device = app.runtime().device_key();
+  fast.op = frugal.op = "selection";
+  fast.workload.scale["rows"] = frugal.workload.scale["rows"] = static_cast<double>(column.size());
+  fast.params = {{"kernel", "overflow"}, {"ept", "16"}};
+  frugal.params = {{"kernel", "overflow"}, {"ept", "32"}};
+  fast.kernel_ms = 1;
+  frugal.kernel_ms = 1.1;
+  frugal.objective = "energy";
+  frugal.value = frugal.energy_j = 0.2;
+  const varex::profile::Profile profile({fast, frugal}, {});
+  for (const char* objective : {"time", "energy", "edp"}) {
+    varex::Options options;
+    options.objective = objective;
+    varex::Runtime rt = app.runtime(options);
+    rt.set_profile(profile);
+    const varex::Result r = rt.select_range(input, 0, 1 << 30);
+    EXPECT_EQ(bits_of(r), expected_bits(column, 0, 1 << 30, false)) << objective;
+    const std::string want = objective == std::string("time")     ? "16"
+                             : objective == std::string("energy") ? "32"
+                                                                  : "";
+    if (want.empty()) {
+      EXPECT_EQ(rt.last_choice().level, varex::profile::Level::Default) << objective;
+    } else {
+      EXPECT_EQ(rt.last_choice().level, varex::profile::Level::ExactDevice)
+          << objective << ": " << rt.last_choice().note;
+      EXPECT_EQ(rt.last_choice().params.at("ept"), want) << objective;
+    }
+  }
+  varex::Options bad;
+  bad.objective = "joules";
+  EXPECT_THROW(app.runtime(bad), varex::Error);
+  // Online adaptation learns from device times only.
+  varex::Options adapt;
+  adapt.objective = "energy";
+  adapt.adapt = true;
+  try {
+    app.runtime(adapt);
+    ADD_FAILURE() << "adaptation by energy was accepted";
+  } catch (const varex::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("device times"), std::string::npos) << e.what();
+  }
+}
+
 // The join's pairs, (build row, probe row) sorted, as the application reads them back.
 std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_of(const varex::Result& r) {
   std::vector<std::uint32_t> left(r.rows()), right(r.rows());
