@@ -44,6 +44,11 @@
 #   fleet33    issue 33: a sweep (FLEET_SWEEP, default selection at 2^24 rows on cuda:0) in two shards on two GPUs,
 #              the fleet's task scripts run by hand, merged, against the same sweep on one GPU (FLEET_NAME names
 #              the files; wall times in fleet33_wall.txt)
+#   energy34   issue 34: on cuda:0, selection 2^28, the join 2^24 x 2^28, the group-by 2^28 (2^20 groups) and
+#              ra_sort 2^26 (key, value) (ENERGY_OPS picks some) each tuned ENERGY_BUDGET (default 90s) by energy
+#              and again by time with energy measured, into one database per operator; the fastest, the most
+#              frugal and the edp best of both, and the Pareto front of time against energy
+#              (scripts/energy_summary.py)
 #   runtime30  issue 30: the runtime library on the application's own cuMemAlloc buffers
 #              (.carry/bin/runtime_cuda_timing, built against the installed package) against `varex run` of
 #              the same variant: selection 2^28, join 2^24 x 2^28, group-by 2^28 rows / 2^20 groups, ra_sort
@@ -1017,6 +1022,23 @@ part_gov32_count() {
   for w in '' "${filters[@]}"; do
     "$carry/bin/runtime_cuda_timing" --op count --rows 1000000 --where "$w" --calls 101
   done | tee "$files/gov32_runtime.jsonl"
+}
+
+part_energy34() {
+  local budget=${ENERGY_BUDGET:-90s} op objective edb
+  declare -A workload=([selection]="--rows 268435456" [hashjoin]="--rows 16777216 --rows2 268435456"
+                       [groupby]="--rows 268435456 --distinct 1048576" [ra_sort]="--rows 67108864")
+  export VAREX_VENDOR_LIBRARY=$carry/lib/libvarex_cub.so
+  for op in ${ENERGY_OPS:-selection hashjoin groupby ra_sort}; do
+    edb=$files/energy34_$op.db
+    for objective in energy time; do
+      step "tune $op ${workload[$op]} by $objective, energy measured"
+      # shellcheck disable=SC2086
+      varex tune --op "$op" ${workload[$op]} --device cuda:0 --budget "$budget" --objective "$objective" \
+        --energy-ms 100 --db "$edb" --quiet --json > "$files/energy34_${op}_$objective.json"
+    done
+  done
+  python3 scripts/energy_summary.py "$files"/energy34_*.db | tee "$files/energy34.txt"
 }
 
 # Issue 33 on a machine of two GPUs and no Slurm: a sweep in two shards, the fleet's task scripts run by hand
