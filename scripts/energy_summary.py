@@ -7,6 +7,7 @@
   (a variant's re-measurement where it has one, else its search measurement).
 
 Usage: energy_summary.py DB...
+       energy_summary.py --runs LABEL RUN.json...   (the spread of `varex run --json` outputs' energy)
 """
 import json
 import sqlite3
@@ -59,7 +60,22 @@ def summarise(path):
     print()
 
 
+def runs(label, paths):
+    """One line: each run's energy per repetition, their median and spread, the times and powers."""
+    measured = [json.load(open(p)) for p in paths]
+    energy = [r["energy"]["joules"] / r["energy"]["reps"] * 1e3 for r in measured]
+    ms = [r["kernel_ms"] for r in measured]
+    watts = [r["energy"]["joules"] / r["energy"]["seconds"] for r in measured]
+    median = sorted(energy)[len(energy) // 2]
+    spread = 50 * (max(energy) - min(energy)) / median
+    print(f"{label}: mJ {' '.join(f'{e:.2f}' for e in energy)} (median {median:.2f}, spread +-{spread:.1f}%); "
+          f"ms {min(ms):.4f}-{max(ms):.4f}; W {min(watts):.0f}-{max(watts):.0f}")
+
+
 def main():
+    if sys.argv[1:2] == ["--runs"]:
+        runs(sys.argv[2], sys.argv[3:])
+        return
     for path in sys.argv[1:]:
         summarise(path)
 

@@ -49,6 +49,8 @@
 #              and again by time with energy measured, into one database per operator; the fastest, the most
 #              frugal and the edp best of both, and the Pareto front of time against energy
 #              (scripts/energy_summary.py)
+#   energy34_noise  after energy34: the fastest and the most frugal variant of each of NOISE_OPS (default
+#              ra_sort) measured five times each by `varex run --energy-ms 100` (a fresh process each)
 #   runtime30  issue 30: the runtime library on the application's own cuMemAlloc buffers
 #              (.carry/bin/runtime_cuda_timing, built against the installed package) against `varex run` of
 #              the same variant: selection 2^28, join 2^24 x 2^28, group-by 2^28 rows / 2^20 groups, ra_sort
@@ -1039,6 +1041,26 @@ part_energy34() {
     done
   done
   python3 scripts/energy_summary.py "$files"/energy34_*.db | tee "$files/energy34.txt"
+}
+
+part_energy34_noise() {
+  local op objective k sets
+  declare -A workload=([selection]="--rows 268435456" [hashjoin]="--rows 16777216 --rows2 268435456"
+                       [groupby]="--rows 268435456 --distinct 1048576" [ra_sort]="--rows 67108864")
+  for op in ${NOISE_OPS:-ra_sort}; do
+    for objective in time energy; do
+      sets=$(varex best --db "$files/energy34_$op.db" --objective "$objective" --json |
+        python3 -c "import json,sys; b=json.load(sys.stdin)[0]; print(' '.join('--set %s=%s' % kv for kv in sorted(b['params'].items())))")
+      step "$op, best by $objective, five runs: $sets"
+      for k in 1 2 3 4 5; do
+        # shellcheck disable=SC2086
+        varex run --op "$op" ${workload[$op]} --device cuda:0 $sets --energy-ms 100 --json --quiet \
+          --db "$files/energy34_noise.db" > "$files/energy34_noise_${op}_${objective}_$k.json"
+      done
+      python3 scripts/energy_summary.py --runs "$op by $objective" "$files/energy34_noise_${op}_${objective}"_*.json |
+        tee -a "$files/energy34_noise.txt"
+    done
+  done
 }
 
 # Issue 33 on a machine of two GPUs and no Slurm: a sweep in two shards, the fleet's task scripts run by hand
