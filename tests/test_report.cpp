@@ -93,6 +93,7 @@ std::int64_t record_sweep(results::Store& store, const DeviceInfo& device,
     for (auto& ms : again.samples_ms) ms *= 1.25;
     again.kernel = summarize(again.samples_ms);
     const auto id = harness::variant_id(op, device.backend, ok[i].params);
+    if (with_energy) again.energy = synthetic_energy(id, again.kernel.median);
     store.record(session, id, row, workload.id(), again, 0, "remeasure");
     if (outcome.best_variant.empty() || again.kernel.median < outcome.best_kernel_ms) {
       outcome.best_variant = id;
@@ -138,6 +139,7 @@ void record_groupby_tune(results::Store& store, const DeviceInfo& device) {
 // One best-variant table of index.html: its operator, headings and cell texts (tags removed).
 struct HtmlTable {
   std::string op;
+  std::string objective;  // what its rows are best by
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
 
@@ -172,7 +174,13 @@ std::vector<HtmlTable> best_tables(const std::string& html) {
   for (auto at = html.find(start); at != std::string::npos; at = html.find(start, at + 1)) {
     const auto op_end = html.find('\'', at + start.size());
     const auto end = html.find("</table>", op_end);
-    HtmlTable parsed{html.substr(at + start.size(), op_end - at - start.size()), {}, {}};
+    HtmlTable parsed{html.substr(at + start.size(), op_end - at - start.size()), {}, {}, {}};
+    static const std::string objective = "data-objective='";
+    const auto tag_end = html.find('>', op_end);
+    if (const auto o = html.find(objective, op_end); o < tag_end) {
+      const auto from = o + objective.size();
+      parsed.objective = html.substr(from, html.find('\'', from) - from);
+    }
     const std::string body = html.substr(op_end, end - op_end);
     re2::StringPiece rest(body);
     std::string text;
@@ -260,6 +268,30 @@ TEST_F(ReportPage, BestTablesShowOnlyTheColumnsThatApply) {
   }
 }
 
+// Where re-measured candidates carry energy, a table of the most frugal and one by edp follow the fastest,
+// with the energy and power columns, holding what `varex best --objective` holds.
+TEST_F(ReportPage, BestTablesByEnergyWhereMeasurementsCarryIt) {
+  std::map<std::string, HtmlTable> selection;
+  for (const HtmlTable& t : best_tables(slurp(out() + "/index.html"))) {
+    if (t.op == "selection") selection[t.objective] = t;
+    if (t.op == "groupby") EXPECT_EQ(t.objective, "time");  // no energy measured for it
+  }
+  ASSERT_EQ(selection.size(), 3u);
+  results::Store store(*dir_ + "/v.db", results::Database::Mode::Existing);
+  for (const auto objective : {Objective::Energy, Objective::Edp}) {
+    const HtmlTable& t = selection.at(to_string(objective));
+    EXPECT_TRUE(t.has("mJ") && t.has("W")) << to_string(objective);
+    const auto bests = store.best({"selection", std::nullopt, false, objective});
+    ASSERT_EQ(bests.size(), 1u);  // the second device's only
+    ASSERT_EQ(t.rows.size(), 1u);
+    EXPECT_NE(t.rows[0][t.column("device")].find(bests[0].device.id), std::string::npos);
+    EXPECT_NE(t.rows[0][t.column("mJ")], "");
+  }
+  const std::string csv = slurp(out() + "/best.csv");
+  EXPECT_NE(csv.find(",energy,"), std::string::npos);
+  EXPECT_NE(csv.find(",edp,"), std::string::npos);
+}
+
 TEST_F(ReportPage, BestTablesRoundTheirNumbers) {
   const RE2 one_decimal("[0-9]+\\.[0-9]");
   const RE2 percent("[0-9]+\\.[0-9]%");
@@ -285,12 +317,14 @@ TEST_F(ReportPage, BestCsvKeepsEveryColumnAndNamesTheWorkloadClass) {
   std::istringstream best(slurp(out() + "/best.csv"));
   std::string header, line;
   std::getline(best, header);
-  for (const char* column : {"workload", "variant", "method", "p_ept", "p_agg", "p_grid", "p_sizing"}) {
+  for (const char* column : {"workload", "objective", "value", "variant", "energy_mj", "power_w", "method",
+                             "p_ept", "p_agg", "p_grid", "p_sizing"}) {
     EXPECT_NE(("," + header + ",").find(std::string(",") + column + ","), std::string::npos) << column;
   }
   std::vector<std::string> rows;
   while (std::getline(best, line)) rows.push_back(line);
-  EXPECT_EQ(rows.size(), 3u);  // selection on both devices, group-by on the first
+  // By time: selection on both devices, group-by on the first; by energy and by edp: selection on the second.
+  EXPECT_EQ(rows.size(), 5u);
   const auto selection = selection_workload();
   const auto groupby = groupby_workload();
   const std::string selection_class = operators::SelectionOperator().workload_class(selection).describe();
@@ -300,7 +334,7 @@ TEST_F(ReportPage, BestCsvKeepsEveryColumnAndNamesTheWorkloadClass) {
     with_selection_class += row.find("," + selection_class + ",") != std::string::npos;
     with_groupby_class += row.find("," + groupby_class + ",") != std::string::npos;
   }
-  EXPECT_EQ(with_selection_class, 2) << selection_class;
+  EXPECT_EQ(with_selection_class, 4) << selection_class;
   EXPECT_EQ(with_groupby_class, 1) << groupby_class;
 }
 
