@@ -274,7 +274,9 @@ TEST_F(ReportPage, BestTablesByEnergyWhereMeasurementsCarryIt) {
   std::map<std::string, HtmlTable> selection;
   for (const HtmlTable& t : best_tables(slurp(out() + "/index.html"))) {
     if (t.op == "selection") selection[t.objective] = t;
-    if (t.op == "groupby") EXPECT_EQ(t.objective, "time");  // no energy measured for it
+    if (t.op == "groupby") {
+      EXPECT_EQ(t.objective, "time");  // no energy measured for it
+    }
   }
   ASSERT_EQ(selection.size(), 3u);
   results::Store store(*dir_ + "/v.db", results::Database::Mode::Existing);
