@@ -1026,17 +1026,19 @@ part_gov32_count() {
   done | tee "$files/gov32_runtime.jsonl"
 }
 
+# Issue 34's workloads on cuda:0, per operator.
+declare -A energy_workload=([selection]="--rows 268435456" [hashjoin]="--rows 16777216 --rows2 268435456"
+                            [groupby]="--rows 268435456 --distinct 1048576" [ra_sort]="--rows 67108864")
+
 part_energy34() {
   local budget=${ENERGY_BUDGET:-90s} op objective edb
-  declare -A workload=([selection]="--rows 268435456" [hashjoin]="--rows 16777216 --rows2 268435456"
-                       [groupby]="--rows 268435456 --distinct 1048576" [ra_sort]="--rows 67108864")
   export VAREX_VENDOR_LIBRARY=$carry/lib/libvarex_cub.so
   for op in ${ENERGY_OPS:-selection hashjoin groupby ra_sort}; do
     edb=$files/energy34_$op.db
     for objective in energy time; do
-      step "tune $op ${workload[$op]} by $objective, energy measured"
+      step "tune $op ${energy_workload[$op]} by $objective, energy measured"
       # shellcheck disable=SC2086
-      varex tune --op "$op" ${workload[$op]} --device cuda:0 --budget "$budget" --objective "$objective" \
+      varex tune --op "$op" ${energy_workload[$op]} --device cuda:0 --budget "$budget" --objective "$objective" \
         --energy-ms 100 --db "$edb" --quiet --json > "$files/energy34_${op}_$objective.json"
     done
   done
@@ -1045,8 +1047,6 @@ part_energy34() {
 
 part_energy34_noise() {
   local op objective k sets
-  declare -A workload=([selection]="--rows 268435456" [hashjoin]="--rows 16777216 --rows2 268435456"
-                       [groupby]="--rows 268435456 --distinct 1048576" [ra_sort]="--rows 67108864")
   for op in ${NOISE_OPS:-ra_sort}; do
     for objective in time energy; do
       sets=$(varex best --db "$files/energy34_$op.db" --objective "$objective" --json |
@@ -1054,7 +1054,7 @@ part_energy34_noise() {
       step "$op, best by $objective, five runs: $sets"
       for k in 1 2 3 4 5; do
         # shellcheck disable=SC2086
-        varex run --op "$op" ${workload[$op]} --device cuda:0 $sets --energy-ms 100 --json --quiet \
+        varex run --op "$op" ${energy_workload[$op]} --device cuda:0 $sets --energy-ms 100 --json --quiet \
           --db "$files/energy34_noise.db" > "$files/energy34_noise_${op}_${objective}_$k.json"
       done
       python3 scripts/energy_summary.py --runs "$op by $objective" "$files/energy34_noise_${op}_${objective}"_*.json |
