@@ -318,7 +318,7 @@ TEST(Objectives, StrategiesFindNearTheEnergyOptimumWhereASearchByTimeDoesNot) {
   const double optimum = true_value(optimum_by(f.measurements, Objective::Energy), Objective::Energy);
   for (const auto& name : searchers()) {
     std::vector<double> ratios, by_time;
-    for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    for (std::uint64_t seed = 1; seed <= 3; ++seed) {
       const TuneOutcome o = replay_by(Objective::Energy, f.recording, name, seed, Budget::parse("25%"),
                                       default_cutoff(Objective::Energy));
       ratios.push_back(o.best ? true_value(*o.best, Objective::Energy) / optimum : 1e9);
@@ -329,8 +329,8 @@ TEST(Objectives, StrategiesFindNearTheEnergyOptimumWhereASearchByTimeDoesNot) {
     }
     std::sort(ratios.begin(), ratios.end());
     std::sort(by_time.begin(), by_time.end());
-    EXPECT_LE(ratios[2], 1.10) << name;
-    EXPECT_LT(ratios[2], by_time[2]) << name;
+    EXPECT_LE(ratios[1], 1.10) << name;  // the median of three seeds
+    EXPECT_LT(ratios[1], by_time[1]) << name;
   }
 }
 
