@@ -4,22 +4,38 @@
 
 namespace varex {
 
-std::string to_string(Objective objective) {
-  switch (objective) {
-    case Objective::Time:
-      return "time";
-    case Objective::Energy:
-      return "energy";
-    case Objective::Edp:
-      return "edp";
+namespace {
+
+// Each objective's name, its value over a measurements row aliased `m` in SQL, and its unit.
+struct ObjectiveInfo {
+  Objective objective;
+  const char* name;
+  const char* sql;
+  const char* unit;
+};
+constexpr ObjectiveInfo kObjectiveTable[] = {
+    {Objective::Time, "time", "m.kernel_ms", "ms"},
+    {Objective::Energy, "energy", "m.energy_j", "J"},
+    {Objective::Edp, "edp", "(m.energy_j * m.kernel_ms / 1000.0)", "J*s"},
+};
+
+const ObjectiveInfo& objective_info(Objective objective) {
+  for (const ObjectiveInfo& i : kObjectiveTable) {
+    if (i.objective == objective) return i;
   }
-  return "time";
+  return kObjectiveTable[0];
+}
+
+}  // namespace
+
+std::string to_string(Objective objective) {
+  return objective_info(objective).name;
 }
 
 Objective objective_from_string(std::string_view text, std::string_view flag) {
-  if (text == "time") return Objective::Time;
-  if (text == "energy") return Objective::Energy;
-  if (text == "edp") return Objective::Edp;
+  for (const ObjectiveInfo& i : kObjectiveTable) {
+    if (text == i.name) return i.objective;
+  }
   throw UsageError(std::string(flag) + ": '" + std::string(text) + "' is not one (time, energy, edp)");
 }
 
@@ -40,27 +56,11 @@ double objective_rel_uncertainty(const Measurement& m, Objective objective) {
 }
 
 const char* objective_sql(Objective objective) {
-  switch (objective) {
-    case Objective::Time:
-      return "m.kernel_ms";
-    case Objective::Energy:
-      return "m.energy_j";
-    case Objective::Edp:
-      return "(m.energy_j * m.kernel_ms / 1000.0)";
-  }
-  return "m.kernel_ms";
+  return objective_info(objective).sql;
 }
 
 const char* objective_unit(Objective objective) {
-  switch (objective) {
-    case Objective::Time:
-      return "ms";
-    case Objective::Energy:
-      return "J";
-    case Objective::Edp:
-      return "J*s";
-  }
-  return "ms";
+  return objective_info(objective).unit;
 }
 
 }  // namespace varex

@@ -601,7 +601,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
              (tune ? fixed(tuner::default_cutoff(Objective::Time), 0) + " for a tune, " +
                          fixed(tuner::default_cutoff(Objective::Energy), 0) + " for a tune by energy)"
                    : "0 for a sweep)"))
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(number_from(0.0, 1e6));
   cmd->add_flag("--quiet", f->quiet, "No progress on stderr (only failures)");
   f->workload.add_to(*cmd);
   f->measure.add_to(*cmd);
@@ -1035,7 +1035,11 @@ void add_export(CLI::App& app, int&) {
     const nlohmann::json profile = results::profile_json(store, filter, operator_defaults(), variant_build);
     if (profile["devices"].empty())
       throw UsageError("no re-measured verified variants to export in " + f->db +
-                       (f->include_runs ? "" : " (single runs count only with --include-runs)"));
+                       (f->include_runs ? "" : " (single runs count only with --include-runs)") +
+                       (filter.objectives.empty() || std::count(filter.objectives.begin(),
+                                                                filter.objectives.end(), Objective::Time)
+                            ? ""
+                            : " with their energy measured (--energy-ms)"));
     write(f->out, f->format == "json" ? profile.dump(2) + "\n" : results::profile_header(profile, f->ns));
     std::size_t entries = 0;
     for (const auto& d : profile["devices"]) {

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <set>
@@ -134,6 +136,23 @@ std::optional<std::string> op_argument(int argc, char** argv) {
   return std::nullopt;
 }
 
+CLI::Validator number_from(double lo, double hi) {
+  const auto text = [](double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return std::string(b);
+  };
+  return CLI::Validator(
+      [=](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        if (value.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
+          return "Value " + value + " not in range " + text(lo) + " to " + text(hi);
+        return "";
+      },
+      "NUMBER");
+}
+
 void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--warmup", settings.warmup, "Untimed runs after the verified one")
       ->capture_default_str()
@@ -147,15 +166,15 @@ void MeasureFlags::add_to(CLI::App& app) {
   app.add_option("--rel-ci", settings.target_rel_ci,
                  "Stop repeating when the median's 95% interval is within this fraction of it")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_from(0.0, 1.0));
   app.add_option("--energy-ms", settings.energy_ms,
                  "Also measure each variant's energy (NVML on NVIDIA GPUs, RAPL on CPUs where exposed) over "
                  "repetitions run back to back for at least this many milliseconds (0: no energy)")
       ->capture_default_str()
-      ->check(CLI::Range(0.0, 60000.0));
+      ->check(number_from(0.0, 60000.0));
   app.add_option("--timeout", timeout_seconds, "Seconds one variant may take before it counts as hung")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 86400.0));
+      ->check(number_from(1.0, 86400.0));
   // Checked once every option is parsed: the two bounds of the repetitions must agree. A --max-reps under
   // the default --min-reps lowers it; both given the wrong way round is an error.
   app.parse_complete_callback([this, &app] {

@@ -34,6 +34,10 @@ struct WorkloadFlags {
   std::map<std::string, CLI::Option*> options_;
 };
 
+// A check for a number option: finite and from `lo` to `hi` (CLI::Range lets NaN through), refused in the
+// words cli/messages.cpp turns into "--flag V: give a number from lo to hi".
+CLI::Validator number_from(double lo, double hi);
+
 struct MeasureFlags {
   varex::MeasureSettings settings;
   double timeout_seconds = 300;

@@ -315,6 +315,11 @@ TEST(Cli, RefusalsReadAsVarexsOwnOnOnePrintableLine) {
   const std::string cpu = test::cpu_device().id;
   for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
            {{"tuner-bench", "--seeds", "0"}, "--seeds 0: give a number from 1 to 10000"},
+           // Not a number, though CLI11's range lets it through.
+           {{"run", "--op", "selection", "--device", cpu, "--energy-ms", "nan"},
+            "--energy-ms nan: give a number from 0 to 60000"},
+           {{"tune", "--op", "selection", "--device", cpu, "--cutoff", "inf"},
+            "--cutoff inf: give a number from 0 to 1e+06"},
            {{"run", "--op", "selection", "--device", cpu, "stray"},
             "unexpected argument: stray (varex help lists the commands, varex COMMAND --help their flags)"},
            {{"run", "--op", "selection", "--device", cpu, "--warmup", "1", "--warmup", "2"},
