@@ -130,10 +130,11 @@ void report_finished(results::Store& store, std::int64_t session, Objective obje
     if (r.purpose == "remeasure") ++run.outcome.remeasured;
     if (r.variant_id != run.best_variant || !r.m.ok()) continue;
     const std::optional<double> value = objective_value(r.m, objective);
+    if (!value) continue;
+    // Its re-measurement stands for it; before one is seen, its best search measurement.
     const bool remeasured = r.purpose == "remeasure";
-    if (!value || (declared_by_remeasure && !remeasured) ||
-        (!remeasured && run.outcome.best_measurement && *value >= run.outcome.best_value))
-      continue;
+    const bool lower = !run.outcome.best_measurement || *value < run.outcome.best_value;
+    if (!remeasured && (declared_by_remeasure || !lower)) continue;
     declared_by_remeasure = declared_by_remeasure || remeasured;
     run.outcome.best = r.params;
     run.outcome.best_value = *value;
