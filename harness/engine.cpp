@@ -222,6 +222,15 @@ void Engine::allocation_failed(std::size_t bytes, const char* what, const std::s
                      ": " + why);
 }
 
+bool Engine::usable() {
+  try {
+    finish();
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 void* Engine::native_address(const DeviceBuffer&) const {
   return nullptr;
 }

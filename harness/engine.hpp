@@ -204,6 +204,9 @@ class Engine {
   // Device time from the start of `first` to the end of `last`, both enqueued in that order.
   virtual double span_ms(Event& first, Event& last) = 0;
   virtual void finish() = 0;
+  // Whether the device still takes work after a failed variant: false where the failure spoiled the context
+  // (CUDA's sticky errors, whatever their code), so that its owner makes a new one.
+  virtual bool usable();
 
   // Compiles `source` specialised by `defines`, or returns the program from this engine's cache (keyed by
   // the source hash and the defines) or from the disk cache (keyed also by the device's identity).

@@ -7,6 +7,7 @@
 
 #include "base/errors.hpp"
 #include "harness/energy.hpp"
+#include "harness/fault_injection.hpp"
 
 namespace varex::harness {
 
@@ -44,6 +45,7 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
   try {
     // The first result decides whether the variant's times count at all. A digest computed on the device
     // that differs from the reference's is compared in full, which names the mismatch (and is the judge).
+    strike_if_injected(params, engine);
     run.poison();
     const double verified_run_ms = run.execute(params).total_ms;
     Collected first = run.collect(settings.check);
@@ -111,8 +113,11 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
     m.error = e.what();
     if (e.fatal()) throw;
     return m;
-  } catch (const RuntimeError& e) {
-    // A driver call that fails during one variant (an allocation, a copy) fails that variant only.
+  } catch (const UsageError&) {
+    throw;  // the user's input, not the variant's failure
+  } catch (const std::exception& e) {
+    // A driver call that fails during one variant (an allocation, a copy), or a vendor library's exception,
+    // fails that variant only. Whether the device is still usable afterwards is the worker's question.
     m.status = Status::LaunchError;
     m.error = e.what();
     return m;

@@ -15,6 +15,7 @@
 
 #include "base/errors.hpp"
 #include "base/interrupt.hpp"
+#include "harness/fault_injection.hpp"
 
 extern char** environ;
 
@@ -74,29 +75,54 @@ class WorkerState {
               {"h2d_ms", run.h2d_ms()},
               {"reference", {{"rows", d.rows}, {"checksum", d.checksum}}}};
     }
-    if (cmd == "measure") {
-      PreparedRun& run = prepared(request);
-      if (restore_) run.restore_inputs();
-      // Programs of the variants that come next compile while this one is measured.
-      const KernelSource& source =
-          kernel_source(engine_->device().backend,
-                        find_operator(request.at("workload").at("op").get<std::string>()).kernel_family());
-      for (const auto& defines : request.value("prefetch", nlohmann::json::array())) {
-        Defines d;
-        for (const auto& x : defines) d.push_back({x.at(0).get<std::string>(), x.at(1).get<std::string>()});
-        engine_->prefetch(source, d);
-      }
-      const auto params = variants::params_from_json(request.at("params"));
-      const Measurement m =
-          harness::measure(*engine_, run, params, MeasureSettings::from_json(request.at("settings")),
-                           request.value("probe_gbps", 0.0));
-      restore_ = !m.ok();
-      return {{"ok", true}, {"measurement", m.to_json()}};
-    }
+    if (cmd == "measure") return measure(request);
     throw UsageError("worker: unknown request '" + cmd + "'");
   }
 
  private:
+  // One variant: its measurement, failed or not. Whatever fails while it is measured is that variant's
+  // failure; a device left unusable by it (a sticky CUDA error, whatever its code) is reported with the
+  // measurement, and the worker then exits so that a new one makes a new context, buffers and workload.
+  nlohmann::json measure(const nlohmann::json& request) {
+    Measurement m;
+    bool sticky = false;
+    try {
+      m = measure_variant(request);
+    } catch (const UsageError&) {
+      throw;
+    } catch (const LaunchError& e) {  // a sticky error: measure() lets only those through
+      m.status = Status::LaunchError;
+      m.error = e.what();
+      sticky = true;
+    } catch (const std::exception& e) {
+      m.status = Status::LaunchError;
+      m.error = std::string("the device failed around the variant: ") + e.what();
+    }
+    restore_ = !m.ok();
+    const bool replace =
+        sticky || (!m.ok() && (!engine_ || spoiled_by_injected_fault() || !engine_->usable()));
+    return {{"ok", true}, {"measurement", m.to_json()}, {"exit", replace}};
+  }
+
+  Measurement measure_variant(const nlohmann::json& request) {
+    // What a spoiled device does to every call after the failure (VAREX_INJECT_FAULT=spoil's stand-in).
+    if (spoiled_by_injected_fault()) throw RuntimeError("injected fault: the device is unusable");
+    PreparedRun& run = prepared(request);
+    if (restore_) run.restore_inputs();
+    // Programs of the variants that come next compile while this one is measured.
+    const KernelSource& source =
+        kernel_source(engine_->device().backend,
+                      find_operator(request.at("workload").at("op").get<std::string>()).kernel_family());
+    for (const auto& defines : request.value("prefetch", nlohmann::json::array())) {
+      Defines d;
+      for (const auto& x : defines) d.push_back({x.at(0).get<std::string>(), x.at(1).get<std::string>()});
+      engine_->prefetch(source, d);
+    }
+    const auto params = variants::params_from_json(request.at("params"));
+    return harness::measure(*engine_, run, params, MeasureSettings::from_json(request.at("settings")),
+                            request.value("probe_gbps", 0.0));
+  }
+
   Engine& engine(const DeviceInfo& device) {
     if (!engine_ || engine_->device().id != device.id) {
       run_.reset();
@@ -147,12 +173,13 @@ int worker_main(int in_fd, int out_fd, long parent) {
     bool exit_after = false;
     try {
       answer = state.handle(nlohmann::json::parse(*line));
+      exit_after = answer.value("exit", false);
     } catch (const LaunchError& e) {
       // Only fatal launch errors escape measure(): the context is gone, so report and make way.
       Measurement m;
       m.status = Status::LaunchError;
       m.error = e.what();
-      answer = {{"ok", true}, {"measurement", m.to_json()}};
+      answer = {{"ok", true}, {"measurement", m.to_json()}, {"exit", true}};
       exit_after = true;
     } catch (const UsageError& e) {
       answer = {{"ok", false}, {"usage", true}, {"error", e.what()}};
@@ -237,6 +264,9 @@ nlohmann::json WorkerClient::request(const nlohmann::json& message, double timeo
       const std::string line = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
       nlohmann::json answer = nlohmann::json::parse(line);
+      // A worker whose device is no longer usable answers, then exits: the next request starts a new one
+      // rather than finding it gone (which would fail the next variant).
+      if (answer.value("exit", false)) stop();
       if (!answer.value("ok", false)) {
         const std::string error = answer.value("error", "worker failed");
         if (answer.value("usage", false)) throw UsageError(error);

@@ -21,7 +21,8 @@ bool sticky(CUresult code) {
   return code == CUDA_ERROR_ILLEGAL_ADDRESS || code == CUDA_ERROR_LAUNCH_FAILED ||
          code == CUDA_ERROR_ILLEGAL_INSTRUCTION || code == CUDA_ERROR_MISALIGNED_ADDRESS ||
          code == CUDA_ERROR_INVALID_PC || code == CUDA_ERROR_HARDWARE_STACK_ERROR ||
-         code == CUDA_ERROR_LAUNCH_TIMEOUT || code == CUDA_ERROR_ASSERT;
+         code == CUDA_ERROR_LAUNCH_TIMEOUT || code == CUDA_ERROR_ASSERT ||
+         code == CUDA_ERROR_INVALID_ADDRESS_SPACE;
 }
 
 const CudaDriver& driver() {
@@ -327,6 +328,17 @@ class CudaEngine final : public Engine {
   void finish() override {
     const CUresult r = driver().cuStreamSynchronize(stream_);
     if (r != CUDA_SUCCESS) throw LaunchError("CUDA stream failed: " + driver().describe(r), sticky(r));
+  }
+
+  // A sticky error answers every later call of the context, whatever its code: the context is asked
+  // directly, and an event (what every timed call makes first) must still be made.
+  bool usable() override {
+    if (driver().cuCtxSetCurrent(context_) != CUDA_SUCCESS) return false;
+    if (driver().cuCtxSynchronize() != CUDA_SUCCESS) return false;
+    CUevent probe = nullptr;
+    if (driver().cuEventCreate(&probe, CU_EVENT_DEFAULT) != CUDA_SUCCESS) return false;
+    driver().cuEventDestroy(probe);
+    return true;
   }
 
  protected:

@@ -186,7 +186,11 @@ struct KeyOnly {
 };
 
 // Lexicographic over the first `keys` words.
+// Orders tuples by their first `keys` words. The count has no default: `TupleLess{}` once compared no word
+// at all, so that Thrust's set operations took every tuple for equal and wrote min(n, m) of them past the
+// output (CUDA_ERROR_INVALID_ADDRESS_SPACE or an illegal address on the H100 and H200, issue 48).
 struct TupleLess {
+  __host__ __device__ explicit TupleLess(int words) : keys(words) {}
   int keys;
   template <int W>
   __host__ __device__ bool operator()(const Tuple<W>& a, const Tuple<W>& b) const {
@@ -368,11 +372,11 @@ int set_operation(void* temp, size_t* temp_bytes, const unsigned* left, unsigned
       const auto policy = thrust::cuda::par_nosync(thrust_storage()).on(s);
       Tuple<W>* end = nullptr;
       if (operation == 0) {
-        end = thrust::set_intersection(policy, a, a + left_rows, b, b + right_rows, o, TupleLess{});
+        end = thrust::set_intersection(policy, a, a + left_rows, b, b + right_rows, o, TupleLess{W});
       } else if (operation == 1) {
-        end = thrust::set_union(policy, a, a + left_rows, b, b + right_rows, o, TupleLess{});
+        end = thrust::set_union(policy, a, a + left_rows, b, b + right_rows, o, TupleLess{W});
       } else {
-        end = thrust::set_difference(policy, a, a + left_rows, b, b + right_rows, o, TupleLess{});
+        end = thrust::set_difference(policy, a, a + left_rows, b, b + right_rows, o, TupleLess{W});
       }
       // The end iterator is known on the host: the count goes to the device word on the stream.
       thrust::fill_n(policy, count, 1, static_cast<unsigned>(end - o));
@@ -392,6 +396,7 @@ const char* error_string(int status) {
 int sticky(int status) {
   switch (static_cast<cudaError_t>(status)) {
     case cudaErrorIllegalAddress:
+    case cudaErrorInvalidAddressSpace:
     case cudaErrorLaunchFailure:
     case cudaErrorIllegalInstruction:
     case cudaErrorMisalignedAddress:
