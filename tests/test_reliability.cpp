@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -129,6 +130,23 @@ TEST(Ownership, KillNineAtRandomPointsResumesToExactlyTheBudget) {
   EXPECT_EQ(query(db, "SELECT COUNT(*) FROM sessions WHERE status = 'finished' AND owner IS NULL"), 1);
 }
 
+TEST(Ownership, KilledInItsReMeasurementResumesToExactlyTheBudget) {
+  // The re-measurements recorded before the kill must not come back as a warm start of the resumed search
+  // (the session's own "bests"), which would then propose other variants than the ones recorded.
+  const std::string db = test::scratch_dir("kill-remeasure") + "/varex.db";
+  const auto args = tune_args(db, "8", "2^18");
+  test::Background run = test::start_varex(args);
+  wait_for(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'remeasure'", 1);
+  ::kill(run.pid, SIGKILL);
+  run.finish();
+  ASSERT_GE(query(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'remeasure'"), 1);
+  const auto last = run_varex(args);
+  ASSERT_EQ(last.status, 0) << last.err;
+  EXPECT_EQ(nlohmann::json::parse(last.out)[0]["evaluations"], 8);
+  EXPECT_EQ(query(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'search'"), 8);
+  EXPECT_EQ(query(db, "SELECT COUNT(*) FROM measurements WHERE purpose = 'remeasure'"), 3);
+}
+
 // Every `varex __worker` process whose parent is `parent`.
 int workers_of(pid_t parent) {
   int n = 0;
@@ -162,6 +180,101 @@ TEST(Failures, ARunThatTimesOutExitsOneAndItsRowCostsWhatItWaited) {
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("timeout"), std::string::npos) << r.err;
   EXPECT_EQ(query(db, "SELECT COUNT(*) FROM measurements WHERE status = 'timeout' AND wall_ms >= 1000"), 1);
+}
+
+// Sets an environment variable for one test's commands (each test runs in a process of its own).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  const char* name_;
+};
+
+TEST(Failures, EveryWayAVariantFailsIsOneFailedMeasurementAndTheSessionGoesOn) {
+  // Eight variants differing in their local size; five fail, each in its own way (harness/fault_injection),
+  // two of them just before a variant that must still be measured: after a crash, and after a variant
+  // that left the device unusable (the worker must find that out and make way for a new one).
+  const ScopedEnv faults(
+      "VAREX_INJECT_FAULT",
+      "crash:local=64;hang:local=128;throw:local=256;resources:local=512;spoil:local=1024");
+  const std::string db = test::scratch_dir("faults") + "/varex.db";
+  const auto r = run_varex({"sweep",
+                            "--op",
+                            "selection",
+                            "--device",
+                            test::cpu_device().id,
+                            "--db",
+                            db,
+                            "--rows",
+                            "2^12",
+                            "--set",
+                            "kernel=overflow",
+                            "--set",
+                            "ept=32",
+                            "--set",
+                            "vec=4",
+                            "--set",
+                            "padding=guard",
+                            "--set",
+                            "grid=cover",
+                            "--set",
+                            "local=32,64,128,256,512,1024,2048,4096",
+                            "--max-reps",
+                            "3",
+                            "--timeout",
+                            "4",
+                            "--json",
+                            "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out)[0];
+  EXPECT_EQ(summary["status"], "finished") << r.out;
+  EXPECT_EQ(summary["failed"], 5) << r.out;
+  EXPECT_EQ(summary["ok"], 3) << r.out;
+  const auto status_of = [&](int local) {
+    results::Store store(db, results::Database::Mode::Existing);
+    results::Statement s(
+        store.db(),
+        "SELECT m.status || ': ' || COALESCE(m.error, '') FROM measurements m JOIN variants v "
+        "ON v.id = m.variant_id WHERE json_extract(v.params, '$.local') = ? AND m.purpose = 'search'");
+    s.bind(1, static_cast<std::int64_t>(local));
+    std::string all;
+    while (s.step()) all += s.text(0) + "\n";
+    return all;
+  };
+  EXPECT_NE(status_of(64).find("launch_error: the worker process was killed by signal"), std::string::npos)
+      << status_of(64);
+  EXPECT_NE(status_of(128).find("timeout"), std::string::npos) << status_of(128);
+  EXPECT_NE(status_of(256).find("launch_error: injected fault: an exception"), std::string::npos)
+      << status_of(256);
+  EXPECT_NE(status_of(512).find("launch_error: cannot allocate"), std::string::npos) << status_of(512);
+  EXPECT_NE(status_of(1024).find("launch_error: injected fault: an error that leaves"), std::string::npos)
+      << status_of(1024);
+  for (const int ok : {32, 2048, 4096}) EXPECT_EQ(status_of(ok), "ok: \n") << ok;
+}
+
+TEST(Budgets, AWallTimeBudgetHoldsFromTheCommandsStartOnABusyMachine) {
+  // Cold: a new database (the device's first probe) and a new compile cache (every program compiled), with
+  // both cores kept busy by another load. The budget counts from the start of the command.
+  const std::string dir = test::scratch_dir("busy-budget");
+  const ScopedEnv cache("VAREX_CACHE_DIR", dir + "/cache");
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+    load.emplace_back([&stop] {
+      volatile std::uint64_t x = 0;
+      while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+    });
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_varex({"tune", "--op", "selection", "--device", test::cpu_device().id, "--db",
+                            dir + "/varex.db", "--rows", "2^16", "--budget", "15s", "--json", "--quiet"});
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stop = true;
+  for (std::thread& t : load) t.join();
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out)[0];
+  EXPECT_GE(j["evaluations"].get<int>(), 1) << r.out;
+  EXPECT_FALSE(j["best"].is_null()) << r.out;
+  EXPECT_LE(wall_s, 16.5) << r.out;
 }
 
 TEST(Failures, AFinishedSessionReportsItsRecordedFailures) {
