@@ -55,4 +55,12 @@ std::string describe_token(const std::string& token) {
   return "pid " + parts[1] + " on " + parts[0];
 }
 
+namespace {
+const std::chrono::steady_clock::time_point started_at = std::chrono::steady_clock::now();
+}  // namespace
+
+std::chrono::steady_clock::time_point process_started() {
+  return started_at;
+}
+
 }  // namespace varex

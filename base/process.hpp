@@ -1,6 +1,7 @@
 #pragma once
 // Who runs a session: a process's identity as it is recorded with the sessions it owns, and whether the
 // process a recorded identity names still runs.
+#include <chrono>
 #include <string>
 
 namespace varex {
@@ -15,5 +16,8 @@ bool token_alive(const std::string& token, double seconds_since_heartbeat, doubl
 
 // "pid 4242 on node7", for messages.
 std::string describe_token(const std::string& token);
+
+// When this process started (its static initialisation): where a command's wall-time budget counts from.
+std::chrono::steady_clock::time_point process_started();
 
 }  // namespace varex

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/errors.hpp"
+#include "base/process.hpp"
 #include "base/text.hpp"
 #include "cli/fleet_command.hpp"
 #include "cli/messages.hpp"
@@ -675,6 +676,8 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     for (const datasets::WorkloadSpec& spec : series) {
       options.workload = spec;
       const auto start = std::chrono::steady_clock::now();
+      // The first workload's budget counts from the command's start; each later one's from its own.
+      options.started = &spec == &series.front() ? process_started() : start;
       const auto runs = tuner::run_sessions(store, options);
       const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       for (const auto& r : runs) {

@@ -754,13 +754,14 @@ std::vector<BestRow> Store::best(const BestQuery& query) {
         AND m.duplicate_of IS NULL AND w.rows > 0 AND )sql" +
                          value + R"sql( IS NOT NULL
         AND (m.purpose = 'remeasure' OR (?2 AND x.kind = 'run')) AND (?1 IS NULL OR v.op = ?1)
+        AND (?3 = 0 OR x.status = 'finished')
         -- a variant that ever left a wrong result for this workload and device is never best, also where a
         -- device digest passed it before its full comparison did not
         AND NOT EXISTS (SELECT 1 FROM measurements b WHERE b.device_id = m.device_id
                         AND b.workload_id = m.workload_id AND b.status = 'wrong_result'
                         AND b.variant_id = m.variant_id)
       ORDER BY m.id)sql");
-    s.bind(1, query.op).bind(2, query.include_runs ? 1 : 0);
+    s.bind(1, query.op).bind(2, query.include_runs ? 1 : 0).bind(3, query.finished_only ? 1 : 0);
     while (s.step()) {
       const std::int64_t device = s.integer(1);
       if (query.devices &&

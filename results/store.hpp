@@ -104,6 +104,9 @@ struct BestQuery {
   std::optional<std::vector<std::int64_t>> devices = std::nullopt;  // device rows; every device when unset
   bool include_runs = false;                                        // `run` measurements compete too
   Objective objective = Objective::Time;  // energy and edp: only measurements that carry energy compete
+  // Only sessions that finished: a warm start must not take the re-measurements of a session that was
+  // interrupted in them, which the same command then resumes (its search would no longer be the same).
+  bool finished_only = false;
 };
 
 struct RecordedDevice {

@@ -62,17 +62,24 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   if (settings.check == Check::Device) settings.compare_in_full_below_ms = request.compare_in_full_below_ms;
   c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
                            c_.space->compile_part(params));
-  // The cost is what the tuner waited for: worker round trip and any worker restart included.
+  // The row's cost is what the tuner waited for: worker round trip and any worker restart included, also
+  // for a variant that failed (a timeout waits its full limit): replays count it.
   const auto start = std::chrono::steady_clock::now();
   Evaluation e;
   e.m = c_.remote->measure(c_.workload, params, settings, c_.probe_gbps, c_.timeout_seconds, prefetch_);
-  e.cost_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  // What the tuner waited is the row's cost, also for a variant that failed (a timeout waits its full
-  // limit): budgets and replays must count it.
-  e.m.wall_ms = e.cost_s * 1e3;
+  const auto end = std::chrono::steady_clock::now();
+  e.m.wall_ms = std::chrono::duration<double, std::milli>(end - start).count();
+  // The budget's cost is the wall time since the last evaluation ended: what the strategy, the store and
+  // the progress line took in between counts too, so that the budget is the command's wall time.
+  e.cost_s = std::chrono::duration<double>(end - last_end_).count();
+  last_end_ = end;
   prefetch_.clear();
   compared_in_full_ = compared_in_full_ || (e.m.ok() && e.m.checked == Check::Host);
   c_.store->record(c_.session, id, c_.device_row, c_.workload.id(), e.m, request.fidelity, request.purpose);
+  // Recording is part of this evaluation's cost.
+  const auto recorded = std::chrono::steady_clock::now();
+  e.cost_s += std::chrono::duration<double>(recorded - last_end_).count();
+  last_end_ = recorded;
   return e;
 }
 

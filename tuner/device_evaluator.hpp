@@ -2,6 +2,7 @@
 // Evaluates variants on a device through its worker process and records every measurement in the
 // session. When a session is resumed, its recorded measurements answer first: nothing is measured or
 // recorded twice.
+#include <chrono>
 #include <deque>
 #include <map>
 #include <tuple>
@@ -43,6 +44,8 @@ class DeviceEvaluator final : public Evaluator {
   std::vector<harness::Defines> prefetch_;
   std::uint64_t valid_count_ = 0;
   std::string kernel_hash_;
+  // When the last evaluation (or this evaluator's making) ended: the next one's cost counts from here.
+  std::chrono::steady_clock::time_point last_end_ = std::chrono::steady_clock::now();
   bool compared_in_full_ = false;  // a result of this session was compared in full on the host
 
   Check check_for(const EvaluationRequest& request) const;

@@ -66,6 +66,7 @@ struct LaneContext {
   ProgressBoard* board = nullptr;
   std::size_t line = 0;
   const std::atomic<bool>* abandon = nullptr;
+  double preamble_s = 0;  // from the command's start until the lanes started: every session pays it
 };
 
 // What run_sessions settled for a device before its lane starts: its row, space and claimed session.
@@ -152,6 +153,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   std::vector<results::RecordedMeasurement> resumed;
   if (plan.claim.kind == results::SessionClaim::Kind::Resumed)
     resumed = store.session_measurements(run.session);
+  const auto lane_started = std::chrono::steady_clock::now();
   const Heartbeat heartbeat(store.path(), run.session);
 
   harness::RemoteDevice remote(options.worker_executable, device);
@@ -162,14 +164,20 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
       lane.board->message("varex: probing " + device.id +
                           "'s copy bandwidth (first use of this device here; a few seconds)");
   }
-  run.probe_gbps = ensure_probe(store, plan.device_row, remote, options.reprobe);
+  run.probe_gbps = ensure_probe(store, plan.device_row, remote, options.reprobe, [&](long holder) {
+    const std::string what =
+        "waiting for " + (holder > 0 ? "process " + std::to_string(holder) : std::string("another process")) +
+        ", which probes this device's copy bandwidth (Ctrl-C stops)";
+    lane.board->update(lane.line, what, true);
+    if (options.kind == "run" && options.progress) lane.board->message("varex: " + device.id + ": " + what);
+  });
   lane.board->update(lane.line, "preparing the workload and its reference", true);
-  // The preparation counts against a wall-time budget; the probe, a property of the device measured once
-  // for every later session, does not.
-  const auto prepare_start = std::chrono::steady_clock::now();
   remote.prepare(options.workload);
-  const double prepare_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - prepare_start).count();
+  // A wall-time budget counts everything from the command's start: the probe, the worker's start and the
+  // preparation too (on a busy 2-core machine, a first probe and PoCL's compiles took minutes).
+  const double spent_before_s =
+      lane.preamble_s +
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - lane_started).count();
 
   DeviceEvaluatorContext context{&store,        &remote,          &op,
                                  &space,        options.workload, plan.device_row,
@@ -183,7 +191,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   settings.remeasure = options.remeasure;
   settings.objective = options.objective;
   settings.cutoff = options.cutoff;
-  settings.spent_before_s = prepare_s;
+  settings.spent_before_s = spent_before_s;
   settings.warm_start = plan.warm_start;
   run.outcome = run_tuning(
       *strategy, search, evaluator, settings,
@@ -239,9 +247,10 @@ nlohmann::json session_settings(const RunOptions& options) {
 }
 
 ProbeOutcome probe_device(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
-                          bool force) {
+                          bool force, const std::function<void(long holder)>& waiting) {
   // Probes of one physical device never overlap, across processes: each would see the bandwidth shared.
-  const harness::DeviceLock lock(remote.device());
+  const harness::DeviceLock lock(remote.device(), waiting);
+  if (!lock.held()) throw harness::Interrupted();
   const std::optional<double> stored = store.probe_gbps(device_row);
   if (stored && !force) return {*stored, false, "", std::nullopt};
   varex::ProbeResult best = remote.probe();
@@ -265,9 +274,9 @@ ProbeOutcome probe_device(results::Store& store, std::int64_t device_row, harnes
   return {best.gbps, true, "", best};
 }
 
-double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
-                    bool force) {
-  return probe_device(store, device_row, remote, force).gbps;
+double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote, bool force,
+                    const std::function<void(long holder)>& waiting) {
+  return probe_device(store, device_row, remote, force, waiting).gbps;
 }
 
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
@@ -349,6 +358,8 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
   const bool concurrent =
       std::any_of(phases.begin(), phases.end(), [](const Phase& p) { return p.lanes.size() > 1; });
   std::vector<bool> started(out.size(), false);
+  const double preamble_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - options.started).count();
   try {
     run_schedule(phases, [&](const DeviceInfo& device) {
       const std::size_t i = index_of(device);
@@ -356,7 +367,7 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
       started[i] = true;
       std::optional<results::Store> own;
       if (concurrent) own.emplace(store.path(), results::Database::Mode::Existing);
-      const LaneContext lane{own ? &*own : &store, &board, i, &abandon};
+      const LaneContext lane{own ? &*own : &store, &board, i, &abandon, preamble_s};
       try {
         run_device(lane, options, plans[i], run);
         std::string line = run.status;

@@ -4,6 +4,7 @@
 // devices of different physical devices at the same time (tuner/schedule.hpp). Running the same command again
 // resumes every interrupted session from its recorded measurements, and reports a finished one instead of
 // measuring again.
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -46,6 +47,10 @@ struct RunOptions {
   bool fresh = false;  // a new session even if the same command ran before (every run is one)
   bool wait = false;   // wait for a session another process runs, instead of refusing
   std::string worker_executable;
+  // When the command started. A wall-time budget counts from here: each session is charged what came
+  // before the lanes started (the devices' claims, the first worker) and its lane's own time since (a
+  // first probe and the workload's preparation included), so that a tune ends on its budget.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 struct DeviceRun {
@@ -80,8 +85,8 @@ nlohmann::json session_settings(const RunOptions& options);
 std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options);
 
 // The device's stored probe bandwidth, measured first when missing or when `force` is set.
-double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
-                    bool force);
+double ensure_probe(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote, bool force,
+                    const std::function<void(long holder)>& waiting = {});
 
 // A probe never overlaps another probe of the same physical device (harness::DeviceLock); one that comes
 // out under kProbeDrop of the stored figure is taken twice more, and stored only if one of them is not.
@@ -92,7 +97,9 @@ struct ProbeOutcome {
   std::string note;     // why a new measurement was not stored
   std::optional<varex::ProbeResult> measured;  // the best of this call's measurements, if it took any
 };
+// `waiting` is told the process id that holds the device's probe lock where this probe must wait for it;
+// Ctrl-C ends the wait (harness::Interrupted).
 ProbeOutcome probe_device(results::Store& store, std::int64_t device_row, harness::RemoteDevice& remote,
-                          bool force);
+                          bool force, const std::function<void(long holder)>& waiting = {});
 
 }  // namespace varex::tuner

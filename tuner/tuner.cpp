@@ -114,10 +114,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   auto exhausted = [&] {
     if (out.evaluations == 0) return false;
     if (budget.kind == Budget::Kind::Evaluations) return static_cast<double>(out.evaluations) >= budget.value;
-    // An evaluation is started while half the mean one still fits: the session then ends about on its budget
-    // rather than a whole evaluation (a compile, a full comparison) over it.
+    // An evaluation is started only while a mean one still fits: the session then ends within its budget
+    // rather than part of an evaluation (a compile, a full comparison) over it.
     const double mean_s = (out.spent_s - settings.spent_before_s) / static_cast<double>(out.evaluations);
-    return out.spent_s + reserve_s() + 0.5 * mean_s >= budget_s();
+    return out.spent_s + reserve_s() + mean_s >= budget_s();
   };
   // The best so far by the objective, and its time: what the cut-off compares a first repetition with.
   auto incumbent = [&] {

@@ -68,7 +68,10 @@ std::vector<variants::Params> warm_start_points(const std::vector<WarmStartSourc
 std::vector<WarmStartSource> recorded_bests(results::Store& store, const std::string& op) {
   store.classify_workloads(harness::workload_class_of);
   std::vector<WarmStartSource> out;
-  for (results::BestRow& row : store.best({op})) {
+  results::BestQuery query;
+  query.op = op;
+  query.finished_only = true;
+  for (results::BestRow& row : store.best(query)) {
     out.push_back({std::move(row.device), std::move(row.workload_class), std::move(row.params)});
   }
   return out;
