@@ -63,8 +63,10 @@
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
 #   duckdb     the Red Fox primitives on PoCL against DuckDB (bench/duckdb_redfox.py; carry .whl with its wheel)
-#   vendor     the CUB variants (impl=cub) of ra_select and ra_reduce on cuda:0 against their own kernels and
-#              bench/cub_baseline.cu, and tunings that may pick either
+#   vendor     every vendor variant (impl=cub) of every operator once on cuda:0, verified (2^22 rows; relations
+#              also with 3 values; ra_sort also by key), then a sweep of ra_intersect (its vendor variant spoiled
+#              the context on CUDA 13.0) and one of selection with a variant made to write through an invalid
+#              address: every other variant measured. The check that catches the next toolkit; keep it.
 #   govindaraju_goals  issue 15's goals at 2^28 records of 4 uniform attributes: cnf_filter (60%), range (20th-80th
 #              percentile), semilinear, the direct SUM and kth_largest (median) tuned on cuda:0 and ocl:1:0 with the
 #              copy probe; the CNF of four clauses fused against clause by clause; each tuned variant again with
@@ -127,6 +129,7 @@ if ! ls /etc/OpenCL/vendors/*.icd >/dev/null 2>&1; then
 fi
 varex() { "$carry/bin/varex" "$@"; }
 step() { echo "== $* ($(date +%T))"; }
+vendor_show="import json,sys; m=json.load(sys.stdin); m=m[0] if isinstance(m,list) else m; print(m.get('params',{}).get('impl'), round(m.get('kernel_ms') or 0,4), 'ms', 'verified' if m.get('verified') else 'FAILED: '+str(m.get('status'))+' '+str(m.get('error') or m.get('mismatch')))"
 
 part_env() {
   step env
@@ -569,43 +572,43 @@ part_sanitizer() {
   done | tee -a "$files/sanitizer.txt"
 }
 
-
-# The vendor library as a variant (impl=cub) on cuda:0, against the same calls in bench/cub_baseline.cu and the
-# own kernels' best variants of docs/RESULTS.md; then a tuning that may pick either.
 part_vendor() {
-  step vendor library variants on cuda:0
-  local sel layout
-  local reps=(--min-reps 5 --max-reps 20 --db "$db" --quiet --json)
-  local show="import json,sys; m=json.load(sys.stdin); print(m['op'], m.get('params'), round(m['kernel_ms'],4), 'ms', round(100*(m.get('probe_fraction') or 0),1), '% of probe', 'verified' if m['verified'] else 'WRONG: '+str(m.get('error') or m.get('mismatch')))"
-  for sel in 0.01 0.5 0.99; do
-    for impl in "--set impl=cub" "--set impl=own --set ept=4 --set local=256"; do
-      echo -n "ra_select $sel: "
-      varex run --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity "$sel" $impl "${reps[@]}" \
-        | python3 -c "$show" || echo failed
+  step every vendor variant on cuda:0
+  # Each operator's vendor variant (impl=cub) once, verified in full: at 2^22 rows (pairs 2^22 x 2^22), the
+  # relations also with 3 values (CUB's and Thrust's paths for 16-byte tuples), ra_sort also by key.
+  local op shape
+  for op in $(varex ops --json | python3 -c "import json,sys; print(' '.join(o['name'] for o in json.load(sys.stdin)))"); do
+    varex variants --op "$op" --device cuda:0 --rows 2^10 --set impl=cub >/dev/null 2>&1 || continue
+    for shape in "" "--values 3" "--query by=key"; do
+      [ "$shape" = "--query by=key" ] && [ "$op" != ra_sort ] && continue
+      # shellcheck disable=SC2086
+      if [ -n "$shape" ] && ! varex variants --op "$op" --device cuda:0 --rows 2^10 $shape --set impl=cub >/dev/null 2>&1; then
+        continue
+      fi
+      echo -n "$op ${shape:-default}: "
+      # shellcheck disable=SC2086
+      varex run --op "$op" --device cuda:0 --rows 2^22 $shape --set impl=cub --db "$files/vendor.db" --quiet \
+        --json 2>&1 | python3 -c "$vendor_show" || echo failed
     done
   done
-  for layout in aos soa; do
-    echo -n "ra_reduce $layout: "
-    varex run --op ra_reduce --device cuda:0 --rows 2^27 --values 1 --set impl=cub --set layout=$layout "${reps[@]}" \
-      | python3 -c "$show" || echo failed
-  done
-  echo -n "ra_select 3 values: "
-  varex run --op ra_select --device cuda:0 --rows 2^25 --values 3 --selectivity 0.3 --set impl=cub "${reps[@]}" \
-    | python3 -c "$show" || echo failed
-  echo -n "ra_select empty: "
-  varex run --op ra_select --device cuda:0 --rows 1 --values 1 --selectivity 0.3 --set impl=cub "${reps[@]}" \
-    | python3 -c "$show" || echo failed
-  varex tune --op ra_select --device cuda:0 --rows 2^27 --values 1 --selectivity 0.5 --budget 20s --min-reps 3 \
-    --max-reps 10 --db "$db" --quiet --json > "$files/vendor_tune_select.json" 2>&1
-  varex tune --op ra_reduce --device cuda:0 --rows 2^27 --values 1 --budget 15s --min-reps 3 \
-    --max-reps 10 --db "$db" --quiet --json > "$files/vendor_tune_reduce.json" 2>&1
-  varex best --db "$db" --op ra_select
-  varex best --db "$db" --op ra_reduce
-  [ -x "$carry/bin/cub_baseline" ] && "$carry/bin/cub_baseline" 27 20 | tee "$files/cub_baseline.jsonl"
+  # A sweep whose vendor variant would spoil the context (it did: Thrust's set operations on CUDA 13.0 before
+  # 48) and one with a variant made to write through an invalid address (a real sticky error): every other
+  # variant is measured.
+  step sweeps with a failing variant
+  varex sweep --op ra_intersect --device cuda:0 --rows 2^22 --rows2 2^22 --db "$files/vendor.db" --quiet --json \
+    > "$files/vendor_sweep_intersect.json" 2>&1
+  VAREX_INJECT_FAULT='illegal_address:local=256' varex sweep --op selection --device cuda:0 --rows 2^24 \
+    --set kernel=overflow --set ept=8 --db "$files/vendor.db" --quiet --json > "$files/vendor_sweep_fault.json" 2>&1
+  python3 - "$files/vendor.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for sid, op, status in db.execute("SELECT s.id, s.op, s.status FROM sessions s WHERE s.kind = 'sweep'"):
+    rows = dict(db.execute("SELECT status, COUNT(*) FROM measurements WHERE session_id = ? GROUP BY status", (sid,)).fetchall())
+    errors = [e for (e,) in db.execute("SELECT DISTINCT error FROM measurements WHERE session_id = ? AND status != 'ok'", (sid,))]
+    print(f"sweep {op}: {status}, {rows}, errors: {errors}")
+PY
 }
 
-# The Red Fox primitives on the Xeon's PoCL device against DuckDB on the same 16 cores
-# (bench/duckdb_redfox.py; DuckDB from a carried wheel: .whl).
 part_duckdb() {
   step PoCL against DuckDB
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
