@@ -1,7 +1,5 @@
 #include "harness/backends/cuda_engine.hpp"
 
-#include <nvrtc.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +8,7 @@
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "harness/backends/cuda_driver.hpp"
+#include "harness/backends/nvrtc_library.hpp"
 #include "harness/backends/vendor_library.hpp"
 
 namespace varex::harness {
@@ -54,13 +53,20 @@ struct NvrtcOutput {
   bool is_ptx = false;
 };
 
+const NvrtcLibrary& nvrtc() {
+  const NvrtcLibrary* n = NvrtcLibrary::get();
+  if (!n) throw CompileError("NVRTC could not be loaded (tried " + NvrtcLibrary::searched() + ")");
+  return *n;
+}
+
 NvrtcOutput run_nvrtc(const KernelSource& source, const Defines& defines, const std::string& arch) {
+  const NvrtcLibrary& lib = nvrtc();
   const int cc = capability(arch);
   // Use the device's own architecture when NVRTC knows it, else the newest older one as PTX.
   int num = 0;
-  nvrtcGetNumSupportedArchs(&num);
+  lib.nvrtcGetNumSupportedArchs(&num);
   std::vector<int> archs(std::max(num, 0));
-  if (num > 0) nvrtcGetSupportedArchs(archs.data());
+  if (num > 0) lib.nvrtcGetSupportedArchs(archs.data());
   const bool exact = std::find(archs.begin(), archs.end(), cc) != archs.end();
   int target = cc;
   if (!exact) {
@@ -78,32 +84,33 @@ NvrtcOutput run_nvrtc(const KernelSource& source, const Defines& defines, const 
 
   nvrtcProgram program = nullptr;
   const std::string text(source.text);
-  if (nvrtcCreateProgram(&program, text.c_str(), source.name.c_str(), 0, nullptr, nullptr) != NVRTC_SUCCESS) {
+  if (lib.nvrtcCreateProgram(&program, text.c_str(), source.name.c_str(), 0, nullptr, nullptr) !=
+      NVRTC_SUCCESS) {
     throw CompileError("nvrtcCreateProgram failed for " + source.name);
   }
-  const nvrtcResult result = nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
+  const nvrtcResult result = lib.nvrtcCompileProgram(program, static_cast<int>(argv.size()), argv.data());
   if (result != NVRTC_SUCCESS) {
     std::size_t size = 0;
-    nvrtcGetProgramLogSize(program, &size);
+    lib.nvrtcGetProgramLogSize(program, &size);
     std::string log(size, '\0');
-    nvrtcGetProgramLog(program, log.data());
-    nvrtcDestroyProgram(&program);
-    throw CompileError(source.name + to_string(defines) + ": " + nvrtcGetErrorString(result) + ": " +
+    lib.nvrtcGetProgramLog(program, log.data());
+    lib.nvrtcDestroyProgram(&program);
+    throw CompileError(source.name + to_string(defines) + ": " + lib.nvrtcGetErrorString(result) + ": " +
                        std::string(trim(log)).substr(0, 2000));
   }
   NvrtcOutput out;
   out.is_ptx = !exact;
   std::size_t size = 0;
   if (exact) {
-    nvrtcGetCUBINSize(program, &size);
+    lib.nvrtcGetCUBINSize(program, &size);
     out.image.resize(size);
-    nvrtcGetCUBIN(program, out.image.data());
+    lib.nvrtcGetCUBIN(program, out.image.data());
   } else {
-    nvrtcGetPTXSize(program, &size);
+    lib.nvrtcGetPTXSize(program, &size);
     out.image.resize(size);
-    nvrtcGetPTX(program, out.image.data());
+    lib.nvrtcGetPTX(program, out.image.data());
   }
-  nvrtcDestroyProgram(&program);
+  lib.nvrtcDestroyProgram(&program);
   return out;
 }
 

@@ -62,3 +62,24 @@ if(NOT rc EQUAL 2 OR NOT err MATCHES "profile")
   message(FATAL_ERROR "a corrupt profile should stop the example with status 2 and say why (${rc}):\n${err}")
 endif()
 message(STATUS "runtime consumer: ok\n${out}")
+
+# Without the CUDA toolkit and driver (issue 48): the runtime library needs neither (NVRTC and the driver are
+# loaded at run time, where a CUDA device asks for them), and the OpenCL example runs with /usr/local/cuda
+# hidden from it: in a mount namespace of its own where this runs as root (as CI does), else only the first.
+file(GLOB runtime_library ${prefix}/lib*/libvarex_runtime.so)
+run(readelf -d ${runtime_library})
+expect_ok("readelf of ${runtime_library}")
+if(out MATCHES "NEEDED[^\n]*(libnvrtc|libcuda)")
+  message(FATAL_ERROR "the runtime library links a CUDA library:\n${out}")
+endif()
+run(id -u)
+if(out MATCHES "^0" AND EXISTS /usr/local/cuda)
+  file(MAKE_DIRECTORY ${WORK}/no-cuda)
+  run(unshare --mount sh -c "mount --bind '${WORK}/no-cuda' /usr/local/cuda && exec \"$0\" --rows 5003"
+      ${consumer})
+  expect_ok("the example with /usr/local/cuda hidden")
+  if(NOT out MATCHES "select_range: ok")
+    message(FATAL_ERROR "with /usr/local/cuda hidden the example should run:\n${out}\n${err}")
+  endif()
+  message(STATUS "runtime consumer without CUDA: ok")
+endif()
