@@ -911,7 +911,8 @@ void add_probe(CLI::App& app, int& exit_code) {
     std::vector<std::vector<std::string>> rows;
     for (const DeviceInfo& d : devices) {
       harness::RemoteDevice remote(self_executable(), d);
-      if (!*quiet) std::cerr << "varex: probing " << d.id << "'s copy bandwidth (a few seconds)\n";
+      if (!*quiet)
+        std::cerr << "varex: probing " << d.id << "'s copy bandwidth (at most about 10 s of copies)\n";
       tuner::ProbeOutcome p;
       try {
         p = tuner::probe_device(store, store.device(d), remote, true);

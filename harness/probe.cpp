@@ -11,12 +11,23 @@ namespace varex::harness {
 namespace {
 
 constexpr int kReps = 7;
+constexpr int kMinReps = 3;
+// The probe stays short where copies are slow (PoCL on a busy 2-core machine whose cache is reported as
+// hundreds of MiB took 61 to 140 s): a method stops after kMinReps once it has taken kMethodMs, and the
+// methods after the first stop once the probe has taken kProbeMs. A GPU's copies take milliseconds.
+constexpr double kMethodMs = 2000;
+constexpr double kProbeMs = 8000;
 
 template <typename Run>
-double median_ms(Run run) {
-  run();  // warm-up
+double median_ms(Run run, double& spent_ms) {
+  spent_ms += run();  // warm-up
   std::vector<double> ms;
-  for (int i = 0; i < kReps; ++i) ms.push_back(run());
+  double method_ms = 0;
+  for (int i = 0; i < kReps && (i < kMinReps || method_ms < kMethodMs); ++i) {
+    ms.push_back(run());
+    method_ms += ms.back();
+  }
+  spent_ms += method_ms;
   return median(ms);
 }
 
@@ -49,15 +60,18 @@ ProbeResult probe_bandwidth(Engine& engine) {
     }
   };
 
-  record("runtime_copy", median_ms([&] { return engine.copy(*dst, *src, bytes)->elapsed_ms(); }));
+  double spent_ms = 0;
+  record("runtime_copy", median_ms([&] { return engine.copy(*dst, *src, bytes)->elapsed_ms(); }, spent_ms));
 
   const Program& program = engine.compile(kernel_source(device.backend, "probe"), {});
   const auto n = static_cast<std::uint32_t>(bytes / 16);
   const std::vector<KernelArg> args{KernelArg::of(*src), KernelArg::of(*dst), KernelArg::of(n)};
   const std::uint64_t units = std::max<std::uint32_t>(device.compute_units, 1);
   auto try_kernel = [&](const std::string& kernel, const LaunchShape& shape, const std::string& label) {
+    if (spent_ms > kProbeMs) return;
     try {
-      record(label, median_ms([&] { return engine.launch(program, kernel, shape, args)->elapsed_ms(); }));
+      record(label,
+             median_ms([&] { return engine.launch(program, kernel, shape, args)->elapsed_ms(); }, spent_ms));
     } catch (const LaunchError& e) {
       if (e.fatal()) throw;
     }

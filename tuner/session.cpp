@@ -158,11 +158,12 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
 
   harness::RemoteDevice remote(options.worker_executable, device);
   if (options.reprobe || !store.probe_gbps(plan.device_row)) {
-    lane.board->update(lane.line, "probing the copy bandwidth (first use of this device; a few seconds)",
+    lane.board->update(lane.line,
+                       "probing the copy bandwidth (first use of this device; at most about 10 s of copies)",
                        true);
     if (options.kind == "run" && options.progress)
       lane.board->message("varex: probing " + device.id +
-                          "'s copy bandwidth (first use of this device here; a few seconds)");
+                          "'s copy bandwidth (first use of this device here; at most about 10 s of copies)");
   }
   run.probe_gbps = ensure_probe(store, plan.device_row, remote, options.reprobe, [&](long holder) {
     const std::string what =
