@@ -17,6 +17,7 @@
 
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
 #include <thread>
 
@@ -450,20 +451,38 @@ TEST(Cli, TuneResumesAfterInterruptionWithoutDuplicates) {
   EXPECT_EQ(count_where(db, "SELECT COUNT(*) FROM measurements"), 33);
 }
 
-// A wall-time budget covers the whole session (preparation, search, re-measurement): the tune ends within
-// 10% of it, and says what it spent.
-TEST(Cli, ATuneKeepsItsWallTimeBudget) {
-  const std::string db = test::scratch_dir("cli-budget") + "/varex.db";
+// A wall-time budget is the command's wall time from its start (a first probe, the preparation, every
+// compilation, the search, the re-measurement): the tune ends within 10% of it, and says what it spent. Cold
+// (a new database: the device's first probe; a new compile cache: every program built), with every core kept
+// busy by another load, as on a shared 2-core machine.
+TEST(Cli, ATuneKeepsItsWallTimeBudgetFromTheCommandsStartOnABusyMachine) {
+  const std::string dir = test::scratch_dir("cli-budget");
+  const std::string db = dir + "/varex.db";
+  ::setenv("VAREX_CACHE_DIR", (dir + "/cache").c_str(), 1);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> load;
+  for (unsigned i = 0; i < std::max(2u, std::thread::hardware_concurrency()); ++i) {
+    load.emplace_back([&stop] {
+      volatile std::uint64_t x = 0;
+      while (!stop.load(std::memory_order_relaxed)) x = x + 1;
+    });
+  }
+  const auto start = std::chrono::steady_clock::now();
   const auto r = run_varex({"tune", "--op", "selection", "--device", test::cpu_device().id, "--db", db,
-                            "--rows", "2^18", "--budget", "20s", "--quiet"});
+                            "--rows", "2^18", "--budget", "15s", "--quiet"});
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  stop = true;
+  for (std::thread& t : load) t.join();
+  ::unsetenv("VAREX_CACHE_DIR");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("budget 20s"), std::string::npos) << r.out;
+  EXPECT_LE(wall_s, 16.5) << r.out;
+  EXPECT_NE(r.out.find("budget 15s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("spent s"), std::string::npos) << r.out;
   results::Store store(db, results::Database::Mode::Existing);
   results::Statement s(store.db(), "SELECT spent_seconds, evaluations FROM sessions WHERE kind = 'tune'");
   ASSERT_TRUE(s.step());
-  EXPECT_LE(s.real(0), 22.0);
-  EXPECT_GE(s.real(0), 16.0);
+  EXPECT_LE(s.real(0), 16.5);
+  EXPECT_GE(s.real(0), 10.0);
   EXPECT_GE(s.integer(1), 2);
   // The default was measured first and re-measured.
   const auto defaults =
