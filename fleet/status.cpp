@@ -70,11 +70,13 @@ FleetStatus read_status(const FleetDir& dir, const Slurm& slurm) {
 }
 
 nlohmann::json FleetStatus::to_json() const {
+  // A state Slurm does not know is JSON's null: spelled out, since `cond ? state : nullptr` would make the
+  // nullptr a std::string.
   nlohmann::json tasks_json = nlohmann::json::array();
   for (const TaskStatus& t : tasks) {
     tasks_json.push_back({{"task", t.task},
                           {"job", t.job},
-                          {"state", t.slurm ? t.slurm->state : nullptr},
+                          {"state", t.slurm ? nlohmann::json(t.slurm->state) : nlohmann::json(nullptr)},
                           {"reason", t.slurm ? t.slurm->reason : ""},
                           {"done", t.done},
                           {"sessions", t.progress.statuses},
@@ -86,7 +88,7 @@ nlohmann::json FleetStatus::to_json() const {
           {"split", plan.split},
           {"tasks", tasks_json},
           {"merge_job", merge_job},
-          {"merge_state", merge ? merge->state : nullptr},
+          {"merge_state", merge ? nlohmann::json(merge->state) : nlohmann::json(nullptr)},
           {"merged", merged ? *merged : nlohmann::json(nullptr)}};
 }
 

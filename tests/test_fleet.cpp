@@ -262,16 +262,30 @@ TEST(Fleet, ANodeTaskTunesTheDevicesOfItsNode) {
   EXPECT_EQ(test::count_where(merged, "SELECT variants FROM sessions"), 3);
 }
 
+// A refusal: exit status 2 and one line naming the problem.
+void expect_usage_error(const test::CommandResult& r, const std::string& says) {
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 // Each refusal: exit status 2, one line naming the problem, and the fleet directory left as it was.
 void expect_refused(const std::vector<std::string>& flags, const std::string& dir, const std::string& says) {
   std::vector<std::string> args{"fleet", "sweep", "--dir", dir, "--shards", "2"};
   args.insert(args.end(), flags.begin(), flags.end());
   for (const auto& a : three_variants()) args.push_back(a);
-  const auto r = run_varex(args);
-  EXPECT_EQ(r.status, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  expect_usage_error(run_varex(args), says);
   EXPECT_FALSE(std::filesystem::exists(dir + "/fleet.json")) << dir;
+}
+
+// A fleet run's plan and scripts written without Slurm (--no-submit): `kind` is sweep or tune.
+void write_unsubmitted(const std::string& kind, const std::string& dir,
+                       const std::vector<std::string>& flags) {
+  std::vector<std::string> args{"fleet", kind, "--dir", dir, "--no-submit"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  for (const auto& a : three_variants()) args.push_back(a);
+  const auto r = run_varex(args);
+  ASSERT_EQ(r.status, 0) << r.err;
 }
 
 TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
@@ -315,7 +329,20 @@ TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
-// The pieces that need no Slurm.
+// The pieces that need no Slurm: runs written with --no-submit, their tasks run by hand.
+
+TEST(FleetStatus, PrintsTheJsonOfARunNoJobOfWhichSlurmKnows) {
+  const std::string dir = test::scratch_dir("fleet-status-json") + "/fleet";
+  write_unsubmitted("sweep", dir, {"--shards", "2"});
+  const auto r = run_varex({"fleet", "status", "--dir", dir, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto st = nlohmann::json::parse(r.out);
+  ASSERT_EQ(st["tasks"].size(), 2u) << r.out;
+  EXPECT_TRUE(st["tasks"][0]["state"].is_null()) << r.out;
+  EXPECT_TRUE(st["merge_state"].is_null()) << r.out;
+  EXPECT_TRUE(st["tasks"][1]["resumable"].get<bool>()) << r.out;
+}
+
 TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   fleet::FleetPlan plan;
   plan.kind = "sweep";
