@@ -57,11 +57,15 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
          "Fleet directory, new or empty, on a file system this host and the nodes share: the plan, job "
          "scripts, each task's database, logs and the merged fleet.db")
       ->required();
+  auto* shards = cmd->add_option(
+      "--shards", f->shards,
+      "Split the space into N shards of equal variant counts, one task each (sweep --shard K/N)");
   if (sweep) {
-    cmd->add_option(
-           "--shards", f->shards,
-           "Split the space into N shards of equal variant counts, one task each (sweep --shard K/N)")
-        ->check(CLI::Range(1u, variants::kMaxShards));
+    shards->check(CLI::Range(1u, variants::kMaxShards));
+  } else {
+    // Known to a tune too, but hidden, so that the callback says why it is refused instead of CLI11's
+    // "unexpected argument".
+    shards->group("");
   }
   cmd->add_option("--nodes", f->nodes,
                   "N tasks, each on a whole node (--exclusive), each running the command on its devices")

@@ -343,6 +343,16 @@ TEST(FleetStatus, PrintsTheJsonOfARunNoJobOfWhichSlurmKnows) {
   EXPECT_TRUE(st["tasks"][1]["resumable"].get<bool>()) << r.out;
 }
 
+TEST(FleetTune, IsSplitByNodesAndSaysSoWhenGivenShards) {
+  const std::string dir = test::scratch_dir("fleet-tune-shards") + "/fleet";
+  std::vector<std::string> args{"fleet", "tune", "--dir", dir, "--shards", "2"};
+  for (const auto& a : three_variants()) args.push_back(a);
+  const auto r = run_varex(args);
+  expect_usage_error(r, "--shards is for a sweep");
+  EXPECT_NE(r.err.find("--nodes"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
 TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   fleet::FleetPlan plan;
   plan.kind = "sweep";
