@@ -89,7 +89,7 @@ std::optional<Submission> submit(const FleetDir& dir, FleetPlan plan, const Slur
     }
     throw;
   }
-  const PlanLock lock(dir);
+  const PlanLock lock(dir, PlanLock::Run::New);
   std::vector<std::uint32_t> all(plan.tasks);
   for (std::uint32_t k = 0; k < plan.tasks; ++k) all[k] = k;
   // The plan is written before the jobs are submitted, and again with their ids: a task that starts at once

@@ -94,6 +94,14 @@ FleetPlan FleetPlan::from_json(const nlohmann::json& j) {
   return p;
 }
 
+namespace {
+
+UsageError not_a_fleet(const FleetDir& dir) {
+  return UsageError("'" + dir.root + "' is not a fleet directory: it has no fleet.json");
+}
+
+}  // namespace
+
 FleetDir::FleetDir(std::string dir) {
   if (dir.empty()) throw UsageError("--dir is empty: give the fleet directory");
   std::error_code error;
@@ -104,7 +112,7 @@ FleetDir::FleetDir(std::string dir) {
 
 FleetPlan FleetDir::load() const {
   std::ifstream in(plan());
-  if (!in) throw UsageError("'" + root + "' is not a fleet directory: it has no fleet.json");
+  if (!in) throw not_a_fleet(*this);
   try {
     return FleetPlan::from_json(nlohmann::json::parse(in));
   } catch (const nlohmann::json::exception& e) {
@@ -116,7 +124,8 @@ void FleetDir::save(const FleetPlan& plan_) const {
   write_atomically(plan(), plan_.to_json().dump(2) + "\n");
 }
 
-PlanLock::PlanLock(const FleetDir& dir) {
+PlanLock::PlanLock(const FleetDir& dir, Run run) {
+  if (run == Run::Existing && !fs::exists(dir.plan())) throw not_a_fleet(dir);
   fd_ = ::open(dir.lock().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw UsageError("cannot lock the fleet directory '" + dir.root + "': " + std::strerror(errno));

@@ -80,7 +80,11 @@ struct FleetDir {
 // An exclusive lock on a fleet directory for the time a command changes its plan (flock on fleet.lock).
 class PlanLock {
  public:
-  explicit PlanLock(const FleetDir& dir);
+  // Whether the directory must hold a plan already. A command on an existing run refuses a directory without
+  // one (UsageError) before it creates fleet.lock, so that no lock file is left in a directory that is not a
+  // fleet's (a lock file would make `fleet sweep` refuse it as not empty).
+  enum class Run { Existing, New };
+  explicit PlanLock(const FleetDir& dir, Run run = Run::Existing);
   ~PlanLock();
   PlanLock(const PlanLock&) = delete;
   PlanLock& operator=(const PlanLock&) = delete;

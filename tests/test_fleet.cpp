@@ -353,6 +353,18 @@ TEST(FleetTune, IsSplitByNodesAndSaysSoWhenGivenShards) {
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
+TEST(FleetDirectory, ACommandOnADirectoryThatIsNoFleetLeavesNothingThere) {
+  const std::string dir = test::scratch_dir("fleet-not-a-fleet");
+  for (const char* command : {"merge", "resume", "cancel"}) {
+    expect_usage_error(run_varex({"fleet", command, "--dir", dir}), "is not a fleet directory");
+    EXPECT_TRUE(std::filesystem::is_empty(dir)) << command << " left a file in " << dir;
+    expect_usage_error(run_varex({"fleet", command, "--dir", dir + "/missing"}), "is not a fleet directory");
+    EXPECT_FALSE(std::filesystem::exists(dir + "/missing")) << command;
+  }
+  // Still an empty directory, which a fleet run takes.
+  write_unsubmitted("sweep", dir, {"--shards", "2"});
+}
+
 TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   fleet::FleetPlan plan;
   plan.kind = "sweep";
