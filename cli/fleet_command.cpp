@@ -258,11 +258,15 @@ void add_fleet(CLI::App& app, SessionCheck check_session) {
   add_dir_option(merge, *dir);
   merge->add_flag("--json", *json_out, "Print JSON");
   merge->callback([dir, json_out] {
-    const json report = fleet::merge_fleet(fleet::FleetDir(*dir));
-    if (*json_out) {
-      std::cout << report.dump(2) << "\n";
-      return;
-    }
+    const fleet::FleetDir d(*dir);
+    const json report = fleet::merge_fleet(d);
+    if (*json_out) std::cout << report.dump(2) << "\n";
+    // A merge job that found nothing fails, so that `fleet status` shows it did not produce fleet.db.
+    if (report["merged_tasks"].empty())
+      throw RuntimeError("merged nothing: none of the " + std::to_string(report["tasks"].get<int>()) +
+                         " tasks has a database yet (" + d.shards() + "/task-K.db), so " + d.merged_db() +
+                         " was not written");
+    if (*json_out) return;
     std::cout << "merged " << report["merged_tasks"].size() << " of " << report["tasks"].get<int>()
               << " task databases into " << report["database"].get<std::string>() << ": "
               << report["sessions"].get<std::int64_t>() << " sessions, "

@@ -365,6 +365,19 @@ TEST(FleetDirectory, ACommandOnADirectoryThatIsNoFleetLeavesNothingThere) {
   write_unsubmitted("sweep", dir, {"--shards", "2"});
 }
 
+TEST(FleetMerge, SaysSoWhenNoTaskHasADatabase) {
+  const std::string dir = test::scratch_dir("fleet-merge-nothing") + "/fleet";
+  write_unsubmitted("sweep", dir, {"--shards", "2"});
+  const auto r = run_varex({"fleet", "merge", "--dir", dir});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("merged nothing: none of the 2 tasks has a database yet"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("into"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fleet.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/merged.json"));
+  const auto status = run_varex({"fleet", "status", "--dir", dir});
+  EXPECT_NE(status.out.find("not merged yet"), std::string::npos) << status.out;
+}
+
 TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   fleet::FleetPlan plan;
   plan.kind = "sweep";
