@@ -8,6 +8,7 @@
 #include "cli/options.hpp"
 #include "fleet/fleet.hpp"
 #include "fleet/merge.hpp"
+#include "fleet/placement_check.hpp"
 #include "variants/shard.hpp"
 
 namespace varex::cli {
@@ -106,6 +107,7 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
     plan.split = f->shards ? "shard" : "node";
     plan.tasks = f->shards ? *f->shards : f->nodes.value_or(1);
     plan.args = args;
+    fleet::check_placement(f->placement);
     plan.placement = f->placement;
     // A shard task placed by neither GPUs nor cores measures the node's CPUs: it takes the node whole.
     plan.placement.exclusive = f->exclusive || plan.split == "node" ||

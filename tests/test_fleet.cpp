@@ -294,7 +294,6 @@ TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   const std::string dir = scratch + "/fleet";
   // Slurm's own refusals, asked through sbatch --test-only.
   expect_refused({"--partition", "nosuch"}, dir, "Slurm has no partition 'nosuch'");
-  expect_refused({"--time", "soon"}, dir, "Slurm refuses the tasks' options: Invalid --time");
   expect_refused({"--gres", "gpu:1"}, dir, "Slurm refuses the tasks' options");
   EXPECT_FALSE(std::filesystem::exists(dir)) << "a refused run left its directory behind";
   // A directory this host alone sees, for a partition that spans another host.
@@ -341,6 +340,38 @@ TEST(FleetStatus, PrintsTheJsonOfARunNoJobOfWhichSlurmKnows) {
   EXPECT_TRUE(st["tasks"][0]["state"].is_null()) << r.out;
   EXPECT_TRUE(st["merge_state"].is_null()) << r.out;
   EXPECT_TRUE(st["tasks"][1]["resumable"].get<bool>()) << r.out;
+}
+
+TEST(FleetPlacement, RefusesValuesThatAreNotOneWordOfSlurmsForm) {
+  const std::string dir = test::scratch_dir("fleet-placement") + "/fleet";
+  // A newline would end the #SBATCH line: a shell command, or another #SBATCH option, would follow.
+  expect_refused({"--no-submit", "--sbatch-option=--constraint=h100\necho hijacked"}, dir,
+                 "--sbatch-option '--constraint=h100\\necho hijacked' holds a newline");
+  expect_refused({"--no-submit", "--partition", "local\n#SBATCH --nodelist=other"}, dir,
+                 "--partition 'local\\n#SBATCH --nodelist=other' holds a newline");
+  expect_refused({"--no-submit", "--account", "lab\tx"}, dir, "--account");
+  expect_refused({"--no-submit", "--time", "soon"}, dir, "--time 'soon' is not a Slurm time limit");
+  expect_refused({"--no-submit", "--time", "1:xx"}, dir, "--time '1:xx'");
+  expect_refused({"--no-submit", "--time=-5"}, dir, "--time");
+  expect_refused({"--no-submit", "--gres", "gpu::1"}, dir, "--gres 'gpu::1' is not a Slurm gres list");
+  expect_refused({"--no-submit", "--gres", "gpu:1 "}, dir, "--gres");
+  expect_refused({"--no-submit", "--partition", "gpu;rm"}, dir, "--partition 'gpu;rm'");
+  expect_refused({"--no-submit", "--account", "my lab"}, dir, "--account 'my lab'");
+  expect_refused({"--no-submit", "--qos", "high$x"}, dir, "--qos");
+  expect_refused({"--no-submit", "--sbatch-option=constraint=h100"}, dir, "--sbatch-option");
+  expect_refused({"--no-submit", "--sbatch-option=--comment=two words"}, dir, "--sbatch-option");
+  expect_refused({"--no-submit", "--sbatch-option=--mem=4G'"}, dir, "--sbatch-option");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+
+  // Slurm's own forms go through, one #SBATCH line each.
+  write_unsubmitted("sweep", dir,
+                    {"--shards", "2", "--time", "1-12:00", "--gres", "gpu:h100:1,nvme:1", "--partition",
+                     "gpu.a-1", "--account", "lab_1", "--sbatch-option=--mem=64G"});
+  const std::string script = test::slurp(dir + "/task.sh");
+  for (const char* line :
+       {"#SBATCH --time=1-12:00\n", "#SBATCH --gres=gpu:h100:1,nvme:1\n", "#SBATCH --partition=gpu.a-1\n",
+        "#SBATCH --account=lab_1\n", "#SBATCH --mem=64G\n"})
+    EXPECT_NE(script.find(line), std::string::npos) << line << script;
 }
 
 TEST(FleetTune, IsSplitByNodesAndSaysSoWhenGivenShards) {
