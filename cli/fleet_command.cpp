@@ -153,8 +153,9 @@ std::string sessions_text(const fleet::TaskProgress& p) {
   return join(parts, ", ");
 }
 
-std::string state_text(const std::optional<fleet::JobState>& s, bool submitted) {
+std::string state_text(const std::optional<fleet::JobState>& s, bool submitted, bool slurm_unreachable) {
   if (!submitted) return "-";
+  if (slurm_unreachable) return "(unknown)";
   if (!s) return "(forgotten)";
   return s->reason.empty() ? s->state : s->state + " (" + s->reason + ")";
 }
@@ -168,12 +169,15 @@ void print_status(const fleet::FleetDir& dir, const fleet::FleetStatus& st) {
   for (const fleet::TaskStatus& t : st.tasks) {
     done += t.done;
     resumable += t.resumable();
-    rows.push_back({std::to_string(t.task), t.job.empty() ? "-" : t.job, state_text(t.slurm, !t.job.empty()),
-                    t.done ? "yes" : "no", sessions_text(t.progress), progress_text(t.progress)});
+    rows.push_back({std::to_string(t.task), t.job.empty() ? "-" : t.job,
+                    state_text(t.slurm, !t.job.empty(), t.slurm_unreachable), t.done ? "yes" : "no",
+                    sessions_text(t.progress), progress_text(t.progress)});
   }
   rows.push_back({"merge", st.merge_job.empty() ? "-" : st.merge_job,
-                  state_text(st.merge, !st.merge_job.empty()), "", "", ""});
+                  state_text(st.merge, !st.merge_job.empty(), !st.slurm_unreachable.empty()), "", "", ""});
   print_table({"task", "job", "slurm", "done", "sessions", "variants measured"}, rows);
+  if (!st.slurm_unreachable.empty())
+    std::cout << st.slurm_unreachable << ": the jobs' states are unknown, not forgotten\n";
   std::cout << done << " of " << st.tasks.size() << " tasks done";
   if (resumable > 0)
     std::cout << "; " << resumable << " to resume (varex fleet resume --dir " << dir.root << ")";

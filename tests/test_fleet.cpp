@@ -288,6 +288,16 @@ void write_unsubmitted(const std::string& kind, const std::string& dir,
   ASSERT_EQ(r.status, 0) << r.err;
 }
 
+// A Slurm configuration whose controller nothing answers (the discard port), for SLURM_CONF.
+std::string unreachable_slurm_conf(const std::string& scratch) {
+  const std::string conf = scratch + "/unreachable.conf";
+  std::ifstream in("/etc/slurm/slurm.conf");
+  std::ofstream out(conf);
+  for (std::string line; std::getline(in, line);) out << line << "\n";
+  out << "SlurmctldPort=9\n";  // discard: nothing listens there
+  return conf;
+}
+
 TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   REQUIRE_SLURM();
   const std::string scratch = test::scratch_dir("fleet-refusals");
@@ -315,17 +325,47 @@ TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   expect_refused({"--set", "local=7"}, dir, "local");
   expect_refused({"--db", "mine.db"}, dir, "--db is not for a fleet run");
   // A controller that does not answer.
-  const std::string conf = scratch + "/unreachable.conf";
-  {
-    std::ifstream in("/etc/slurm/slurm.conf");
-    std::ofstream out(conf);
-    for (std::string line; std::getline(in, line);) out << line << "\n";
-    out << "SlurmctldPort=9\n";  // discard: nothing listens there
-  }
-  setenv("SLURM_CONF", conf.c_str(), 1);
+  setenv("SLURM_CONF", unreachable_slurm_conf(scratch).c_str(), 1);
   expect_refused({}, dir, "Slurm is not reachable");
   unsetenv("SLURM_CONF");
   EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// Issue 48: with the controller down, a live run is neither "nothing to cancel" nor "(forgotten)".
+TEST(Fleet, SaysSlurmIsUnreachableInsteadOfGuessingTheJobsStates) {
+  REQUIRE_SLURM();
+  const std::string scratch = test::scratch_dir("fleet-unreachable");
+  const std::string dir = scratch + "/fleet";
+  // Measured long enough (200 repetitions of twelve variants) to be waiting or running throughout.
+  std::vector<std::string> submit{"fleet", "sweep", "--dir", dir, "--shards", "1", "--cpus-per-task", "1"};
+  for (const auto& a : selection_args("1,2,4,32", "32,64,128", "200")) submit.push_back(a);
+  const auto r = run_varex(submit);
+  ASSERT_EQ(r.status, 0) << r.err;
+
+  setenv("SLURM_CONF", unreachable_slurm_conf(scratch).c_str(), 1);
+  const auto cancel = run_varex({"fleet", "cancel", "--dir", dir});
+  const auto resume = run_varex({"fleet", "resume", "--dir", dir});
+  const auto status = run_varex({"fleet", "status", "--dir", dir});
+  const auto status_json = run_varex({"fleet", "status", "--dir", dir, "--json"});
+  unsetenv("SLURM_CONF");
+
+  expect_usage_error(cancel, "Slurm is not reachable");
+  EXPECT_EQ(cancel.out.find("nothing to cancel"), std::string::npos) << cancel.out;
+  expect_usage_error(resume, "Slurm is not reachable");
+  EXPECT_EQ(status.status, 0) << status.err;
+  EXPECT_NE(status.out.find("Slurm is not reachable"), std::string::npos) << status.out;
+  EXPECT_EQ(status.out.find("(forgotten)"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("(unknown)"), std::string::npos) << status.out;
+  ASSERT_EQ(status_json.status, 0) << status_json.err;
+  const auto st = nlohmann::json::parse(status_json.out);
+  EXPECT_TRUE(st["slurm_unreachable"].is_string()) << st.dump();
+  EXPECT_FALSE(st["tasks"][0]["resumable"].get<bool>()) << st.dump();
+
+  // With the controller back, the run is still there to cancel.
+  const auto cancelled = run_varex({"fleet", "cancel", "--dir", dir});
+  EXPECT_EQ(cancelled.status, 0) << cancelled.err;
+  EXPECT_NE(cancelled.out.find("cancelled"), std::string::npos) << cancelled.out;
+  EXPECT_TRUE(fleet_status(dir)["slurm_unreachable"].is_null());
 }
 
 // The pieces that need no Slurm: runs written with --no-submit, their tasks run by hand.
