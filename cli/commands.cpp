@@ -447,7 +447,7 @@ struct SessionFlags {
   std::vector<std::string> set;
   std::string strategy = "ensemble";
   std::string budget = "10%";
-  std::uint64_t seed = 1;
+  std::uint64_t seed = kDefaultStrategySeed;
   int remeasure = 3;
   std::string objective = "time";
   std::optional<double> cutoff;

@@ -43,6 +43,36 @@ void refuse_fleet_owned(const std::vector<std::string>& args) {
   }
 }
 
+// Takes `flag`'s value ("--flag V" or "--flag=V") out of `args`: the last one given, or nullopt.
+std::optional<std::string> take_value(std::vector<std::string>& args, const std::string& flag) {
+  std::optional<std::string> value;
+  for (std::size_t i = 0; i < args.size();) {
+    if (args[i] == flag && i + 1 < args.size()) {
+      value = args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                 args.begin() + static_cast<std::ptrdiff_t>(i + 2));
+    } else if (args[i].rfind(flag + "=", 0) == 0) {
+      value = args[i].substr(flag.size() + 1);
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  return value;
+}
+
+// Node tasks are meant to take a node each; more of them than the partition has nodes run on one node one
+// after the other (on like devices, a tune's with their own seeds: fleet/plan.hpp), which is worth saying.
+void warn_of_shared_nodes(const fleet::Slurm& slurm, const fleet::FleetPlan& plan) {
+  const std::size_t nodes = slurm.partition_nodes(plan.placement.partition).size();
+  if (nodes == 0 || nodes >= plan.tasks) return;
+  const std::string partition = plan.placement.partition.empty()
+                                    ? "the default partition"
+                                    : "partition '" + plan.placement.partition + "'";
+  std::cerr << "varex: " << plan.tasks << " node tasks on " << partition << " of " << nodes << " node"
+            << (nodes == 1 ? "" : "s") << ": tasks will share nodes, one after another\n";
+}
+
 void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::string& kind) {
   const bool sweep = kind == "sweep";
   auto* cmd = fleet_cmd->add_subcommand(
@@ -115,6 +145,12 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
     plan.varex = f->varex.empty() ? self_executable() : f->varex;
     // The command each task runs, checked here as the sweep or tune itself would check it.
     check_session(kind, args);
+    if (!sweep) {
+      // Node tasks of one tune with one seed would repeat one another's evaluations wherever their nodes are
+      // alike: the plan keeps the base seed and gives each task its own (fleet/plan.hpp).
+      const auto given = take_value(plan.args, "--strategy-seed");
+      plan.strategy_seed = given ? std::stoull(*given) : kDefaultStrategySeed;
+    }
     const fleet::FleetDir dir(f->dir);
     const fleet::Slurm slurm;
     const auto s = fleet::submit(dir, plan, f->no_submit ? nullptr : &slurm, f->assume_shared);
@@ -126,6 +162,7 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
                 << "  then:       varex fleet merge --dir " << dir.root << "\n";
       return;
     }
+    if (plan.split == "node") warn_of_shared_nodes(slurm, plan);
     std::cout << "submitted " << plan.tasks << " " << (plan.split == "shard" ? "shard" : "node") << " task"
               << (plan.tasks == 1 ? "" : "s") << " of a " << kind << " as Slurm job array " << s->array_job
               << ", and their merge as job " << s->merge_job << " (afterany)\n"

@@ -76,6 +76,7 @@ nlohmann::json FleetPlan::to_json() const {
           {"varex", varex},
           {"args", args},
           {"placement", placement.to_json()},
+          {"strategy_seed", strategy_seed ? nlohmann::json(*strategy_seed) : nlohmann::json(nullptr)},
           {"submissions", subs}};
 }
 
@@ -87,6 +88,9 @@ FleetPlan FleetPlan::from_json(const nlohmann::json& j) {
   p.varex = j.at("varex");
   p.args = j.at("args").get<std::vector<std::string>>();
   p.placement = Placement::from_json(j.at("placement"));
+  // Plans written before the seeds were derived per task have none.
+  if (j.contains("strategy_seed") && !j.at("strategy_seed").is_null())
+    p.strategy_seed = j.at("strategy_seed").get<std::uint64_t>();
   for (const auto& s : j.at("submissions")) {
     p.submissions.push_back({s.at("array_job"), s.at("tasks").get<std::vector<std::uint32_t>>(),
                              s.at("merge_job"), s.at("submitted_at")});

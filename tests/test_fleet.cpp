@@ -288,6 +288,13 @@ void write_unsubmitted(const std::string& kind, const std::string& dir,
   ASSERT_EQ(r.status, 0) << r.err;
 }
 
+// Runs task `k` of a fleet by hand, as a machine without Slurm does.
+void run_task_by_hand(const std::string& dir, std::uint32_t k) {
+  const CommandResult r =
+      run_command({"env", "SLURM_ARRAY_TASK_ID=" + std::to_string(k), "bash", dir + "/task.sh"});
+  ASSERT_EQ(r.status, 0) << r.err;
+}
+
 // A Slurm configuration whose controller nothing answers (the discard port), for SLURM_CONF.
 std::string unreachable_slurm_conf(const std::string& scratch) {
   const std::string conf = scratch + "/unreachable.conf";
@@ -368,6 +375,21 @@ TEST(Fleet, SaysSlurmIsUnreachableInsteadOfGuessingTheJobsStates) {
   EXPECT_TRUE(fleet_status(dir)["slurm_unreachable"].is_null());
 }
 
+TEST(Fleet, SaysWhenNodeTasksOutnumberThePartitionsNodes) {
+  REQUIRE_SLURM();
+  const std::string dir = test::scratch_dir("fleet-more-nodes") + "/fleet";
+  std::vector<std::string> submit{"fleet", "tune",        "--dir", dir,        "--nodes",
+                                  "2",     "--partition", "local", "--budget", "1"};
+  for (const auto& a : three_variants()) submit.push_back(a);
+  const auto r = run_varex(submit);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("2 node tasks on partition 'local' of 1 node: tasks will share nodes"),
+            std::string::npos)
+      << r.err;
+  const auto cancel = run_varex({"fleet", "cancel", "--dir", dir});
+  EXPECT_EQ(cancel.status, 0) << cancel.err;
+}
+
 // The pieces that need no Slurm: runs written with --no-submit, their tasks run by hand.
 
 TEST(FleetStatus, PrintsTheJsonOfARunNoJobOfWhichSlurmKnows) {
@@ -424,6 +446,26 @@ TEST(FleetTune, IsSplitByNodesAndSaysSoWhenGivenShards) {
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
+// Two node tasks of one tune on like nodes: each its own strategy seed, derived from the base seed.
+TEST(FleetTune, GivesEachNodeTaskItsOwnSeed) {
+  const std::string scratch = test::scratch_dir("fleet-tune-seeds");
+  const std::string dir = scratch + "/fleet";
+  write_unsubmitted("tune", dir,
+                    {"--nodes", "2", "--budget", "2", "--strategy", "random", "--strategy-seed", "7"});
+  std::ifstream plan_file(dir + "/fleet.json");
+  const auto plan = nlohmann::json::parse(plan_file);
+  EXPECT_EQ(plan["strategy_seed"], 7) << plan.dump();
+  for (const auto& a : plan["args"])
+    EXPECT_EQ(a.get<std::string>().find("--strategy-seed"), std::string::npos);
+  for (std::uint32_t k = 0; k < 2; ++k) run_task_by_hand(dir, k);
+  EXPECT_EQ(test::count_where(dir + "/shards/task-0.db", "SELECT seed FROM sessions WHERE kind = 'tune'"), 7);
+  EXPECT_EQ(test::count_where(dir + "/shards/task-1.db", "SELECT seed FROM sessions WHERE kind = 'tune'"), 8);
+
+  // Without --strategy-seed, the tune's default is the base.
+  write_unsubmitted("tune", scratch + "/default", {"--nodes", "3"});
+  EXPECT_NE(test::slurp(scratch + "/default/task.sh").find("seeds=(1 2 3)\n"), std::string::npos);
+}
+
 TEST(FleetDirectory, ACommandOnADirectoryThatIsNoFleetLeavesNothingThere) {
   const std::string dir = test::scratch_dir("fleet-not-a-fleet");
   for (const char* command : {"merge", "resume", "cancel"}) {
@@ -459,11 +501,14 @@ TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   plan.placement.gres = "gpu:h100:1";
   plan.placement.time = "2:00:00";
   plan.placement.options = {"--constraint=h100"};
+  plan.strategy_seed = 18446744073709551615ull;
   plan.submissions = {{"100", {0, 1, 2, 3}, "101", "2026-11-27T06:00:00Z"}, {"205", {1, 3}, "206", "later"}};
   const fleet::FleetPlan back = fleet::FleetPlan::from_json(nlohmann::json::parse(plan.to_json().dump()));
   EXPECT_EQ(back.to_json(), plan.to_json());
   EXPECT_EQ(back.task_job(0), "100_0");
   EXPECT_EQ(back.task_job(3), "205_3");
+  EXPECT_EQ(back.task_strategy_seed(0), 18446744073709551615ull);
+  EXPECT_EQ(back.task_strategy_seed(2), 1u);  // around, as seeds are any 64-bit value
   EXPECT_EQ(back.placement.sbatch_options(),
             (std::vector<std::string>{"--gres=gpu:h100:1", "--time=2:00:00", "--constraint=h100"}));
 }
