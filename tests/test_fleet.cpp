@@ -491,6 +491,46 @@ TEST(FleetMerge, SaysSoWhenNoTaskHasADatabase) {
   EXPECT_NE(status.out.find("not merged yet"), std::string::npos) << status.out;
 }
 
+// The results of a fleet on a read-only share: `best` and `export` read fleet.db where SQLite cannot create
+// its WAL files, and change nothing.
+TEST(FleetMerge, TheMergedDatabaseReadsInADirectoryThatCannotBeWritten) {
+  const std::string scratch = test::scratch_dir("fleet-read-only");
+  const std::string dir = scratch + "/fleet", shown = scratch + "/shown";
+  write_unsubmitted("sweep", dir, {"--shards", "1"});
+  run_task_by_hand(dir, 0);
+  const auto merged = run_varex({"fleet", "merge", "--dir", dir});
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  const nlohmann::json writable_best = best_of(dir + "/fleet.db")["variant"];
+  // Read-only: a read-only bind mount for root (whom permissions do not stop), else permissions; undone
+  // however the test ends.
+  struct ReadOnlyView {
+    std::string dir, shown;
+    bool mounted = false;
+    ~ReadOnlyView() {
+      if (mounted) run_command({"umount", shown});
+      std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
+                                   std::filesystem::perm_options::add);
+    }
+  } view{dir, shown};
+  std::filesystem::create_directories(shown);
+  if (geteuid() == 0) {
+    const CommandResult mount = run_command({"mount", "--bind", "-o", "ro", dir, shown});
+    if (mount.status != 0) GTEST_SKIP() << "cannot mount read-only here: " << mount.err;
+    view.mounted = true;
+  } else {
+    std::filesystem::permissions(dir,
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    std::filesystem::remove(shown);
+    std::filesystem::create_symlink(dir, shown);
+  }
+  const std::string db = shown + "/fleet.db";
+  EXPECT_EQ(best_of(db)["variant"], writable_best);
+  const auto exported =
+      run_varex({"export", "--db", db, "--format", "json", "--out", scratch + "/profile.json"});
+  EXPECT_EQ(exported.status, 0) << exported.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fleet.db-wal"));
+}
+
 TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   fleet::FleetPlan plan;
   plan.kind = "sweep";
