@@ -107,7 +107,9 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
   cmd->add_option("--qos", f->placement.qos, "Slurm quality of service");
   cmd->add_option("--time", f->placement.time,
                   "Time limit of each task, as sbatch takes it (90, 2:00:00, 1-0)");
-  cmd->add_option("--cpus-per-task", f->placement.cpus_per_task, "Cores of each task");
+  // The placement keeps 0 for "not given" (Slurm's default): a 0 given would pass unseen.
+  cmd->add_option("--cpus-per-task", f->placement.cpus_per_task, "Cores of each task")
+      ->check(CLI::Range(1u, 100000u));
   cmd->add_flag(
       "--exclusive", f->exclusive,
       "Each task takes a whole node (always for --nodes; for --shards the default without --gres, where "

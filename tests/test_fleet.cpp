@@ -301,7 +301,9 @@ std::string unreachable_slurm_conf(const std::string& scratch) {
   std::ifstream in("/etc/slurm/slurm.conf");
   std::ofstream out(conf);
   for (std::string line; std::getline(in, line);) out << line << "\n";
-  out << "SlurmctldPort=9\n";  // discard: nothing listens there
+  out << "SlurmctldPort=9\n";   // discard: nothing listens there
+  out << "MessageTimeout=2\n";  // each client gives up after 2 s rather than the default 18 (1 fails
+                                // silently)
   return conf;
 }
 
@@ -423,6 +425,7 @@ TEST(FleetPlacement, RefusesValuesThatAreNotOneWordOfSlurmsForm) {
   expect_refused({"--no-submit", "--sbatch-option=constraint=h100"}, dir, "--sbatch-option");
   expect_refused({"--no-submit", "--sbatch-option=--comment=two words"}, dir, "--sbatch-option");
   expect_refused({"--no-submit", "--sbatch-option=--mem=4G'"}, dir, "--sbatch-option");
+  expect_refused({"--no-submit", "--cpus-per-task", "0"}, dir, "--cpus-per-task 0");
   EXPECT_FALSE(std::filesystem::exists(dir));
 
   // Slurm's own forms go through, one #SBATCH line each.
