@@ -151,7 +151,8 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
       // Node tasks of one tune with one seed would repeat one another's evaluations wherever their nodes are
       // alike: the plan keeps the base seed and gives each task its own (fleet/plan.hpp).
       const auto given = take_value(plan.args, "--strategy-seed");
-      plan.strategy_seed = given ? std::stoull(*given) : kDefaultStrategySeed;
+      // Base 0, as CLI11 read it for the check above (0x10 is 16).
+      plan.strategy_seed = given ? std::stoull(*given, nullptr, 0) : kDefaultStrategySeed;
     }
     const fleet::FleetDir dir(f->dir);
     const fleet::Slurm slurm;

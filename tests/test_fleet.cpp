@@ -467,6 +467,9 @@ TEST(FleetTune, GivesEachNodeTaskItsOwnSeed) {
   // Without --strategy-seed, the tune's default is the base.
   write_unsubmitted("tune", scratch + "/default", {"--nodes", "3"});
   EXPECT_NE(test::slurp(scratch + "/default/task.sh").find("seeds=(1 2 3)\n"), std::string::npos);
+  // A seed as the tune reads it, hexadecimal too.
+  write_unsubmitted("tune", scratch + "/hex", {"--nodes", "2", "--strategy-seed=0x10"});
+  EXPECT_NE(test::slurp(scratch + "/hex/task.sh").find("seeds=(16 17)\n"), std::string::npos);
 }
 
 TEST(FleetDirectory, ACommandOnADirectoryThatIsNoFleetLeavesNothingThere) {
