@@ -35,8 +35,13 @@ namespace {
 using nlohmann::json;
 
 // A database opened for reading results: workloads recorded before workload classes (schema version 5)
-// get theirs first.
+// get theirs first. A database that cannot be written (read-only file or directory: a fleet's results on
+// a read-only share) is opened read-only, and then left as it is.
 std::unique_ptr<results::Store> open_results(const std::string& path) {
+  const std::string directory = std::filesystem::absolute(path).parent_path().string();
+  const bool writable = ::access(path.c_str(), W_OK) == 0 && ::access(directory.c_str(), W_OK) == 0;
+  if (!writable && std::filesystem::exists(path))
+    return std::make_unique<results::Store>(path, results::Database::Mode::ReadOnly);
   auto store = std::make_unique<results::Store>(path, results::Database::Mode::Existing);
   store->classify_workloads(harness::workload_class_of);
   return store;
@@ -448,7 +453,7 @@ struct SessionFlags {
   std::vector<std::string> set;
   std::string strategy = "ensemble";
   std::string budget = "10%";
-  std::uint64_t seed = 1;
+  std::uint64_t seed = kDefaultStrategySeed;
   int remeasure = 3;
   std::string objective = "time";
   std::optional<double> cutoff;

@@ -8,6 +8,7 @@
 #include "cli/options.hpp"
 #include "fleet/fleet.hpp"
 #include "fleet/merge.hpp"
+#include "fleet/placement_check.hpp"
 #include "variants/shard.hpp"
 
 namespace varex::cli {
@@ -42,6 +43,36 @@ void refuse_fleet_owned(const std::vector<std::string>& args) {
   }
 }
 
+// Takes `flag`'s value ("--flag V" or "--flag=V") out of `args`: the last one given, or nullopt.
+std::optional<std::string> take_value(std::vector<std::string>& args, const std::string& flag) {
+  std::optional<std::string> value;
+  for (std::size_t i = 0; i < args.size();) {
+    if (args[i] == flag && i + 1 < args.size()) {
+      value = args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i),
+                 args.begin() + static_cast<std::ptrdiff_t>(i + 2));
+    } else if (args[i].rfind(flag + "=", 0) == 0) {
+      value = args[i].substr(flag.size() + 1);
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  return value;
+}
+
+// Node tasks are meant to take a node each; more of them than the partition has nodes run on one node one
+// after the other (on like devices, a tune's with their own seeds: fleet/plan.hpp), which is worth saying.
+void warn_of_shared_nodes(const fleet::Slurm& slurm, const fleet::FleetPlan& plan) {
+  const std::size_t nodes = slurm.partition_nodes(plan.placement.partition).size();
+  if (nodes == 0 || nodes >= plan.tasks) return;
+  const std::string partition = plan.placement.partition.empty()
+                                    ? "the default partition"
+                                    : "partition '" + plan.placement.partition + "'";
+  std::cerr << "varex: " << plan.tasks << " node tasks on " << partition << " of " << nodes << " node"
+            << (nodes == 1 ? "" : "s") << ": tasks will share nodes, one after another\n";
+}
+
 void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::string& kind) {
   const bool sweep = kind == "sweep";
   auto* cmd = fleet_cmd->add_subcommand(
@@ -57,11 +88,15 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
          "Fleet directory, new or empty, on a file system this host and the nodes share: the plan, job "
          "scripts, each task's database, logs and the merged fleet.db")
       ->required();
+  auto* shards = cmd->add_option(
+      "--shards", f->shards,
+      "Split the space into N shards of equal variant counts, one task each (sweep --shard K/N)");
   if (sweep) {
-    cmd->add_option(
-           "--shards", f->shards,
-           "Split the space into N shards of equal variant counts, one task each (sweep --shard K/N)")
-        ->check(CLI::Range(1u, variants::kMaxShards));
+    shards->check(CLI::Range(1u, variants::kMaxShards));
+  } else {
+    // Known to a tune too, but hidden, so that the callback says why it is refused instead of CLI11's
+    // "unexpected argument".
+    shards->group("");
   }
   cmd->add_option("--nodes", f->nodes,
                   "N tasks, each on a whole node (--exclusive), each running the command on its devices")
@@ -72,7 +107,9 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
   cmd->add_option("--qos", f->placement.qos, "Slurm quality of service");
   cmd->add_option("--time", f->placement.time,
                   "Time limit of each task, as sbatch takes it (90, 2:00:00, 1-0)");
-  cmd->add_option("--cpus-per-task", f->placement.cpus_per_task, "Cores of each task");
+  // The placement keeps 0 for "not given" (Slurm's default): a 0 given would pass unseen.
+  cmd->add_option("--cpus-per-task", f->placement.cpus_per_task, "Cores of each task")
+      ->check(CLI::Range(1u, 100000u));
   cmd->add_flag(
       "--exclusive", f->exclusive,
       "Each task takes a whole node (always for --nodes; for --shards the default without --gres, where "
@@ -102,6 +139,7 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
     plan.split = f->shards ? "shard" : "node";
     plan.tasks = f->shards ? *f->shards : f->nodes.value_or(1);
     plan.args = args;
+    fleet::check_placement(f->placement);
     plan.placement = f->placement;
     // A shard task placed by neither GPUs nor cores measures the node's CPUs: it takes the node whole.
     plan.placement.exclusive = f->exclusive || plan.split == "node" ||
@@ -109,6 +147,13 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
     plan.varex = f->varex.empty() ? self_executable() : f->varex;
     // The command each task runs, checked here as the sweep or tune itself would check it.
     check_session(kind, args);
+    if (!sweep) {
+      // Node tasks of one tune with one seed would repeat one another's evaluations wherever their nodes are
+      // alike: the plan keeps the base seed and gives each task its own (fleet/plan.hpp).
+      const auto given = take_value(plan.args, "--strategy-seed");
+      // Base 0, as CLI11 read it for the check above (0x10 is 16).
+      plan.strategy_seed = given ? std::stoull(*given, nullptr, 0) : kDefaultStrategySeed;
+    }
     const fleet::FleetDir dir(f->dir);
     const fleet::Slurm slurm;
     const auto s = fleet::submit(dir, plan, f->no_submit ? nullptr : &slurm, f->assume_shared);
@@ -120,6 +165,7 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
                 << "  then:       varex fleet merge --dir " << dir.root << "\n";
       return;
     }
+    if (plan.split == "node") warn_of_shared_nodes(slurm, plan);
     std::cout << "submitted " << plan.tasks << " " << (plan.split == "shard" ? "shard" : "node") << " task"
               << (plan.tasks == 1 ? "" : "s") << " of a " << kind << " as Slurm job array " << s->array_job
               << ", and their merge as job " << s->merge_job << " (afterany)\n"
@@ -147,8 +193,9 @@ std::string sessions_text(const fleet::TaskProgress& p) {
   return join(parts, ", ");
 }
 
-std::string state_text(const std::optional<fleet::JobState>& s, bool submitted) {
+std::string state_text(const std::optional<fleet::JobState>& s, bool submitted, bool slurm_unreachable) {
   if (!submitted) return "-";
+  if (slurm_unreachable) return "(unknown)";
   if (!s) return "(forgotten)";
   return s->reason.empty() ? s->state : s->state + " (" + s->reason + ")";
 }
@@ -162,12 +209,15 @@ void print_status(const fleet::FleetDir& dir, const fleet::FleetStatus& st) {
   for (const fleet::TaskStatus& t : st.tasks) {
     done += t.done;
     resumable += t.resumable();
-    rows.push_back({std::to_string(t.task), t.job.empty() ? "-" : t.job, state_text(t.slurm, !t.job.empty()),
-                    t.done ? "yes" : "no", sessions_text(t.progress), progress_text(t.progress)});
+    rows.push_back({std::to_string(t.task), t.job.empty() ? "-" : t.job,
+                    state_text(t.slurm, !t.job.empty(), t.slurm_unreachable), t.done ? "yes" : "no",
+                    sessions_text(t.progress), progress_text(t.progress)});
   }
   rows.push_back({"merge", st.merge_job.empty() ? "-" : st.merge_job,
-                  state_text(st.merge, !st.merge_job.empty()), "", "", ""});
+                  state_text(st.merge, !st.merge_job.empty(), !st.slurm_unreachable.empty()), "", "", ""});
   print_table({"task", "job", "slurm", "done", "sessions", "variants measured"}, rows);
+  if (!st.slurm_unreachable.empty())
+    std::cout << st.slurm_unreachable << ": the jobs' states are unknown, not forgotten\n";
   std::cout << done << " of " << st.tasks.size() << " tasks done";
   if (resumable > 0)
     std::cout << "; " << resumable << " to resume (varex fleet resume --dir " << dir.root << ")";
@@ -254,11 +304,15 @@ void add_fleet(CLI::App& app, SessionCheck check_session) {
   add_dir_option(merge, *dir);
   merge->add_flag("--json", *json_out, "Print JSON");
   merge->callback([dir, json_out] {
-    const json report = fleet::merge_fleet(fleet::FleetDir(*dir));
-    if (*json_out) {
-      std::cout << report.dump(2) << "\n";
-      return;
-    }
+    const fleet::FleetDir d(*dir);
+    const json report = fleet::merge_fleet(d);
+    if (*json_out) std::cout << report.dump(2) << "\n";
+    // A merge job that found nothing fails, so that `fleet status` shows it did not produce fleet.db.
+    if (report["merged_tasks"].empty())
+      throw RuntimeError("merged nothing: none of the " + std::to_string(report["tasks"].get<int>()) +
+                         " tasks has a database yet (" + d.shards() + "/task-K.db), so " + d.merged_db() +
+                         " was not written");
+    if (*json_out) return;
     std::cout << "merged " << report["merged_tasks"].size() << " of " << report["tasks"].get<int>()
               << " task databases into " << report["database"].get<std::string>() << ": "
               << report["sessions"].get<std::int64_t>() << " sessions, "

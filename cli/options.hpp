@@ -13,6 +13,9 @@
 
 namespace varex::cli {
 
+// A tune's --strategy-seed where none is given; a fleet tune derives each node task's seed from it.
+inline constexpr std::uint64_t kDefaultStrategySeed = 1;
+
 // The workload flags of every operator (their declarations), parsed once; resolve() takes those one
 // operator declares and refuses the others.
 struct WorkloadFlags {

@@ -89,7 +89,7 @@ std::optional<Submission> submit(const FleetDir& dir, FleetPlan plan, const Slur
     }
     throw;
   }
-  const PlanLock lock(dir);
+  const PlanLock lock(dir, PlanLock::Run::New);
   std::vector<std::uint32_t> all(plan.tasks);
   for (std::uint32_t k = 0; k < plan.tasks; ++k) all[k] = k;
   // The plan is written before the jobs are submitted, and again with their ids: a task that starts at once
@@ -104,6 +104,8 @@ std::optional<Submission> submit(const FleetDir& dir, FleetPlan plan, const Slur
 std::optional<Submission> resume(const FleetDir& dir, const Slurm& slurm) {
   const PlanLock lock(dir);
   FleetStatus st = read_status(dir, slurm);
+  // Unknown states are not ended ones: resubmitting would run live tasks twice.
+  if (!st.slurm_unreachable.empty()) throw SlurmUnreachable(st.slurm_unreachable);
   std::vector<std::uint32_t> again;
   std::set<std::string> live_jobs;
   for (const TaskStatus& t : st.tasks) {
@@ -127,6 +129,8 @@ std::optional<Submission> resume(const FleetDir& dir, const Slurm& slurm) {
 std::vector<std::string> cancel(const FleetDir& dir, const Slurm& slurm) {
   const PlanLock lock(dir);
   const FleetStatus st = read_status(dir, slurm);
+  // Unknown states are not ended ones: "nothing to cancel" would be a guess.
+  if (!st.slurm_unreachable.empty()) throw SlurmUnreachable(st.slurm_unreachable);
   std::set<std::string> live;
   for (const TaskStatus& t : st.tasks) {
     if (t.slurm && t.slurm->live()) live.insert(t.job);

@@ -45,8 +45,9 @@ nlohmann::json merge_fleet(const FleetDir& dir) {
                         {"tasks", plan.tasks},    {"merged_tasks", merged},
                         {"not_done", not_done},   {"complete", not_done.empty()}};
   if (sources.empty()) {
+    // Nothing to merge: neither fleet.db nor merged.json is written, so that neither claims a merge.
+    report["database"] = nullptr;
     report["sessions"] = report["measurements"] = 0;
-    write_atomically(dir.merge_report(), report.dump(2) + "\n");
     return report;
   }
   try {

@@ -9,8 +9,9 @@
 namespace varex::fleet {
 
 // Merges under the directory's lock (two merge jobs never interleave), writes merged.json and returns it:
-// which task databases it merged, which tasks are not done, and what fleet.db holds. UsageError when a task
-// database cannot be read.
+// which task databases it merged, which tasks are not done, and what fleet.db holds. Where no task has a
+// database yet it writes neither file and returns a report of no merged tasks whose "database" is null.
+// UsageError when a task database cannot be read.
 nlohmann::json merge_fleet(const FleetDir& dir);
 
 }  // namespace varex::fleet

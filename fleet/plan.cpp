@@ -76,6 +76,7 @@ nlohmann::json FleetPlan::to_json() const {
           {"varex", varex},
           {"args", args},
           {"placement", placement.to_json()},
+          {"strategy_seed", strategy_seed ? nlohmann::json(*strategy_seed) : nlohmann::json(nullptr)},
           {"submissions", subs}};
 }
 
@@ -87,12 +88,23 @@ FleetPlan FleetPlan::from_json(const nlohmann::json& j) {
   p.varex = j.at("varex");
   p.args = j.at("args").get<std::vector<std::string>>();
   p.placement = Placement::from_json(j.at("placement"));
+  // Plans written before the seeds were derived per task have none.
+  if (j.contains("strategy_seed") && !j.at("strategy_seed").is_null())
+    p.strategy_seed = j.at("strategy_seed").get<std::uint64_t>();
   for (const auto& s : j.at("submissions")) {
     p.submissions.push_back({s.at("array_job"), s.at("tasks").get<std::vector<std::uint32_t>>(),
                              s.at("merge_job"), s.at("submitted_at")});
   }
   return p;
 }
+
+namespace {
+
+UsageError not_a_fleet(const FleetDir& dir) {
+  return UsageError("'" + dir.root + "' is not a fleet directory: it has no fleet.json");
+}
+
+}  // namespace
 
 FleetDir::FleetDir(std::string dir) {
   if (dir.empty()) throw UsageError("--dir is empty: give the fleet directory");
@@ -104,7 +116,7 @@ FleetDir::FleetDir(std::string dir) {
 
 FleetPlan FleetDir::load() const {
   std::ifstream in(plan());
-  if (!in) throw UsageError("'" + root + "' is not a fleet directory: it has no fleet.json");
+  if (!in) throw not_a_fleet(*this);
   try {
     return FleetPlan::from_json(nlohmann::json::parse(in));
   } catch (const nlohmann::json::exception& e) {
@@ -116,7 +128,8 @@ void FleetDir::save(const FleetPlan& plan_) const {
   write_atomically(plan(), plan_.to_json().dump(2) + "\n");
 }
 
-PlanLock::PlanLock(const FleetDir& dir) {
+PlanLock::PlanLock(const FleetDir& dir, Run run) {
+  if (run == Run::Existing && !fs::exists(dir.plan())) throw not_a_fleet(dir);
   fd_ = ::open(dir.lock().c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0)
     throw UsageError("cannot lock the fleet directory '" + dir.root + "': " + std::strerror(errno));

@@ -48,7 +48,14 @@ struct FleetPlan {
   std::string varex;              // the executable every task and the merge run
   std::vector<std::string> args;  // the sweep's or tune's flags, as given (no --db, --shard, --fresh)
   Placement placement;
+  // A tune's base --strategy-seed (taken out of `args`): task k tunes with task_strategy_seed(k), so that
+  // tasks on like nodes search differently instead of repeating one another's evaluations.
+  std::optional<std::uint64_t> strategy_seed;
   std::vector<Submission> submissions;  // oldest first
+
+  // The base seed plus k (wrapping around, as seeds are any 64-bit value): task 0 tunes as a plain tune with
+  // the base seed would.
+  std::uint64_t task_strategy_seed(std::uint32_t k) const { return strategy_seed.value_or(0) + k; }
 
   // The job that ran task `k` last, as Slurm names it ("123_4"), or "" if never submitted.
   std::string task_job(std::uint32_t k) const;
@@ -80,7 +87,11 @@ struct FleetDir {
 // An exclusive lock on a fleet directory for the time a command changes its plan (flock on fleet.lock).
 class PlanLock {
  public:
-  explicit PlanLock(const FleetDir& dir);
+  // Whether the directory must hold a plan already. A command on an existing run refuses a directory without
+  // one (UsageError) before it creates fleet.lock, so that no lock file is left in a directory that is not a
+  // fleet's (a lock file would make `fleet sweep` refuse it as not empty).
+  enum class Run { Existing, New };
+  explicit PlanLock(const FleetDir& dir, Run run = Run::Existing);
   ~PlanLock();
   PlanLock(const PlanLock&) = delete;
   PlanLock& operator=(const PlanLock&) = delete;

@@ -37,11 +37,19 @@ std::string task_script(const FleetDir& dir, const FleetPlan& plan) {
   // The marker says the command succeeded, whatever Slurm remembers of the job: `fleet resume` submits again
   // every task without one. --wait: a task started again while the process it replaces still holds the
   // session (a node lost without notice) waits for that owner's lease to end instead of failing.
+  if (plan.strategy_seed) {
+    // Each task's own seed, listed rather than computed by the shell, whose arithmetic is signed.
+    std::string seeds;
+    for (std::uint32_t k = 0; k < plan.tasks; ++k)
+      seeds += (k ? " " : "") + std::to_string(plan.task_strategy_seed(k));
+    s += "seeds=(" + seeds + ")\n";
+  }
   s += "done_marker=\"$dir/shards/task-$task.done\"\n";
   s += "rm -f \"$done_marker\"\n";
   s += "status=0\n";
   s += words(argv) + " --db \"$dir/shards/task-$task.db\"";
   if (plan.split == "shard") s += " --shard \"$task/" + std::to_string(plan.tasks) + "\"";
+  if (plan.strategy_seed) s += " --strategy-seed \"${seeds[$task]}\"";
   s += " --wait --quiet || status=$?\n";
   s += "if [ \"$status\" -eq 0 ]; then date -u +%FT%TZ > \"$done_marker\"; fi\n";
   s += "exit \"$status\"\n";

@@ -69,12 +69,12 @@ std::vector<std::map<std::string, std::string>> parse_scontrol_records(const std
 void Slurm::check_reachable() const {
   const CommandResult r = slurm({"scontrol", "ping"});
   if (!r.ok() || r.out.find("is UP") == std::string::npos)
-    throw UsageError("Slurm is not reachable: " + (r.ok() ? std::string(trim(r.out)) : reason(r)));
+    throw SlurmUnreachable("Slurm is not reachable: " + (r.ok() ? std::string(trim(r.out)) : reason(r)));
 }
 
 std::vector<std::string> Slurm::partition_nodes(const std::string& partition) const {
   const CommandResult r = slurm({"scontrol", "show", "partition", "-o"});
-  if (!r.ok()) throw UsageError("Slurm is not reachable: " + reason(r));
+  if (!r.ok()) throw SlurmUnreachable("Slurm is not reachable: " + reason(r));
   std::string nodes;
   bool found = false;
   for (const auto& record : parse_scontrol_records(r.out)) {
@@ -108,7 +108,7 @@ void Slurm::check_submission(const std::string& script, const std::vector<std::s
   const CommandResult r = slurm(argv);
   // --test-only answers on stderr, "Job … to start at …", with status 0 when Slurm would take the job.
   if (!r.ok()) {
-    if (unreachable(r)) throw UsageError("Slurm is not reachable: " + reason(r));
+    if (unreachable(r)) throw SlurmUnreachable("Slurm is not reachable: " + reason(r));
     throw UsageError("Slurm refuses the tasks' options: " + reason(r));
   }
 }
@@ -134,7 +134,10 @@ std::map<std::string, JobState> Slurm::states(const std::vector<std::string>& jo
   for (const std::string& job : jobs) asked.insert(split(job, '_').front());
   for (const std::string& id : asked) {
     const CommandResult r = slurm({"scontrol", "show", "job", "-o", id});
-    if (!r.ok()) continue;  // "Invalid job id specified": ended too long ago for the controller
+    if (!r.ok()) {
+      if (unreachable(r)) throw SlurmUnreachable("Slurm is not reachable: " + reason(r));
+      continue;  // "Invalid job id specified": ended too long ago for the controller
+    }
     for (const auto& record : parse_scontrol_records(r.out)) {
       auto get = [&](const char* key) {
         const auto it = record.find(key);
@@ -185,7 +188,7 @@ void Slurm::cancel(const std::vector<std::string>& jobs) const {
   std::vector<std::string> argv{"scancel"};
   argv.insert(argv.end(), jobs.begin(), jobs.end());
   const CommandResult r = slurm(argv);
-  if (!r.ok() && unreachable(r)) throw UsageError("Slurm is not reachable: " + reason(r));
+  if (!r.ok() && unreachable(r)) throw SlurmUnreachable("Slurm is not reachable: " + reason(r));
 }
 
 }  // namespace varex::fleet

@@ -7,7 +7,17 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.hpp"
+
 namespace varex::fleet {
+
+// The controller did not answer (as opposed to refusing a request): what a job's state is, Slurm could not
+// say. A UsageError (exit status 2) like Slurm's other refusals; its own type so that `fleet status` can
+// show what it knows without Slurm.
+class SlurmUnreachable : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
 
 // A job's state as Slurm names it (PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, …).
 struct JobState {
@@ -32,7 +42,8 @@ class Slurm {
   std::string submit(const std::string& script, const std::vector<std::string>& options) const;
   // The states of the jobs (job ids, or array tasks as "123_4"): from the controller (scontrol, which knows
   // running jobs and ended ones for a while), else from the accounting database (sacct) where the cluster
-  // keeps one. A job neither knows is missing from the map.
+  // keeps one. A job neither knows is missing from the map. SlurmUnreachable when the controller does not
+  // answer: a job missing then would be taken for one Slurm has forgotten.
   std::map<std::string, JobState> states(const std::vector<std::string>& jobs) const;
   // scancel of these jobs (ids or "123_4").
   void cancel(const std::vector<std::string>& jobs) const;

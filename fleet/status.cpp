@@ -48,11 +48,17 @@ FleetStatus read_status(const FleetDir& dir, const Slurm& slurm) {
     st.merge_job = st.plan.submissions.back().merge_job;
     if (!st.merge_job.empty()) jobs.push_back(st.merge_job);
   }
-  const auto states = slurm.states(jobs);
+  std::map<std::string, JobState> states;
+  try {
+    states = slurm.states(jobs);
+  } catch (const SlurmUnreachable& e) {
+    st.slurm_unreachable = e.what();
+  }
   for (std::uint32_t k = 0; k < st.plan.tasks; ++k) {
     TaskStatus t;
     t.task = k;
     t.job = st.plan.task_job(k);
+    t.slurm_unreachable = !st.slurm_unreachable.empty();
     if (const auto it = states.find(t.job); it != states.end()) t.slurm = it->second;
     t.done = std::filesystem::exists(done_marker(dir, k));
     t.progress = read_progress(dir.shard_db(k));
@@ -70,11 +76,13 @@ FleetStatus read_status(const FleetDir& dir, const Slurm& slurm) {
 }
 
 nlohmann::json FleetStatus::to_json() const {
+  // A state Slurm does not know is JSON's null: spelled out, since `cond ? state : nullptr` would make the
+  // nullptr a std::string.
   nlohmann::json tasks_json = nlohmann::json::array();
   for (const TaskStatus& t : tasks) {
     tasks_json.push_back({{"task", t.task},
                           {"job", t.job},
-                          {"state", t.slurm ? t.slurm->state : nullptr},
+                          {"state", t.slurm ? nlohmann::json(t.slurm->state) : nlohmann::json(nullptr)},
                           {"reason", t.slurm ? t.slurm->reason : ""},
                           {"done", t.done},
                           {"sessions", t.progress.statuses},
@@ -86,8 +94,10 @@ nlohmann::json FleetStatus::to_json() const {
           {"split", plan.split},
           {"tasks", tasks_json},
           {"merge_job", merge_job},
-          {"merge_state", merge ? merge->state : nullptr},
-          {"merged", merged ? *merged : nlohmann::json(nullptr)}};
+          {"merge_state", merge ? nlohmann::json(merge->state) : nlohmann::json(nullptr)},
+          {"merged", merged ? *merged : nlohmann::json(nullptr)},
+          {"slurm_unreachable",
+           slurm_unreachable.empty() ? nlohmann::json(nullptr) : nlohmann::json(slurm_unreachable)}};
 }
 
 }  // namespace varex::fleet

@@ -29,8 +29,9 @@ struct TaskStatus {
   std::optional<JobState> slurm;  // nullopt where Slurm has forgotten the job (or never had one)
   bool done = false;              // the task's command ended successfully (shards/task-K.done)
   TaskProgress progress;
+  bool slurm_unreachable = false;  // Slurm could not be asked: `slurm` is unknown, not forgotten
   // Neither done nor waiting or running: what `fleet resume` submits again.
-  bool resumable() const { return !done && !(slurm && slurm->live()); }
+  bool resumable() const { return !done && !slurm_unreachable && !(slurm && slurm->live()); }
 };
 
 struct FleetStatus {
@@ -39,9 +40,14 @@ struct FleetStatus {
   std::string merge_job;
   std::optional<JobState> merge;
   std::optional<nlohmann::json> merged;  // merged.json, once a merge wrote it
+  // Why Slurm could not be asked (its controller down), or "" when it answered. Every job's state is then
+  // unknown, not forgotten: no task is resumable.
+  std::string slurm_unreachable;
   nlohmann::json to_json() const;
 };
 
+// Each task's state and progress. Where the controller does not answer, the states are left unknown and
+// `slurm_unreachable` says why; a command that acts on the states (resume, cancel) must refuse then.
 FleetStatus read_status(const FleetDir& dir, const Slurm& slurm);
 
 // The marker a task's script leaves when its command succeeded.

@@ -1,18 +1,54 @@
 #include "results/sqlite.hpp"
 
+#include <unistd.h>
+
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 
 #include "base/errors.hpp"
 
 namespace varex::results {
 
+namespace {
+
+// `path` as a file: URI (RFC 3986 percent-encoding of what a URI's path cannot hold as is).
+std::string file_uri(const std::string& path) {
+  const std::string absolute = std::filesystem::absolute(path).string();
+  std::string out = "file:";
+  for (const char c : absolute) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || std::strchr("/-._~", c)) {
+      out += c;
+    } else {
+      static const char* hex = "0123456789ABCDEF";
+      out += std::string("%") + hex[u >> 4] + hex[u & 15];
+    }
+  }
+  return out;
+}
+
+// A database in a directory this process cannot write (a read-only mount, or another user's results)
+// cannot have its WAL index (-shm) created there, and SQLite then refuses even to read a WAL database. With
+// no -wal file beside it every committed transaction is in the file itself, which SQLite's immutable mode
+// reads without locks or journal files: nothing can change the file meanwhile, since nobody may write there.
+bool read_as_immutable(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::absolute(path).parent_path();
+  return ::access(parent.c_str(), W_OK) != 0 && !std::filesystem::exists(path + "-wal");
+}
+
+}  // namespace
+
 Database::Database(const std::string& path, Mode mode) : path_(path) {
   if (mode != Mode::Create && !std::filesystem::exists(path)) {
     throw UsageError("database '" + path + "' does not exist");
   }
+  const bool immutable = mode == Mode::ReadOnly && read_as_immutable(path);
   const int flags = (mode == Mode::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE) |
-                    (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0) | SQLITE_OPEN_FULLMUTEX;
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+                    (mode == Mode::Create ? SQLITE_OPEN_CREATE : 0) | (immutable ? SQLITE_OPEN_URI : 0) |
+                    SQLITE_OPEN_FULLMUTEX;
+  const std::string name = immutable ? file_uri(path) + "?immutable=1" : path;
+  const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     const std::string why = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close(db_);

@@ -10,6 +10,8 @@ namespace varex::results {
 
 class Database {
  public:
+  // ReadOnly opens a database in a directory that cannot be written too (without its WAL files, which
+  // SQLite could not create there).
   enum class Mode { Create, Existing, ReadOnly };
   // Throws UsageError when the file cannot be opened (missing directory, no permission, not a database).
   Database(const std::string& path, Mode mode);

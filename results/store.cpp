@@ -224,6 +224,17 @@ Store::Store(const std::string& path, Database::Mode mode) : Store(path, mode, m
 
 Store::Store(const std::string& path, Database::Mode mode, std::vector<std::string> steps) : db_(path, mode) {
   try {
+    if (mode == Database::Mode::ReadOnly) {
+      // Nothing may change: no journal mode (a write), no migration (the schema must be current; migrate()
+      // below only refuses a newer one).
+      if (schema_version() < static_cast<int>(steps.size()))
+        throw UsageError("database '" + path + "' has schema version " + std::to_string(schema_version()) +
+                         ", older than this varex's " + std::to_string(steps.size()) +
+                         ", and is opened read-only, so it cannot be brought up to date: copy it to a "
+                         "writable directory first");
+      migrate(steps);
+      return;
+    }
     db_.exec("PRAGMA journal_mode = WAL");
     db_.exec("PRAGMA foreign_keys = ON");
     migrate(steps);

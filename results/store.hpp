@@ -139,7 +139,8 @@ class Store {
   static const std::vector<std::string>& migrations();
 
   // Opens (creating it with Database::Mode::Create) and migrates. UsageError when the file cannot be
-  // opened or written, or its schema is newer than this varex.
+  // opened or written, or its schema is newer than this varex. Database::Mode::ReadOnly changes nothing
+  // (for a directory that cannot be written): UsageError then where the schema is not current.
   explicit Store(const std::string& path, Database::Mode mode = Database::Mode::Create);
   Store(const std::string& path, Database::Mode mode, std::vector<std::string> migrations);
 

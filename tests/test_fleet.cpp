@@ -262,16 +262,49 @@ TEST(Fleet, ANodeTaskTunesTheDevicesOfItsNode) {
   EXPECT_EQ(test::count_where(merged, "SELECT variants FROM sessions"), 3);
 }
 
+// A refusal: exit status 2 and one line naming the problem.
+void expect_usage_error(const test::CommandResult& r, const std::string& says) {
+  EXPECT_EQ(r.status, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 // Each refusal: exit status 2, one line naming the problem, and the fleet directory left as it was.
 void expect_refused(const std::vector<std::string>& flags, const std::string& dir, const std::string& says) {
   std::vector<std::string> args{"fleet", "sweep", "--dir", dir, "--shards", "2"};
   args.insert(args.end(), flags.begin(), flags.end());
   for (const auto& a : three_variants()) args.push_back(a);
-  const auto r = run_varex(args);
-  EXPECT_EQ(r.status, 2) << r.out << r.err;
-  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
-  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  expect_usage_error(run_varex(args), says);
   EXPECT_FALSE(std::filesystem::exists(dir + "/fleet.json")) << dir;
+}
+
+// A fleet run's plan and scripts written without Slurm (--no-submit): `kind` is sweep or tune.
+void write_unsubmitted(const std::string& kind, const std::string& dir,
+                       const std::vector<std::string>& flags) {
+  std::vector<std::string> args{"fleet", kind, "--dir", dir, "--no-submit"};
+  args.insert(args.end(), flags.begin(), flags.end());
+  for (const auto& a : three_variants()) args.push_back(a);
+  const auto r = run_varex(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+}
+
+// Runs task `k` of a fleet by hand, as a machine without Slurm does.
+void run_task_by_hand(const std::string& dir, std::uint32_t k) {
+  const CommandResult r =
+      run_command({"env", "SLURM_ARRAY_TASK_ID=" + std::to_string(k), "bash", dir + "/task.sh"});
+  ASSERT_EQ(r.status, 0) << r.err;
+}
+
+// A Slurm configuration whose controller nothing answers (the discard port), for SLURM_CONF.
+std::string unreachable_slurm_conf(const std::string& scratch) {
+  const std::string conf = scratch + "/unreachable.conf";
+  std::ifstream in("/etc/slurm/slurm.conf");
+  std::ofstream out(conf);
+  for (std::string line; std::getline(in, line);) out << line << "\n";
+  out << "SlurmctldPort=9\n";   // discard: nothing listens there
+  out << "MessageTimeout=2\n";  // each client gives up after 2 s rather than the default 18 (1 fails
+                                // silently)
+  return conf;
 }
 
 TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
@@ -280,7 +313,6 @@ TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   const std::string dir = scratch + "/fleet";
   // Slurm's own refusals, asked through sbatch --test-only.
   expect_refused({"--partition", "nosuch"}, dir, "Slurm has no partition 'nosuch'");
-  expect_refused({"--time", "soon"}, dir, "Slurm refuses the tasks' options: Invalid --time");
   expect_refused({"--gres", "gpu:1"}, dir, "Slurm refuses the tasks' options");
   EXPECT_FALSE(std::filesystem::exists(dir)) << "a refused run left its directory behind";
   // A directory this host alone sees, for a partition that spans another host.
@@ -302,20 +334,209 @@ TEST(Fleet, RefusesWhatCannotRunBeforeSubmittingAnything) {
   expect_refused({"--set", "local=7"}, dir, "local");
   expect_refused({"--db", "mine.db"}, dir, "--db is not for a fleet run");
   // A controller that does not answer.
-  const std::string conf = scratch + "/unreachable.conf";
-  {
-    std::ifstream in("/etc/slurm/slurm.conf");
-    std::ofstream out(conf);
-    for (std::string line; std::getline(in, line);) out << line << "\n";
-    out << "SlurmctldPort=9\n";  // discard: nothing listens there
-  }
-  setenv("SLURM_CONF", conf.c_str(), 1);
+  setenv("SLURM_CONF", unreachable_slurm_conf(scratch).c_str(), 1);
   expect_refused({}, dir, "Slurm is not reachable");
   unsetenv("SLURM_CONF");
   EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
-// The pieces that need no Slurm.
+// Issue 48: with the controller down, a live run is neither "nothing to cancel" nor "(forgotten)".
+TEST(Fleet, SaysSlurmIsUnreachableInsteadOfGuessingTheJobsStates) {
+  REQUIRE_SLURM();
+  const std::string scratch = test::scratch_dir("fleet-unreachable");
+  const std::string dir = scratch + "/fleet";
+  // Measured long enough (200 repetitions of twelve variants) to be waiting or running throughout.
+  std::vector<std::string> submit{"fleet", "sweep", "--dir", dir, "--shards", "1", "--cpus-per-task", "1"};
+  for (const auto& a : selection_args("1,2,4,32", "32,64,128", "200")) submit.push_back(a);
+  const auto r = run_varex(submit);
+  ASSERT_EQ(r.status, 0) << r.err;
+
+  setenv("SLURM_CONF", unreachable_slurm_conf(scratch).c_str(), 1);
+  const auto cancel = run_varex({"fleet", "cancel", "--dir", dir});
+  const auto resume = run_varex({"fleet", "resume", "--dir", dir});
+  const auto status = run_varex({"fleet", "status", "--dir", dir});
+  const auto status_json = run_varex({"fleet", "status", "--dir", dir, "--json"});
+  unsetenv("SLURM_CONF");
+
+  expect_usage_error(cancel, "Slurm is not reachable");
+  EXPECT_EQ(cancel.out.find("nothing to cancel"), std::string::npos) << cancel.out;
+  expect_usage_error(resume, "Slurm is not reachable");
+  EXPECT_EQ(status.status, 0) << status.err;
+  EXPECT_NE(status.out.find("Slurm is not reachable"), std::string::npos) << status.out;
+  EXPECT_EQ(status.out.find("(forgotten)"), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("(unknown)"), std::string::npos) << status.out;
+  ASSERT_EQ(status_json.status, 0) << status_json.err;
+  const auto st = nlohmann::json::parse(status_json.out);
+  EXPECT_TRUE(st["slurm_unreachable"].is_string()) << st.dump();
+  EXPECT_FALSE(st["tasks"][0]["resumable"].get<bool>()) << st.dump();
+
+  // With the controller back, the run is still there to cancel.
+  const auto cancelled = run_varex({"fleet", "cancel", "--dir", dir});
+  EXPECT_EQ(cancelled.status, 0) << cancelled.err;
+  EXPECT_NE(cancelled.out.find("cancelled"), std::string::npos) << cancelled.out;
+  EXPECT_TRUE(fleet_status(dir)["slurm_unreachable"].is_null());
+}
+
+TEST(Fleet, SaysWhenNodeTasksOutnumberThePartitionsNodes) {
+  REQUIRE_SLURM();
+  const std::string dir = test::scratch_dir("fleet-more-nodes") + "/fleet";
+  std::vector<std::string> submit{"fleet", "tune",        "--dir", dir,        "--nodes",
+                                  "2",     "--partition", "local", "--budget", "1"};
+  for (const auto& a : three_variants()) submit.push_back(a);
+  const auto r = run_varex(submit);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("2 node tasks on partition 'local' of 1 node: tasks will share nodes"),
+            std::string::npos)
+      << r.err;
+  const auto cancel = run_varex({"fleet", "cancel", "--dir", dir});
+  EXPECT_EQ(cancel.status, 0) << cancel.err;
+}
+
+// The pieces that need no Slurm: runs written with --no-submit, their tasks run by hand.
+
+TEST(FleetStatus, PrintsTheJsonOfARunNoJobOfWhichSlurmKnows) {
+  const std::string dir = test::scratch_dir("fleet-status-json") + "/fleet";
+  write_unsubmitted("sweep", dir, {"--shards", "2"});
+  const auto r = run_varex({"fleet", "status", "--dir", dir, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto st = nlohmann::json::parse(r.out);
+  ASSERT_EQ(st["tasks"].size(), 2u) << r.out;
+  EXPECT_TRUE(st["tasks"][0]["state"].is_null()) << r.out;
+  EXPECT_TRUE(st["merge_state"].is_null()) << r.out;
+  EXPECT_TRUE(st["tasks"][1]["resumable"].get<bool>()) << r.out;
+}
+
+TEST(FleetPlacement, RefusesValuesThatAreNotOneWordOfSlurmsForm) {
+  const std::string dir = test::scratch_dir("fleet-placement") + "/fleet";
+  // A newline would end the #SBATCH line: a shell command, or another #SBATCH option, would follow.
+  expect_refused({"--no-submit", "--sbatch-option=--constraint=h100\necho hijacked"}, dir,
+                 "--sbatch-option '--constraint=h100\\necho hijacked' holds a newline");
+  expect_refused({"--no-submit", "--partition", "local\n#SBATCH --nodelist=other"}, dir,
+                 "--partition 'local\\n#SBATCH --nodelist=other' holds a newline");
+  expect_refused({"--no-submit", "--account", "lab\tx"}, dir, "--account");
+  expect_refused({"--no-submit", "--time", "soon"}, dir, "--time 'soon' is not a Slurm time limit");
+  expect_refused({"--no-submit", "--time", "1:xx"}, dir, "--time '1:xx'");
+  expect_refused({"--no-submit", "--time=-5"}, dir, "--time");
+  expect_refused({"--no-submit", "--gres", "gpu::1"}, dir, "--gres 'gpu::1' is not a Slurm gres list");
+  expect_refused({"--no-submit", "--gres", "gpu:1 "}, dir, "--gres");
+  expect_refused({"--no-submit", "--partition", "gpu;rm"}, dir, "--partition 'gpu;rm'");
+  expect_refused({"--no-submit", "--account", "my lab"}, dir, "--account 'my lab'");
+  expect_refused({"--no-submit", "--qos", "high$x"}, dir, "--qos");
+  expect_refused({"--no-submit", "--sbatch-option=constraint=h100"}, dir, "--sbatch-option");
+  expect_refused({"--no-submit", "--sbatch-option=--comment=two words"}, dir, "--sbatch-option");
+  expect_refused({"--no-submit", "--sbatch-option=--mem=4G'"}, dir, "--sbatch-option");
+  expect_refused({"--no-submit", "--cpus-per-task", "0"}, dir, "--cpus-per-task 0");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+
+  // Slurm's own forms go through, one #SBATCH line each.
+  write_unsubmitted("sweep", dir,
+                    {"--shards", "2", "--time", "1-12:00", "--gres", "gpu:h100:1,nvme:1", "--partition",
+                     "gpu.a-1", "--account", "lab_1", "--sbatch-option=--mem=64G"});
+  const std::string script = test::slurp(dir + "/task.sh");
+  for (const char* line :
+       {"#SBATCH --time=1-12:00\n", "#SBATCH --gres=gpu:h100:1,nvme:1\n", "#SBATCH --partition=gpu.a-1\n",
+        "#SBATCH --account=lab_1\n", "#SBATCH --mem=64G\n"})
+    EXPECT_NE(script.find(line), std::string::npos) << line << script;
+}
+
+TEST(FleetTune, IsSplitByNodesAndSaysSoWhenGivenShards) {
+  const std::string dir = test::scratch_dir("fleet-tune-shards") + "/fleet";
+  std::vector<std::string> args{"fleet", "tune", "--dir", dir, "--shards", "2"};
+  for (const auto& a : three_variants()) args.push_back(a);
+  const auto r = run_varex(args);
+  expect_usage_error(r, "--shards is for a sweep");
+  EXPECT_NE(r.err.find("--nodes"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+}
+
+// Two node tasks of one tune on like nodes: each its own strategy seed, derived from the base seed.
+TEST(FleetTune, GivesEachNodeTaskItsOwnSeed) {
+  const std::string scratch = test::scratch_dir("fleet-tune-seeds");
+  const std::string dir = scratch + "/fleet";
+  write_unsubmitted("tune", dir,
+                    {"--nodes", "2", "--budget", "2", "--strategy", "random", "--strategy-seed", "7"});
+  std::ifstream plan_file(dir + "/fleet.json");
+  const auto plan = nlohmann::json::parse(plan_file);
+  EXPECT_EQ(plan["strategy_seed"], 7) << plan.dump();
+  for (const auto& a : plan["args"])
+    EXPECT_EQ(a.get<std::string>().find("--strategy-seed"), std::string::npos);
+  for (std::uint32_t k = 0; k < 2; ++k) run_task_by_hand(dir, k);
+  EXPECT_EQ(test::count_where(dir + "/shards/task-0.db", "SELECT seed FROM sessions WHERE kind = 'tune'"), 7);
+  EXPECT_EQ(test::count_where(dir + "/shards/task-1.db", "SELECT seed FROM sessions WHERE kind = 'tune'"), 8);
+
+  // Without --strategy-seed, the tune's default is the base.
+  write_unsubmitted("tune", scratch + "/default", {"--nodes", "3"});
+  EXPECT_NE(test::slurp(scratch + "/default/task.sh").find("seeds=(1 2 3)\n"), std::string::npos);
+  // A seed as the tune reads it, hexadecimal too.
+  write_unsubmitted("tune", scratch + "/hex", {"--nodes", "2", "--strategy-seed=0x10"});
+  EXPECT_NE(test::slurp(scratch + "/hex/task.sh").find("seeds=(16 17)\n"), std::string::npos);
+}
+
+TEST(FleetDirectory, ACommandOnADirectoryThatIsNoFleetLeavesNothingThere) {
+  const std::string dir = test::scratch_dir("fleet-not-a-fleet");
+  for (const char* command : {"merge", "resume", "cancel"}) {
+    expect_usage_error(run_varex({"fleet", command, "--dir", dir}), "is not a fleet directory");
+    EXPECT_TRUE(std::filesystem::is_empty(dir)) << command << " left a file in " << dir;
+    expect_usage_error(run_varex({"fleet", command, "--dir", dir + "/missing"}), "is not a fleet directory");
+    EXPECT_FALSE(std::filesystem::exists(dir + "/missing")) << command;
+  }
+  // Still an empty directory, which a fleet run takes.
+  write_unsubmitted("sweep", dir, {"--shards", "2"});
+}
+
+TEST(FleetMerge, SaysSoWhenNoTaskHasADatabase) {
+  const std::string dir = test::scratch_dir("fleet-merge-nothing") + "/fleet";
+  write_unsubmitted("sweep", dir, {"--shards", "2"});
+  const auto r = run_varex({"fleet", "merge", "--dir", dir});
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("merged nothing: none of the 2 tasks has a database yet"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("into"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fleet.db"));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/merged.json"));
+  const auto status = run_varex({"fleet", "status", "--dir", dir});
+  EXPECT_NE(status.out.find("not merged yet"), std::string::npos) << status.out;
+}
+
+// The results of a fleet on a read-only share: `best` and `export` read fleet.db where SQLite cannot create
+// its WAL files, and change nothing.
+TEST(FleetMerge, TheMergedDatabaseReadsInADirectoryThatCannotBeWritten) {
+  const std::string scratch = test::scratch_dir("fleet-read-only");
+  const std::string dir = scratch + "/fleet", shown = scratch + "/shown";
+  write_unsubmitted("sweep", dir, {"--shards", "1"});
+  run_task_by_hand(dir, 0);
+  const auto merged = run_varex({"fleet", "merge", "--dir", dir});
+  ASSERT_EQ(merged.status, 0) << merged.err;
+  const nlohmann::json writable_best = best_of(dir + "/fleet.db")["variant"];
+  // Read-only: a read-only bind mount for root (whom permissions do not stop), else permissions; undone
+  // however the test ends.
+  struct ReadOnlyView {
+    std::string dir, shown;
+    bool mounted = false;
+    ~ReadOnlyView() {
+      if (mounted) run_command({"umount", shown});
+      std::filesystem::permissions(dir, std::filesystem::perms::owner_all,
+                                   std::filesystem::perm_options::add);
+    }
+  } view{dir, shown};
+  std::filesystem::create_directories(shown);
+  if (geteuid() == 0) {
+    const CommandResult mount = run_command({"mount", "--bind", "-o", "ro", dir, shown});
+    if (mount.status != 0) GTEST_SKIP() << "cannot mount read-only here: " << mount.err;
+    view.mounted = true;
+  } else {
+    std::filesystem::permissions(dir,
+                                 std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    std::filesystem::remove(shown);
+    std::filesystem::create_symlink(dir, shown);
+  }
+  const std::string db = shown + "/fleet.db";
+  EXPECT_EQ(best_of(db)["variant"], writable_best);
+  const auto exported =
+      run_varex({"export", "--db", db, "--format", "json", "--out", scratch + "/profile.json"});
+  EXPECT_EQ(exported.status, 0) << exported.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/fleet.db-wal"));
+}
+
 TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   fleet::FleetPlan plan;
   plan.kind = "sweep";
@@ -326,11 +547,14 @@ TEST(FleetPlan, RoundTripsThroughItsJsonAndNamesEachTasksLastJob) {
   plan.placement.gres = "gpu:h100:1";
   plan.placement.time = "2:00:00";
   plan.placement.options = {"--constraint=h100"};
+  plan.strategy_seed = 18446744073709551615ull;
   plan.submissions = {{"100", {0, 1, 2, 3}, "101", "2026-11-27T06:00:00Z"}, {"205", {1, 3}, "206", "later"}};
   const fleet::FleetPlan back = fleet::FleetPlan::from_json(nlohmann::json::parse(plan.to_json().dump()));
   EXPECT_EQ(back.to_json(), plan.to_json());
   EXPECT_EQ(back.task_job(0), "100_0");
   EXPECT_EQ(back.task_job(3), "205_3");
+  EXPECT_EQ(back.task_strategy_seed(0), 18446744073709551615ull);
+  EXPECT_EQ(back.task_strategy_seed(2), 1u);  // around, as seeds are any 64-bit value
   EXPECT_EQ(back.placement.sbatch_options(),
             (std::vector<std::string>{"--gres=gpu:h100:1", "--time=2:00:00", "--constraint=h100"}));
 }
