@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <varex/runtime.hpp>
@@ -336,6 +337,92 @@ TEST(Runtime, DeviceTimeOnlyWhereTheQueueTimes) {
   const varex::Result r = rt.select_range(untimed.column(column), 0, 100);
   EXPECT_FALSE(rt.last_choice().device_ms.has_value());
   EXPECT_EQ(bits_of(r), expected_bits(column, 0, 100, false));
+}
+
+// A string column as the operators take it: rows + 1 int32 offsets counted from the buffer's start, then the
+// bytes, and a word of slack for the variants that load whole words.
+varex::Input string_column(Application& app, const std::vector<std::string>& strings) {
+  const std::size_t head = 4 * (strings.size() + 1);
+  std::vector<char> bytes(head);
+  std::vector<std::int32_t> offsets{static_cast<std::int32_t>(head)};
+  for (const std::string& s : strings) {
+    bytes.insert(bytes.end(), s.begin(), s.end());
+    offsets.push_back(static_cast<std::int32_t>(bytes.size()));
+  }
+  std::copy_n(reinterpret_cast<const char*>(offsets.data()), head, bytes.begin());
+  const std::size_t used = bytes.size();
+  bytes.resize(used + 4, 0);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(app.context, CL_MEM_READ_WRITE, bytes.size(), nullptr, &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  clEnqueueWriteBuffer(app.queue, mem, CL_TRUE, 0, bytes.size(), bytes.data(), 0, nullptr, nullptr);
+  app.buffers.push_back(mem);
+  return {varex::Buffer::opencl(mem, bytes.size()), strings.size()};
+}
+
+// The bits of a bitmap's last 32-bit word past its rows (0 where rows() is a multiple of 32).
+std::uint32_t tail_bits(const varex::Result& bitmap) {
+  const std::uint64_t rows = bitmap.rows();
+  if (rows % 32 == 0) return 0;
+  std::uint32_t last = 0;
+  std::vector<std::uint8_t> words((rows + 31) / 32 * 4);
+  bitmap.download(words.data(), words.size());
+  std::copy_n(words.end() - 4, 4, reinterpret_cast<std::uint8_t*>(&last));
+  return last & ~((1u << (rows % 32)) - 1u);
+}
+
+// The documentation promises 0 for the bits past rows() in a bitmap's last word. Before each call, the same
+// operator keeps every row of a column of whole words; its bitmap, all ones, goes back to the runtime's cache
+// of device memory, from which the call's own bitmap is likely to come: bits the call leaves unwritten show.
+TEST(Runtime, EveryBitmapOperatorLeavesTheBitsPastItsRowsZero) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  struct Call {
+    std::string op;
+    std::map<std::string, std::string> query;              // what the checked call asks
+    std::map<std::string, std::string> every;              // a query that keeps every row
+    std::vector<std::pair<std::string, std::string>> pin;  // parameters pinned, if any
+  };
+  const std::vector<Call> calls{
+      {"selection", {{"lo", "0"}}, {}, {}},
+      {"selection", {{"lo", "0"}, {"negate", "true"}}, {}, {{"kernel", "overflow"}, {"ept", "16"}}},
+      {"selection", {{"hi", "0"}}, {}, {{"kernel", "overflow"}, {"ept", "8"}}},
+      {"selection", {{"hi", "0"}}, {}, {{"kernel", "loop"}, {"ept", "16"}}},
+      {"cnf_filter", {{"where", "a0 < 0"}}, {{"where", "a0 = a0"}}, {}},
+      {"range", {{"low", "0"}}, {{"low", "-2147483648"}, {"high", "2147483647"}}, {}},
+      {"semilinear", {{"coef", "1"}}, {{"coef", "0"}, {"op", "<="}, {"b", "0"}}, {}},
+      {"str_like", {{"pattern", "1%"}}, {{"pattern", "%"}}, {}},
+      {"regex", {{"pattern", "^1"}}, {{"pattern", ".*"}}, {}},
+      {"str_equal", {{"value", "12"}}, {{"value", "7"}}, {}},
+      {"str_prefix", {{"prefix", "1"}}, {{"prefix", "7"}}, {}},
+  };
+  for (const std::uint64_t rows : {1, 7, 1000, 12345}) {
+    const std::uint64_t whole = (rows + 31) / 32 * 32;
+    const auto values = random_column(whole, static_cast<unsigned>(rows));
+    const varex::Input all = app.column(values);
+    const varex::Input column{all.buffer, rows};
+    std::vector<std::string> strings(rows), sevens(whole, "7");
+    for (std::size_t r = 0; r < rows; ++r) strings[r] = std::to_string(values[r] & 0xff);
+    const varex::Input text = string_column(app, strings), every_text = string_column(app, sevens);
+    // The records have one attribute: the buffer holds the rows alone.
+    const varex::Input records{{column.buffer.handle, rows * 4}, rows};
+    for (const Call& call : calls) {
+      const bool strings_op = call.op.rfind("str_", 0) == 0 || call.op == "regex";
+      if (!call.pin.empty()) rt.override_parameters(call.op, {call.pin.begin(), call.pin.end()});
+      rt.run(call.op, {strings_op ? every_text : all}, call.every);
+      const varex::Result bitmap = rt.run(call.op,
+                                          {strings_op               ? text
+                                           : call.op == "selection" ? column
+                                                                    : records},
+                                          call.query);
+      rt.clear_overrides(call.op);
+      ASSERT_EQ(bitmap.kind(), varex::ResultKind::Bitmap) << call.op;
+      ASSERT_EQ(bitmap.rows(), rows) << call.op;
+      EXPECT_EQ(tail_bits(bitmap), 0u)
+          << call.op << " " << rt.last_choice().variant << " on " << rows << " rows";
+    }
+  }
 }
 
 TEST(Runtime, OpensDevicesByVarexIds) {
