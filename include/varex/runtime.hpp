@@ -74,7 +74,7 @@ class VAREX_API Result {
   std::uint64_t rows() const;
   // The result's device buffers, in the order docs/RUNTIME.md gives for the operator (one for most; a
   // relation's columns or the groups' keys and aggregates are several). Each holds at least what rows()
-  // needs.
+  // needs. An index past buffer_count() (any index of a default-constructed Result) is an Error.
   std::size_t buffer_count() const;
   Buffer buffer(std::size_t index = 0) const;
   // Copies the first `bytes` of buffer `index` to host memory and waits for the copy.

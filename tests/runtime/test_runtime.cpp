@@ -304,6 +304,15 @@ TEST(Runtime, BadCallsThrowErrorsThatNameTheProblem) {
   varex::Options cache;
   cache.cached_memory_share = -0.5;
   EXPECT_NE(message([&] { app.runtime(cache); }).find("cached_memory_share"), std::string::npos);
+  // A buffer a result does not have, as download does: an Error naming the index and the count.
+  const varex::Result bitmap = rt.select_range(input, 0, 1);
+  EXPECT_NE(bitmap.buffer(0).handle, 0u);
+  const std::string beyond = message([&] { bitmap.buffer(99); });
+  EXPECT_NE(beyond.find("buffer 99"), std::string::npos) << beyond;
+  EXPECT_NE(beyond.find("of 1 "), std::string::npos) << beyond;
+  const std::string none = message([] { varex::Result().buffer(0); });
+  EXPECT_NE(none.find("buffer 0"), std::string::npos) << none;
+  EXPECT_NE(none.find("of 0 "), std::string::npos) << none;
   // After all of them, the runtime still works.
   EXPECT_NO_THROW(rt.select_range(input, 0, 1));
 }
