@@ -434,6 +434,44 @@ TEST(Runtime, EveryBitmapOperatorLeavesTheBitsPastItsRowsZero) {
   }
 }
 
+// Pinning one tunable of a relation operator leaves the layout to the buffers, as the defaults do: a soa
+// relation sorts with the pinned algorithm. A pin that names the layout overrides the buffers, and a call
+// whose buffers it cannot read is refused.
+TEST(Runtime, PinnedParametersLeaveTheLayoutToTheBuffers) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const std::size_t rows = 1000;
+  const auto keys = random_column(rows, 11);
+  std::vector<std::int32_t> soa(2 * rows);  // the keys' column, then the values'
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+  for (std::size_t i = 0; i < rows; ++i) {
+    soa[i] = keys[i] & 0xff;  // repeated keys: the values decide the order within one
+    soa[rows + i] = static_cast<std::int32_t>(rows - i);
+    want.emplace_back(static_cast<std::uint32_t>(soa[i]), static_cast<std::uint32_t>(soa[rows + i]));
+  }
+  std::sort(want.begin(), want.end());
+  const varex::Input column = app.column(soa);
+  const varex::Input relation{column.buffer, rows};
+  const std::map<std::string, std::string> query{{"values", "1"}, {"layout", "soa"}};
+
+  rt.override_parameters("ra_sort", {{"algorithm", "radix"}});
+  const varex::Result sorted = rt.run("ra_sort", {relation}, query);
+  EXPECT_TRUE(rt.last_choice().pinned);
+  EXPECT_EQ(rt.last_choice().params.at("algorithm"), "radix");
+  EXPECT_EQ(rt.last_choice().params.at("layout"), "soa");
+  std::vector<std::uint32_t> words(2 * rows);
+  ASSERT_EQ(sorted.rows(), rows);
+  sorted.download(words.data(), words.size() * 4);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+  for (std::size_t i = 0; i < rows; ++i) got.emplace_back(words[i], words[rows + i]);
+  EXPECT_EQ(got, want);
+
+  rt.override_parameters("ra_sort", {{"algorithm", "radix"}, {"layout", "aos"}});
+  EXPECT_THROW(rt.run("ra_sort", {relation}, query), varex::Error);
+  rt.clear_overrides("ra_sort");
+}
+
 TEST(Runtime, OpensDevicesByVarexIds) {
   const std::vector<std::string> ops = varex::Runtime::operators();
   EXPECT_NE(std::find(ops.begin(), ops.end(), "selection"), ops.end());
