@@ -175,6 +175,39 @@ TEST(Runtime, PinnedParametersRunAndProfilesChooseTheirEntry) {
   EXPECT_FALSE(rt.last_choice().note.empty());
 }
 
+// An entry exported from `varex tune` carries its generator in its class's shape, which no call knows: the
+// call's class is still the entry's (exact_class), so online adaptation leaves the tuned class alone. An
+// entry of other rows is not. (Runtime.InstalledPackageConsumer does the same with a real sweep's export.)
+TEST(Runtime, AnEntryOfTheCallsClassMatchesExactlyWhateverOnlyItKnows) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  const auto column = random_column(4099, 9);
+  const varex::Input input = app.column(column);
+  varex::Options adapt;
+  adapt.adapt = true;
+  varex::Runtime rt = app.runtime(adapt);
+  varex::profile::Entry tuned;
+  tuned.device = rt.device_key();
+  tuned.op = "selection";
+  tuned.workload.shape = {{"generator", "uniform_int32"}, {"negate", "false"}};
+  tuned.workload.scale = {{"rows", 4099.0}, {"selectivity", 0.25}};
+  tuned.params = {{"kernel", "overflow"}, {"ept", "16"}};
+  tuned.kernel_ms = 1;
+  rt.set_profile(varex::profile::Profile({tuned}, {}));
+  for (int call = 0; call < 3; ++call) {
+    const varex::Result r = rt.select_range(input, 0, (1 << 30) - 1);  // a quarter of the int32 range
+    EXPECT_EQ(bits_of(r), expected_bits(column, 0, (1 << 30) - 1, false));
+    EXPECT_TRUE(rt.last_choice().exact_class);
+    EXPECT_FALSE(rt.last_choice().exploring);
+    EXPECT_EQ(rt.last_choice().params.at("ept"), "16");
+  }
+  EXPECT_TRUE(rt.adaptation().empty());
+  tuned.workload.scale["rows"] = 8192;
+  rt.set_profile(varex::profile::Profile({tuned}, {}));
+  rt.select_range(input, 0, (1 << 30) - 1);
+  EXPECT_FALSE(rt.last_choice().exact_class);
+}
+
 // A runtime opened by energy runs the profile's energy entry; one by time its time entry; where the profile
 // has no entry of the objective, the defaults.
 TEST(Runtime, TheObjectivePicksTheProfilesEntry) {
