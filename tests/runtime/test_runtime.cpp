@@ -505,6 +505,64 @@ TEST(Runtime, PinnedParametersLeaveTheLayoutToTheBuffers) {
   rt.clear_overrides("ra_sort");
 }
 
+// What the message of the Error a call throws says ("no error" where it throws none).
+template <class Call>
+std::string error_of(Call call) {
+  try {
+    call();
+  } catch (const varex::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A k beyond the rows the filter keeps has no k-th largest: an Error that says so, for every variant, as
+// `varex run` gives; and records wider than the operators take are an Error, not read as their first 16.
+TEST(Runtime, KthLargestBeyondTheKeptRowsAndTooWideRecordsAreErrors) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const std::size_t rows = 1000;
+  std::vector<std::int32_t> values(2 * rows);  // a0 = r, a1 = -r
+  for (std::size_t r = 0; r < rows; ++r) {
+    values[r] = static_cast<std::int32_t>(r);
+    values[rows + r] = -static_cast<std::int32_t>(r);
+  }
+  const varex::Input records = app.column(values);
+  const varex::Input two{records.buffer, rows};
+  // 10 rows pass a0 < 10: the 10th largest is 0, the 11th none.
+  const varex::Result tenth = rt.kth_largest(two, 10, 0, "a0 < 10");
+  std::uint64_t words[2] = {};
+  tenth.download(words, sizeof words);
+  EXPECT_EQ(words[0], 10u);
+  EXPECT_EQ(static_cast<std::int64_t>(words[1]), 0);
+  const std::string beyond = error_of([&] { rt.kth_largest(two, 11, 0, "a0 < 10"); });
+  EXPECT_NE(beyond.find("k=11"), std::string::npos) << beyond;
+  EXPECT_NE(beyond.find("10 rows pass the filter"), std::string::npos) << beyond;
+  const std::string none = error_of([&] { rt.kth_largest(two, 1, 1, "a0 < 0"); });
+  EXPECT_NE(none.find("no row passes the filter"), std::string::npos) << none;
+  const std::string by_quantile = error_of([&] {
+    rt.run("kth_largest", {two}, {{"quantile", "0.5"}, {"where", "a0 < 0"}});
+  });
+  EXPECT_NE(by_quantile.find("no row passes the filter"), std::string::npos) << by_quantile;
+  EXPECT_EQ(error_of([&] { rt.kth_largest(two, 1000, 1); }), "no error");
+
+  // 17 attributes of 10 records: more than the 16 the operators take.
+  const varex::Input wide{{records.buffer.handle, 17 * 10 * 4}, 10};
+  for (const char* op : {"aggregate", "cnf_filter"}) {
+    const std::string message = error_of([&] {
+      if (op == std::string("aggregate"))
+        rt.aggregate(wide, "sum");
+      else
+        rt.cnf_filter(wide, "a0 < 5");
+    });
+    EXPECT_NE(message.find("17 attributes"), std::string::npos) << op << ": " << message;
+    EXPECT_NE(message.find("at most 16"), std::string::npos) << op << ": " << message;
+  }
+  const varex::Input sixteen{{records.buffer.handle, 16 * 10 * 4}, 10};
+  EXPECT_EQ(error_of([&] { rt.aggregate(sixteen, "count"); }), "no error");
+}
+
 TEST(Runtime, OpensDevicesByVarexIds) {
   const std::vector<std::string> ops = varex::Runtime::operators();
   EXPECT_NE(std::find(ops.begin(), ops.end(), "selection"), ops.end());
