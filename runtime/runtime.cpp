@@ -330,6 +330,10 @@ const profile::DeviceKey& Runtime::device_key() const {
 std::string Runtime::device_id() const {
   return impl_->engine->device().id;
 }
+Runtime::Native Runtime::native() const {
+  const harness::Engine::NativeObjects objects = impl_->engine->native_objects();
+  return {objects.context, objects.device, objects.queue};
+}
 
 std::vector<std::string> Runtime::operators() {
   install_operators_once();

@@ -572,6 +572,30 @@ TEST(Runtime, OpensDevicesByVarexIds) {
   varex::Runtime rt = varex::Runtime::open(id);
   EXPECT_EQ(rt.device_id(), id);
   EXPECT_EQ(rt.device_key().name, app.runtime().device_key().name);
+
+  // An application that let the runtime open the device makes its buffers in the runtime's context and
+  // writes them on the runtime's queue.
+  const varex::Runtime::Native native = rt.native();
+  ASSERT_NE(native.context, nullptr);
+  ASSERT_NE(native.queue, nullptr);
+  EXPECT_EQ(native.device, app.device);
+  const auto column = random_column(3001, 12);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(static_cast<cl_context>(native.context), CL_MEM_READ_WRITE, column.size() * 4,
+                              nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_EQ(clEnqueueWriteBuffer(static_cast<cl_command_queue>(native.queue), mem, CL_FALSE, 0,
+                                 column.size() * 4, column.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  const varex::Result bits =
+      rt.select_range({varex::Buffer::opencl(mem, column.size() * 4), column.size()}, -5000, 5000000);
+  EXPECT_EQ(bits_of(bits), expected_bits(column, -5000, 5000000, false));
+  clReleaseMemObject(mem);
+  // An attached runtime's are the application's own.
+  const varex::Runtime attached = app.runtime();
+  EXPECT_EQ(attached.native().context, static_cast<void*>(app.context));
+  EXPECT_EQ(attached.native().device, static_cast<void*>(app.device));
+  EXPECT_EQ(attached.native().queue, static_cast<void*>(app.queue));
 }
 
 }  // namespace
