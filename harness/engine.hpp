@@ -201,6 +201,13 @@ class Engine {
   virtual EventPtr call_native(const std::string& what, const std::function<int(void* stream)>& call);
   // The device address of `buffer` for such a call; null where the backend has none.
   virtual void* native_address(const DeviceBuffer& buffer) const;
+  // The API's own objects the engine runs on (owned by the engine, or retained from the application's).
+  struct NativeObjects {
+    void* context = nullptr;  // cl_context or CUcontext
+    void* device = nullptr;   // cl_device_id; null on CUDA (the context names its device)
+    void* queue = nullptr;    // cl_command_queue or CUstream
+  };
+  virtual NativeObjects native_objects() const = 0;
   // Device time from the start of `first` to the end of `last`, both enqueued in that order.
   virtual double span_ms(Event& first, Event& last) = 0;
   virtual void finish() = 0;

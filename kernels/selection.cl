@@ -100,6 +100,13 @@ FUNC chunk_t eval_partial(GLOBAL const int* RESTRICT in, uint base, uint count, 
   return (chunk_t)bits;
 }
 
+// The bits of rows at or past `valid` (the caller's rows; under host padding the kernel reads n > valid
+// rows) are 0: the bitmap's bits past its rows are 0, as every bitmap's are.
+FUNC chunk_t only_valid(chunk_t bits, uint base, uint valid) {
+  if (base + EPT <= valid) return bits;
+  return base >= valid ? (chunk_t)0 : (chunk_t)(bits & ((1u << (valid - base)) - 1u));
+}
+
 #if COMBINE && VAREX_CUDA
 // Merges the EPT-bit pieces of 32/EPT neighbouring lanes into one word; the first lane writes it.
 // Every lane of the warp must call this.
@@ -133,39 +140,50 @@ FUNC void combine_write(LOCAL uchar* parts, GLOBAL uint* out_words, uint first_c
   combine_write(parts, out_words, group_first, bits, nwords)
 #endif
 
-KERNEL void selection(GLOBAL const int* RESTRICT in, GLOBAL uchar* RESTRICT out, const uint n, const int lo,
-                      const int hi, const uint neg) {
+KERNEL void selection(GLOBAL const int* RESTRICT in, GLOBAL uchar* RESTRICT out, const uint n,
+                      const uint valid, const int lo, const int hi, const uint neg) {
   const uint nchunks = (n + EPT - 1) / EPT;
+  const uint nwords = (n + 31) / 32;
 #if COMBINE
 #if VAREX_OPENCL
   LOCAL_ARRAY uchar parts[MAX_LOCAL];
 #endif
-  const uint nwords = (n + 31) / 32;
+  // Whole words are written; the chunks past the rows contribute zero bits.
+  const uint written_chunks = nchunks;
+#else
+  // Chunks of 8 or 16 rows are written one by one: the last word's chunks past the rows are written too
+  // (as 0), so that no bit of it is left as the buffer held it.
+  const uint written_chunks = nwords * (32 / EPT);
 #endif
 #if SEL_OVERFLOW
   // Work-group-uniform stride loop: with groups_per_cu=cover it runs once.
   const uint stride = gsize();
-  for (uint first = group_id() * lsize(); first < nchunks; first += stride) {
+  for (uint first = group_id() * lsize(); first < written_chunks; first += stride) {
     const uint chunk = first + lid();
     chunk_t bits = 0;
     if (chunk < nchunks) {
       const uint base = chunk * EPT;
       const uint count = min((uint)EPT, n - base);
       bits = count == EPT ? eval_full(in, base, lo, hi, neg) : eval_partial(in, base, count, lo, hi, neg);
+      bits = only_valid(bits, base, valid);
     }
 #if COMBINE
     COMBINE_WRITE((GLOBAL uint*)out, first, chunk, bits, nwords);
 #else
-    if (chunk < nchunks) ((GLOBAL chunk_t*)out)[chunk] = bits;
+    if (chunk < written_chunks) ((GLOBAL chunk_t*)out)[chunk] = bits;
 #endif
   }
 #else
   const uint chunk = gid();
-  const chunk_t bits = eval_checked(in, chunk * EPT, n, lo, hi, neg);
+  const chunk_t bits = only_valid(eval_checked(in, chunk * EPT, n, lo, hi, neg), chunk * EPT, valid);
 #if COMBINE
   COMBINE_WRITE((GLOBAL uint*)out, group_id() * lsize(), chunk, bits, nwords);
 #else
   ((GLOBAL chunk_t*)out)[chunk] = bits;
+  // The last word's chunks that no work-item of the grid writes: the last chunk's work-item zeroes them.
+  if (chunk + 1 == nchunks) {
+    for (uint c = max(nchunks, gsize()); c < written_chunks; ++c) ((GLOBAL chunk_t*)out)[c] = 0;
+  }
 #endif
 #endif
 }

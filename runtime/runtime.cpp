@@ -96,6 +96,10 @@ const char* to_string(ResultKind kind) {
 struct Result::Impl {
   std::shared_ptr<harness::Engine> engine;  // outlives the buffer
   harness::DeviceResult result;
+
+  // Buffer `index` of `result`; an Error naming the index and the count where it has none (a default
+  // Result has none). `what` names the call.
+  static const harness::DeviceBuffer& at(const Result& result, std::size_t index, const char* what);
 };
 
 Result::Result() = default;
@@ -117,20 +121,23 @@ std::size_t Result::buffer_count() const {
   return impl_ ? impl_->result.buffers.size() : 0;
 }
 
+const harness::DeviceBuffer& Result::Impl::at(const Result& result, std::size_t index, const char* what) {
+  if (!result.impl_ || index >= result.impl_->result.buffers.size())
+    throw Error(std::string(what) + " of buffer " + std::to_string(index) + " of a result of " +
+                std::to_string(result.buffer_count()) + " buffers");
+  return *result.impl_->result.buffers[index];
+}
+
 Buffer Result::buffer(std::size_t index) const {
-  if (!impl_ || index >= impl_->result.buffers.size()) return {};
-  const harness::DeviceBuffer& b = *impl_->result.buffers[index];
+  const harness::DeviceBuffer& b = Impl::at(*this, index, "Result::buffer");
   return {impl_->engine->handle(b), b.bytes()};
 }
 
 void Result::download(void* host, std::size_t bytes, std::size_t index) const {
   guarded([&] {
     if (bytes == 0) return;
-    if (!impl_ || index >= impl_->result.buffers.size())
-      throw UsageError("download of buffer " + std::to_string(index) + " of a result of " +
-                       std::to_string(buffer_count()));
+    const harness::DeviceBuffer& b = Impl::at(*this, index, "download");
     if (!host) throw UsageError("download into a null pointer");
-    const harness::DeviceBuffer& b = *impl_->result.buffers[index];
     if (bytes > b.bytes())
       throw UsageError("download of " + std::to_string(bytes) + " bytes from a result buffer of " +
                        std::to_string(b.bytes()));
@@ -322,6 +329,10 @@ const profile::DeviceKey& Runtime::device_key() const {
 }
 std::string Runtime::device_id() const {
   return impl_->engine->device().id;
+}
+Runtime::Native Runtime::native() const {
+  const harness::Engine::NativeObjects objects = impl_->engine->native_objects();
+  return {objects.context, objects.device, objects.queue};
 }
 
 std::vector<std::string> Runtime::operators() {

@@ -60,7 +60,10 @@ VariantChoice choose_variant(const harness::Operator& op, const DeviceInfo& devi
   };
 
   if (pinned) {
-    const variants::Params params = with_text(space, *pinned);
+    // The tunables not named keep the call's defaults, which take what the buffers decide (a relation's
+    // layout); a pin that names one of those overrides the buffers, and the call refuses what cannot run.
+    const variants::Params params =
+        space.with_settings(call_defaults(space, run), {pinned->begin(), pinned->end()});
     if (const auto violation = space.violation(params))
       throw UsageError(op.name() + ": the pinned parameters are not a variant: " + *violation);
     if (const std::string refused = run.refuses(params); !refused.empty())

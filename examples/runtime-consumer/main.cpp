@@ -1,7 +1,9 @@
 // An application's view of varex: it owns an OpenCL context, queue and buffers, and calls varex's operators
 // on them. Every result is checked against a plain C++ computation written here, which shares nothing with
-// varex. Prints one line per call, `<call>: ok variant=<id> level=<fallback level>`, and what went wrong
-// otherwise; exits 1 when a result is wrong, 2 when the setup fails.
+// varex. Prints one line per call, `<call>: ok variant=<id> level=<fallback level> exact_class=<whether the
+// profile's entry is of the call's own class>`, and what went wrong otherwise; exits 1 when a result is wrong
+// (or --expect-variant's call, select_range(0, 5) over the column, ran another variant), 2 when the setup
+// fails.
 //   runtime_consumer [--platform P] [--device D] [--rows N] [--profile FILE] [--expect-variant ID]
 #include <CL/cl.h>
 
@@ -69,8 +71,9 @@ int failures = 0;
 void report(const std::string& call, const varex::Runtime& rt, bool ok, const std::string& detail = "") {
   const varex::Choice& c = rt.last_choice();
   std::cout << call << ": " << (ok ? "ok" : "WRONG") << " variant=" << c.variant
-            << " level=" << varex::profile::to_string(c.level) << (c.note.empty() ? "" : " note=" + c.note)
-            << (detail.empty() ? "" : " " + detail) << "\n";
+            << " level=" << varex::profile::to_string(c.level)
+            << " exact_class=" << (c.exact_class ? "true" : "false")
+            << (c.note.empty() ? "" : " note=" + c.note) << (detail.empty() ? "" : " " + detail) << "\n";
   if (!ok) ++failures;
 }
 
@@ -321,11 +324,8 @@ int main(int argc, char** argv) {
     cl_mem mem = upload(d, column);
     rt->select_range({varex::Buffer::opencl(mem, column.size() * 4), column.size()}, 0, 5);
     clReleaseMemObject(mem);
-    if (rt->last_choice().variant != args["--expect-variant"]) {
-      std::cout << "expected variant " << args["--expect-variant"] << ", ran " << rt->last_choice().variant
-                << "\n";
-      ++failures;
-    }
+    report("expected variant", *rt, rt->last_choice().variant == args["--expect-variant"],
+           "expected " + args["--expect-variant"]);
   }
   rt.reset();
   clReleaseCommandQueue(d.queue);

@@ -219,6 +219,7 @@ class CudaEngine final : public Engine {
   }
 
   const DeviceInfo& device() const override { return info_; }
+  NativeObjects native_objects() const override { return {context_, nullptr, stream_}; }
 
   std::unique_ptr<DeviceBuffer> borrow(std::uint64_t handle, std::size_t bytes) override {
     if (!handle) throw UsageError("a null CUDA device pointer");

@@ -317,6 +317,7 @@ class OpenClEngine final : public Engine {
 
   const DeviceInfo& device() const override { return info_; }
   bool timed() const override { return timed_; }
+  NativeObjects native_objects() const override { return {context_, device_, queue_}; }
 
   std::unique_ptr<DeviceBuffer> borrow(std::uint64_t handle, std::size_t bytes) override {
     cl_mem mem = reinterpret_cast<cl_mem>(static_cast<std::uintptr_t>(handle));

@@ -14,7 +14,8 @@
 //                         exports with every profile; empty if the profile does not know the operator
 //
 // Within a level only entries of the same shape compete (a shape key that both sides give must agree; keys
-// only one side gives do not matter), and the one of the nearest scale wins: the exact class, else the
+// only one side gives do not matter), and the one of the nearest scale wins: the exact class (every key the
+// workload gives, with the entry's value; what only the entry gives does not count), else the
 // smallest distance, summed over the scale keys both sides give, of |log2 a - log2 b| for counts (rows,
 // rows2, distinct) and 4 |a - b| for the others (selectivity, match_ratio, zipf); ties go to the entry of the
 // lower value. A level with no entry of the shape passes to the next.
@@ -102,7 +103,9 @@ struct Choice {
   Params params;
   Level level = Level::Default;
   const Entry* entry = nullptr;  // null at the Default level
-  bool exact_class = false;      // the entry's class is the workload's: same shape, same scale
+  // The entry's class is the workload's: the same value of every shape and scale key the workload gives
+  // (keys only the entry gives, such as its generator, do not count).
+  bool exact_class = false;
 
   // A tunable as an integer, or `fallback` when absent or a word such as "auto".
   long long integer(const std::string& name, long long fallback) const {
@@ -181,8 +184,7 @@ class Profile {
         }
       }
       if (best) {
-        const bool exact = best->workload.shape == workload.shape && best->workload.scale == workload.scale;
-        return {best->params, level, best, exact};
+        return {best->params, level, best, covers(best->workload, workload)};
       }
     }
     const auto it = defaults_.find(op);
@@ -219,6 +221,21 @@ class Profile {
       const auto it = b.shape.find(key);
       if (it != b.shape.end() && it->second != value) return false;
     }
+    return true;
+  }
+
+  // Whether `entry`'s class is the workload's as far as the workload knows it: every shape and scale key
+  // the workload gives, the entry gives with the same value. Keys only the entry gives (how its data was
+  // made, such as the generator, or statistics of data the consumer has not seen) do not matter.
+  static bool covers(const Workload& entry, const Workload& workload) {
+    const auto gives = [](const auto& keys, const auto& key, const auto& value) {
+      const auto it = keys.find(key);
+      return it != keys.end() && it->second == value;
+    };
+    for (const auto& [key, value] : workload.shape)
+      if (!gives(entry.shape, key, value)) return false;
+    for (const auto& [key, value] : workload.scale)
+      if (!gives(entry.scale, key, value)) return false;
     return true;
   }
 

@@ -74,7 +74,7 @@ class VAREX_API Result {
   std::uint64_t rows() const;
   // The result's device buffers, in the order docs/RUNTIME.md gives for the operator (one for most; a
   // relation's columns or the groups' keys and aggregates are several). Each holds at least what rows()
-  // needs.
+  // needs. An index past buffer_count() (any index of a default-constructed Result) is an Error.
   std::size_t buffer_count() const;
   Buffer buffer(std::size_t index = 0) const;
   // Copies the first `bytes` of buffer `index` to host memory and waits for the copy.
@@ -179,6 +179,18 @@ class VAREX_API Runtime {
   const profile::DeviceKey& device_key() const;
   // varex's id of the device ("ocl:0:0").
   std::string device_id() const;
+  // The native objects the calls run on: what an application that let Runtime::open make them needs to
+  // hand the runtime buffers of its own (made in this context) and to order its own work with the calls.
+  // OpenCL: context, device and queue are the cl_context, cl_device_id and cl_command_queue (made with
+  // CL_QUEUE_PROFILING_ENABLE by open); CUDA: the CUcontext and CUstream, and device null. They are the
+  // runtime's: valid while it (or a Result of it) lives; retain them (clRetainContext, …) to keep them
+  // longer. An attached runtime gives back the application's own objects.
+  struct Native {
+    void* context = nullptr;
+    void* device = nullptr;
+    void* queue = nullptr;
+  };
+  Native native() const;
   // The operators this runtime knows.
   static std::vector<std::string> operators();
 

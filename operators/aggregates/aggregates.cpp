@@ -333,6 +333,7 @@ class AggregateBound final : public VariantRun<AttributeAggregateVariant, BoundR
 
   DeviceResult take_result() override {
     if (!out_) throw std::logic_error(op_.name() + ": no result to take (execute first)");
+    if (op_.name() == "kth_largest") check_kept();
     DeviceResult result{OutputKind::Scalar, {}, 1};
     result.buffers.push_back(std::move(out_));
     result.parts = {{0, 0, 16, 0}};  // rows aggregated, value
@@ -349,11 +350,21 @@ class AggregateBound final : public VariantRun<AttributeAggregateVariant, BoundR
     kernels_->run(variant, seq, in_, *out_);
   }
 
+  // The rows the filter kept are counted on the device: a k beyond them (or no row kept) has no k-th
+  // largest, and the kernels' value would mean nothing, so the count is read back and checked as
+  // `varex run` checks it on the host (UsageError).
+  void check_kept() {
+    if (!readback_) readback_ = engine_.allocate_host(16);
+    engine_.download(*readback_, *out_, 16)->elapsed_ms();
+    checked_k(query_, kernels_->where(), readback_->as<std::uint64_t>()[0]);
+  }
+
   const AttributeAggregate& op_;
   AttributeColumns in_;
   nlohmann::json query_;
   std::unique_ptr<AggregateKernels> kernels_;
   std::unique_ptr<DeviceBuffer> out_;
+  std::unique_ptr<HostBuffer> readback_;
 };
 
 }  // namespace

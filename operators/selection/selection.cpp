@@ -66,13 +66,18 @@ struct SelectionVariant : LaunchBundle {
 void run_selection(const SelectionVariant& variant, KernelSequence& seq, const DeviceBuffer& in,
                    DeviceBuffer& out, std::uint64_t rows_in, const KernelRange& range) {
   if (rows_in == 0) return;
-  // Host-side padding: the kernel sees a row count that fills whole work-groups (the slack holds zeros,
-  // and the bits it produces lie past the result).
+  // Host-side padding: the kernel reads a row count that fills whole work-groups (the slack behind the
+  // rows: zeros in a tuning run, whatever the application's buffer holds in a runtime call); the bits of
+  // the rows past `rows_in` are written 0, as are the rest of the bitmap's last word.
   const std::uint64_t rows = variant.launch.indexed(rows_in, variant.ept);
   const LaunchShape shape = variant.launch.rows(rows, variant.ept);
-  const std::vector<KernelArg> args{
-      KernelArg::of(in),       KernelArg::of(out),      KernelArg::of(static_cast<std::uint32_t>(rows)),
-      KernelArg::of(range.lo), KernelArg::of(range.hi), KernelArg::of(range.neg)};
+  const std::vector<KernelArg> args{KernelArg::of(in),
+                                    KernelArg::of(out),
+                                    KernelArg::of(static_cast<std::uint32_t>(rows)),
+                                    KernelArg::of(static_cast<std::uint32_t>(rows_in)),
+                                    KernelArg::of(range.lo),
+                                    KernelArg::of(range.hi),
+                                    KernelArg::of(range.neg)};
   seq.run("selection", "selection", shape, args);
 }
 

@@ -2,7 +2,8 @@
 # prefix of its own, builds examples/runtime-consumer against that installation with find_package(varex), and
 # runs it on the first OpenCL device:
 #   - without a profile: every call checks out against the example's own computation, the defaults run;
-#   - with a profile exported from a real sweep on that device: the sweep's best variant runs;
+#   - with a profile exported from a real sweep on that device: the sweep's best variant runs, matched as the
+#     call's own class (exact_class; the entry's generator is not a key the call knows);
 #   - with a corrupt profile: the example reports the error and exits 2.
 # cmake -DBUILD=<varex build> -DSOURCE=<varex source> -DVAREX=<varex binary> -DWORK=<scratch>
 #       [-DFLAGS=<compiler flags of this build's sanitizers>] -P consumer.cmake
@@ -41,8 +42,10 @@ if(NOT out MATCHES "select_range: ok .* level=default")
   message(FATAL_ERROR "without a profile the defaults should run:\n${out}")
 endif()
 
-# A real sweep of four variants on the example's device (the first OpenCL device: ocl:0:0), exported.
-run(${VAREX} sweep --op selection --device ocl:0:0 --rows 5003 --db ${WORK}/tuned.db --quiet --set kernel=overflow
+# A real sweep of four variants on the example's device (the first OpenCL device: ocl:0:0), exported; its
+# query is the one of the example's --expect-variant call, so that call's class is the sweep's.
+run(${VAREX} sweep --op selection --device ocl:0:0 --rows 5003 --query lo=0 --query hi=5 --db ${WORK}/tuned.db
+    --quiet --set kernel=overflow
     --set ept=8,16 --set vec=1,4 --set padding=none --set local=auto --set grid=cover --min-reps 3 --max-reps 5)
 expect_ok("varex sweep")
 run(${VAREX} export --db ${WORK}/tuned.db --format json --out ${WORK}/tuned.json)
@@ -52,8 +55,8 @@ expect_ok("varex best")
 string(JSON best GET "${out}" 0 variant)
 run(${consumer} --rows 5003 --profile ${WORK}/tuned.json --expect-variant ${best})
 expect_ok("the example with the exported profile (expecting variant ${best})")
-if(NOT out MATCHES "level=exact_device")
-  message(FATAL_ERROR "the profile's entry for this device should answer:\n${out}")
+if(NOT out MATCHES "expected variant: ok [^\n]* level=exact_device exact_class=true")
+  message(FATAL_ERROR "the profile's entry for this device and the call's own class should answer:\n${out}")
 endif()
 
 file(WRITE ${WORK}/corrupt.json "{\"format\": \"varex-profile\", \"version\": 3, \"devices\": [")

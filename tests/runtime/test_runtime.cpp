@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <random>
 #include <string>
 #include <varex/runtime.hpp>
@@ -174,6 +175,39 @@ TEST(Runtime, PinnedParametersRunAndProfilesChooseTheirEntry) {
   EXPECT_FALSE(rt.last_choice().note.empty());
 }
 
+// An entry exported from `varex tune` carries its generator in its class's shape, which no call knows: the
+// call's class is still the entry's (exact_class), so online adaptation leaves the tuned class alone. An
+// entry of other rows is not. (Runtime.InstalledPackageConsumer does the same with a real sweep's export.)
+TEST(Runtime, AnEntryOfTheCallsClassMatchesExactlyWhateverOnlyItKnows) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  const auto column = random_column(4099, 9);
+  const varex::Input input = app.column(column);
+  varex::Options adapt;
+  adapt.adapt = true;
+  varex::Runtime rt = app.runtime(adapt);
+  varex::profile::Entry tuned;
+  tuned.device = rt.device_key();
+  tuned.op = "selection";
+  tuned.workload.shape = {{"generator", "uniform_int32"}, {"negate", "false"}};
+  tuned.workload.scale = {{"rows", 4099.0}, {"selectivity", 0.25}};
+  tuned.params = {{"kernel", "overflow"}, {"ept", "16"}};
+  tuned.kernel_ms = 1;
+  rt.set_profile(varex::profile::Profile({tuned}, {}));
+  for (int call = 0; call < 3; ++call) {
+    const varex::Result r = rt.select_range(input, 0, (1 << 30) - 1);  // a quarter of the int32 range
+    EXPECT_EQ(bits_of(r), expected_bits(column, 0, (1 << 30) - 1, false));
+    EXPECT_TRUE(rt.last_choice().exact_class);
+    EXPECT_FALSE(rt.last_choice().exploring);
+    EXPECT_EQ(rt.last_choice().params.at("ept"), "16");
+  }
+  EXPECT_TRUE(rt.adaptation().empty());
+  tuned.workload.scale["rows"] = 8192;
+  rt.set_profile(varex::profile::Profile({tuned}, {}));
+  rt.select_range(input, 0, (1 << 30) - 1);
+  EXPECT_FALSE(rt.last_choice().exact_class);
+}
+
 // A runtime opened by energy runs the profile's energy entry; one by time its time entry; where the profile
 // has no entry of the objective, the defaults.
 TEST(Runtime, TheObjectivePicksTheProfilesEntry) {
@@ -303,6 +337,15 @@ TEST(Runtime, BadCallsThrowErrorsThatNameTheProblem) {
   varex::Options cache;
   cache.cached_memory_share = -0.5;
   EXPECT_NE(message([&] { app.runtime(cache); }).find("cached_memory_share"), std::string::npos);
+  // A buffer a result does not have, as download does: an Error naming the index and the count.
+  const varex::Result bitmap = rt.select_range(input, 0, 1);
+  EXPECT_NE(bitmap.buffer(0).handle, 0u);
+  const std::string beyond = message([&] { bitmap.buffer(99); });
+  EXPECT_NE(beyond.find("buffer 99"), std::string::npos) << beyond;
+  EXPECT_NE(beyond.find("of 1 "), std::string::npos) << beyond;
+  const std::string none = message([] { varex::Result().buffer(0); });
+  EXPECT_NE(none.find("buffer 0"), std::string::npos) << none;
+  EXPECT_NE(none.find("of 0 "), std::string::npos) << none;
   // After all of them, the runtime still works.
   EXPECT_NO_THROW(rt.select_range(input, 0, 1));
 }
@@ -338,6 +381,188 @@ TEST(Runtime, DeviceTimeOnlyWhereTheQueueTimes) {
   EXPECT_EQ(bits_of(r), expected_bits(column, 0, 100, false));
 }
 
+// A string column as the operators take it: rows + 1 int32 offsets counted from the buffer's start, then the
+// bytes, and a word of slack for the variants that load whole words.
+varex::Input string_column(Application& app, const std::vector<std::string>& strings) {
+  const std::size_t head = 4 * (strings.size() + 1);
+  std::vector<char> bytes(head);
+  std::vector<std::int32_t> offsets{static_cast<std::int32_t>(head)};
+  for (const std::string& s : strings) {
+    bytes.insert(bytes.end(), s.begin(), s.end());
+    offsets.push_back(static_cast<std::int32_t>(bytes.size()));
+  }
+  std::copy_n(reinterpret_cast<const char*>(offsets.data()), head, bytes.begin());
+  const std::size_t used = bytes.size();
+  bytes.resize(used + 4, 0);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(app.context, CL_MEM_READ_WRITE, bytes.size(), nullptr, &err);
+  EXPECT_EQ(err, CL_SUCCESS);
+  clEnqueueWriteBuffer(app.queue, mem, CL_TRUE, 0, bytes.size(), bytes.data(), 0, nullptr, nullptr);
+  app.buffers.push_back(mem);
+  return {varex::Buffer::opencl(mem, bytes.size()), strings.size()};
+}
+
+// The bits of a bitmap's last 32-bit word past its rows (0 where rows() is a multiple of 32).
+std::uint32_t tail_bits(const varex::Result& bitmap) {
+  const std::uint64_t rows = bitmap.rows();
+  if (rows % 32 == 0) return 0;
+  std::uint32_t last = 0;
+  std::vector<std::uint8_t> words((rows + 31) / 32 * 4);
+  bitmap.download(words.data(), words.size());
+  std::copy_n(words.end() - 4, 4, reinterpret_cast<std::uint8_t*>(&last));
+  return last & ~((1u << (rows % 32)) - 1u);
+}
+
+// The documentation promises 0 for the bits past rows() in a bitmap's last word. Before each call, the same
+// operator keeps every row of a column of whole words; its bitmap, all ones, goes back to the runtime's cache
+// of device memory, from which the call's own bitmap is likely to come: bits the call leaves unwritten show.
+TEST(Runtime, EveryBitmapOperatorLeavesTheBitsPastItsRowsZero) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  struct Call {
+    std::string op;
+    std::map<std::string, std::string> query;              // what the checked call asks
+    std::map<std::string, std::string> every;              // a query that keeps every row
+    std::vector<std::pair<std::string, std::string>> pin;  // parameters pinned, if any
+  };
+  const std::vector<Call> calls{
+      {"selection", {{"lo", "0"}}, {}, {}},
+      {"selection", {{"lo", "0"}, {"negate", "true"}}, {}, {{"kernel", "overflow"}, {"ept", "16"}}},
+      {"selection", {{"hi", "0"}}, {}, {{"kernel", "overflow"}, {"ept", "8"}}},
+      {"selection", {{"hi", "0"}}, {}, {{"kernel", "loop"}, {"ept", "16"}}},
+      {"cnf_filter", {{"where", "a0 < 0"}}, {{"where", "a0 = a0"}}, {}},
+      {"range", {{"low", "0"}}, {{"low", "-2147483648"}, {"high", "2147483647"}}, {}},
+      {"semilinear", {{"coef", "1"}}, {{"coef", "0"}, {"op", "<="}, {"b", "0"}}, {}},
+      {"str_like", {{"pattern", "1%"}}, {{"pattern", "%"}}, {}},
+      {"regex", {{"pattern", "^1"}}, {{"pattern", ".*"}}, {}},
+      {"str_equal", {{"value", "12"}}, {{"value", "7"}}, {}},
+      {"str_prefix", {{"prefix", "1"}}, {{"prefix", "7"}}, {}},
+  };
+  for (const std::uint64_t rows : {1, 7, 1000, 12345}) {
+    const std::uint64_t whole = (rows + 31) / 32 * 32;
+    const auto values = random_column(whole, static_cast<unsigned>(rows));
+    const varex::Input all = app.column(values);
+    const varex::Input column{all.buffer, rows};
+    std::vector<std::string> strings(rows), sevens(whole, "7");
+    for (std::size_t r = 0; r < rows; ++r) strings[r] = std::to_string(values[r] & 0xff);
+    const varex::Input text = string_column(app, strings), every_text = string_column(app, sevens);
+    // The records have one attribute: the buffer holds the rows alone.
+    const varex::Input records{{column.buffer.handle, rows * 4}, rows};
+    for (const Call& call : calls) {
+      const bool strings_op = call.op.rfind("str_", 0) == 0 || call.op == "regex";
+      if (!call.pin.empty()) rt.override_parameters(call.op, {call.pin.begin(), call.pin.end()});
+      rt.run(call.op, {strings_op ? every_text : all}, call.every);
+      const varex::Result bitmap = rt.run(call.op,
+                                          {strings_op               ? text
+                                           : call.op == "selection" ? column
+                                                                    : records},
+                                          call.query);
+      rt.clear_overrides(call.op);
+      ASSERT_EQ(bitmap.kind(), varex::ResultKind::Bitmap) << call.op;
+      ASSERT_EQ(bitmap.rows(), rows) << call.op;
+      EXPECT_EQ(tail_bits(bitmap), 0u)
+          << call.op << " " << rt.last_choice().variant << " on " << rows << " rows";
+    }
+  }
+}
+
+// Pinning one tunable of a relation operator leaves the layout to the buffers, as the defaults do: a soa
+// relation sorts with the pinned algorithm. A pin that names the layout overrides the buffers, and a call
+// whose buffers it cannot read is refused.
+TEST(Runtime, PinnedParametersLeaveTheLayoutToTheBuffers) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const std::size_t rows = 1000;
+  const auto keys = random_column(rows, 11);
+  std::vector<std::int32_t> soa(2 * rows);  // the keys' column, then the values'
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+  for (std::size_t i = 0; i < rows; ++i) {
+    soa[i] = keys[i] & 0xff;  // repeated keys: the values decide the order within one
+    soa[rows + i] = static_cast<std::int32_t>(rows - i);
+    want.emplace_back(static_cast<std::uint32_t>(soa[i]), static_cast<std::uint32_t>(soa[rows + i]));
+  }
+  std::sort(want.begin(), want.end());
+  const varex::Input column = app.column(soa);
+  const varex::Input relation{column.buffer, rows};
+  const std::map<std::string, std::string> query{{"values", "1"}, {"layout", "soa"}};
+
+  rt.override_parameters("ra_sort", {{"algorithm", "radix"}});
+  const varex::Result sorted = rt.run("ra_sort", {relation}, query);
+  EXPECT_TRUE(rt.last_choice().pinned);
+  EXPECT_EQ(rt.last_choice().params.at("algorithm"), "radix");
+  EXPECT_EQ(rt.last_choice().params.at("layout"), "soa");
+  std::vector<std::uint32_t> words(2 * rows);
+  ASSERT_EQ(sorted.rows(), rows);
+  sorted.download(words.data(), words.size() * 4);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> got;
+  for (std::size_t i = 0; i < rows; ++i) got.emplace_back(words[i], words[rows + i]);
+  EXPECT_EQ(got, want);
+
+  rt.override_parameters("ra_sort", {{"algorithm", "radix"}, {"layout", "aos"}});
+  EXPECT_THROW(rt.run("ra_sort", {relation}, query), varex::Error);
+  rt.clear_overrides("ra_sort");
+}
+
+// What the message of the Error a call throws says ("no error" where it throws none).
+template <class Call>
+std::string error_of(Call call) {
+  try {
+    call();
+  } catch (const varex::Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+// A k beyond the rows the filter keeps has no k-th largest: an Error that says so, for every variant, as
+// `varex run` gives; and records wider than the operators take are an Error, not read as their first 16.
+TEST(Runtime, KthLargestBeyondTheKeptRowsAndTooWideRecordsAreErrors) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const std::size_t rows = 1000;
+  std::vector<std::int32_t> values(2 * rows);  // a0 = r, a1 = -r
+  for (std::size_t r = 0; r < rows; ++r) {
+    values[r] = static_cast<std::int32_t>(r);
+    values[rows + r] = -static_cast<std::int32_t>(r);
+  }
+  const varex::Input records = app.column(values);
+  const varex::Input two{records.buffer, rows};
+  // 10 rows pass a0 < 10: the 10th largest is 0, the 11th none.
+  const varex::Result tenth = rt.kth_largest(two, 10, 0, "a0 < 10");
+  std::uint64_t words[2] = {};
+  tenth.download(words, sizeof words);
+  EXPECT_EQ(words[0], 10u);
+  EXPECT_EQ(static_cast<std::int64_t>(words[1]), 0);
+  const std::string beyond = error_of([&] { rt.kth_largest(two, 11, 0, "a0 < 10"); });
+  EXPECT_NE(beyond.find("k=11"), std::string::npos) << beyond;
+  EXPECT_NE(beyond.find("10 rows pass the filter"), std::string::npos) << beyond;
+  const std::string none = error_of([&] { rt.kth_largest(two, 1, 1, "a0 < 0"); });
+  EXPECT_NE(none.find("no row passes the filter"), std::string::npos) << none;
+  const std::string by_quantile = error_of([&] {
+    rt.run("kth_largest", {two}, {{"quantile", "0.5"}, {"where", "a0 < 0"}});
+  });
+  EXPECT_NE(by_quantile.find("no row passes the filter"), std::string::npos) << by_quantile;
+  EXPECT_EQ(error_of([&] { rt.kth_largest(two, 1000, 1); }), "no error");
+
+  // 17 attributes of 10 records: more than the 16 the operators take.
+  const varex::Input wide{{records.buffer.handle, 17 * 10 * 4}, 10};
+  for (const char* op : {"aggregate", "cnf_filter"}) {
+    const std::string message = error_of([&] {
+      if (op == std::string("aggregate"))
+        rt.aggregate(wide, "sum");
+      else
+        rt.cnf_filter(wide, "a0 < 5");
+    });
+    EXPECT_NE(message.find("17 attributes"), std::string::npos) << op << ": " << message;
+    EXPECT_NE(message.find("at most 16"), std::string::npos) << op << ": " << message;
+  }
+  const varex::Input sixteen{{records.buffer.handle, 16 * 10 * 4}, 10};
+  EXPECT_EQ(error_of([&] { rt.aggregate(sixteen, "count"); }), "no error");
+}
+
 TEST(Runtime, OpensDevicesByVarexIds) {
   const std::vector<std::string> ops = varex::Runtime::operators();
   EXPECT_NE(std::find(ops.begin(), ops.end(), "selection"), ops.end());
@@ -347,6 +572,30 @@ TEST(Runtime, OpensDevicesByVarexIds) {
   varex::Runtime rt = varex::Runtime::open(id);
   EXPECT_EQ(rt.device_id(), id);
   EXPECT_EQ(rt.device_key().name, app.runtime().device_key().name);
+
+  // An application that let the runtime open the device makes its buffers in the runtime's context and
+  // writes them on the runtime's queue.
+  const varex::Runtime::Native native = rt.native();
+  ASSERT_NE(native.context, nullptr);
+  ASSERT_NE(native.queue, nullptr);
+  EXPECT_EQ(native.device, app.device);
+  const auto column = random_column(3001, 12);
+  cl_int err = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(static_cast<cl_context>(native.context), CL_MEM_READ_WRITE, column.size() * 4,
+                              nullptr, &err);
+  ASSERT_EQ(err, CL_SUCCESS);
+  ASSERT_EQ(clEnqueueWriteBuffer(static_cast<cl_command_queue>(native.queue), mem, CL_FALSE, 0,
+                                 column.size() * 4, column.data(), 0, nullptr, nullptr),
+            CL_SUCCESS);
+  const varex::Result bits =
+      rt.select_range({varex::Buffer::opencl(mem, column.size() * 4), column.size()}, -5000, 5000000);
+  EXPECT_EQ(bits_of(bits), expected_bits(column, -5000, 5000000, false));
+  clReleaseMemObject(mem);
+  // An attached runtime's are the application's own.
+  const varex::Runtime attached = app.runtime();
+  EXPECT_EQ(attached.native().context, static_cast<void*>(app.context));
+  EXPECT_EQ(attached.native().device, static_cast<void*>(app.device));
+  EXPECT_EQ(attached.native().queue, static_cast<void*>(app.queue));
 }
 
 }  // namespace

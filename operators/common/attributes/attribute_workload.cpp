@@ -166,9 +166,14 @@ AttributeColumns bind_attributes(const std::string& op, const Binding& binding) 
                      " (one int32 column)");
   }
   const std::uint64_t whole = rows ? buffer.bytes() / (rows * 4) : 0;
-  const auto attributes =
-      static_cast<std::uint32_t>(std::min<std::uint64_t>(whole, datasets::kMaxAttributes));
-  return {&buffer, rows, rows, attributes};
+  // The buffer's size is all that says how many attributes the records have: reading a wider record as
+  // its first attributes would hide a layout the caller got wrong.
+  if (whole > datasets::kMaxAttributes) {
+    throw UsageError("the records' buffer holds " + std::to_string(buffer.bytes()) + " bytes, " +
+                     std::to_string(whole) + " attributes of " + std::to_string(rows) + " records; " + op +
+                     " takes at most " + std::to_string(datasets::kMaxAttributes) + " attributes");
+  }
+  return {&buffer, rows, rows, static_cast<std::uint32_t>(whole)};
 }
 
 datasets::WorkloadClass bound_attribute_class(std::uint64_t rows, const nlohmann::json& query) {

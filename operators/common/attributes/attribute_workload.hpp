@@ -79,9 +79,9 @@ class AttributeInputs {
 
 // An application's records (the runtime library's binding, input 0 "records"): one buffer of int32 columns
 // without padding, attribute c of row r at word c * rows + r. The records have as many attributes as whole
-// columns fit the buffer (bytes / (4 rows), at most kMaxAttributes; slack past the last whole column is
-// ignored); with no rows any attribute may be named. UsageError for more than kMaxAttributeRows rows or a
-// buffer that holds no whole column of its rows.
+// columns fit the buffer (bytes / (4 rows); slack past the last whole column is ignored); with no rows any
+// attribute may be named. UsageError for more than kMaxAttributeRows rows, a buffer that holds no whole
+// column of its rows, or one that holds more than kMaxAttributes.
 AttributeColumns bind_attributes(const std::string& op, const Binding& binding);
 // The class of a bound call, as the operators' workload_class(spec) (datasets::default_class) names the
 // tuned workloads': the rows, and each key of the query as the operator parsed it. Nothing the call cannot
