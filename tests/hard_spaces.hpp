@@ -62,8 +62,10 @@ inline HardSpace make_hard_space(const HardShape& shape) {
                                                     variants::Value{"w2"}, variants::Value{"w3"},
                                                     variants::Value{"w4"}, variants::Value{"w5"}};
     for (std::size_t v = 0; v < shape.values[t]; ++v) {
+      // Built in place: g++ 12 at -O3 takes the moved temporary's string member for uninitialized
+      // (-Wmaybe-uninitialized, an error with -DVAREX_WERROR=ON).
       if (t < shape.ordinal)
-        tunable.values.push_back(static_cast<std::int64_t>(1) << v);
+        tunable.values.emplace_back(std::in_place_type<std::int64_t>, std::int64_t{1} << v);
       else
         tunable.values.push_back(words.at(v));
     }
