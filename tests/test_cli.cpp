@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "datasets/int_columns.hpp"
 #include "operators/selection/selection.hpp"
@@ -307,6 +308,60 @@ TEST(Cli, AggregateValuesReadAsIntegersAndNoneWhereNoRowIs) {
             std::string::npos);
   EXPECT_TRUE(nlohmann::json::parse(run({"fn=min", "where=a0>2147483647"}, true))["value"].is_null());
   EXPECT_EQ(nlohmann::json::parse(run({"fn=count", "where=a0>2147483647"}, true))["value"], 0);
+}
+
+// An empty records file is records of no row (issue 48: the worker crashed on it): COUNT and SUM of no
+// row are 0, AVG, MIN and MAX have no value (SQL's NULL: the JSON's null), by either method, and a filter
+// may name any attribute. The programs are compiled into a fresh cache, so PoCL's own "N warnings
+// generated." would show on stderr if it were let through.
+TEST(Cli, AnEmptyRecordsFileIsAggregatedAsNoRow) {
+  const std::string dir = test::scratch_dir("cli-empty-records");
+  const std::string empty = dir + "/empty.csv";
+  std::ofstream(empty).flush();
+  const char* cache = std::getenv("VAREX_CACHE_DIR");
+  const std::optional<std::string> saved = cache ? std::optional<std::string>(cache) : std::nullopt;
+  setenv("VAREX_CACHE_DIR", (dir + "/cache").c_str(), 1);
+  for (const char* method : {"direct", "bits"}) {
+    for (const std::string fn : {"count", "sum", "avg", "min", "max"}) {
+      std::vector<std::string> args{"run",
+                                    "--op",
+                                    "aggregate",
+                                    "--device",
+                                    test::cpu_device().id,
+                                    "--db",
+                                    dir + "/varex.db",
+                                    "--input",
+                                    empty,
+                                    "--set",
+                                    std::string("method=") + method,
+                                    "--query",
+                                    "fn=" + fn,
+                                    "--min-reps",
+                                    "1",
+                                    "--max-reps",
+                                    "1",
+                                    "--json"};
+      if (std::string(method) == "bits") args.insert(args.end(), {"--query", "where=a3 < 7"});
+      const auto r = run_varex(args);
+      const std::string what = method + (" " + fn);
+      ASSERT_EQ(r.status, 0) << what << ": " << r.err;
+      EXPECT_EQ(r.err.find("warning"), std::string::npos) << what << ": " << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_TRUE(j["verified"].get<bool>()) << what;
+      EXPECT_EQ(j["status"], "ok") << what;
+      EXPECT_EQ(j["input_rows"], 0) << what;
+      if (fn == "count" || fn == "sum") {
+        EXPECT_EQ(j["value"], 0) << what;
+      } else {
+        EXPECT_TRUE(j["value"].is_null()) << what << ": " << j["value"];
+      }
+    }
+  }
+  if (saved) {
+    setenv("VAREX_CACHE_DIR", saved->c_str(), 1);
+  } else {
+    unsetenv("VAREX_CACHE_DIR");
+  }
 }
 
 // One voice (issue 28): CLI11's refusals reworded as varex's, and a user's bytes echoed as escapes.
