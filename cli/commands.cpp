@@ -421,6 +421,12 @@ void add_run(CLI::App& app, int& exit_code) {
                        std::to_string(devices.size()));
     }
     const DeviceInfo& device = devices.front();
+    // --energy-ms on a device without a meter: refused as sweep and tune refuse it, before anything is
+    // written.
+    tuner::RunOptions energy;
+    energy.devices = devices;
+    energy.settings = f->measure.settings;
+    tuner::check_objective(energy);
     const std::vector<datasets::WorkloadSpec> series = f->workload.resolve_series(op, devices);
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     std::vector<variants::Params> params;  // each workload's variant, every one checked before any runs
