@@ -103,10 +103,17 @@ TEST(Cli, TheAssumedLastLevelCacheIsTakenFromTheEnvironment) {
     EXPECT_EQ(d["cache_bytes"], 12345678) << d["id"];
     EXPECT_TRUE(d["cache_declared"].get<bool>()) << d["id"];
   }
-  for (const char* bad : {"lots", "0", "12MiB", ""}) {
+  // Issue 48: "-5" was taken as 2^64 - 5 bytes, and a run recorded the failed allocation.
+  for (const char* bad :
+       {"lots", "0", "12MiB", "", "-5", "+5", " 5", "99999999999999999999", "1099511627777"}) {
     setenv("VAREX_LLC_BYTES", bad, 1);
     expect_usage_error({"devices"}, std::string("VAREX_LLC_BYTES=") + bad + ": not a positive number");
   }
+  const std::string db = test::scratch_dir("cli-llc") + "/varex.db";
+  setenv("VAREX_LLC_BYTES", "-5", 1);
+  expect_usage_error({"run", "--op", "selection", "--device", "cpu", "--rows", "1000", "--db", db},
+                     "VAREX_LLC_BYTES=-5: not a positive number");
+  EXPECT_FALSE(std::filesystem::exists(db));
   if (before) {
     setenv("VAREX_LLC_BYTES", saved.c_str(), 1);
   } else {
