@@ -371,6 +371,30 @@ TEST(Cli, AnEmptyRecordsFileIsAggregatedAsNoRow) {
   }
 }
 
+// --check runs the command's own checks here and says what would run (issue 48: it printed nothing and
+// passed a device selector the command refuses); it measures and records nothing.
+TEST(Cli, CheckSaysWhatWouldRunOrRefusesAsTheCommandWould) {
+  const std::string db = test::scratch_dir("cli-check") + "/varex.db";
+  const std::string cpu = test::cpu_device().id;
+  const auto ok = run_varex({"tune", "--op", "selection", "--device", cpu, "--db", db, "--rows", "2^10..2^11",
+                             "--budget", "20", "--check"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.out.rfind("check passed: would tune selection on " + cpu + ", 2 workloads (", 0), 0) << ok.out;
+  EXPECT_NE(ok.out.find("budget 20"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("nothing measured or recorded\n"), std::string::npos) << ok.out;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  // A selector that matches none of this machine's devices: the sweep refuses it, so does its check.
+  const std::string none = "cuda:7";
+  const auto real = run_varex({"sweep", "--op", "selection", "--device", none, "--db", db, "--rows", "2^10"});
+  const auto check =
+      run_varex({"sweep", "--op", "selection", "--device", none, "--db", db, "--rows", "2^10", "--check"});
+  EXPECT_EQ(real.status, 2) << real.err;
+  EXPECT_EQ(check.status, 2) << check.err;
+  EXPECT_EQ(check.err, real.err);
+  EXPECT_EQ(check.out, "");
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
 // One voice (issue 28): CLI11's refusals reworded as varex's, and a user's bytes echoed as escapes.
 TEST(Cli, RefusalsReadAsVarexsOwnOnOnePrintableLine) {
   const std::string dir = test::scratch_dir("cli-voice");

@@ -108,7 +108,8 @@ TEST(Energy, EnergyAskedForWithoutAMeterIsRefusedAndNoneOtherwise) {
   for (const std::vector<std::string>& command : {std::vector<std::string>{"run"},
                                                   {"run", "--json"},
                                                   {"sweep"},
-                                                  {"tune", "--budget", "2"}}) {
+                                                  {"tune", "--budget", "2"},
+                                                  {"sweep", "--check"}}) {
     std::vector<std::string> args = command;
     args.insert(args.end(), {"--db", db});
     for (const auto& a : one_variant("100")) args.push_back(a);
