@@ -395,6 +395,33 @@ TEST(Cli, CheckSaysWhatWouldRunOrRefusesAsTheCommandWould) {
   EXPECT_FALSE(std::filesystem::exists(db));
 }
 
+// Another program's SQLite file given as --db is refused, named, and left as it was (issue 48: varex's
+// tables were added to it even by read-only commands).
+TEST(Cli, AnotherProgramsSqliteFileIsRefusedAndLeftAsItWas) {
+  const std::string dir = test::scratch_dir("cli-foreign-db");
+  const std::string other = dir + "/other.sqlite";
+  {
+    results::Database db(other, results::Database::Mode::Create);
+    db.exec(
+        "CREATE TABLE accounts (id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES (1, 'x');");
+  }
+  const std::string before = test::slurp(other);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"best", "--db", other},
+        {"export", "--db", other, "--out", dir + "/tuned.json"},
+        {"report", "--db", other, "--out", dir + "/report"},
+        {"tuner-bench", "--db", other},
+        {"sweep", "--op", "selection", "--device", test::cpu_device().id, "--db", other, "--rows", "2^10"}}) {
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("'" + other + "' is not a varex database"), std::string::npos)
+        << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(test::slurp(other) == before) << args[0] << " changed the file";
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/tuned.json"));
+}
+
 // One voice (issue 28): CLI11's refusals reworded as varex's, and a user's bytes echoed as escapes.
 TEST(Cli, RefusalsReadAsVarexsOwnOnOnePrintableLine) {
   const std::string dir = test::scratch_dir("cli-voice");
