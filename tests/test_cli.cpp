@@ -422,6 +422,28 @@ TEST(Cli, AnotherProgramsSqliteFileIsRefusedAndLeftAsItWas) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/tuned.json"));
 }
 
+// A report whose plots fail says to install matplotlib only where it is missing (issue 48: it said so for
+// any failure). Here the script fails for a reason of its own: index.html is a directory it cannot replace.
+TEST(Cli, TheReportBlamesMatplotlibOnlyWhereItIsMissing) {
+  if (std::getenv("VAREX_PYTHON") || std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0)
+    GTEST_SKIP() << "the report's Python (/usr/bin/python3) has no matplotlib";
+  const std::string dir = test::scratch_dir("cli-report-hint");
+  const std::string db = dir + "/varex.db", out = dir + "/report";
+  results::Store{db};
+  std::filesystem::create_directories(out + "/index.html");
+  std::ofstream(out + "/index.html/keep") << "x";
+  const auto failed = run_varex({"report", "--db", db, "--out", out});
+  EXPECT_EQ(failed.status, 1) << failed.err;
+  EXPECT_NE(failed.err.find("the report script failed"), std::string::npos) << failed.err;
+  EXPECT_EQ(failed.err.find("matplotlib"), std::string::npos) << failed.err;
+  // An interpreter without matplotlib (one that fails whatever it runs): the hint.
+  setenv("VAREX_PYTHON", "/bin/false", 1);
+  const auto missing = run_varex({"report", "--db", db, "--out", dir + "/other"});
+  unsetenv("VAREX_PYTHON");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("it has no matplotlib"), std::string::npos) << missing.err;
+}
+
 // One voice (issue 28): CLI11's refusals reworded as varex's, and a user's bytes echoed as escapes.
 TEST(Cli, RefusalsReadAsVarexsOwnOnOnePrintableLine) {
   const std::string dir = test::scratch_dir("cli-voice");
