@@ -427,6 +427,12 @@ void add_run(CLI::App& app, int& exit_code) {
                        std::to_string(devices.size()));
     }
     const DeviceInfo& device = devices.front();
+    // --energy-ms on a device without a meter: refused as sweep and tune refuse it, before anything is
+    // written.
+    tuner::RunOptions energy;
+    energy.devices = devices;
+    energy.settings = f->measure.settings;
+    tuner::check_objective(energy);
     const std::vector<datasets::WorkloadSpec> series = f->workload.resolve_series(op, devices);
     const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
     std::vector<variants::Params> params;  // each workload's variant, every one checked before any runs
@@ -551,7 +557,23 @@ void print_session_runs(const tuner::RunOptions& options, const std::vector<tune
   }
 }
 
-void add_session_command(CLI::App& app, int& exit_code, const std::string& kind) {
+// What a session command's --check found: the command that would run, on one line.
+void print_check(const tuner::RunOptions& options, const std::vector<datasets::WorkloadSpec>& series,
+                 std::uint64_t variants, const std::string& db) {
+  std::vector<std::string> ids;
+  for (const DeviceInfo& d : options.devices) ids.push_back(d.id);
+  std::cout << "check passed: would " << options.kind << " " << options.op->name() << " on "
+            << (ids.empty() ? std::string("no device here") : join(ids, ", ")) << ", " << series.size()
+            << " workload" << (series.size() == 1 ? "" : "s") << " (" << variants << " valid variant"
+            << (variants == 1 ? "" : "s") << " in all"
+            << (options.kind == "tune"
+                    ? ", strategy " + options.strategy + ", budget " + options.budget.to_string()
+                    : std::string())
+            << "), into " << db << "; nothing measured or recorded\n";
+}
+
+// `for_fleet`: the flags of a fleet's tasks, checked on a host that may have none of the nodes' devices.
+void add_session_command(CLI::App& app, int& exit_code, const std::string& kind, bool for_fleet = false) {
   const bool tune = kind == "tune";
   auto* cmd = app.add_subcommand(
       kind, tune ? "Tune an operator on every selected device with a search strategy and a budget"
@@ -614,16 +636,19 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->add_flag(
       "--check", f->check,
-      "Check the command and exit without measuring or writing the database: the operator, workload "
-      "and settings, and the spaces of the devices it selects here (varex fleet checks a run's flags "
-      "so, on a host that may have none of the nodes' devices)");
-  cmd->callback([f, &exit_code, kind, tune] {
+      "Check the command as it would run here (the operator, every workload, the settings, the devices, "
+      "their meters, spaces and memory) and print what would run, without measuring or writing the "
+      "database; refused as the command would be (varex fleet checks its tasks' flags so, without the "
+      "devices, which are the nodes')");
+  cmd->callback([f, &exit_code, kind, tune, for_fleet] {
     tuner::RunOptions options;
     options.kind = kind;
     options.op = &harness::find_operator(f->op);
-    // A check may select none of this machine's devices: it checks what it can without them.
+    // A fleet's check may select none of this machine's devices: it checks what it can without them (the
+    // devices' meters are the nodes' to have). A user's --check checks what the command would, here.
+    const bool here = !for_fleet;
     options.devices =
-        f->check ? devices_matching(harness::enumerate_devices(), f->device) : resolve_devices(f->device);
+        here ? resolve_devices(f->device) : devices_matching(harness::enumerate_devices(), f->device);
     const std::vector<datasets::WorkloadSpec> series =
         f->workload.resolve_series(*options.op, options.devices);
     options.settings = f->measure.settings;
@@ -656,8 +681,8 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
     // Everything is checked before anything is measured or recorded: the strategy, the devices' meters for
     // an energy objective, every workload of the series, every device's space and memory.
     tuner::check_strategy_name(options.strategy);
-    // (A check's devices may not be the nodes' a fleet runs on: their meters are the nodes' to have.)
-    tuner::check_objective(options, !f->check);
+    tuner::check_objective(options, here);
+    std::uint64_t variants = 0;
     for (const datasets::WorkloadSpec& spec : series) {
       if (spec.rows() == 0)
         throw UsageError("the input has no rows: there is nothing to " + kind +
@@ -671,9 +696,13 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
                            " with the given --set values");
         }
         harness::check_fits(*options.op, spec, d);
+        variants += space.count_valid();
       }
     }
-    if (f->check) return;
+    if (f->check) {
+      if (!for_fleet) print_check(options, series, variants, f->db);
+      return;
+    }
     results::Store store(f->db);
     json out = json::array();
     // One workload after another, each a session per device as a command of its own would run it: an
@@ -700,7 +729,7 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind)
 void check_session_args(const std::string& kind, const std::vector<std::string>& args) {
   CLI::App app{"varex"};
   int code = 0;
-  add_session_command(app, code, kind);
+  add_session_command(app, code, kind, /*for_fleet=*/true);
   std::vector<std::string> words{"varex", kind};
   words.insert(words.end(), args.begin(), args.end());
   words.push_back("--check");
@@ -1108,13 +1137,18 @@ void add_report(CLI::App& app, int& exit_code) {
   };
   auto f = std::make_shared<Flags>();
   add_db_option(cmd, f->db, "Results database");
-  cmd->add_option("--out", f->out, "Output directory")->required();
+  cmd->add_option("--out", f->out, "Output directory (a directory: - is refused)")->required();
   cmd->add_option("--op", f->op, "Only this operator");
   cmd->add_option("--device", f->device,
                   "Only these recorded devices (selector: cpu, gpu, cuda:0, cuda:0@host, a comma list)");
   cmd->add_flag("--include-runs", f->include_runs, "Let single `varex run` measurements compete for best");
   add_objectives_option(cmd, f->objectives);
   cmd->callback([f, &exit_code] {
+    if (f->out == "-") {
+      throw UsageError(
+          "report --out -: a report is a directory of files (CSV files and index.html), not one stream; "
+          "give a directory (varex best --json and varex export --out - print to standard output)");
+    }
     const auto store = open_results(f->db);
     const auto filter = export_filter(*store, f->op, f->device, f->include_runs, f->objectives);
     const auto files = results::write_report(*store, f->out, filter, operator_defaults());

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "base/embedded.hpp"
@@ -60,6 +61,24 @@ std::string python() {
   if (const char* p = std::getenv("VAREX_PYTHON"); p && *p) return p;
   if (std::filesystem::exists("/usr/bin/python3")) return "/usr/bin/python3";
   return "python3";
+}
+
+// Runs `args` (the first found on PATH), its stdout and stderr into `log`, and returns its exit status:
+// nullopt where it could not be started or did not exit.
+std::optional<int> run_logged(std::vector<std::string> args, const std::string& log) {
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  int status = 0;
+  if (rc != 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return std::nullopt;
+  return WEXITSTATUS(status);
 }
 
 // The sessions the filter admits, with their measurements and workload classes.
@@ -275,25 +294,20 @@ ReportFiles write_report(Store& store, const std::string& requested_dir, const E
   }
   const std::string interpreter = python();
   const std::string log = out_dir + "/report.log";
-  std::vector<std::string> args{interpreter, script, out_dir};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, interpreter.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  int status = 1;
-  if (rc == 0) waitpid(pid, &status, 0);
+  const std::optional<int> status = run_logged({interpreter, script, out_dir}, log);
   std::filesystem::remove(script);
-  if (rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+  if (status == 0) {
     files.html = out_dir + "/index.html";
+  } else if (!status) {
+    files.plot_problem = "cannot run " + interpreter + " for the plots; install python3 or set VAREX_PYTHON";
   } else {
-    files.plot_problem = "the report script failed (" + interpreter + ", see " + log +
-                         "); install matplotlib (scripts/setup.sh does) or set VAREX_PYTHON";
+    // The hint only where it is the cause: a script that fails with matplotlib there has its own reason.
+    const bool matplotlib = run_logged({interpreter, "-c", "import matplotlib"}, "/dev/null") == 0;
+    files.plot_problem =
+        "the report script failed (" + interpreter + ", see " + log + ")" +
+        (matplotlib ? std::string()
+                    : "; it has no matplotlib: install it (scripts/setup.sh does) or set VAREX_PYTHON to a "
+                      "Python that has it");
   }
   return files;
 }

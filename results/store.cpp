@@ -224,6 +224,7 @@ Store::Store(const std::string& path, Database::Mode mode) : Store(path, mode, m
 
 Store::Store(const std::string& path, Database::Mode mode, std::vector<std::string> steps) : db_(path, mode) {
   try {
+    refuse_foreign(path);
     if (mode == Database::Mode::ReadOnly) {
       // Nothing may change: no journal mode (a write), no migration (the schema must be current; migrate()
       // below only refuses a newer one).
@@ -241,6 +242,19 @@ Store::Store(const std::string& path, Database::Mode mode, std::vector<std::stri
   } catch (const RuntimeError& e) {
     // Not a database, read-only, or a locked file: the user's input, not a varex failure.
     throw UsageError(std::string("cannot use database '") + path + "': " + e.what());
+  }
+}
+
+void Store::refuse_foreign(const std::string& path) {
+  // Every varex database has a schema version (migrate sets it with the first tables); a file without one
+  // that holds tables or views is another program's: migrating it would add varex's tables to it, and even
+  // the journal mode set next is written into the file. So it is refused before anything touches it.
+  if (schema_version() != 0) return;
+  Statement objects(db_, "SELECT COUNT(*) FROM sqlite_master");
+  objects.step();
+  if (objects.integer(0) > 0) {
+    throw UsageError("'" + path +
+                     "' is not a varex database (it holds another program's tables); left as it was");
   }
 }
 

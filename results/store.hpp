@@ -213,6 +213,8 @@ class Store {
   std::vector<BestRow> best(const BestQuery& query = {});
 
  private:
+  // UsageError, naming the file, for an SQLite file of another program (no schema version, other tables).
+  void refuse_foreign(const std::string& path);
   void migrate(const std::vector<std::string>& migrations);
   Database db_;
 };

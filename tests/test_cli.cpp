@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "datasets/int_columns.hpp"
 #include "operators/selection/selection.hpp"
@@ -103,10 +104,17 @@ TEST(Cli, TheAssumedLastLevelCacheIsTakenFromTheEnvironment) {
     EXPECT_EQ(d["cache_bytes"], 12345678) << d["id"];
     EXPECT_TRUE(d["cache_declared"].get<bool>()) << d["id"];
   }
-  for (const char* bad : {"lots", "0", "12MiB", ""}) {
+  // Issue 48: "-5" was taken as 2^64 - 5 bytes, and a run recorded the failed allocation.
+  for (const char* bad :
+       {"lots", "0", "12MiB", "", "-5", "+5", " 5", "99999999999999999999", "1099511627777"}) {
     setenv("VAREX_LLC_BYTES", bad, 1);
     expect_usage_error({"devices"}, std::string("VAREX_LLC_BYTES=") + bad + ": not a positive number");
   }
+  const std::string db = test::scratch_dir("cli-llc") + "/varex.db";
+  setenv("VAREX_LLC_BYTES", "-5", 1);
+  expect_usage_error({"run", "--op", "selection", "--device", "cpu", "--rows", "1000", "--db", db},
+                     "VAREX_LLC_BYTES=-5: not a positive number");
+  EXPECT_FALSE(std::filesystem::exists(db));
   if (before) {
     setenv("VAREX_LLC_BYTES", saved.c_str(), 1);
   } else {
@@ -308,6 +316,133 @@ TEST(Cli, AggregateValuesReadAsIntegersAndNoneWhereNoRowIs) {
             std::string::npos);
   EXPECT_TRUE(nlohmann::json::parse(run({"fn=min", "where=a0>2147483647"}, true))["value"].is_null());
   EXPECT_EQ(nlohmann::json::parse(run({"fn=count", "where=a0>2147483647"}, true))["value"], 0);
+}
+
+// An empty records file is records of no row (issue 48: the worker crashed on it): COUNT and SUM of no
+// row are 0, AVG, MIN and MAX have no value (SQL's NULL: the JSON's null), by either method, and a filter
+// may name any attribute. The programs are compiled into a fresh cache, so PoCL's own "N warnings
+// generated." would show on stderr if it were let through.
+TEST(Cli, AnEmptyRecordsFileIsAggregatedAsNoRow) {
+  const std::string dir = test::scratch_dir("cli-empty-records");
+  const std::string empty = dir + "/empty.csv";
+  std::ofstream(empty).flush();
+  const char* cache = std::getenv("VAREX_CACHE_DIR");
+  const std::optional<std::string> saved = cache ? std::optional<std::string>(cache) : std::nullopt;
+  setenv("VAREX_CACHE_DIR", (dir + "/cache").c_str(), 1);
+  for (const char* method : {"direct", "bits"}) {
+    for (const std::string fn : {"count", "sum", "avg", "min", "max"}) {
+      std::vector<std::string> args{"run",
+                                    "--op",
+                                    "aggregate",
+                                    "--device",
+                                    test::cpu_device().id,
+                                    "--db",
+                                    dir + "/varex.db",
+                                    "--input",
+                                    empty,
+                                    "--set",
+                                    std::string("method=") + method,
+                                    "--query",
+                                    "fn=" + fn,
+                                    "--min-reps",
+                                    "1",
+                                    "--max-reps",
+                                    "1",
+                                    "--json"};
+      if (std::string(method) == "bits") args.insert(args.end(), {"--query", "where=a3 < 7"});
+      const auto r = run_varex(args);
+      const std::string what = method + (" " + fn);
+      ASSERT_EQ(r.status, 0) << what << ": " << r.err;
+      EXPECT_EQ(r.err.find("warning"), std::string::npos) << what << ": " << r.err;
+      const auto j = nlohmann::json::parse(r.out);
+      EXPECT_TRUE(j["verified"].get<bool>()) << what;
+      EXPECT_EQ(j["status"], "ok") << what;
+      EXPECT_EQ(j["input_rows"], 0) << what;
+      if (fn == "count" || fn == "sum") {
+        EXPECT_EQ(j["value"], 0) << what;
+      } else {
+        EXPECT_TRUE(j["value"].is_null()) << what << ": " << j["value"];
+      }
+    }
+  }
+  if (saved) {
+    setenv("VAREX_CACHE_DIR", saved->c_str(), 1);
+  } else {
+    unsetenv("VAREX_CACHE_DIR");
+  }
+}
+
+// --check runs the command's own checks here and says what would run (issue 48: it printed nothing and
+// passed a device selector the command refuses); it measures and records nothing.
+TEST(Cli, CheckSaysWhatWouldRunOrRefusesAsTheCommandWould) {
+  const std::string db = test::scratch_dir("cli-check") + "/varex.db";
+  const std::string cpu = test::cpu_device().id;
+  const auto ok = run_varex({"tune", "--op", "selection", "--device", cpu, "--db", db, "--rows", "2^10..2^11",
+                             "--budget", "20", "--check"});
+  EXPECT_EQ(ok.status, 0) << ok.err;
+  EXPECT_EQ(ok.out.rfind("check passed: would tune selection on " + cpu + ", 2 workloads (", 0), 0) << ok.out;
+  EXPECT_NE(ok.out.find("budget 20"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("nothing measured or recorded\n"), std::string::npos) << ok.out;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  // A selector that matches none of this machine's devices: the sweep refuses it, so does its check.
+  const std::string none = "cuda:7";
+  const auto real = run_varex({"sweep", "--op", "selection", "--device", none, "--db", db, "--rows", "2^10"});
+  const auto check =
+      run_varex({"sweep", "--op", "selection", "--device", none, "--db", db, "--rows", "2^10", "--check"});
+  EXPECT_EQ(real.status, 2) << real.err;
+  EXPECT_EQ(check.status, 2) << check.err;
+  EXPECT_EQ(check.err, real.err);
+  EXPECT_EQ(check.out, "");
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+// Another program's SQLite file given as --db is refused, named, and left as it was (issue 48: varex's
+// tables were added to it even by read-only commands).
+TEST(Cli, AnotherProgramsSqliteFileIsRefusedAndLeftAsItWas) {
+  const std::string dir = test::scratch_dir("cli-foreign-db");
+  const std::string other = dir + "/other.sqlite";
+  {
+    results::Database db(other, results::Database::Mode::Create);
+    db.exec(
+        "CREATE TABLE accounts (id INTEGER PRIMARY KEY, owner TEXT); INSERT INTO accounts VALUES (1, 'x');");
+  }
+  const std::string before = test::slurp(other);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"best", "--db", other},
+        {"export", "--db", other, "--out", dir + "/tuned.json"},
+        {"report", "--db", other, "--out", dir + "/report"},
+        {"tuner-bench", "--db", other},
+        {"sweep", "--op", "selection", "--device", test::cpu_device().id, "--db", other, "--rows", "2^10"}}) {
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.status, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find("'" + other + "' is not a varex database"), std::string::npos)
+        << args[0] << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(test::slurp(other) == before) << args[0] << " changed the file";
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/tuned.json"));
+}
+
+// A report whose plots fail says to install matplotlib only where it is missing (issue 48: it said so for
+// any failure). Here the script fails for a reason of its own: index.html is a directory it cannot replace.
+TEST(Cli, TheReportBlamesMatplotlibOnlyWhereItIsMissing) {
+  if (std::getenv("VAREX_PYTHON") || std::system("/usr/bin/python3 -c 'import matplotlib' 2>/dev/null") != 0)
+    GTEST_SKIP() << "the report's Python (/usr/bin/python3) has no matplotlib";
+  const std::string dir = test::scratch_dir("cli-report-hint");
+  const std::string db = dir + "/varex.db", out = dir + "/report";
+  results::Store{db};
+  std::filesystem::create_directories(out + "/index.html");
+  std::ofstream(out + "/index.html/keep") << "x";
+  const auto failed = run_varex({"report", "--db", db, "--out", out});
+  EXPECT_EQ(failed.status, 1) << failed.err;
+  EXPECT_NE(failed.err.find("the report script failed"), std::string::npos) << failed.err;
+  EXPECT_EQ(failed.err.find("matplotlib"), std::string::npos) << failed.err;
+  // An interpreter without matplotlib (one that fails whatever it runs): the hint.
+  setenv("VAREX_PYTHON", "/bin/false", 1);
+  const auto missing = run_varex({"report", "--db", db, "--out", dir + "/other"});
+  unsetenv("VAREX_PYTHON");
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.err.find("it has no matplotlib"), std::string::npos) << missing.err;
 }
 
 // One voice (issue 28): CLI11's refusals reworded as varex's, and a user's bytes echoed as escapes.

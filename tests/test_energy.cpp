@@ -97,12 +97,30 @@ TEST(Energy, TheCounterWrapsAround) {
   EXPECT_EQ(harness::counter_delta(262140, 3, 262143), 7u);  // RAPL wraps at max_energy_range_uj
 }
 
-TEST(Energy, WithoutTheLibraryNothingFailsAndNoEnergyIsMeasured) {
+// Energy asked for (--energy-ms) on a device without a meter is refused as an energy objective is (issue 48:
+// it was measured as nothing, and a tune stored it in its session): by run, run --json, sweep and tune, one
+// line, status 2, no database. Not asked for, nothing fails and no energy is measured.
+TEST(Energy, EnergyAskedForWithoutAMeterIsRefusedAndNoneOtherwise) {
   use_fake_nvml({});
   setenv("VAREX_NVML_LIBRARY", "/nonexistent/libnvidia-ml.so.1", 1);
-  const auto j = run_json("100");
-  EXPECT_EQ(j["status"], "ok");
-  EXPECT_TRUE(j["energy"].is_null()) << j["energy"];
+  if (harness::energy_meter(test::cpu_device())) GTEST_SKIP() << "this machine's CPU has a meter (RAPL)";
+  const std::string db = test::scratch_dir("energy-ms-refused") + "/varex.db";
+  for (const std::vector<std::string>& command : {std::vector<std::string>{"run"},
+                                                  {"run", "--json"},
+                                                  {"sweep"},
+                                                  {"tune", "--budget", "2"},
+                                                  {"sweep", "--check"}}) {
+    std::vector<std::string> args = command;
+    args.insert(args.end(), {"--db", db});
+    for (const auto& a : one_variant("100")) args.push_back(a);
+    const auto r = run_varex(args);
+    EXPECT_EQ(r.status, 2) << command[0] << ": " << r.err;
+    EXPECT_EQ(r.err, "varex: --energy-ms: " + test::cpu_device().id + " (" + test::cpu_device().name +
+                         ") has no energy meter here (NVML for NVIDIA GPUs, RAPL for CPUs)\n");
+    EXPECT_EQ(r.out, "");
+    EXPECT_FALSE(std::filesystem::exists(db)) << command[0];
+  }
+  EXPECT_TRUE(run_json("0")["energy"].is_null());
   // Not asked for, none either, with the library there.
   use_fake_nvml({});
   EXPECT_TRUE(run_json("0")["energy"].is_null());

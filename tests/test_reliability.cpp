@@ -408,6 +408,17 @@ const BadInput kBadInputs[] = {
      {"run", "--op", "kth_largest", "--device", "{cpu}", "--db", "{db}", "--rows", "1000", "--query",
       "k=5000", "--quiet"},
      "k=5000"},
+    // A series is checked whole before anything is recorded (issue 48: the first workload's session stayed).
+    {"series-kth-partway",
+     {"sweep", "--op", "kth_largest", "--device", "{cpu}", "--db", "{db}", "--rows", "2^12,2^10", "--query",
+      "k=2000", "--quiet"},
+     "k=2000, but 1024 rows exist"},
+    {"series-kth-partway-run",
+     {"run", "--op", "kth_largest", "--device", "{cpu}", "--db", "{db}", "--rows", "2^12,2^10", "--query",
+      "k=2000", "--quiet"},
+     "k=2000, but 1024 rows exist"},
+    // A report is a directory (issue 48: --out - made a directory "-" and blamed matplotlib).
+    {"report-out-stdout", {"report", "--db", "{db}", "--out", "-"}, "a report is a directory of files"},
     // An empty value is never "nothing to limit" or "SQLite's temporary database" (issue 28: the empty --db
     // aborted on an exception in the heartbeat thread, the empty --budget tuned until killed).
     {"db-empty",

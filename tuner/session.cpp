@@ -218,13 +218,20 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
 }  // namespace
 
 void check_objective(const RunOptions& options, bool meters) {
-  if (options.objective == Objective::Time) return;
-  const std::string objective = "--objective " + to_string(options.objective);
-  if (options.settings.energy_ms <= 0)
-    throw UsageError(objective + " needs the energy measured: --energy-ms > 0");
-  for (const DeviceInfo& d : meters ? options.devices : std::vector<DeviceInfo>{}) {
+  // Energy asked for where there is no meter would be measured as nothing (and stored as asked for), so an
+  // objective's and --energy-ms's are refused alike: what asked for it, the device, the meters there are.
+  std::string asked;
+  if (options.objective != Objective::Time) {
+    asked = "--objective " + to_string(options.objective);
+    if (options.settings.energy_ms <= 0)
+      throw UsageError(asked + " needs the energy measured: --energy-ms > 0");
+  } else if (options.settings.energy_ms > 0) {
+    asked = "--energy-ms";
+  }
+  if (asked.empty() || !meters) return;
+  for (const DeviceInfo& d : options.devices) {
     if (!harness::energy_meter(d))
-      throw UsageError(objective + ": " + d.id + " (" + d.name +
+      throw UsageError(asked + ": " + d.id + " (" + d.name +
                        ") has no energy meter here (NVML for NVIDIA GPUs, RAPL for CPUs)");
   }
 }

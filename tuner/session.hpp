@@ -71,7 +71,8 @@ struct DeviceRun {
 inline constexpr double kObjectiveEnergyMs = 100;
 
 // UsageError, one line, where the objective needs energy and the settings measure none, or (with `meters`)
-// a device has no meter (harness/energy.hpp).
+// the objective or the settings' energy_ms (--energy-ms) needs a meter that a device lacks
+// (harness/energy.hpp).
 void check_objective(const RunOptions& options, bool meters = true);
 
 // The settings that, with operator, device, workload and strategy, identify a session for resuming.

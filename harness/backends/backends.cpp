@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 
 #include "base/errors.hpp"
 #include "harness/backends/opencl_engine.hpp"
@@ -30,10 +31,16 @@ std::vector<DeviceInfo> enumerate_devices() {
   // A virtual machine may report its host's last-level cache (a 2-core VM: 260 MiB), which sizes every cache
   // flush and the bandwidth probe: VAREX_LLC_BYTES sets the size to assume for every device.
   if (const char* llc = std::getenv("VAREX_LLC_BYTES")) {
-    char* end = nullptr;
-    const unsigned long long bytes = std::strtoull(llc, &end, 10);
-    if (!*llc || *end || bytes == 0)
-      throw UsageError(std::string("VAREX_LLC_BYTES=") + llc + ": not a positive number of bytes");
+    // Digits only: strtoull alone takes "-5" as 2^64 - 5 and saturates past 2^64, and either sizes a flush
+    // buffer no machine has. 1 TiB is far above any cache.
+    constexpr unsigned long long kMaxCacheBytes = 1ull << 40;
+    const std::string_view text(llc);
+    const bool digits = !text.empty() && text.size() <= 13 &&
+                        std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    const unsigned long long bytes = digits ? std::strtoull(llc, nullptr, 10) : 0;
+    if (bytes == 0 || bytes > kMaxCacheBytes)
+      throw UsageError(std::string("VAREX_LLC_BYTES=") + llc +
+                       ": not a positive number of bytes (at most 2^40)");
     for (DeviceInfo& d : out) {
       d.cache_bytes = bytes;
       d.cache_declared = true;

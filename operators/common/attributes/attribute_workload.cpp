@@ -80,6 +80,9 @@ datasets::AttributeTable materialise_attributes(const datasets::WorkloadSpec& sp
     if (table.rows() != spec.rows() || table.attributes() != attribute_count(spec)) {
       throw UsageError("input file '" + path + "' changed while varex was running");
     }
+    // An empty file has no attribute count: the query may name any attribute (parse_attribute's 0), so the
+    // table holds every attribute, each empty, and whatever reads a column by index finds one.
+    if (table.attributes() == 0) table.columns.resize(datasets::kMaxAttributes);
     return table;
   }
   throw UsageError(spec.op + " cannot use workload generator '" + spec.generator + "'");
