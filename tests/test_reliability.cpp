@@ -181,6 +181,36 @@ TEST(Failures, ARunThatTimesOutExitsOneAndItsRowCostsWhatItWaited) {
   EXPECT_EQ(query(db, "SELECT COUNT(*) FROM measurements WHERE status = 'timeout' AND wall_ms >= 1000"), 1);
 }
 
+// A sweep of the selection's overflow kernel on the CPU device over a few vector widths and local sizes.
+std::vector<std::string> overflow_sweep(const std::string& db, const std::string& vec,
+                                        const std::string& local) {
+  return {"sweep",
+          "--op",
+          "selection",
+          "--device",
+          test::cpu_device().id,
+          "--db",
+          db,
+          "--rows",
+          "2^12",
+          "--set",
+          "kernel=overflow",
+          "--set",
+          "ept=32",
+          "--set",
+          "vec=" + vec,
+          "--set",
+          "padding=guard",
+          "--set",
+          "grid=cover",
+          "--set",
+          "local=" + local,
+          "--max-reps",
+          "3",
+          "--json",
+          "--quiet"};
+}
+
 // Sets an environment variable for one test's commands (each test runs in a process of its own).
 struct ScopedEnv {
   ScopedEnv(const char* name, const std::string& value) : name_(name) { ::setenv(name, value.c_str(), 1); }
@@ -196,33 +226,9 @@ TEST(Failures, EveryWayAVariantFailsIsOneFailedMeasurementAndTheSessionGoesOn) {
       "VAREX_INJECT_FAULT",
       "crash:local=64;hang:local=128;throw:local=256;resources:local=512;spoil:local=1024");
   const std::string db = test::scratch_dir("faults") + "/varex.db";
-  const auto r = run_varex({"sweep",
-                            "--op",
-                            "selection",
-                            "--device",
-                            test::cpu_device().id,
-                            "--db",
-                            db,
-                            "--rows",
-                            "2^12",
-                            "--set",
-                            "kernel=overflow",
-                            "--set",
-                            "ept=32",
-                            "--set",
-                            "vec=4",
-                            "--set",
-                            "padding=guard",
-                            "--set",
-                            "grid=cover",
-                            "--set",
-                            "local=32,64,128,256,512,1024,2048,4096",
-                            "--max-reps",
-                            "3",
-                            "--timeout",
-                            "4",
-                            "--json",
-                            "--quiet"});
+  std::vector<std::string> args = overflow_sweep(db, "4", "32,64,128,256,512,1024,2048,4096");
+  args.insert(args.end(), {"--timeout", "4"});
+  const auto r = run_varex(args);
   ASSERT_EQ(r.status, 0) << r.err;
   const auto summary = nlohmann::json::parse(r.out)[0];
   EXPECT_EQ(summary["status"], "finished") << r.out;
@@ -252,31 +258,7 @@ TEST(Failures, EveryWayAVariantFailsIsOneFailedMeasurementAndTheSessionGoesOn) {
 
 TEST(Failures, AFinishedSessionReportsItsRecordedFailures) {
   const std::string db = test::scratch_dir("finished-failures") + "/varex.db";
-  const std::vector<std::string> args{"sweep",
-                                      "--op",
-                                      "selection",
-                                      "--device",
-                                      test::cpu_device().id,
-                                      "--db",
-                                      db,
-                                      "--rows",
-                                      "2^12",
-                                      "--set",
-                                      "kernel=overflow",
-                                      "--set",
-                                      "ept=32",
-                                      "--set",
-                                      "vec=4,8",
-                                      "--set",
-                                      "padding=guard",
-                                      "--set",
-                                      "local=64",
-                                      "--set",
-                                      "grid=cover",
-                                      "--max-reps",
-                                      "3",
-                                      "--json",
-                                      "--quiet"};
+  const std::vector<std::string> args = overflow_sweep(db, "4,8", "64");
   const auto first = run_varex(args);
   ASSERT_EQ(first.status, 0) << first.err;
   // Pretend one variant failed, as a crash would have recorded it.
@@ -290,6 +272,26 @@ TEST(Failures, AFinishedSessionReportsItsRecordedFailures) {
   EXPECT_EQ(again["status"], "finished before");
   EXPECT_EQ(again["failed"], 1);
   EXPECT_EQ(again["ok"], 1);
+}
+
+TEST(Probe, AWaitForAnotherProcesssProbeSaysWhoseAndStopsAtCtrlC) {
+  // This process holds the device's probe lock; a run on a new database must probe the device, so it waits:
+  // it says for which process, and Ctrl-C ends the wait at once (it once waited 61 and 77 s, silently).
+  const harness::DeviceLock lock(test::cpu_device());
+  ASSERT_TRUE(lock.held());
+  const std::string db = test::scratch_dir("probe-wait") + "/varex.db";
+  test::Background run =
+      test::start_varex({"run", "--op", "selection", "--device", test::cpu_device().id, "--db", db});
+  const std::string expected = "waiting for process " + std::to_string(::getpid());
+  for (int i = 0; i < 600 && test::slurp(run.err_path).find(expected) == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ::kill(run.pid, SIGINT);
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run.finish();
+  EXPECT_NE(r.err.find(expected), std::string::npos) << r.err;
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20))
+      << "Ctrl-C did not end the wait";
 }
 
 TEST(Probe, ProbesOfOnePhysicalDeviceNeverOverlap) {
