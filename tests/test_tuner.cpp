@@ -99,7 +99,7 @@ TEST(Strategies, BudgetsAreKept) {
     const TuneOutcome evals = replay(name, 3, Budget::parse("50"));
     EXPECT_EQ(evals.evaluations, 50) << name;
     EXPECT_LE(evals.remeasured, 3) << name;
-    // Time budgets start an evaluation while half the mean one still fits: they end within one evaluation of
+    // Time budgets start an evaluation while a mean one still fits: they end within one evaluation of
     // the budget, either way.
     const TuneOutcome seconds = replay(name, 3, Budget::parse("20s"), 0);
     const double last = seconds.history.size() > 1 ? seconds.history.back().cost_s -
