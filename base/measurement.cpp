@@ -83,6 +83,7 @@ nlohmann::json Measurement::to_json() const {
           {"wall_ms", wall_ms},
           {"h2d_ms", h2d_ms},
           {"d2h_ms", d2h_ms},
+          {"host_check_ms", host_check_ms},
           {"samples_ms", samples_ms},
           {"kernel_ms", kernel.median},
           {"kernel_ci", {kernel.ci_low, kernel.ci_high}},
@@ -132,6 +133,7 @@ Measurement Measurement::from_json(const nlohmann::json& j) {
   m.wall_ms = j.value("wall_ms", 0.0);
   m.h2d_ms = j.value("h2d_ms", 0.0);
   m.d2h_ms = j.value("d2h_ms", 0.0);
+  m.host_check_ms = j.value("host_check_ms", 0.0);
   m.samples_ms = j.value("samples_ms", std::vector<double>{});
   m.kernel = summarize(m.samples_ms);
   for (const auto& k : j.value("kernels", nlohmann::json::array())) {

@@ -100,6 +100,9 @@ struct Measurement {
   double wall_ms = 0;  // everything the measurement took on the host, compile included: its cost
   double h2d_ms = 0;
   double d2h_ms = 0;
+  // What comparing the result in full on the host took (its download included; 0 where only its digest
+  // was checked). Passed from the worker, not stored: the tuner reserves it for the re-measurement.
+  double host_check_ms = 0;
   std::vector<double> samples_ms;     // kernel time of each timed repetition
   SampleSummary kernel;               // summary of the samples (median, interval, spread)
   std::vector<KernelTiming> kernels;  // median per kernel of the operator's sequence

@@ -28,6 +28,16 @@ std::optional<EnergyReading> energy_of(Engine& engine, PreparedRun& run, const v
       *it->second, [&] { run.execute(params); }, rep_ms, settings.energy_ms);
 }
 
+// Collects the result, adding the time of a comparison in full on the host to the measurement's.
+Collected collect_timed(PreparedRun& run, Check check, Measurement& m) {
+  const auto start = std::chrono::steady_clock::now();
+  Collected c = run.collect(check);
+  if (c.checked == Check::Host)
+    m.host_check_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return c;
+}
+
 Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Params& params,
                             const MeasureSettings& settings, double probe_gbps) {
   Measurement m;
@@ -48,8 +58,8 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
     strike_if_injected(params, engine);
     run.poison();
     const ExecutionTimes verified_run = run.execute(params);
-    Collected first = run.collect(settings.check);
-    if (!first.verified && first.checked == Check::Device) first = run.collect(Check::Host);
+    Collected first = collect_timed(run, settings.check, m);
+    if (!first.verified && first.checked == Check::Device) first = collect_timed(run, Check::Host, m);
     m.checked = first.checked;
     m.d2h_ms = first.d2h_ms;
     m.result = first.digest;
@@ -98,7 +108,7 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
     if (m.checked == Check::Device && !m.cut_off && m.kernel.median < settings.compare_in_full_below_ms) {
       run.poison();
       run.execute(params);
-      const Collected full = run.collect(Check::Host);
+      const Collected full = collect_timed(run, Check::Host, m);
       m.checked = Check::Host;
       if (!full.verified) {
         m.status = Status::WrongResult;

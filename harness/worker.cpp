@@ -337,9 +337,11 @@ ProbeResult RemoteDevice::probe(double timeout_seconds) {
 }
 
 Digest RemoteDevice::prepare(const datasets::WorkloadSpec& spec, double timeout_seconds) {
+  const auto start = std::chrono::steady_clock::now();
   const auto answer = client_.request(
       {{"cmd", "prepare"}, {"device", device_.to_json()}, {"workload", spec.to_json()}}, timeout_seconds);
   prepared_ = spec.id();
+  prepare_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return {answer.at("reference").at("rows").get<std::uint64_t>(),
           answer.at("reference").at("checksum").get<std::uint64_t>()};
 }

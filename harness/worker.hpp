@@ -75,6 +75,9 @@ class RemoteDevice {
   // Loads or generates the workload in the worker, computes its reference and uploads it. Returns the
   // reference digest. UsageError for bad input.
   Digest prepare(const datasets::WorkloadSpec& spec, double timeout_seconds = 1800);
+  // What the last preparation took (a worker's start included where it started one): what replacing a
+  // stopped worker costs before its next measurement.
+  double prepare_seconds() const { return prepare_seconds_; }
   // Measures one variant. A hang becomes status timeout, a crashed worker launch_error.
   // `prefetch` names programs (by their defines) to compile in the background meanwhile.
   Measurement measure(const datasets::WorkloadSpec& spec, const variants::Params& params,
@@ -85,6 +88,7 @@ class RemoteDevice {
   DeviceInfo device_;
   WorkerClient client_;
   std::string prepared_;  // workload id the running worker holds
+  double prepare_seconds_ = 0;
 };
 
 }  // namespace varex::harness

@@ -256,6 +256,33 @@ TEST(Failures, EveryWayAVariantFailsIsOneFailedMeasurementAndTheSessionGoesOn) {
   for (const int ok : {32, 2048, 4096}) EXPECT_EQ(status_of(ok), "ok: \n") << ok;
 }
 
+TEST(Failures, AVariantThatWouldRunPastTheBudgetIsStoppedAtItsEnd) {
+  // Two variants: the default (local 32, the first listed) and one that does not finish (a kernel that
+  // runs longer than the budget, as a 17 s join variant did in a 60 s tune). It is stopped where the
+  // budget ends, well before its --timeout, and the default is still measured again and declared best.
+  const ScopedEnv faults("VAREX_INJECT_FAULT", "hang:local=64");
+  const std::string db = test::scratch_dir("stopped-by-budget") + "/varex.db";
+  std::vector<std::string> args = overflow_sweep(db, "4", "32,64");
+  args[0] = "tune";
+  args.insert(args.end(), {"--budget", "12s", "--timeout", "600"});
+  const auto start = std::chrono::steady_clock::now();
+  const auto r = run_varex(args);
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_LE(wall_s, 12 * 1.1) << r.out;
+  results::Store store(db, results::Database::Mode::Existing);
+  results::Statement s(store.db(),
+                       "SELECT m.purpose, m.status, COALESCE(m.error, ''), json_extract(v.params, '$.local') "
+                       "FROM measurements m JOIN variants v ON v.id = m.variant_id ORDER BY m.id");
+  std::vector<std::string> rows;
+  while (s.step())
+    rows.push_back(s.text(0) + " " + s.text(1) + " " + std::to_string(s.integer(3)) + " " + s.text(2));
+  ASSERT_EQ(rows.size(), 3u) << ::testing::PrintToString(rows);
+  EXPECT_EQ(rows[0], "search ok 32 ");
+  EXPECT_EQ(rows[1].rfind("search timeout 64 stopped at the end of the budget", 0), 0u) << rows[1];
+  EXPECT_EQ(rows[2], "remeasure ok 32 ");
+}
+
 TEST(Failures, AFinishedSessionReportsItsRecordedFailures) {
   const std::string db = test::scratch_dir("finished-failures") + "/varex.db";
   const std::vector<std::string> args = overflow_sweep(db, "4,8", "64");

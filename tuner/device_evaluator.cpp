@@ -64,10 +64,21 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
                            c_.space->compile_part(params));
   // The row's cost is what the tuner waited for: worker round trip and any worker restart included, also
   // for a variant that failed (a timeout waits its full limit): replays count it.
+  // A variant that would run past the budget is stopped where what is left still pays for a new worker to
+  // prepare the workload again for the re-measurement (a second at least: a variant gets that to show
+  // itself).
+  double limit_s = c_.timeout_seconds;
+  const double stop_at_s = request.seconds_left - c_.remote->prepare_seconds();
+  const bool stopped_by_budget = request.stoppable && std::max(1.0, stop_at_s) < limit_s;
+  if (stopped_by_budget) limit_s = std::max(1.0, stop_at_s);
   const auto start = std::chrono::steady_clock::now();
   Evaluation e;
-  e.m = c_.remote->measure(c_.workload, params, settings, c_.probe_gbps, c_.timeout_seconds, prefetch_);
+  e.m = c_.remote->measure(c_.workload, params, settings, c_.probe_gbps, limit_s, prefetch_);
   const auto end = std::chrono::steady_clock::now();
+  if (stopped_by_budget && e.m.status == Status::Timeout) {
+    e.m.error = "stopped at the end of the budget: the variant had not finished after " +
+                std::to_string(static_cast<long>(limit_s)) + " s";
+  }
   e.m.wall_ms = std::chrono::duration<double, std::milli>(end - start).count();
   // The budget's cost is the wall time since the last evaluation ended: what the strategy, the store and
   // the progress line took in between counts too, so that the budget is the command's wall time.

@@ -19,6 +19,10 @@ struct EvaluationRequest {
   double cutoff_ms = 0;
   // What is left of a wall-time budget: the timed repetitions stop before it runs out.
   double seconds_left = std::numeric_limits<double>::infinity();
+  // The evaluator may stop the variant where it would run past seconds_left (a search evaluation but the
+  // session's first): a kernel is not stopped once it runs, its process is (a join variant whose one run
+  // took 17 s made a 60 s tune take 77.6 s).
+  bool stoppable = false;
   // Compare the result in full on the host, not only by its digest on the device, where its time comes out
   // below this (infinity: always; 0: never): the driver's re-measurement asks for it of a candidate that can
   // still be declared best (tuner/tuner.cpp).

@@ -42,20 +42,7 @@ struct Candidate {
   double cost_s = 0;  // its search evaluation's, less the compilation (the program is cached by then)
   // Its result was compared in full on the host: the re-measurement checks it on the device.
   bool checked_on_host = false;
-};
-
-// The mean wall time of evaluations by how their result was checked, to tell what comparing a candidate in
-// full on the host at the re-measurement will add.
-struct CheckCosts {
-  double host_s = 0, device_s = 0;
-  int host = 0, device = 0;
-
-  void add(const varex::Measurement& m, double cost_s) {
-    if (!m.ok() || m.cut_off) return;
-    (m.checked == Check::Host ? host_s : device_s) += cost_s;
-    ++(m.checked == Check::Host ? host : device);
-  }
-  double surcharge_s() const { return host && device ? std::max(0.0, host_s / host - device_s / device) : 0; }
+  double host_check_s = 0;  // what that comparison took, part of cost_s
 };
 
 }  // namespace
@@ -97,18 +84,19 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     return list;
   };
   // A candidate measured again costs what its search evaluation did, less a full comparison on the host that
-  // evaluation had; the re-measurement compares one candidate in full, the one it declares best.
-  CheckCosts check_costs;
-  auto estimate_s = [&](const Candidate& c) {
-    return std::max(0.0, c.cost_s - (c.checked_on_host ? check_costs.surcharge_s() : 0.0));
-  };
+  // evaluation had; the re-measurement compares one candidate in full, the one it declares best: one more
+  // run and as long a comparison as the longest seen (a 2^24 x 2^28 join's took 6.2 s on an H200 machine).
+  double host_check_s = 0;
+  auto estimate_s = [&](const Candidate& c) { return std::max(0.0, c.cost_s - c.host_check_s); };
+  auto compared_in_full_s = [&](const Candidate& c) { return host_check_s + c.time_ms / 1e3; };
   // A wall-time budget covers the re-measurement too: the search stops where what is left pays for it.
   auto reserve_s = [&] {
     double sum = 0;
     if (!timed_budget || settings.remeasure <= 0) return sum;
     const std::vector<std::uint64_t> list = finalists();
     for (std::uint64_t index : list) sum += estimate_s(candidates[index]);
-    if (!list.empty() && !candidates[list.front()].checked_on_host) sum += check_costs.surcharge_s();
+    if (!list.empty() && !candidates[list.front()].checked_on_host)
+      sum += compared_in_full_s(candidates[list.front()]);
     return sum;
   };
   auto exhausted = [&] {
@@ -117,13 +105,17 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     // An evaluation is started only while a mean one still fits, and so does the re-measurement it may add
     // (a new best joins the finalists while their list is not full: as costly as the costliest there): the
     // session then ends within its budget rather than part of an evaluation (a compile, a full comparison)
-    // over it. Without the second term a busy 2-core machine's 15 s tune spent 17.4 s.
+    // over it. Without the joining term a busy 2-core machine's 15 s tune spent 17.4 s.
     const double mean_s = (out.spent_s - settings.spent_before_s) / static_cast<double>(out.evaluations);
     double joining_s = 0;
     const std::vector<std::uint64_t> list = finalists();
     if (timed_budget && static_cast<int>(list.size()) < settings.remeasure) {
       for (std::uint64_t index : list) joining_s = std::max(joining_s, estimate_s(candidates[index]));
     }
+    // And a new best is compared in full where the best now was compared before (so reserve_s has no
+    // comparison): at 30 s a join's new best found late added 6.2 s.
+    if (timed_budget && settings.remeasure > 0 && !list.empty() && candidates[list.front()].checked_on_host)
+      joining_s += compared_in_full_s(candidates[list.front()]);
     return out.spent_s + reserve_s() + mean_s + joining_s >= budget_s();
   };
   // The best so far by the objective, and its time: what the cut-off compares a first repetition with.
@@ -141,6 +133,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     if (purpose == "search" && settings.cutoff > 0 && std::isfinite(incumbent_ms))
       request.cutoff_ms = settings.cutoff * incumbent_ms;
     if (timed_budget) request.seconds_left = std::max(0.0, budget_s() - out.spent_s - reserve_s());
+    request.stoppable = timed_budget && purpose == "search" && out.evaluations > 0;
     return evaluator.evaluate(request);
   };
 
@@ -153,7 +146,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     out.spent_s += e.cost_s;
     const Observation o = observation_of(p, e, settings.objective, incumbent());
     strategy.observe(o);
-    check_costs.add(e.m, e.cost_s);
+    host_check_s = std::max(host_check_s, e.m.host_check_ms / 1e3);
     const std::uint64_t index = s.index_of(p.params);
     TunePoint point{out.evaluations, out.spent_s, std::numeric_limits<double>::infinity(), 0};
     if (!out.history.empty())
@@ -170,7 +163,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
         }
         const double compile_s = e.m.compile_cached ? 0.0 : e.m.compile_ms / 1e3;
         c.cost_s = std::max(c.cost_s, o.cost_s - compile_s);
-        c.checked_on_host = c.checked_on_host || e.m.checked == Check::Host;
+        if (e.m.checked == Check::Host) {
+          c.checked_on_host = true;
+          c.host_check_s = std::max(c.host_check_s, e.m.host_check_ms / 1e3);
+        }
         if (o.value < point.best_value) {
           point = {out.evaluations, out.spent_s, o.value, index};
           best_seen = e.m;
