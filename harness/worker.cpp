@@ -357,7 +357,7 @@ Measurement RemoteDevice::measure(const datasets::WorkloadSpec& spec, const vari
                                {"probe_gbps", probe_gbps},
                                {"prefetch", prefetch_json(prefetch)}};
   // A replaced worker prepares the workload again, under the preparation's own time limit.
-  if (!client_.running() || prepared_ != spec.id()) prepare(spec);
+  if (!holds(spec)) prepare(spec);
   Measurement m;
   try {
     return Measurement::from_json(client_.request(request, timeout_seconds).at("measurement"));

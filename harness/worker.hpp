@@ -78,6 +78,8 @@ class RemoteDevice {
   // What the last preparation took (a worker's start included where it started one): what replacing a
   // stopped worker costs before its next measurement.
   double prepare_seconds() const { return prepare_seconds_; }
+  // A running worker holds this workload: a measurement of it starts at once.
+  bool holds(const datasets::WorkloadSpec& spec) const { return client_.running() && prepared_ == spec.id(); }
   // Measures one variant. A hang becomes status timeout, a crashed worker launch_error.
   // `prefetch` names programs (by their defines) to compile in the background meanwhile.
   Measurement measure(const datasets::WorkloadSpec& spec, const variants::Params& params,

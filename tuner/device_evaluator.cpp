@@ -65,10 +65,9 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   // The row's cost is what the tuner waited for: worker round trip and any worker restart included, also
   // for a variant that failed (a timeout waits its full limit): replays count it.
   // A variant that would run past the budget is stopped where what is left still pays for a new worker to
-  // prepare the workload again for the re-measurement (a second at least: a variant gets that to show
-  // itself).
+  // prepare the workload again for the re-measurement (the search leaves room for that: tuner/tuner.cpp).
   double limit_s = c_.timeout_seconds;
-  const double stop_at_s = request.seconds_left - c_.remote->prepare_seconds();
+  const double stop_at_s = request.seconds_left - replacement_s();
   const bool stopped_by_budget = request.stoppable && std::max(1.0, stop_at_s) < limit_s;
   if (stopped_by_budget) limit_s = std::max(1.0, stop_at_s);
   const auto start = std::chrono::steady_clock::now();

@@ -34,6 +34,8 @@ class DeviceEvaluator final : public Evaluator {
   Evaluation evaluate(const EvaluationRequest& request) override;
   void upcoming(const std::vector<variants::Params>& params) override;
   double exhaustive_cost_s(double mean_cost_s) const override;
+  double replacement_s() const override { return c_.remote->prepare_seconds(); }
+  bool replacement_pending() const override { return !c_.remote->holds(c_.workload); }
 
   std::size_t resumed_used() const { return resumed_used_; }
 

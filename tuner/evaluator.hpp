@@ -42,6 +42,10 @@ class Evaluator {
   virtual void upcoming(const std::vector<variants::Params>& params) { (void)params; }
   // The (estimated) cost of evaluating every valid variant once.
   virtual double exhaustive_cost_s(double mean_cost_s) const = 0;
+  // What a stopped evaluation costs afterwards before the next can measure (a new worker prepares the
+  // workload again: 9 s for a 2^24 x 2^28 join on an H200 machine), and whether the next one pays it.
+  virtual double replacement_s() const { return 0; }
+  virtual bool replacement_pending() const { return false; }
 };
 
 }  // namespace varex::tuner

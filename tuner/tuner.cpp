@@ -95,6 +95,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     if (!timed_budget || settings.remeasure <= 0) return sum;
     const std::vector<std::uint64_t> list = finalists();
     for (std::uint64_t index : list) sum += estimate_s(candidates[index]);
+    if (evaluator.replacement_pending()) sum += evaluator.replacement_s();  // after a stop or a crash
     if (!list.empty() && !candidates[list.front()].checked_on_host)
       sum += compared_in_full_s(candidates[list.front()]);
     return sum;
@@ -116,7 +117,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     // comparison): at 30 s a join's new best found late added 6.2 s.
     if (timed_budget && settings.remeasure > 0 && !list.empty() && candidates[list.front()].checked_on_host)
       joining_s += compared_in_full_s(candidates[list.front()]);
-    return out.spent_s + reserve_s() + mean_s + joining_s >= budget_s();
+    // And a variant that runs past the budget is stopped where a new worker can still prepare the workload
+    // for the re-measurement: room for that, else a join tune stopped with 1 s left, then paid 9 s more.
+    const double stop_s = timed_budget ? evaluator.replacement_s() : 0.0;
+    return out.spent_s + reserve_s() + mean_s + joining_s + stop_s >= budget_s();
   };
   // The best so far by the objective, and its time: what the cut-off compares a first repetition with.
   auto incumbent = [&] {
