@@ -200,7 +200,10 @@ TEST(HashJoinDevice, EveryLaunchShape) {
                    {"preprocess", "on"},
                    {"hash", "murmur"},
                    {"load", "50"},
-                   {"scatter", "direct"}});
+                   {"scatter", "direct"}},
+                  // Every grid with every local size, each padding and probing with both (pairwise): 63 of
+                  // the 212 shapes, where the largest launches (8192 groups of 4096) took a second each.
+                  {"grid", "local", "padding", "probing"});
 }
 
 TEST(HashJoinDevice, AwkwardInputs) {
@@ -385,7 +388,10 @@ TEST(GroupByDevice, EveryLaunchShape) {
        {"extents", "pass"},
        // local aggregation, whose kernels size their local tables by the work-group: the other aggregations'
        // launch shapes are in the pairwise tests above and below (both took 59 s of CI's sanitizer tests).
-       {"agg", "local"}});
+       {"agg", "local"}},
+      // Every grid with every local size, each padding and build with both (pairwise): 48 of the 291 shapes,
+      // which took 67 s of PoCL's time, most of it in launches of 8192 groups of 4096 (1.3 s each).
+      {"grid", "local", "padding", "build"});
 }
 
 TEST(GroupByDevice, AwkwardInputs) {
