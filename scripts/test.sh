@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test: a release build (warnings as errors) of the libraries and the
-# CUDA toolchain's tests (NVRTC compiles the kernel variants, the CUB library loads: not varex's memory, and
+# Sets up, builds and runs every test: a release build (warnings as errors) of the libraries and the CUDA
+# toolchain's tests (NVRTC compiles the kernel variants, the CUB library loads: not varex's memory, and
 # minutes under the sanitizers); and a build under AddressSanitizer and UndefinedBehaviorSanitizer (warnings
 # as errors too) that compiles and runs all the others, the operator contract among them. Also checks the
 # formatting. From a clean clone with cold caches (build folders, PoCL's and varex's compile caches) `.ci/run`
 # took 1,287 s here at b37a474: the release build 219 s and its tests 68 s, the sanitizer build 413 s and its
-# tests 600 s, three at a time (CI took 1,184 s at 52a96b4). Both cores are busy throughout: the sanitizer tests
-# used 1,118 s of CPU in 624 s (at 0748e08, one test at a time under time(1)). The slowest then: the installed-package consumer (62 s of CPU), the hash join's
-# device tests (29 to 32 s each), the selection's whole-space sweep and the strategy replays (21 to 26 s
-# each). The CUDA tests stay in the release build: under the sanitizers NVRTC took 4 to 5 times as long (the
-# hash join's compile test 111 s against 27 s, even without allocation stacks or quarantine), more than
-# building the libraries a second time costs. Earlier figures are in the history of this file.
+# tests 600 s, three at a time (CI took 1,184 s at 52a96b4). Both cores are busy throughout: the sanitizer
+# tests used 1,118 s of CPU in 624 s (at 0748e08, one test at a time under time(1)). The slowest then: the
+# installed-package consumer (62 s of CPU), the hash join's device tests (29 to 32 s each), the selection's
+# whole-space sweep and the strategy replays (21 to 26 s each). The CUDA tests stay in the release build:
+# under the sanitizers NVRTC took 4 to 5 times as long (the hash join's compile test 111 s against 27 s, even
+# without allocation stacks or quarantine), more than building the libraries a second time costs. Earlier
+# figures are in the history of this file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
