@@ -6,7 +6,7 @@
 # formatting. From a clean clone with cold caches (build folders, PoCL's and varex's compile caches) `.ci/run`
 # took 1,287 s here at b37a474: the release build 219 s and its tests 68 s, the sanitizer build 413 s and its
 # tests 600 s, three at a time (CI took 1,184 s at 52a96b4). Both cores are busy throughout: the sanitizer
-# tests used 1,118 s of CPU in 624 s (at 0748e08, one test at a time under time(1)). The slowest then: the
+# tests used 1,118 s of CPU in 624 s (at 0748e08, each test timed by time(1), three at a time). The slowest then: the
 # installed-package consumer (62 s of CPU), the hash join's device tests (29 to 32 s each), the selection's
 # whole-space sweep and the strategy replays (21 to 26 s each). The CUDA tests stay in the release build:
 # under the sanitizers NVRTC took 4 to 5 times as long (the hash join's compile test 111 s against 27 s, even
