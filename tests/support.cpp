@@ -84,6 +84,14 @@ std::vector<std::string> operator_names() {
   return names;
 }
 
+std::vector<std::string> selection_command(const std::string& verb, const std::string& db,
+                                           const std::string& rows, const std::vector<std::string>& more) {
+  std::vector<std::string> args{verb,   "--op", "selection", "--device", cpu_device().id,
+                                "--db", db,     "--rows",    rows};
+  args.insert(args.end(), more.begin(), more.end());
+  return args;
+}
+
 std::string scratch_dir(const std::string& name) {
   const auto dir = std::filesystem::temp_directory_path() / ("varex-test-" + std::to_string(getpid())) / name;
   std::filesystem::remove_all(dir);

@@ -55,6 +55,11 @@ std::vector<std::string> operator_names();
 // A fresh directory under the test's temporary root.
 std::string scratch_dir(const std::string& name);
 
+// `varex VERB --op selection --device <the CPU device> --db DB --rows ROWS` and then `more`: the command line
+// the CLI's tests of sessions start from.
+std::vector<std::string> selection_command(const std::string& verb, const std::string& db,
+                                           const std::string& rows, const std::vector<std::string>& more);
+
 // Writes a relation as a user file: key,value[,value...] lines; returns `path`.
 std::string write_relation(const datasets::Relation& relation, const std::string& path);
 // Keys in runs whose lengths cycle through `lengths`; run j's key is j * 2654435761 (a bijection, so

@@ -531,24 +531,9 @@ namespace {
 TEST(Cli, TuneResumesAfterInterruptionWithoutDuplicates) {
   const std::string dir = test::scratch_dir("cli-resume");
   const std::string db = dir + "/varex.db";
-  const std::vector<std::string> args{"tune",
-                                      "--op",
-                                      "selection",
-                                      "--device",
-                                      test::cpu_device().id,
-                                      "--db",
-                                      db,
-                                      "--rows",
-                                      "2^22",
-                                      "--strategy",
-                                      "random",
-                                      "--budget",
-                                      "30",
-                                      "--json",
-                                      "--max-reps",
-                                      "8",
-                                      "--strategy-seed",
-                                      "4"};
+  const std::vector<std::string> args = test::selection_command(
+      "tune", db, "2^22",
+      {"--strategy", "random", "--budget", "30", "--json", "--max-reps", "8", "--strategy-seed", "4"});
   test::Background first = test::start_varex(args);
   ASSERT_GT(first.pid, 0);
   // Interrupt once a few variants are recorded, as Ctrl-C would. Waits up to 10 minutes: under the

@@ -129,37 +129,12 @@ TEST(Energy, EnergyAskedForWithoutAMeterIsRefusedAndNoneOtherwise) {
 // A tune by energy (base/objective.hpp): two variants differing in elements per thread, their energy turned
 // on by the objective, the best declared by its energy and reported so again when the command is repeated.
 std::vector<std::string> energy_tune(const std::string& db, const std::string& objective) {
-  return {"tune",
-          "--op",
-          "selection",
-          "--device",
-          test::cpu_device().id,
-          "--db",
-          db,
-          "--rows",
-          "2^18",
-          "--set",
-          "ept=8,32",
-          "--set",
-          "kernel=overflow",
-          "--set",
-          "vec=1",
-          "--set",
-          "local=64",
-          "--set",
-          "padding=guard",
-          "--set",
-          "grid=cover",
-          "--max-reps",
-          "5",
-          "--strategy",
-          "exhaustive",
-          "--budget",
-          "all",
-          "--objective",
-          objective,
-          "--json",
-          "--quiet"};
+  return test::selection_command(
+      "tune", db, "2^18",
+      {"--set",       "ept=8,32", "--set",      "kernel=overflow", "--set",    "vec=1",
+       "--set",       "local=64", "--set",      "padding=guard",   "--set",    "grid=cover",
+       "--max-reps",  "5",        "--strategy", "exhaustive",      "--budget", "all",
+       "--objective", objective,  "--json",     "--quiet"});
 }
 
 TEST(Energy, ATuneByEnergyMeasuresItAndDeclaresTheBestByIt) {

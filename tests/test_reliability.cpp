@@ -183,32 +183,11 @@ TEST(Failures, ARunThatTimesOutExitsOneAndItsRowCostsWhatItWaited) {
 
 // A sweep of the selection's overflow kernel on the CPU device over a few vector widths and local sizes.
 std::vector<std::string> overflow_sweep(const std::string& db, const std::string& vec,
-                                        const std::string& local) {
-  return {"sweep",
-          "--op",
-          "selection",
-          "--device",
-          test::cpu_device().id,
-          "--db",
-          db,
-          "--rows",
-          "2^12",
-          "--set",
-          "kernel=overflow",
-          "--set",
-          "ept=32",
-          "--set",
-          "vec=" + vec,
-          "--set",
-          "padding=guard",
-          "--set",
-          "grid=cover",
-          "--set",
-          "local=" + local,
-          "--max-reps",
-          "3",
-          "--json",
-          "--quiet"};
+                                        const std::string& local, const std::string& verb = "sweep") {
+  return test::selection_command(
+      verb, db, "2^12",
+      {"--set", "kernel=overflow", "--set", "ept=32", "--set", "vec=" + vec, "--set", "padding=guard",
+       "--set", "grid=cover", "--set", "local=" + local, "--max-reps", "3", "--json", "--quiet"});
 }
 
 // Sets an environment variable for one test's commands (each test runs in a process of its own).
@@ -262,8 +241,7 @@ TEST(Failures, AVariantThatWouldRunPastTheBudgetIsStoppedAtItsEnd) {
   // budget ends, well before its --timeout, and the default is still measured again and declared best.
   const ScopedEnv faults("VAREX_INJECT_FAULT", "hang:local=64");
   const std::string db = test::scratch_dir("stopped-by-budget") + "/varex.db";
-  std::vector<std::string> args = overflow_sweep(db, "4", "32,64");
-  args[0] = "tune";
+  std::vector<std::string> args = overflow_sweep(db, "4", "32,64", "tune");
   args.insert(args.end(), {"--budget", "12s", "--timeout", "600"});
   const auto start = std::chrono::steady_clock::now();
   const auto r = run_varex(args);

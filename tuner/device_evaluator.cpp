@@ -62,8 +62,6 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   if (settings.check == Check::Device) settings.compare_in_full_below_ms = request.compare_in_full_below_ms;
   c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
                            c_.space->compile_part(params));
-  // The row's cost is what the tuner waited for: worker round trip and any worker restart included, also
-  // for a variant that failed (a timeout waits its full limit): replays count it.
   // A variant that would run past the budget is stopped where what is left still pays for a new worker to
   // prepare the workload again for the re-measurement (the search leaves room for that: tuner/tuner.cpp).
   double limit_s = c_.timeout_seconds;
@@ -78,6 +76,8 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
     e.m.error = "stopped at the end of the budget: the variant had not finished after " +
                 std::to_string(static_cast<long>(limit_s)) + " s";
   }
+  // The row's cost is what the tuner waited for: worker round trip and any worker restart included, also
+  // for a variant that failed (a timeout waits its full limit): replays count it.
   e.m.wall_ms = std::chrono::duration<double, std::milli>(end - start).count();
   // The budget's cost is the wall time since the last evaluation ended: what the strategy, the store and
   // the progress line took in between counts too, so that the budget is the command's wall time.
