@@ -4,8 +4,8 @@
 # minutes under the sanitizers); and a build under AddressSanitizer and UndefinedBehaviorSanitizer (warnings
 # as errors too) that compiles and runs all the others, the operator contract among them. Also checks the
 # formatting. From a clean clone with cold caches (build folders, PoCL's and varex's compile caches) `.ci/run`
-# took 1,287 s here at b37a474: the release build 219 s and its tests 68 s, the sanitizer build 413 s and its
-# tests 600 s, three at a time (CI took 1,184 s at 52a96b4). Both cores are busy throughout: the sanitizer
+# took 1,232 s here at 539fdb5: the release build 179 s and its tests 85 s, the sanitizer build 405 s and its
+# tests 563 s, three at a time (CI took 1,184 s at 52a96b4). Both cores are busy throughout: the sanitizer
 # tests used 1,118 s of CPU in 624 s (at 0748e08, each test timed by time(1), three at a time). The slowest then: the
 # installed-package consumer (62 s of CPU), the hash join's device tests (29 to 32 s each), the selection's
 # whole-space sweep and the strategy replays (21 to 26 s each). The CUDA tests stay in the release build:
