@@ -43,11 +43,7 @@ TEST_P(CudaCompile, CompileVariantsBuildWithNvrtc) {
   if (op.defines(space.defaults(), h100).empty())
     GTEST_SKIP() << op.name()
                  << " specialises its kernels while it runs: its own tests build them with NVRTC";
-  std::map<std::string, variants::Params> parts;  // each compile part's first point
-  for (const auto& params : space.enumerate())
-    parts.emplace(variants::canonical(space.compile_part(params)), params);
-  std::vector<variants::Params> points;
-  for (const auto& [part, params] : parts) points.push_back(params);
+  std::vector<variants::Params> points = space.compile_parts();
   if (points.size() > kExhaustiveParts) {
     std::vector<std::string> knobs;
     for (const auto& t : space.tunables()) {

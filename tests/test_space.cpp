@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "base/errors.hpp"
@@ -187,6 +189,25 @@ TEST(Space, CompilePartKeepsOnlyCompileTimeTunables) {
   const Params part = space.compile_part(space.defaults());
   EXPECT_EQ(part.size(), 3u);
   EXPECT_TRUE(part.count("kernel") && part.count("ept") && part.count("vec"));
+}
+
+// One point per program, as listing the whole space and keeping each compile part's first point gives them:
+// also where a compile-time tunable is inactive (mode=b ignores x, so b is one program, not three).
+TEST(Space, CompilePartsAreTheProgramsOfTheEnumeration) {
+  const Space selection = operators::selection_space({device(Backend::OpenCL, 256), 4096});
+  const Space inactive = conditional_space();
+  for (const Space* space : {&selection, &inactive}) {
+    std::map<Params, Params> first;
+    for (const Params& p : space->enumerate()) first.emplace(space->compile_part(p), p);
+    std::vector<Params> want;
+    for (const auto& [part, p] : first) want.push_back(p);
+    std::vector<Params> got = space->compile_parts();
+    std::sort(got.begin(), got.end(), [&](const Params& a, const Params& b) {
+      return space->compile_part(a) < space->compile_part(b);
+    });
+    EXPECT_EQ(got, want) << space->op();
+  }
+  EXPECT_EQ(inactive.compile_parts().size(), 4u);  // a with x = 1, 2, 3; b
 }
 
 // The shards of a space are disjoint and cover its variants, each variant in exactly one, and they hold

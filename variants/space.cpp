@@ -220,4 +220,24 @@ Params Space::compile_part(const Params& params) const {
   return p;
 }
 
+std::vector<Params> Space::compile_parts() const {
+  Space compile_only = *this;  // the compile-time tunables' product, unconstrained
+  compile_only.constraints_.clear();
+  std::erase_if(compile_only.tunables_, [](const Tunable& t) { return t.kind != TunableKind::Compile; });
+  std::vector<Params> out;
+  for (std::uint64_t c = 0; c < compile_only.cardinality(); ++c) {
+    std::map<std::string, std::string> pins;
+    for (const auto& [name, value] : compile_only.at(c)) pins[name] = to_string(value);
+    const Space launches = restricted(pins);
+    for (std::uint64_t i = 0; i < launches.cardinality(); ++i) {
+      Params p = launches.at(i);
+      if (valid(p) && is_canonical(p)) {  // the whole space's canonical form: pins move defaults
+        out.push_back(std::move(p));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace varex::variants

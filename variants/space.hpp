@@ -95,6 +95,9 @@ class Space {
 
   // The compile-time part of a point: variants that share it share one compiled program.
   Params compile_part(const Params& params) const;
+  // One valid canonical point per compile part that `enumerate()` holds (the first in index order), found
+  // without listing the whole space: the join's 9 million points hold a few thousand programs.
+  std::vector<Params> compile_parts() const;
 
  private:
   std::string op_;
