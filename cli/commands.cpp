@@ -818,6 +818,11 @@ void add_tuner_bench(CLI::App& app, int&) {
     auto sweeps = tuner::load_sweeps(store, f->op, devices, sessions);
     if (sweeps.empty())
       throw UsageError("no recorded sweeps to replay in " + f->db + " (run varex sweep first)");
+    for (const auto& sweep : sweeps) {
+      if (!sweep.space_changes.empty())
+        std::cerr << "tuner-bench: session " << sweep.session << " (" << sweep.op << " on " << sweep.device.id
+                  << ") was recorded under an older space: " << sweep.space_changes << "\n";
+    }
     // Progress on standard error: redrawn in place on a terminal, else a line every few seconds.
     const bool terminal = ::isatty(STDERR_FILENO) != 0;
     auto last = std::chrono::steady_clock::now();

@@ -631,6 +631,42 @@ TEST(Cli, ATuneKeepsItsWallTimeBudgetFromTheCommandsStartOnABusyMachine) {
       0);
 }
 
+// A sweep recorded under an older space (issue 49; two H100 sweeps recorded a week apart were refused with
+// "no recorded sweeps to replay"): its variants, rewritten in the database as an older varex stored them,
+// replay on what they share with today's space, and the command says what it left out.
+TEST(Cli, TunerBenchReplaysASweepOfAnOlderSpaceOnWhatItShares) {
+  const std::string db = test::scratch_dir("cli-bench-old-space") + "/varex.db";
+  std::size_t recorded = 0;
+  {
+    results::Store store(db);
+    test::record_synthetic(store, test::synthetic_device(), 1 << 20);
+    recorded = static_cast<std::size_t>(count_where(db, "SELECT COUNT(*) FROM variants"));
+    results::Statement(
+        store.db(),
+        "UPDATE variants SET params = json_set(json_remove(params, '$.padding'), '$.groups_per_cu', "
+        "CASE json_extract(params, '$.ept') WHEN 16 THEN '4' ELSE 'cover' END)")
+        .step();
+    results::Statement(store.db(),
+                       "UPDATE variants SET params = json_set(params, '$.vec', 3) WHERE json_extract(params, "
+                       "'$.vec') = 8")
+        .step();
+  }
+  const auto r = test::run_varex(
+      {"tuner-bench", "--db", db, "--seeds", "2", "--budgets", "10%", "--strategies", "random", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("was recorded under an older space: "), std::string::npos) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["sweeps"].size(), 1u);
+  const std::string changes = j["sweeps"][0]["space_changes"].get<std::string>();
+  for (const char* part : {"'groups_per_cu' is no longer a tunable: kept its cover", "'padding' is new",
+                           "vec=3 is no longer offered"})
+    EXPECT_NE(changes.find(part), std::string::npos) << changes;
+  const auto replayed = j["sweeps"][0]["variants"].get<std::size_t>();
+  EXPECT_GT(replayed, 10u);
+  EXPECT_LT(replayed, recorded);
+  EXPECT_GE(j["quality"][0]["median_ratio"].get<double>(), 1.0);
+}
+
 TEST(Cli, TunerBenchReplaysRecordedSweeps) {
   const std::string dir = test::scratch_dir("cli-bench");
   const std::string db = dir + "/varex.db";

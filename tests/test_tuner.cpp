@@ -13,6 +13,7 @@
 #include "synthetic_sweep.hpp"
 #include "tuner/bench.hpp"
 #include "tuner/replay.hpp"
+#include "tuner/space_fit.hpp"
 #include "tuner/tuner.hpp"
 #include "tuner/warm_start.hpp"
 
@@ -29,12 +30,16 @@ const Fixture& fixture() {
   return f;
 }
 
-TuneOutcome replay(const std::string& name, std::uint64_t seed, Budget budget, int remeasure = 3) {
-  const Recording& rec = fixture().recording;
+TuneOutcome replay_on(const Recording& rec, const std::string& name, std::uint64_t seed, Budget budget,
+                      int remeasure = 3) {
   SearchSpace space(rec.space(), seed);
   ReplayEvaluator evaluator(rec, seed + 1);
   auto strategy = make_strategy(name, space.space());
   return run_tuning(*strategy, space, evaluator, {budget, remeasure});
+}
+
+TuneOutcome replay(const std::string& name, std::uint64_t seed, Budget budget, int remeasure = 3) {
+  return replay_on(fixture().recording, name, seed, budget, remeasure);
 }
 
 std::vector<std::string> searchers() {
@@ -68,6 +73,46 @@ TEST(Recording, OptimumAndCostIgnoreWhatFailed) {
   EXPECT_DOUBLE_EQ(rec.optimum_ms(), best);
   EXPECT_GT(rec.size(), 500u);
   EXPECT_GT(rec.exhaustive_cost_s(), 0);
+}
+
+// A sweep of an older space (issue 49): a tunable removed since ('groups_per_cu', at two values), one added
+// since ('padding', absent from the records), a value withdrawn (vec=8 recorded as 3, which today's space
+// does not offer). It replays on what it shares with today's space, and says what it left out.
+TEST(Replay, ASweepOfAnOlderSpaceReplaysOnWhatItShares) {
+  const variants::Space& space = fixture().full;
+  std::vector<results::RecordedMeasurement> old = test::synthetic_recording(space);
+  for (auto& r : old) {
+    r.params["groups_per_cu"] = variants::Value{variants::get_int(r.params, "ept") == 16 ? "4" : "cover"};
+    r.params.erase("padding");
+    if (variants::get_int(r.params, "vec") == 8) r.params["vec"] = variants::Value{3};
+  }
+  // Not one of them is a point of today's space.
+  for (const auto& r : old) ASSERT_FALSE(space.valid(r.params));
+  const FittedMeasurements fitted = fit_to_space(space, old);
+  ASSERT_FALSE(fitted.kept.empty());
+  std::set<variants::Params> kept;
+  for (const auto& r : fitted.kept) {
+    EXPECT_TRUE(space.valid(r.params) && space.is_canonical(r.params)) << variants::describe(r.params);
+    EXPECT_NE(variants::get_int(r.params, "ept"), 16);  // the removed tunable's rarer value: left out
+    EXPECT_NE(variants::get_int(r.params, "vec"), 3);
+    EXPECT_EQ(r.params.at("padding"), space.tunable("padding").default_value);
+    kept.insert(r.params);
+  }
+  EXPECT_EQ(fitted.replayable, kept.size());
+  EXPECT_LT(fitted.replayable, fitted.recorded);
+  const std::string said = fitted.summary();
+  for (const char* part : {"'groups_per_cu' is no longer a tunable: kept its cover", "'padding' is new",
+                           "vec=3 is no longer offered"})
+    EXPECT_NE(said.find(part), std::string::npos) << said;
+  // The replay runs on the sub-space, and its optimum is the best kept variant.
+  const Recording rec(space, fitted.kept);
+  EXPECT_EQ(rec.size(), kept.size());
+  EXPECT_TRUE(std::isfinite(rec.optimum_ms()));
+  EXPECT_NE(variants::get_int(*rec.optimum(), "ept"), 16);
+  const auto outcome = replay_on(rec, "random", 3, Budget::parse("20"));
+  EXPECT_TRUE(outcome.best.has_value());
+  // A sweep of today's space changes nothing.
+  EXPECT_FALSE(fit_to_space(space, test::synthetic_recording(space)).changed());
 }
 
 TEST(Strategies, ExhaustiveVisitsEveryVariantOnce) {

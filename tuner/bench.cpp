@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "harness/operators/operator.hpp"
+#include "tuner/space_fit.hpp"
 #include "tuner/warm_start.hpp"
 
 namespace varex::tuner {
@@ -50,11 +51,13 @@ std::vector<BenchSweep> load_sweeps(results::Store& store, const std::optional<s
     if (devices && std::find(devices->begin(), devices->end(), s.device_row) == devices->end()) continue;
     if (!sessions.empty() && std::find(sessions.begin(), sessions.end(), s.id) == sessions.end()) continue;
     const harness::Operator& o = harness::find_operator(s.op);
-    BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr, {}, {}, {}};
+    BenchSweep sweep{s.id, s.device, s.op, s.workload.rows(), s.status, nullptr, {}, {}, {}, {}};
     if (auto c = harness::workload_class_of(s.workload)) sweep.workload_class = std::move(*c);
+    const variants::Space space = harness::space_for(o, s.device, s.workload);
+    FittedMeasurements fitted = fit_to_space(space, store.session_measurements(s.id));
+    sweep.space_changes = fitted.summary();
     // GPU devices compile a batch's programs in the background (harness::Engine::prefetch); CPUs do not.
-    sweep.recording = std::make_shared<Recording>(harness::space_for(o, s.device, s.workload),
-                                                  store.session_measurements(s.id), s.device.type != "cpu");
+    sweep.recording = std::make_shared<Recording>(space, std::move(fitted.kept), s.device.type != "cpu");
     std::size_t ok = 0;
     for (const auto& p : sweep.recording->space().enumerate())
       ok += std::isfinite(sweep.recording->true_ms(p));
@@ -189,7 +192,9 @@ nlohmann::json BenchReport::to_json() const {
                              {"optimum_ms", s.recording->optimum_ms()},
                              {"exhaustive_cost_s", s.recording->exhaustive_cost_s()},
                              {"warm_start_from", s.warm_start_from},
-                             {"warm_start_points", s.warm_start.size()}});
+                             {"warm_start_points", s.warm_start.size()},
+                             {"space_changes", s.space_changes.empty() ? nlohmann::json(nullptr)
+                                                                       : nlohmann::json(s.space_changes)}});
   }
   for (const BenchRow& r : rows) {
     nlohmann::json ratios = nlohmann::json::array();
@@ -253,6 +258,7 @@ std::string BenchReport::to_text() const {
       << " rows, session " << sweep.session << " (" << sweep.status << "): " << rec.size()
       << " variants, optimum " << fmt(rec.optimum_ms()) << " ms, exhaustive cost "
       << fmt(rec.exhaustive_cost_s(), 1) << " s\n";
+    if (!sweep.space_changes.empty()) s << "recorded under an older space: " << sweep.space_changes << "\n";
     if (!sweep.warm_start_from.empty()) {
       s << "warm-started from sweep" << (sweep.warm_start_from.size() > 1 ? "s" : "");
       for (std::size_t i = 0; i < sweep.warm_start_from.size(); ++i)

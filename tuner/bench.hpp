@@ -41,6 +41,9 @@ struct BenchSweep {
   // With BenchOptions::warm_start: the points measured first, and the sweeps they came from.
   std::vector<variants::Params> warm_start;
   std::vector<std::int64_t> warm_start_from;
+  // Recorded under an older space: what fitting it to today's left out or mapped (tuner/space_fit.hpp);
+  // empty when the sweep's space is today's.
+  std::string space_changes;
 };
 
 struct BenchRow {
