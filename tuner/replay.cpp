@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "base/errors.hpp"
+#include "base/text.hpp"
 
 namespace varex::tuner {
 
@@ -23,7 +24,8 @@ double runs_of(const varex::Measurement& m, std::size_t reps) {
 
 Recording::Recording(const variants::Space& space, std::vector<results::RecordedMeasurement> measurements,
                      bool background_compile)
-    : space_(space),
+    : full_(space),
+      space_(space),
       optimum_ms_(std::numeric_limits<double>::infinity()),
       background_compile_(background_compile) {
   // The latest full-fidelity search measurement of each variant is its recorded truth.
@@ -42,14 +44,29 @@ Recording::Recording(const variants::Space& space, std::vector<results::Recorded
     }
     exhaustive_cost_s_ += r.m.cost_s();
   }
+  // Restricted to the values recorded (a sub-space sweep of the join's 9 million points holds 528): the
+  // strategies' sampling then draws from the sub-space's product, not the whole space's, as a live tune
+  // with the same pins does.
+  std::map<std::string, std::set<std::string>> recorded_values;
+  for (const auto& [index, r] : by_index_) {
+    for (const auto& [name, value] : r.params) recorded_values[name].insert(variants::to_string(value));
+  }
+  std::map<std::string, std::string> pins;
+  for (const auto& t : space.tunables()) {
+    const auto it = recorded_values.find(t.name);
+    if (it == recorded_values.end() || it->second.size() == t.values.size()) continue;
+    pins[t.name] = join(std::vector<std::string>(it->second.begin(), it->second.end()), ",");
+  }
   const variants::Space full = space;
-  space_ = space.with_constraint(
-      {"recorded in the sweep being replayed",
-       [recorded, full](const variants::Params& p) { return recorded->count(full.index_of(p)) > 0; }});
+  space_ = (pins.empty() ? space : space.restricted(pins))
+               .with_constraint(
+                   {"recorded in the sweep being replayed", [recorded, full](const variants::Params& p) {
+                      return recorded->count(full.index_of(p)) > 0;
+                    }});
 }
 
 const results::RecordedMeasurement* Recording::find(const variants::Params& params) const {
-  const auto it = by_index_.find(space_.index_of(params));
+  const auto it = by_index_.find(full_.index_of(params));
   return it == by_index_.end() ? nullptr : &it->second;
 }
 
@@ -108,6 +125,9 @@ Evaluation ReplayEvaluator::evaluate(const EvaluationRequest& request) {
                    r->m.samples_ms.front() > request.cutoff_ms;
   e.cost_s = recording_.run_cost_s(*r, cut ? 1 : fidelity);
   const std::string key = compile_key(recording_.space(), params);
+  // What this replay compiled, not what the sweep did (its order was another): as a live worker reports it.
+  e.m.compile_cached = true;
+  e.m.compile_ms = 0;
   if (compiled_.insert(key).second) {
     // A compile nobody announced ahead is waited for in full; a prefetched one only for what is left.
     double compile_s = recording_.compile_cost_s(params);
@@ -116,6 +136,8 @@ Evaluation ReplayEvaluator::evaluate(const EvaluationRequest& request) {
       prefetched_.erase(it);
     }
     e.cost_s += compile_s;
+    e.m.compile_cached = false;
+    e.m.compile_ms = compile_s * 1e3;
   }
   clock_s_ += e.cost_s;
   const std::size_t reps = Recording::repetitions(*r, fidelity);

@@ -47,7 +47,8 @@ class Recording {
   static std::size_t repetitions(const results::RecordedMeasurement& r, Fidelity fidelity);
 
  private:
-  variants::Space space_;
+  variants::Space full_;   // the operator's space: by_index_'s indices
+  variants::Space space_;  // what can be replayed
   std::unordered_map<std::uint64_t, results::RecordedMeasurement> by_index_;
   std::map<std::string, double> compile_ms_;  // per compile key
   double optimum_ms_;

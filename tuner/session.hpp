@@ -25,7 +25,7 @@ struct RunOptions {
   const harness::Operator* op = nullptr;
   std::vector<DeviceInfo> devices;
   datasets::WorkloadSpec workload;
-  std::string strategy = "ensemble";
+  std::string strategy = "halving";
   Budget budget;
   std::uint64_t seed = 1;
   int remeasure = 3;

@@ -61,10 +61,21 @@ class SearchSpace {
   void mark(const variants::Params& params);
   std::size_t seen_count() const { return seen_.size(); }
 
+  // The programs (compile parts) measured so far. Near the end of a budget that cannot pay for another
+  // compilation the driver sets `only_compiled`: then random_unseen and unseen_neighbours give only
+  // variants of those programs, which cost their runs alone (a strategy needs to know nothing of it).
+  void note_compiled(const variants::Params& params);
+  bool compiled(const variants::Params& params) const;
+  void set_only_compiled(bool on) { only_compiled_ = on; }
+  bool only_compiled() const { return only_compiled_; }
+
  private:
   variants::Space space_;
   std::mt19937_64 rng_;
   std::unordered_set<std::uint64_t> seen_;
+  std::unordered_set<std::string> compiled_;   // canonical compile parts
+  std::vector<variants::Params> of_compiled_;  // every variant of those programs
+  bool only_compiled_ = false;
 };
 
 class Strategy {
