@@ -481,6 +481,7 @@ json run_json(const tuner::DeviceRun& r, Objective objective) {
          {"valid_variants", r.valid_variants},
          {"evaluations", r.outcome.evaluations},
          {"remeasured", r.outcome.remeasured},
+         {"stopped_at_bound", r.outcome.stopped_at_bound},
          {"resumed_measurements", r.resumed_measurements},
          {"ok", r.outcome.ok},
          {"failed", r.outcome.failed},

@@ -384,6 +384,11 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
           std::snprintf(best, sizeof best, ": best %.4g %s ", run.outcome.best_value,
                         objective_unit(options.objective));
           line += best + variants::describe(*run.outcome.best);
+          if (run.outcome.stopped_at_bound && run.outcome.best_measurement)
+            line += " (stopped early: it moves its bytes at " +
+                    std::to_string(
+                        static_cast<int>(std::lround(100 * run.outcome.best_measurement->probe_fraction))) +
+                    "% of the copy probe, nothing faster is left to find)";
         }
         board.done(i, line);
       } catch (const RuntimeError& e) {

@@ -196,6 +196,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
         if (o.value < point.best_value) {
           point = {out.evaluations, out.spent_s, o.value, index};
           best_seen = e.m;
+          // At the bandwidth bound nothing faster is left: measured in full, not a cheap look.
+          if (settings.objective == Objective::Time && settings.at_bound > 0 && p.fidelity == 0 &&
+              e.m.probe_fraction >= settings.at_bound)
+            out.stopped_at_bound = true;
         }
       }
     } else {
@@ -214,10 +218,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   }
   for (const variants::Params& p : settings.warm_start) {
     const variants::Params point = s.canonical(p);
-    if (stop || exhausted(!space.compiled(point))) break;
+    if (stop || out.stopped_at_bound || exhausted(!space.compiled(point))) break;
     if (s.valid(point) && !space.seen(point)) search({point, 0});
   }
-  while (!stop && !exhausted()) {
+  while (!stop && !out.stopped_at_bound && !exhausted()) {
     // Where what is left cannot pay for another compilation, the strategy draws from the programs compiled
     // so far: a short budget still searches their launch settings rather than end.
     space.set_only_compiled(timed_budget && exhausted(true));
@@ -227,7 +231,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       break;
     }
     std::size_t evaluated = 0;
-    for (std::size_t i = 0; i < batch.size() && !stop; ++i) {
+    for (std::size_t i = 0; i < batch.size() && !stop && !out.stopped_at_bound; ++i) {
       const bool new_program = !space.compiled(batch[i].params);
       if (exhausted(new_program)) {
         if (!new_program || exhausted()) {

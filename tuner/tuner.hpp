@@ -37,6 +37,9 @@ struct TuneSettings {
   // What the strategy minimises and the re-measurement declares best by. Energy and edp need measurements
   // that carry energy (MeasureSettings::energy_ms); one without it is observed as failed.
   Objective objective = Objective::Time;
+  // A search by time stops where its best moves the operator's bytes at this share of the device's copy
+  // probe or more (Measurement::probe_fraction): nothing faster is left to find (0: never).
+  double at_bound = 0.97;
 };
 
 // The cut-off a tune uses unless told otherwise: variants over twice the incumbent's time are timed once
@@ -62,6 +65,8 @@ struct TuneOutcome {
   double search_best_value = std::numeric_limits<double>::infinity();
   std::int64_t evaluations = 0;  // search evaluations (re-measurements not counted)
   std::int64_t remeasured = 0;
+  // The search stopped early: its best reached TuneSettings::at_bound of the copy probe.
+  bool stopped_at_bound = false;
   double spent_s = 0;  // everything: the preparation before the search, the search, the re-measurement
   std::size_t ok = 0;
   std::size_t failed = 0;
