@@ -192,6 +192,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   settings.remeasure = options.remeasure;
   settings.objective = options.objective;
   settings.cutoff = options.cutoff;
+  if (!options.op->moves_all_its_bytes()) settings.at_bound = 0;
   settings.spent_before_s = spent_before_s;
   settings.warm_start = plan.warm_start;
   run.outcome = run_tuning(

@@ -140,6 +140,11 @@ class Operator {
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual std::string kernel_family() const = 0;
+  // Whether every variant moves the bytes its run counts (OperatorRun::bytes_moved): then none is faster
+  // than those bytes at the copy probe's speed, and a tune stops where its best gets there
+  // (TuneSettings::at_bound). Not where a variant may read less: a string comparison stops at the first
+  // mismatch (str_prefix's best ran at 119% of the probe by its count).
+  virtual bool moves_all_its_bytes() const { return true; }
   virtual WorkloadDecl declaration() const = 0;
   virtual variants::Space space(const variants::SpaceContext& context) const = 0;
   // The preprocessor defines that specialise the kernels for a variant on a device.

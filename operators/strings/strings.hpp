@@ -15,6 +15,7 @@ class StringOperator final : public Operator {
   std::string name() const override;
   std::string description() const override;
   std::string kernel_family() const override { return "strings"; }
+  bool moves_all_its_bytes() const override { return false; }  // a comparison stops at a mismatch
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
   // Query keys: value (str_equal), prefix (str_prefix), pattern (str_like, regex). Generated columns
