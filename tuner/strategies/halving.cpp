@@ -1,7 +1,8 @@
-// Successive halving: a bracket of variants measured cheaply (few repetitions), the best third measured
-// again more thoroughly, the best third of those with the full protocol; then a new bracket. The first
-// bracket is random; later ones take half their variants from the neighbourhood of the best variants
-// measured in full so far, and half at random.
+// The default strategy (chosen by leave-one-out over the recorded sweeps: scripts/leave_one_out.py).
+// Successive halving: a bracket of variants measured cheaply (few repetitions), the best third measured again
+// more thoroughly, the best third of those with the full protocol; then a new bracket. The first bracket is
+// random; later ones take half their variants from the neighbourhood of the best variants measured in full so
+// far, and half at random.
 #include <algorithm>
 #include <array>
 
