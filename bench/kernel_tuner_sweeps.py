@@ -70,7 +70,7 @@ def kt_cache(op, variants, compile_ms, names, values):
             "tune_params": values, "objective": "time", "cache": cache}
 
 
-def cost_to_5pct(order, by_key, optimum, exhaustive_s):
+def cost_to_5pct(order, by_key, optimum):
     """varex's replay cost of the evaluations in `order` until one is within 5% of the optimum."""
     compiled, cost = set(), 0.0
     for key in order:
@@ -104,7 +104,10 @@ def main():
     for v in variants:
         v["compile_s"] = compile_ms.get(v["program"], 0.0) / 1e3
         by_key[",".join(str(v["params"][n]) for n in names)] = v
-    optimum = min(v["time"] for v in variants if v["ok"])
+    verified = [v["time"] for v in variants if v["ok"]]
+    if not verified:
+        sys.exit(f"{args.db}: the sweep has no verified variant")
+    optimum = min(verified)
     exhaustive_s = sum(v["run_ms"] / 1e3 for v in variants) + sum(compile_ms.values()) / 1e3
     recorded = set(by_key)
 
@@ -131,7 +134,7 @@ def main():
                 print(f"{strategy}: {type(e).__name__}: {e}", file=sys.stderr)
                 break
             order = [",".join(str(r[n]) for n in names) for r in results if r]
-            costs.append(cost_to_5pct(order, by_key, optimum, exhaustive_s))
+            costs.append(cost_to_5pct(order, by_key, optimum))
         if costs:
             out["kernel_tuner"][strategy] = statistics.median(costs)
     os.unlink(cache_file)

@@ -757,6 +757,34 @@ TEST(Strategies, StopWhenTheSpaceIsUsedUp) {
   }
 }
 
+// A budget that pays for one compilation besides the default's searches the launch settings of the programs
+// it compiled, rather than ending after the default (issue 49: a 10% replay of a sweep whose cost was mostly
+// compilation made one evaluation). Here each program compiles in 1 s and a run costs about 10 ms.
+TEST(Tuning, AShortBudgetSearchesTheLaunchSettingsOfTheProgramsItCompiled) {
+  const variants::Space& full = fixture().full;
+  std::vector<results::RecordedMeasurement> recorded = test::synthetic_recording(full);
+  for (auto& r : recorded) {
+    r.m.compile_ms = r.m.compile_cached ? 0 : 1000;
+    r.m.wall_ms = r.m.compile_ms + 9 * r.m.kernel.median + 2;
+  }
+  const Recording rec(full, recorded);
+  const double budget_s = 2.5;
+  ASSERT_LT(budget_s, 0.1 * rec.exhaustive_cost_s());
+  SearchSpace space(rec.space(), 5);
+  ReplayEvaluator evaluator(rec, 6);
+  auto strategy = make_strategy("halving", space.space());
+  std::set<variants::Params> programs;
+  const TuneOutcome o = run_tuning(*strategy, space, evaluator, {Budget::parse("2.5s"), 3},
+                                   [&](const TuneOutcome&, const Proposal& p, const Evaluation&) {
+                                     programs.insert(full.compile_part(p.params));
+                                     return true;
+                                   });
+  EXPECT_GT(o.evaluations, 5);            // not the default alone
+  EXPECT_LE(programs.size(), 2u);         // no compilation past what the budget pays
+  EXPECT_LE(o.spent_s, budget_s + 1e-9);  // and within it
+  EXPECT_FALSE(o.space_exhausted);
+}
+
 // Where the best moves its bytes at the copy probe's speed, nothing faster is left: the search stops there
 // (issue 49). Here every variant within 2% of the optimum reaches 97% of the probe.
 TEST(Tuning, ASearchStopsWhereItsBestReachesTheBandwidthBound) {
