@@ -53,6 +53,25 @@ std::string WorkloadClass::describe() const {
   return out;
 }
 
+std::optional<WorkloadSpec> divide_counts(const WorkloadSpec& spec, const std::vector<std::string>& keys,
+                                          std::uint64_t divisor) {
+  if (divisor < 2 || spec.params.contains("path")) return std::nullopt;
+  WorkloadSpec out = spec;
+  bool divided = false;
+  for (const std::string& key : keys) {
+    const auto it = out.params.find(key);
+    if (it == out.params.end() || !it->is_number_unsigned()) continue;
+    const std::uint64_t rows = std::max<std::uint64_t>(1, it->get<std::uint64_t>() / divisor);
+    *it = rows;
+    divided = true;
+  }
+  if (!divided) return std::nullopt;
+  // Distinct keys are the first relation's ("rows"), as every generator counts them.
+  if (const auto d = out.params.find("distinct"); d != out.params.end() && d->is_number_unsigned())
+    *d = std::min(d->get<std::uint64_t>(), out.rows());
+  return out;
+}
+
 WorkloadClass default_class(const WorkloadSpec& spec) {
   static const char* const kScale[] = {"rows", "rows2", "distinct", "selectivity", "match_ratio", "zipf"};
   static const char* const kNotAnAnswer[] = {"seed",         "path",   "path2",   "fingerprint",

@@ -3,7 +3,9 @@
 // or a user file, plus the operator's query. Its id is a stable hash of that description.
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace varex::datasets {
 
@@ -40,5 +42,12 @@ struct WorkloadSpec {
 // user files), the other parameters except seed, path, fingerprint, format and generator version, and the
 // query. Operators whose query is derived from a scale parameter refine this (Operator::workload_class).
 WorkloadClass default_class(const WorkloadSpec& spec);
+
+// The workload with each of the generated counts `keys` divided by `divisor` (at least one row), and its
+// distinct keys no more than the first relation's rows: a smaller instance of the same class for a tune's
+// search at low fidelity (Operator::sample). nullopt for data read from files (a path among the parameters)
+// and where no key is there to divide.
+std::optional<WorkloadSpec> divide_counts(const WorkloadSpec& spec, const std::vector<std::string>& keys,
+                                          std::uint64_t divisor);
 
 }  // namespace varex::datasets

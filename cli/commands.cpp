@@ -463,6 +463,7 @@ struct SessionFlags {
   int remeasure = 3;
   std::string objective = "time";
   std::optional<double> cutoff;
+  std::string small_instance = "auto";
   std::optional<std::string> shard;
   bool no_warm_start = false;
   bool reprobe = false;
@@ -489,6 +490,13 @@ json run_json(const tuner::DeviceRun& r, Objective objective) {
          {"spent_s", r.outcome.spent_s},
          {"probe_gbps", r.probe_gbps}};
   if (!r.error.empty()) j["error"] = r.error;
+  if (r.small_workload) {
+    j["small_instance"] = {{"divisor", r.outcome.small_divisor},
+                           {"evaluations", r.outcome.small_evaluations},
+                           {"workload", r.small_workload->to_json()}};
+  }
+  if (!r.small_error.empty()) j["small_instance_error"] = r.small_error;
+  if (r.outcome.needed_s > 0) j["budget_needed_s"] = r.outcome.needed_s;
   if (r.outcome.best && r.outcome.best_measurement) {
     const varex::Measurement& m = *r.outcome.best_measurement;
     j["best"] = {{"variant", r.best_variant},          {"params", variants::to_json(*r.outcome.best)},
@@ -607,6 +615,12 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind,
                     "Seed of the strategy's random choices (--seed seeds the data)")
         ->capture_default_str()
         ->check(CLI::NonNegativeNumber);
+    cmd->add_option("--small-instance", f->small_instance,
+                    "Where a budget in seconds leaves a search of the workload too little time after the "
+                    "default: auto searches a smaller instance of it (fewer rows, a smaller scale factor) "
+                    "and measures the finalists again on the workload; never, always")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "never", "always"}));
     cmd->add_flag(
         "--no-warm-start", f->no_warm_start,
         "Do not measure first the bests the database holds for this operator on other workloads and "
@@ -676,6 +690,10 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind,
       options.strategy = f->strategy;
       options.budget = tuner::Budget::parse(f->budget);
       options.seed = f->seed;
+      using Mode = tuner::TuneSettings::SmallInstance;
+      options.small_instance = f->small_instance == "never"    ? Mode::Never
+                               : f->small_instance == "always" ? Mode::Always
+                                                               : Mode::Auto;
     } else {
       options.strategy = "exhaustive";
     }

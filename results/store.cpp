@@ -648,7 +648,9 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
   Statement q(
       db_,
       R"sql(SELECT s.measurement_id, s.kernel_ms FROM samples s JOIN measurements m ON m.id = s.measurement_id
-                         WHERE m.session_id = ?1 AND m.duplicate_of IS NULL ORDER BY s.measurement_id, s.rep)sql");
+                         JOIN sessions se ON se.id = m.session_id
+                         WHERE m.session_id = ?1 AND m.duplicate_of IS NULL AND m.workload_id = se.workload_id
+                         ORDER BY s.measurement_id, s.rep)sql");
   q.bind(1, session);
   while (q.step()) samples[q.integer(0)].push_back(q.real(1));
 
@@ -656,8 +658,8 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
               R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
       m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
       m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline, m.checked, m.cut_off, m.energy
-      FROM measurements m JOIN variants v ON v.id = m.variant_id WHERE m.session_id = ?1 AND m.duplicate_of IS NULL
-      ORDER BY m.id)sql");
+      FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN sessions se ON se.id = m.session_id
+      WHERE m.session_id = ?1 AND m.duplicate_of IS NULL AND m.workload_id = se.workload_id ORDER BY m.id)sql");
   s.bind(1, session);
   std::vector<RecordedMeasurement> out;
   while (s.step()) {

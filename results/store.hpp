@@ -198,7 +198,8 @@ class Store {
   // Sessions, oldest first, optionally of one kind and operator.
   std::vector<RecordedSession> sessions(const std::optional<std::string>& kind,
                                         const std::optional<std::string>& op);
-  // A session's measurements with their samples, in the order they were recorded.
+  // A session's measurements of its workload with their samples, in the order they were recorded (a short
+  // tune's search on a small instance of the workload is recorded under that instance: not among them).
   std::vector<RecordedMeasurement> session_measurements(std::int64_t session);
 
   // One measurement with its samples, in one transaction.

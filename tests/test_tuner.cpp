@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <set>
 
@@ -783,6 +784,91 @@ TEST(Tuning, AShortBudgetSearchesTheLaunchSettingsOfTheProgramsItCompiled) {
   EXPECT_LE(programs.size(), 2u);         // no compilation past what the budget pays
   EXPECT_LE(o.spent_s, budget_s + 1e-9);  // and within it
   EXPECT_FALSE(o.space_exhausted);
+}
+
+// A workload and its small instance (16 times smaller) as two recordings: the workload's runs take 16 times
+// as long as the small instance's, preparing it took 10 s and would take 10 s again after a stopped variant.
+class TwoInstanceEvaluator final : public Evaluator {
+ public:
+  TwoInstanceEvaluator(const Recording& full, const Recording& small, std::uint64_t seed)
+      : full_(full, seed), small_(small, seed + 1) {}
+  Evaluation evaluate(const EvaluationRequest& request) override {
+    requests.push_back(request);
+    Evaluation e = request.small ? small_.evaluate(request) : full_.evaluate(request);
+    e.small = request.small;
+    return e;
+  }
+  double exhaustive_cost_s(double mean) const override { return full_.exhaustive_cost_s(mean); }
+  double replacement_s(bool small) const override { return small ? 0.6 : 10; }
+  std::uint64_t small_divisor() const override { return 16; }
+  std::vector<EvaluationRequest> requests;
+
+ private:
+  ReplayEvaluator full_;
+  ReplayEvaluator small_;
+};
+
+// Where preparing the workload and the room kept to prepare it again leave a search at full size under a
+// third of the budget, the search runs on the small instance, and only the finalists measured again at full
+// size can be declared best (issue 49).
+TEST(Tuning, AShortBudgetSearchesASmallInstanceAndDeclaresABestMeasuredAtFullSize) {
+  const variants::Space& space = fixture().full;
+  std::vector<results::RecordedMeasurement> recorded = test::synthetic_recording(space);
+  const Recording small(space, recorded);
+  for (auto& r : recorded) {
+    for (double& t : r.m.samples_ms) t *= 16;
+    r.m.kernel = summarize(r.m.samples_ms);
+    r.m.wall_ms = r.m.compile_ms + 16 * (r.m.wall_ms - r.m.compile_ms);
+  }
+  const Recording full(space, recorded);
+  auto tune = [&](TuneSettings::SmallInstance mode, TwoInstanceEvaluator& evaluator) {
+    SearchSpace search(space, 7);
+    auto strategy = make_strategy("halving", search.space());
+    TuneSettings settings{Budget::parse("30s"), 3};
+    settings.spent_before_s = 10;
+    settings.small_instance = mode;
+    return run_tuning(*strategy, search, evaluator, settings);
+  };
+  TwoInstanceEvaluator at_full(full, small, 3), auto_mode(full, small, 3);
+  const TuneOutcome never = tune(TuneSettings::SmallInstance::Never, at_full);
+  const TuneOutcome o = tune(TuneSettings::SmallInstance::Auto, auto_mode);
+  EXPECT_EQ(never.small_evaluations, 0);
+  EXPECT_EQ(o.small_divisor, 16u);
+  EXPECT_GT(o.small_evaluations, 4 * never.evaluations);
+  EXPECT_LE(o.spent_s, 30 + 1e-9);
+  // The default first at full size, the search on the small instance, the finalists at full size.
+  ASSERT_FALSE(auto_mode.requests.empty());
+  EXPECT_FALSE(auto_mode.requests.front().small);
+  EXPECT_EQ(auto_mode.requests.front().params, space.canonical(space.defaults()));
+  std::size_t remeasured = 0;
+  for (std::size_t i = 1; i < auto_mode.requests.size(); ++i) {
+    const EvaluationRequest& r = auto_mode.requests[i];
+    EXPECT_EQ(r.small, r.purpose == "search") << i;
+    remeasured += r.purpose == "remeasure";
+  }
+  EXPECT_GE(remeasured, 2u);  // the best and the default
+  ASSERT_TRUE(o.best_measurement && never.best_measurement);
+  // Declared by a full-size time: the small instance's are 16 times shorter.
+  EXPECT_GT(o.best_measurement->kernel.median, 0.5 * full.optimum_ms());
+  EXPECT_LE(o.best_measurement->kernel.median, never.best_measurement->kernel.median);
+  EXPECT_LT(o.best_measurement->kernel.median, 1.05 * full.optimum_ms());
+}
+
+// A budget that pays for the default alone says so, and about what budget would search.
+TEST(Tuning, ABudgetThatPaysForTheDefaultAloneSaysWhatWouldSearch) {
+  const Recording& rec = fixture().recording;
+  SearchSpace search(rec.space(), 7);
+  ReplayEvaluator evaluator(rec, 8);
+  auto strategy = make_strategy("halving", search.space());
+  TuneSettings settings{Budget::parse("10s"), 3};
+  settings.spent_before_s = 9.95;
+  const TuneOutcome o = run_tuning(*strategy, search, evaluator, settings);
+  EXPECT_EQ(o.evaluations, 1);
+  EXPECT_GT(o.needed_s, 10);
+  settings.spent_before_s = 0;
+  SearchSpace again(rec.space(), 7);
+  auto searching = make_strategy("halving", again.space());
+  EXPECT_EQ(run_tuning(*searching, again, evaluator, settings).needed_s, 0);
 }
 
 // Where the best moves its bytes at the copy probe's speed, nothing faster is left: the search stops there

@@ -11,6 +11,41 @@ DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context,
   for (auto& r : resumed) resumed_[{r.variant_id, r.fidelity, r.purpose}].push_back(std::move(r));
   valid_count_ = c_.space->count_valid();
   kernel_hash_ = harness::kernel_source(c_.remote->device().backend, c_.op->kernel_family()).hash;
+  full_ = {c_.remote, &c_.workload};
+}
+
+// The small instance's before it was first prepared: the workload's, that many times shorter.
+double DeviceEvaluator::replacement_s(bool small) const {
+  if (!small || !c_.small || c_.small_divisor < 2) return c_.remote->prepare_seconds();
+  if (small_.remote && small_.remote->prepare_seconds() > 0) return small_.remote->prepare_seconds();
+  return c_.remote->prepare_seconds() / static_cast<double>(c_.small_divisor);
+}
+
+DeviceEvaluator::Instance& DeviceEvaluator::instance_for(const EvaluationRequest& request,
+                                                         double& prepare_s) {
+  prepare_s = 0;
+  const bool small = request.small && c_.small && small_error_.empty();
+  Instance& instance = small ? small_ : full_;
+  if (small && !small_.remote) {
+    small_remote_ = std::make_unique<harness::RemoteDevice>(c_.worker_executable, c_.remote->device());
+    small_ = {small_remote_.get(), &*c_.small};
+  }
+  if (instance.remote->holds(*instance.workload)) return instance;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    if (small) c_.store->ensure_workload(*c_.small, c_.op->workload_class(*c_.small));
+    instance.remote->prepare(*instance.workload);
+  } catch (const std::exception& e) {
+    if (!small) throw;  // the workload's own preparation failing ends the session, as before its search
+    // A small instance that cannot be prepared (too little memory beside the workload, say): measured at full
+    // size.
+    small_error_ = e.what();
+    small_remote_.reset();
+    small_ = {};
+    return instance_for(request, prepare_s);
+  }
+  prepare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return instance;
 }
 
 void DeviceEvaluator::upcoming(const std::vector<variants::Params>& params) {
@@ -32,17 +67,20 @@ double DeviceEvaluator::exhaustive_cost_s(double mean_cost_s) const {
 // the sources' sizes: a 2^24 x 2^28 join's full comparison took 5 to 10 s on an H100 machine's 16 cores and a
 // plan's at SF 10 5 s, and most of those spaces' tunables are compile-time (a 60 s tune of plan D compared
 // all its 5 evaluations in full; the join's spent 24 of its 60 s on 4 of them).
-Check DeviceEvaluator::check_for(const EvaluationRequest& request) const {
-  return std::isinf(request.compare_in_full_below_ms) || !compared_in_full_ ? Check::Host : Check::Device;
+// The small instance is a workload of its own: its first result is compared in full too.
+Check DeviceEvaluator::check_for(const EvaluationRequest& request, const Instance& instance) {
+  return std::isinf(request.compare_in_full_below_ms) || !instance.compared_in_full ? Check::Host
+                                                                                    : Check::Device;
 }
 
 Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   const variants::Params& params = request.params;
   const DeviceInfo& device = c_.remote->device();
   const std::string id = harness::variant_id(*c_.op, device.backend, params);
-  // A resumed session: what was measured before the interruption is used, not measured again.
+  // A resumed session: what was measured before the interruption is used, not measured again (of the
+  // workload: the small instance's are not the session's).
   if (const auto it = resumed_.find({id, request.fidelity, request.purpose});
-      it != resumed_.end() && !it->second.empty()) {
+      !request.small && it != resumed_.end() && !it->second.empty()) {
     Evaluation e{std::move(it->second.front().m), 0};
     it->second.pop_front();
     e.cost_s = e.m.cost_s();
@@ -57,7 +95,10 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   settings.cutoff_ms = request.cutoff_ms;
   // The repetitions stop before the budget runs out (a tenth of a second at least, for the minimum).
   settings.max_rep_seconds = std::min(settings.max_rep_seconds, std::max(0.1, request.seconds_left));
-  settings.check = check_for(request);
+  double prepare_s = 0;
+  Instance& instance = instance_for(request, prepare_s);
+  const bool small = instance.workload != &c_.workload;
+  settings.check = check_for(request, instance);
   // Compared in full from the start, or afterwards where its time comes out below the threshold.
   if (settings.check == Check::Device) settings.compare_in_full_below_ms = request.compare_in_full_below_ms;
   c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
@@ -65,12 +106,14 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   // A variant that would run past the budget is stopped where what is left still pays for a new worker to
   // prepare the workload again for the re-measurement (the search leaves room for that: tuner/tuner.cpp).
   double limit_s = c_.timeout_seconds;
-  const double stop_at_s = request.seconds_left - replacement_s();
+  const double stop_at_s = request.seconds_left - prepare_s - replacement_s(small);
   const bool stopped_by_budget = request.stoppable && std::max(1.0, stop_at_s) < limit_s;
   if (stopped_by_budget) limit_s = std::max(1.0, stop_at_s);
   const auto start = std::chrono::steady_clock::now();
   Evaluation e;
-  e.m = c_.remote->measure(c_.workload, params, settings, c_.probe_gbps, limit_s, prefetch_);
+  e.m = instance.remote->measure(*instance.workload, params, settings, c_.probe_gbps, limit_s, prefetch_);
+  e.prepare_s = prepare_s;
+  e.small = small;
   const auto end = std::chrono::steady_clock::now();
   if (stopped_by_budget && e.m.status == Status::Timeout) {
     e.m.error = "stopped at the end of the budget: the variant had not finished after " +
@@ -84,8 +127,9 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   e.cost_s = std::chrono::duration<double>(end - last_end_).count();
   last_end_ = end;
   prefetch_.clear();
-  compared_in_full_ = compared_in_full_ || (e.m.ok() && e.m.checked == Check::Host);
-  c_.store->record(c_.session, id, c_.device_row, c_.workload.id(), e.m, request.fidelity, request.purpose);
+  instance.compared_in_full = instance.compared_in_full || (e.m.ok() && e.m.checked == Check::Host);
+  c_.store->record(c_.session, id, c_.device_row, instance.workload->id(), e.m, request.fidelity,
+                   request.purpose);
   // Recording is part of this evaluation's cost.
   const auto recorded = std::chrono::steady_clock::now();
   e.cost_s += std::chrono::duration<double>(recorded - last_end_).count();

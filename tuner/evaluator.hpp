@@ -27,11 +27,18 @@ struct EvaluationRequest {
   // below this (infinity: always; 0: never): the driver's re-measurement asks for it of a candidate that can
   // still be declared best (tuner/tuner.cpp).
   double compare_in_full_below_ms = 0;
+  // Measure on the evaluator's small instance of the workload (small_divisor() times smaller) instead of the
+  // workload itself: a short tune's search at low fidelity (tuner/tuner.hpp).
+  bool small = false;
 };
 
 struct Evaluation {
   varex::Measurement m;
   double cost_s = 0;  // what it cost: compilation, runs, transfers, verification
+  // The part of cost_s spent preparing the workload first (a small instance's first use, a replaced worker):
+  // not what the next evaluation of a prepared workload will cost.
+  double prepare_s = 0;
+  bool small = false;  // measured on the small instance (asked for, and it could be prepared)
 };
 
 class Evaluator {
@@ -43,9 +50,17 @@ class Evaluator {
   // The (estimated) cost of evaluating every valid variant once.
   virtual double exhaustive_cost_s(double mean_cost_s) const = 0;
   // What a stopped evaluation costs afterwards before the next can measure (a new worker prepares the
-  // workload again: 9 s for a 2^24 x 2^28 join on an H200 machine), and whether the next one pays it.
-  virtual double replacement_s() const { return 0; }
+  // workload again: 9 s for a 2^24 x 2^28 join on an H200 machine), and whether the next one of the
+  // workload pays it. `small`: of the small instance, which its own worker holds.
+  virtual double replacement_s(bool small = false) const {
+    (void)small;
+    return 0;
+  }
   virtual bool replacement_pending() const { return false; }
+  // How many times smaller the small instance of the workload is that requests may ask for
+  // (EvaluationRequest::small); 0 where there is none (a replay, data read from files, or one that failed
+  // to prepare).
+  virtual std::uint64_t small_divisor() const { return 0; }
 };
 
 }  // namespace varex::tuner

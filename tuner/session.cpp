@@ -180,10 +180,25 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
       lane.preamble_s +
       std::chrono::duration<double>(std::chrono::steady_clock::now() - lane_started).count();
 
-  DeviceEvaluatorContext context{&store,        &remote,          &op,
-                                 &space,        options.workload, plan.device_row,
-                                 run.session,   options.settings, options.timeout_seconds,
-                                 run.probe_gbps};
+  DeviceEvaluatorContext context;
+  context.store = &store;
+  context.remote = &remote;
+  context.op = &op;
+  context.space = &space;
+  context.workload = options.workload;
+  context.device_row = plan.device_row;
+  context.session = run.session;
+  context.settings = options.settings;
+  context.timeout_seconds = options.timeout_seconds;
+  context.probe_gbps = run.probe_gbps;
+  if (options.kind == "tune" && options.budget.kind == Budget::Kind::Seconds &&
+      options.small_instance != TuneSettings::SmallInstance::Never) {
+    if (auto small = harness::small_instance_for(op, options.workload, device)) {
+      context.small = std::move(small->workload);
+      context.small_divisor = small->divisor;
+      context.worker_executable = options.worker_executable;
+    }
+  }
   DeviceEvaluator evaluator(context, std::move(resumed));
   SearchSpace search(space, options.seed);
   const auto strategy = strategy_of(options, search.space());
@@ -195,6 +210,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   if (!options.op->moves_all_its_bytes()) settings.at_bound = 0;
   settings.spent_before_s = spent_before_s;
   settings.warm_start = plan.warm_start;
+  settings.small_instance = options.small_instance;
   run.outcome = run_tuning(
       *strategy, search, evaluator, settings,
       [&](const TuneOutcome& o, const Proposal&, const Evaluation& e) {
@@ -208,6 +224,8 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
         return true;
       });
   run.resumed_measurements = evaluator.resumed_used();
+  if (run.outcome.small_evaluations > 0) run.small_workload = context.small;
+  run.small_error = evaluator.small_error();
   if (run.outcome.best) run.best_variant = harness::variant_id(op, device.backend, *run.outcome.best);
   // A run's session keeps its one measurement, and no outcome.
   store.end_session(
@@ -247,6 +265,8 @@ nlohmann::json session_settings(const RunOptions& options) {
   // Sessions by time, as all were before objectives, keep their settings (and are resumed as before).
   if (options.objective != Objective::Time) settings["objective"] = to_string(options.objective);
   if (options.cutoff > 0) settings["cutoff"] = options.cutoff;
+  if (options.small_instance == TuneSettings::SmallInstance::Never) settings["small_instance"] = "never";
+  if (options.small_instance == TuneSettings::SmallInstance::Always) settings["small_instance"] = "always";
   if (options.kind == "tune" && !options.warm_start) settings["warm_start"] = false;
   if (options.kind == "tune") {
     settings["budget"] = options.budget.to_string();
@@ -390,8 +410,26 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
                     std::to_string(
                         static_cast<int>(std::lround(100 * run.outcome.best_measurement->probe_fraction))) +
                     "% of the copy probe, nothing faster is left to find)";
+          if (run.small_workload)
+            line += " (searched on a 1/" + std::to_string(run.outcome.small_divisor) + " instance, " +
+                    run.small_workload->describe() + ": " + std::to_string(run.outcome.small_evaluations) +
+                    " evaluations; its finalists measured again on the workload)";
         }
         board.done(i, line);
+        if (!run.small_error.empty())
+          board.message("varex: " + device.id + ": the small instance to search on could not be prepared (" +
+                        varex::printable(run.small_error) + "): searched at full size");
+        auto seconds = [](double s) {
+          char text[32];
+          std::snprintf(text, sizeof text, "%.0f s", s);
+          return std::string(text);
+        };
+        if (run.outcome.needed_s > 0)
+          board.message(
+              "varex: " + device.id + ": the budget of " + options.budget.to_string() +
+              " paid for the default variant alone (the probe, preparing the workload and measuring " +
+              "the default took " + seconds(run.outcome.spent_s) + "); a budget of about " +
+              seconds(run.outcome.needed_s) + " would search");
       } catch (const RuntimeError& e) {
         lane.store->end_session(plans[i].claim.session, "failed");
         run.status = "failed";

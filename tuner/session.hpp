@@ -32,7 +32,10 @@ struct RunOptions {
   // What the strategy minimises and the best is declared by; energy and edp need settings.energy_ms > 0 and a
   // meter on every device (UsageError otherwise, before anything is recorded).
   Objective objective = Objective::Time;
-  double cutoff = 0;        // TuneSettings::cutoff (the command line gives tunes default_cutoff)
+  double cutoff = 0;  // TuneSettings::cutoff (the command line gives tunes default_cutoff)
+  // TuneSettings::small_instance: a tune with a budget in seconds may search on a small instance of the
+  // workload (harness::small_instance_for) in a second worker.
+  TuneSettings::SmallInstance small_instance = TuneSettings::SmallInstance::Auto;
   bool warm_start = false;  // a tune measures the store's bests of the operator first (tuner/warm_start.hpp)
   varex::MeasureSettings settings;
   double timeout_seconds = 300;
@@ -64,6 +67,8 @@ struct DeviceRun {
   TuneOutcome outcome;
   std::string best_variant;
   std::optional<varex::Measurement> last;  // the last search evaluation's (a run's one measurement)
+  std::optional<datasets::WorkloadSpec> small_workload;  // the small instance it searched on, if it did
+  std::string small_error;  // why the small instance it was to search on could not be prepared
 };
 
 // The energy measurement an energy objective turns on where the command gives none (MeasureSettings::

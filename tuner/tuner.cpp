@@ -43,6 +43,7 @@ struct Candidate {
   // Its result was compared in full on the host: the re-measurement checks it on the device.
   bool checked_on_host = false;
   double host_check_s = 0;  // what that comparison took, part of cost_s
+  bool full_size = true;    // measured on the workload, not on its small instance
 };
 
 }  // namespace
@@ -61,6 +62,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   std::map<std::uint64_t, Candidate> candidates;  // verified, not cut off, by index in the space
   std::optional<std::uint64_t> default_index;
   std::optional<varex::Measurement> best_seen;
+  // Low fidelity (TuneSettings::small_instance): the search measures the small instance, `small_scale`
+  // times smaller, and what its candidates will cost at full size is estimated as that many times theirs.
+  bool small = false;
+  double small_scale = 1;
   auto budget_s = [&] {
     const double mean = out.evaluations ? (out.spent_s - settings.spent_before_s) / out.evaluations : 0;
     return budget.seconds(evaluator.exhaustive_cost_s(mean));
@@ -88,9 +93,14 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   // run and up to twice as long a comparison as the longest seen. The first is the default's, and another
   // variant's result may take longer to compare: on an H200 machine the 2^24 x 2^28 join's default took at
   // most 3 s of its 4.5 s evaluation, a unique-plan best's comparison 6.3 s, and a 60 s tune ran 67 s.
-  double host_check_s = 0;
-  auto estimate_s = [&](const Candidate& c) { return std::max(0.0, c.cost_s - c.host_check_s); };
-  auto compared_in_full_s = [&](const Candidate& c) { return 2 * host_check_s + c.time_ms / 1e3; };
+  double host_check_s = 0;  // the longest at full size
+  auto at_full_size = [&](const Candidate& c) { return c.full_size ? 1.0 : small_scale; };
+  auto estimate_s = [&](const Candidate& c) {
+    return std::max(0.0, c.cost_s - c.host_check_s) * at_full_size(c);
+  };
+  auto compared_in_full_s = [&](const Candidate& c) {
+    return 2 * host_check_s + c.time_ms * at_full_size(c) / 1e3;
+  };
   // A wall-time budget covers the re-measurement too: the search stops where what is left pays for it.
   auto reserve_s = [&] {
     double sum = 0;
@@ -106,16 +116,19 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   // where its program is new. The session's first evaluation compiles and compares in full on the host
   // (0.80 s of a 2^22 relational join's 8.6 s sweep, whose other variants cost 18 ms on average): taken as
   // the mean, it ended 10% budgets after the default alone.
+  // A workload's preparation (a small instance's first, a replaced worker's) is not a run either.
   double run_s = 0, compile_s = 0;
-  std::int64_t compiles = 0;
+  std::int64_t runs = 0, compiles = 0;
   auto next_s = [&](bool new_program) {
-    const double runs = out.evaluations ? run_s / static_cast<double>(out.evaluations) : 0.0;
-    return runs + (new_program && compiles ? compile_s / static_cast<double>(compiles) : 0.0);
+    const double mean = runs ? run_s / static_cast<double>(runs) : 0.0;
+    const double preparing = small && out.small_evaluations == 0 ? evaluator.replacement_s(true) : 0.0;
+    return mean + preparing + (new_program && compiles ? compile_s / static_cast<double>(compiles) : 0.0);
   };
   auto charge = [&](const Evaluation& e) {
     const double compiling = e.m.compile_cached ? 0.0 : std::min(e.cost_s, e.m.compile_ms / 1e3);
     const double checking = std::min(e.cost_s - compiling, e.m.host_check_ms / 1e3);
-    run_s += std::max(0.0, e.cost_s - compiling - checking);
+    run_s += std::max(0.0, e.cost_s - compiling - checking - e.prepare_s);
+    ++runs;
     if (!e.m.compile_cached && e.m.status != Status::CompileError) compile_s += compiling, ++compiles;
   };
   // `new_program`: whether the next evaluation compiles a program; false asks whether any evaluation (of a
@@ -139,7 +152,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       joining_s += compared_in_full_s(candidates[list.front()]);
     // And a variant that runs past the budget is stopped where a new worker can still prepare the workload
     // for the re-measurement: room for that, else a join tune stopped with 1 s left, then paid 9 s more.
-    const double stop_s = timed_budget ? evaluator.replacement_s() : 0.0;
+    const double stop_s = timed_budget ? evaluator.replacement_s(small) : 0.0;
     return out.spent_s + reserve_s() + mean_s + joining_s + stop_s >= budget_s();
   };
   // The best so far by the objective, and its time: what the cut-off compares a first repetition with.
@@ -158,21 +171,30 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       request.cutoff_ms = settings.cutoff * incumbent_ms;
     if (timed_budget) request.seconds_left = std::max(0.0, budget_s() - out.spent_s - reserve_s());
     request.stoppable = timed_budget && purpose == "search" && out.evaluations > 0;
+    request.small = small && purpose == "search";
     return evaluator.evaluate(request);
   };
 
-  // One search evaluation: measured, observed by the strategy, and kept for the re-measurement.
+  // One search evaluation measured: counted and charged.
   bool stop = false;
-  auto search = [&](const Proposal& p) {
+  auto measure = [&](const Proposal& p) {
     space.mark(p.params);
     const Evaluation e = evaluate(p, "search");
     ++out.evaluations;
     out.spent_s += e.cost_s;
     charge(e);
+    if (e.small) ++out.small_evaluations;
+    if (small && !e.small) small = false;  // the small instance could not be prepared: at full size on
     if (e.m.status != Status::CompileError) space.note_compiled(p.params);
+    if (!e.small) host_check_s = std::max(host_check_s, e.m.host_check_ms / 1e3);
+    return e;
+  };
+  // What the search learns of it: the strategy observes it (`observed`), the candidates keep it. The default
+  // measured at full size before a search on the small instance is kept, not observed: the strategy and the
+  // cut-off compare the small instance's values alone.
+  auto learn = [&](const Proposal& p, const Evaluation& e, bool observed) {
     const Observation o = observation_of(p, e, settings.objective, incumbent());
-    strategy.observe(o);
-    host_check_s = std::max(host_check_s, e.m.host_check_ms / 1e3);
+    if (observed) strategy.observe(o);
     const std::uint64_t index = s.index_of(p.params);
     TunePoint point{out.evaluations, out.spent_s, std::numeric_limits<double>::infinity(), 0};
     if (!out.history.empty())
@@ -188,18 +210,20 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
           c.time_ms = e.m.kernel.median;
         }
         const double compile_s = e.m.compile_cached ? 0.0 : e.m.compile_ms / 1e3;
-        c.cost_s = std::max(c.cost_s, o.cost_s - compile_s);
+        c.cost_s = std::max(c.cost_s, o.cost_s - compile_s - e.prepare_s);
+        c.full_size = !e.small;
+        // A full comparison of the small instance's result says nothing of the workload's.
         if (e.m.checked == Check::Host) {
-          c.checked_on_host = true;
+          c.checked_on_host = !e.small;
           c.host_check_s = std::max(c.host_check_s, e.m.host_check_ms / 1e3);
         }
-        if (o.value < point.best_value) {
+        // At the bandwidth bound nothing faster is left: measured in full, not a cheap look.
+        const bool at_bound = settings.objective == Objective::Time && settings.at_bound > 0 &&
+                              p.fidelity == 0 && e.m.probe_fraction >= settings.at_bound;
+        if (observed && o.value < point.best_value) {
           point = {out.evaluations, out.spent_s, o.value, index};
           best_seen = e.m;
-          // At the bandwidth bound nothing faster is left: measured in full, not a cheap look.
-          if (settings.objective == Objective::Time && settings.at_bound > 0 && p.fidelity == 0 &&
-              e.m.probe_fraction >= settings.at_bound)
-            out.stopped_at_bound = true;
+          out.stopped_at_bound = out.stopped_at_bound || at_bound;
         }
       }
     } else {
@@ -208,13 +232,43 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     out.history.push_back(point);
     if (on_step && !on_step(out, p, e)) stop = true;
   };
+  auto search = [&](const Proposal& p) { learn(p, measure(p), true); };
 
   // The default first, in every session: a search that finds nothing better still declares it. Then what
   // earlier sessions found best elsewhere.
+  // Where what the default leaves of a budget in seconds would give a search at full size too little of it
+  // (TuneSettings::small_share), the search runs on the small instance: preparing the 2^24 x 2^28 join took
+  // 10 s of a 30 s tune on an H200 machine, its default 4.4 s, and the room for a stopped variant's new
+  // worker 9 s more, so a search at full size had nothing left.
   const variants::Params defaults = s.canonical(s.defaults());
+  auto choose_small = [&](const Evaluation& e) {
+    using Mode = TuneSettings::SmallInstance;
+    if (budget.kind != Budget::Kind::Seconds || settings.remeasure <= 0 || evaluator.small_divisor() < 2 ||
+        settings.small_instance == Mode::Never)
+      return false;
+    if (settings.small_instance == Mode::Always) return true;
+    if (settings.objective == Objective::Time && settings.at_bound > 0 &&
+        e.m.probe_fraction >= settings.at_bound)
+      return false;  // nothing faster to find
+    // What is left once the default's re-measurement, its full comparison where it becomes a finalist
+    // beside a new best, and the room for a stopped variant's new worker are kept.
+    const double compiling = e.m.compile_cached ? 0.0 : e.m.compile_ms / 1e3;
+    const double rerun_s = std::max(0.0, e.cost_s - compiling - e.m.host_check_ms / 1e3 - e.prepare_s);
+    double left_s = budget_s() - out.spent_s - rerun_s - evaluator.replacement_s(false);
+    if (e.m.checked == Check::Host) left_s -= 2 * host_check_s + e.m.kernel.median / 1e3;
+    return left_s < settings.small_share * budget_s();
+  };
   if (settings.measure_default && s.valid(defaults) && !space.seen(defaults)) {
     default_index = s.index_of(defaults);
-    search({defaults, 0});
+    const Evaluation e = measure({defaults, 0});
+    if (choose_small(e)) {
+      small = true;
+      out.small_divisor = evaluator.small_divisor();
+      small_scale = static_cast<double>(out.small_divisor);
+      // Until the small instance has run, its runs are taken as the workload's, that many times shorter.
+      run_s /= small_scale;
+    }
+    learn({defaults, 0}, e, !small);
   }
   for (const variants::Params& p : settings.warm_start) {
     const variants::Params point = s.canonical(p);
@@ -247,6 +301,17 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       ++evaluated;
     }
     if (evaluated == 0 && space.only_compiled()) break;  // nothing the strategy offers fits
+  }
+
+  // A budget that paid for the default alone says what one that searches would take: what was spent, the
+  // re-measurement, and twenty evaluations as the next would cost.
+  if (timed_budget && default_index && out.evaluations == 1 && !out.stopped_at_bound &&
+      !out.space_exhausted) {
+    double needed = out.spent_s + reserve_s() + evaluator.replacement_s(small) + 20 * next_s(true);
+    const std::vector<std::uint64_t> list = finalists();
+    if (!list.empty() && candidates[list.front()].checked_on_host)
+      needed += compared_in_full_s(candidates[list.front()]);
+    out.needed_s = 5 * std::ceil(needed / 5);
   }
 
   // Measurements are noisy, and cheap ones (halving) noisier: the best few and the default are measured
@@ -285,7 +350,9 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
       out.best_measurement = e.m;
     }
   }
-  if (out.best && !out.history.empty() && std::isfinite(out.history.back().best_value) &&
+  // (Not after a search on the small instance, whose values are not the workload's.)
+  if (out.best && out.small_evaluations == 0 && !out.history.empty() &&
+      std::isfinite(out.history.back().best_value) &&
       s.index_of(*out.best) != out.history.back().best_index) {
     out.search_best = s.at(out.history.back().best_index);
     out.search_best_value = out.history.back().best_value;

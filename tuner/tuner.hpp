@@ -40,6 +40,14 @@ struct TuneSettings {
   // A search by time stops where its best moves the operator's bytes at this share of the device's copy
   // probe or more (Measurement::probe_fraction): nothing faster is left to find (0: never).
   double at_bound = 0.97;
+  // Low fidelity. Where a budget in seconds, after the default measured at full size, leaves a search at full
+  // size under `small_share` of it (the preparation, the default and the room kept for the re-measurement
+  // took the rest), the search runs on the evaluator's small instance of the workload
+  // (Evaluator::small_divisor) and its finalists are measured again at full size, the only times that can
+  // be declared best. Always and Never force it (Always: where the evaluator has a small instance).
+  enum class SmallInstance { Auto, Never, Always };
+  SmallInstance small_instance = SmallInstance::Auto;
+  double small_share = 1.0 / 3;
 };
 
 // The cut-off a tune uses unless told otherwise: variants over twice the incumbent's time are timed once
@@ -72,6 +80,13 @@ struct TuneOutcome {
   std::size_t failed = 0;
   std::size_t cut_off = 0;       // verified, then stopped after one repetition (counted in `ok` too)
   bool space_exhausted = false;  // the strategy had nothing left to propose
+  // Search evaluations made on the small instance (TuneSettings::small_instance), and its divisor.
+  std::int64_t small_evaluations = 0;
+  std::uint64_t small_divisor = 0;
+  // A budget in seconds that paid for the default alone: about what one that searches would take (0
+  // otherwise).
+  double needed_s = 0;
+  // The search's values are the small instance's (history, search_best_value): after a search on it.
   std::vector<TunePoint> history;
 };
 

@@ -157,6 +157,22 @@ std::optional<datasets::WorkloadClass> workload_class_of(const datasets::Workloa
   return std::nullopt;
 }
 
+std::optional<datasets::WorkloadSpec> Operator::small_instance(const datasets::WorkloadSpec& spec,
+                                                               std::uint64_t divisor) const {
+  return datasets::divide_counts(spec, {"rows", "rows2"}, divisor);
+}
+
+std::optional<SmallInstance> small_instance_for(const Operator& op, const datasets::WorkloadSpec& workload,
+                                                const DeviceInfo& device) {
+  const std::uint64_t floor = device.cache_bytes ? 4 * device.cache_bytes : kSmallInstanceBytes;
+  for (const std::uint64_t divisor : {16, 8, 4}) {
+    std::optional<datasets::WorkloadSpec> small = op.small_instance(workload, divisor);
+    if (small && small->id() != workload.id() && op.footprint(*small, device).total >= floor)
+      return SmallInstance{std::move(*small), divisor};
+  }
+  return std::nullopt;
+}
+
 variants::Space space_for(const Operator& op, const DeviceInfo& device,
                           const datasets::WorkloadSpec& workload) {
   return op.space({device, workload.rows(), &workload.query});

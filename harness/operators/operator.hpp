@@ -159,6 +159,14 @@ class Operator {
   // Generated rows when none are asked for, from the rows of 4-byte values that fill four times the
   // largest device cache: operators with wider rows take fewer.
   virtual std::uint64_t default_rows(std::uint64_t cache_rows) const { return cache_rows; }
+  // A smaller instance of the same workload class, about `divisor` times smaller, on which a short tune
+  // searches before it measures its finalists on `spec` itself (tuner/tuner.hpp); nullopt where there is
+  // none (data read from files). The default divides the generated row counts (rows, rows2) and keeps
+  // every other parameter (distinct keys, selectivity, skew), clamping the distinct keys to the rows left.
+  // Operators override it where a count decides the best variant (the hash join keeps its build side: the
+  // size of the table is what its variants differ in).
+  virtual std::optional<datasets::WorkloadSpec> small_instance(const datasets::WorkloadSpec& spec,
+                                                               std::uint64_t divisor) const;
   // Device memory a workload needs (checked against the device before anything runs).
   virtual DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const = 0;
   virtual std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const = 0;
@@ -196,6 +204,19 @@ variants::Space generic_space(const Operator& op);
 
 // Throws UsageError for a flag or query key that `op` does not declare, naming those it does.
 void check_declared(const Operator& op, const WorkloadOptions& options);
+
+// The small instance a short tune searches on (Operator::small_instance) and how many times smaller it
+// is: the largest divisor of 16, 8 and 4 that leaves it at least four times the device's last-level cache
+// on the device (kSmallInstanceBytes where the cache is unknown), so that its inputs are not cache-resident
+// and still fill the device (on an H200, the 2^24 x 2^28 join keeps its build side and 2^24 probe rows).
+// nullopt where the operator has none, or where a quarter of the workload is under that floor.
+inline constexpr std::uint64_t kSmallInstanceBytes = std::uint64_t{32} << 20;
+struct SmallInstance {
+  datasets::WorkloadSpec workload;
+  std::uint64_t divisor = 0;
+};
+std::optional<SmallInstance> small_instance_for(const Operator& op, const datasets::WorkloadSpec& workload,
+                                                const DeviceInfo& device);
 
 // Throws UsageError when the workload cannot fit the device.
 void check_fits(const Operator& op, const datasets::WorkloadSpec& spec, const DeviceInfo& device);

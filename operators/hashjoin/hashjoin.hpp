@@ -47,6 +47,11 @@ class HashJoinOperator final : public Operator {
   WorkloadDecl declaration() const override;
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  // Fewer probe rows, the same build side: the table's size and its keys decide the best variant.
+  std::optional<datasets::WorkloadSpec> small_instance(const datasets::WorkloadSpec& spec,
+                                                       std::uint64_t divisor) const override {
+    return datasets::divide_counts(spec, {"rows2"}, divisor);
+  }
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
   // The build and probe keys as the application's int32 arrays; the pairs (build rows, probe rows) in two
   // uint32 arrays of the run's own.

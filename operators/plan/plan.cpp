@@ -42,6 +42,14 @@ Plan plan_of(const nlohmann::json& query) {
   return plan::parse_plan(query.at("plan"), query.value("origin", std::string("(workload)")));
 }
 
+// The rows of the plan's largest table at a scale factor: the workload's "rows".
+std::uint64_t largest_table_rows(const Plan& plan, double sf, std::uint64_t seed) {
+  datasets::TpchData data(sf, seed);  // not const: lineitem is laid out on first use
+  std::uint64_t rows = 0;
+  for (const std::string& table : plan::tables_of(plan)) rows = std::max(rows, data.rows(table));
+  return rows;
+}
+
 // Where a relation lies on the device: its columns (a scan's, another relation's or its own) and the word
 // that holds its row count.
 struct DeviceRelation {
@@ -939,12 +947,21 @@ datasets::WorkloadSpec PlanOperator::workload(const WorkloadOptions& options) co
   spec.params["seed"] = options.seed();
   spec.params["plan"] = plan.name;
   spec.query = {{"plan", doc}, {"origin", which}};
-  datasets::TpchData data(sf, options.seed());
-  std::uint64_t rows = 0;
-  for (const std::string& table : plan::tables_of(plan)) rows = std::max(rows, data.rows(table));
+  const std::uint64_t rows = largest_table_rows(plan, sf, options.seed());
   if (rows >= (1ull << 32)) throw UsageError("--sf: more than 2^32 rows in one table");
   spec.params["rows"] = rows;
   return spec;
+}
+
+std::optional<datasets::WorkloadSpec> PlanOperator::small_instance(const datasets::WorkloadSpec& spec,
+                                                                   std::uint64_t divisor) const {
+  const double sf = spec.params.value("sf", 0.0);
+  if (divisor < 2 || !(sf > 0)) return std::nullopt;
+  datasets::WorkloadSpec out = spec;
+  out.params["sf"] = sf / static_cast<double>(divisor);
+  out.params["rows"] = largest_table_rows(plan_of(spec.query), out.params["sf"].get<double>(),
+                                          spec.params.value("seed", std::uint64_t{0}));
+  return out;
 }
 
 datasets::WorkloadClass PlanOperator::workload_class(const datasets::WorkloadSpec& spec) const {

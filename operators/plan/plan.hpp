@@ -35,6 +35,9 @@ class PlanOperator final : public Operator {
   // About one scale factor's lineitem.
   std::uint64_t default_rows(std::uint64_t) const override { return 6000000; }
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
+  // The same plan at a scale factor `divisor` times smaller.
+  std::optional<datasets::WorkloadSpec> small_instance(const datasets::WorkloadSpec& spec,
+                                                       std::uint64_t divisor) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
   // On an application's tables (docs/RUNTIME.md): the plan in the query, each scanned column a buffer.
   std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
