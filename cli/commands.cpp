@@ -475,6 +475,16 @@ struct SessionFlags {
   bool check = false;
 };
 
+// The operators whose variants may move fewer bytes than their runs count: their share of the copy probe is
+// no bound (Operator::moves_all_its_bytes).
+std::set<std::string> probe_not_a_bound() {
+  std::set<std::string> out;
+  for (const harness::Operator* op : harness::operators()) {
+    if (!op->moves_all_its_bytes()) out.insert(op->name());
+  }
+  return out;
+}
+
 json run_json(const tuner::DeviceRun& r, Objective objective) {
   json j{{"device", r.device.id},
          {"session", r.session},
@@ -895,6 +905,7 @@ void add_best(CLI::App& app, int&) {
     const Objective objective = objective_from_string(f->objective);
     const auto store = open_results(f->db);
     const auto best = store->best({f->op, recorded_devices(*store, f->device), f->include_runs, objective});
+    const std::set<std::string> unbounded = probe_not_a_bound();
     json out = json::array();
     std::vector<std::vector<std::string>> rows;
     bool any_energy = false;
@@ -916,6 +927,7 @@ void add_best(CLI::App& app, int&) {
                      {"gbps", b.gbps},
                      {"probe_gbps", b.probe_gbps ? json(*b.probe_gbps) : json(nullptr)},
                      {"probe_fraction", b.probe_fraction},
+                     {"probe_is_bound", !unbounded.count(b.op)},
                      {"method", b.method},
                      {"session", b.session},
                      {"candidates", b.candidates},
@@ -926,7 +938,8 @@ void add_best(CLI::App& app, int&) {
                      {"power_w", b.power_w ? json(*b.power_w) : json(nullptr)}});
       rows.push_back({device, b.op, b.workload_class.describe(), fixed(b.kernel_ms, 4),
                       b.energy_j ? fixed(*b.energy_j * 1e3, 2) : "-", b.power_w ? fixed(*b.power_w, 0) : "-",
-                      fixed(b.gbps, 1), fixed(100 * b.probe_fraction, 1) + "%",
+                      fixed(b.gbps, 1),
+                      fixed(100 * b.probe_fraction, 1) + "%" + (unbounded.count(b.op) ? " (no bound)" : ""),
                       variants::describe(b.params)});
       any_energy = any_energy || b.energy_j.has_value();
     }
@@ -1175,7 +1188,8 @@ void add_report(CLI::App& app, int& exit_code) {
     }
     const auto store = open_results(f->db);
     const auto filter = export_filter(*store, f->op, f->device, f->include_runs, f->objectives);
-    const auto files = results::write_report(*store, f->out, filter, operator_defaults());
+    const auto files =
+        results::write_report(*store, f->out, filter, operator_defaults(), probe_not_a_bound());
     for (const auto& c : files.csv) std::cout << c << "\n";
     if (files.html.empty()) {
       std::cerr << "varex: " << files.plot_problem << "\n";

@@ -220,11 +220,11 @@ std::string write_kernels(const ReportData& data, const std::string& out_dir) {
 // Every column, tunables included: this is the data; the HTML table shows the columns that apply. A row per
 // best of each objective (ExportFilter::objectives).
 std::string write_best(Store& store, const ReportData& data, const ExportFilter& filter,
-                       const std::string& out_dir) {
+                       const std::set<std::string>& unbounded, const std::string& out_dir) {
   CsvFile f(out_dir + "/best.csv",
             with_params({"device", "host", "device_name", "op", "rows", "workload", "objective", "value",
-                         "variant", "kernel_ms", "gbps", "probe_fraction", "h2d_ms", "d2h_ms", "energy_mj",
-                         "power_w", "method", "session"},
+                         "variant", "kernel_ms", "gbps", "probe_fraction", "probe_bound", "h2d_ms", "d2h_ms",
+                         "energy_mj", "power_w", "method", "session"},
                         data.tunables));
   for (const Objective objective : filter.objectives_or_all()) {
     for (const BestRow& b : store.best(filter.best_query(objective))) {
@@ -240,6 +240,7 @@ std::string write_best(Store& store, const ReportData& data, const ExportFilter&
                                      number(b.kernel_ms),
                                      number(b.gbps),
                                      number(b.probe_fraction),
+                                     unbounded.count(b.op) ? "no" : "yes",
                                      number(b.h2d_ms),
                                      number(b.d2h_ms),
                                      b.energy_j ? number(*b.energy_j * 1e3) : "",
@@ -264,7 +265,7 @@ std::string write_defaults(const DefaultParams& defaults, const std::string& out
 }  // namespace
 
 ReportFiles write_report(Store& store, const std::string& requested_dir, const ExportFilter& filter,
-                         const DefaultParams& defaults) {
+                         const DefaultParams& defaults, const std::set<std::string>& unbounded) {
   // The files are named out_dir + "/" + name: without the trailing slashes a user may type (`--out rep/`),
   // so that the paths printed are the plain ones.
   std::string out_dir = requested_dir;
@@ -278,7 +279,7 @@ ReportFiles write_report(Store& store, const std::string& requested_dir, const E
   files.csv.push_back(write_sessions(data, out_dir));
   files.csv.push_back(write_measurements(data, out_dir));
   files.csv.push_back(write_kernels(data, out_dir));
-  files.csv.push_back(write_best(store, data, filter, out_dir));
+  files.csv.push_back(write_best(store, data, filter, unbounded, out_dir));
   files.csv.push_back(write_defaults(defaults, out_dir));
 
   // The plots: the embedded script, run on the CSV files. What an earlier report left is removed first, so
