@@ -14,37 +14,53 @@ DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context,
   full_ = {c_.remote, &c_.workload};
 }
 
+SmallInstanceWorker::SmallInstanceWorker(const std::string& executable, const DeviceInfo& device,
+                                         harness::SmallInstance instance)
+    : instance_(std::move(instance)), remote_(executable, device) {
+  preparing_ = std::async(std::launch::async, [this] { remote_.prepare(instance_.workload); });
+}
+
+// A session that ends before the small instance is ready (bad input, Ctrl-C) waits for its preparation.
+SmallInstanceWorker::~SmallInstanceWorker() {
+  if (preparing_.valid()) preparing_.wait();
+}
+
+harness::RemoteDevice& SmallInstanceWorker::ready(double& waited_s) {
+  const auto start = std::chrono::steady_clock::now();
+  if (preparing_.valid()) preparing_.get();
+  waited_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return remote_;
+}
+
 // The small instance's before it was first prepared: the workload's, that many times shorter.
 double DeviceEvaluator::replacement_s(bool small) const {
-  if (!small || !c_.small || c_.small_divisor < 2) return c_.remote->prepare_seconds();
+  if (!small || !small_divisor()) return c_.remote->prepare_seconds();
   if (small_.remote && small_.remote->prepare_seconds() > 0) return small_.remote->prepare_seconds();
-  return c_.remote->prepare_seconds() / static_cast<double>(c_.small_divisor);
+  return c_.remote->prepare_seconds() / static_cast<double>(small_divisor());
 }
 
 DeviceEvaluator::Instance& DeviceEvaluator::instance_for(const EvaluationRequest& request,
                                                          double& prepare_s) {
   prepare_s = 0;
-  const bool small = request.small && c_.small && small_error_.empty();
-  Instance& instance = small ? small_ : full_;
+  const bool small = request.small && small_divisor();
   if (small && !small_.remote) {
-    small_remote_ = std::make_unique<harness::RemoteDevice>(c_.worker_executable, c_.remote->device());
-    small_ = {small_remote_.get(), &*c_.small};
+    try {
+      harness::RemoteDevice& remote = c_.small->ready(prepare_s);
+      c_.store->ensure_workload(c_.small->workload(), c_.op->workload_class(c_.small->workload()));
+      small_ = {&remote, &c_.small->workload()};
+    } catch (const std::exception& e) {
+      // A small instance that cannot be prepared (too little memory beside the workload, say): measured at
+      // full size.
+      small_error_ = e.what();
+      return instance_for(request, prepare_s);
+    }
   }
+  Instance& instance = small ? small_ : full_;
   if (instance.remote->holds(*instance.workload)) return instance;
+  // A worker replaced after a stopped or crashed variant prepares its workload again.
   const auto start = std::chrono::steady_clock::now();
-  try {
-    if (small) c_.store->ensure_workload(*c_.small, c_.op->workload_class(*c_.small));
-    instance.remote->prepare(*instance.workload);
-  } catch (const std::exception& e) {
-    if (!small) throw;  // the workload's own preparation failing ends the session, as before its search
-    // A small instance that cannot be prepared (too little memory beside the workload, say): measured at full
-    // size.
-    small_error_ = e.what();
-    small_remote_.reset();
-    small_ = {};
-    return instance_for(request, prepare_s);
-  }
-  prepare_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  instance.remote->prepare(*instance.workload);
+  prepare_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return instance;
 }
 

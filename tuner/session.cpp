@@ -173,6 +173,14 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
     if (options.kind == "run" && options.progress) lane.board->message("varex: " + device.id + ": " + what);
   });
   lane.board->update(lane.line, "preparing the workload and its reference", true);
+  // A tune with a budget in seconds prepares the small instance it may search on beside the workload (it
+  // decides after the default whether it does: TuneSettings::small_instance).
+  std::unique_ptr<SmallInstanceWorker> small;
+  if (options.kind == "tune" && options.budget.kind == Budget::Kind::Seconds &&
+      options.small_instance != TuneSettings::SmallInstance::Never) {
+    if (auto instance = harness::small_instance_for(op, options.workload, device))
+      small = std::make_unique<SmallInstanceWorker>(options.worker_executable, device, std::move(*instance));
+  }
   remote.prepare(options.workload);
   // A wall-time budget counts everything from the command's start: the probe, the worker's start and the
   // preparation too (on a busy 2-core machine, a first probe and PoCL's compiles took minutes).
@@ -191,14 +199,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   context.settings = options.settings;
   context.timeout_seconds = options.timeout_seconds;
   context.probe_gbps = run.probe_gbps;
-  if (options.kind == "tune" && options.budget.kind == Budget::Kind::Seconds &&
-      options.small_instance != TuneSettings::SmallInstance::Never) {
-    if (auto small = harness::small_instance_for(op, options.workload, device)) {
-      context.small = std::move(small->workload);
-      context.small_divisor = small->divisor;
-      context.worker_executable = options.worker_executable;
-    }
-  }
+  context.small = small.get();
   DeviceEvaluator evaluator(context, std::move(resumed));
   SearchSpace search(space, options.seed);
   const auto strategy = strategy_of(options, search.space());
@@ -224,7 +225,7 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
         return true;
       });
   run.resumed_measurements = evaluator.resumed_used();
-  if (run.outcome.small_evaluations > 0) run.small_workload = context.small;
+  if (run.outcome.small_evaluations > 0) run.small_workload = small->workload();
   run.small_error = evaluator.small_error();
   if (run.outcome.best) run.best_variant = harness::variant_id(op, device.backend, *run.outcome.best);
   // A run's session keeps its one measurement, and no outcome.

@@ -61,23 +61,26 @@ std::uint64_t Space::cardinality() const {
 }
 
 std::uint64_t Space::count_valid() const {
+  if (const std::int64_t known = valid_count_->load(); known >= 0) return static_cast<std::uint64_t>(known);
   const std::uint64_t n = cardinality();
+  std::uint64_t count = 0;
   if (n <= kWalkLimit) {
-    std::uint64_t count = 0;
     for (std::uint64_t i = 0; i < n; ++i) {
       const Params p = at(i);
       count += valid(p) && is_canonical(p);
     }
-    return count;
+  } else {
+    constexpr std::uint64_t kSample = 1 << 16;
+    std::uint64_t hits = 0, x = 0x9e3779b97f4a7c15ULL;
+    for (std::uint64_t i = 0; i < kSample; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift: a fixed, seed-free sample
+      const Params p = at(x % n);
+      hits += valid(p) && is_canonical(p);
+    }
+    count = static_cast<std::uint64_t>(static_cast<double>(hits) / kSample * static_cast<double>(n));
   }
-  constexpr std::uint64_t kSample = 1 << 16;
-  std::uint64_t hits = 0, x = 0x9e3779b97f4a7c15ULL;
-  for (std::uint64_t i = 0; i < kSample; ++i) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift: a fixed, seed-free sample
-    const Params p = at(x % n);
-    hits += valid(p) && is_canonical(p);
-  }
-  return static_cast<std::uint64_t>(static_cast<double>(hits) / kSample * static_cast<double>(n));
+  valid_count_->store(static_cast<std::int64_t>(count));
+  return count;
 }
 
 // The first tunable is the most significant digit, so index order groups the leading (compile-time)

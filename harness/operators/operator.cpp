@@ -165,10 +165,14 @@ std::optional<datasets::WorkloadSpec> Operator::small_instance(const datasets::W
 std::optional<SmallInstance> small_instance_for(const Operator& op, const datasets::WorkloadSpec& workload,
                                                 const DeviceInfo& device) {
   const std::uint64_t floor = device.cache_bytes ? 4 * device.cache_bytes : kSmallInstanceBytes;
+  const std::uint64_t full = op.footprint(workload, device).total;
   for (const std::uint64_t divisor : {16, 8, 4}) {
     std::optional<datasets::WorkloadSpec> small = op.small_instance(workload, divisor);
-    if (small && small->id() != workload.id() && op.footprint(*small, device).total >= floor)
-      return SmallInstance{std::move(*small), divisor};
+    if (!small || small->id() == workload.id()) continue;
+    const std::uint64_t bytes = op.footprint(*small, device).total;
+    // Both are held at once: the small instance is prepared beside the workload.
+    if (device.global_mem && full + bytes > device.global_mem / 10 * 9) return std::nullopt;
+    if (bytes >= floor) return SmallInstance{std::move(*small), divisor};
   }
   return std::nullopt;
 }

@@ -209,7 +209,8 @@ void check_declared(const Operator& op, const WorkloadOptions& options);
 // is: the largest divisor of 16, 8 and 4 that leaves it at least four times the device's last-level cache
 // on the device (kSmallInstanceBytes where the cache is unknown), so that its inputs are not cache-resident
 // and still fill the device (on an H200, the 2^24 x 2^28 join keeps its build side and 2^24 probe rows).
-// nullopt where the operator has none, or where a quarter of the workload is under that floor.
+// nullopt where the operator has none, where a quarter of the workload is under that floor, or where both
+// would not fit in nine tenths of the device's memory together.
 inline constexpr std::uint64_t kSmallInstanceBytes = std::uint64_t{32} << 20;
 struct SmallInstance {
   datasets::WorkloadSpec workload;
