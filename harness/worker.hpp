@@ -53,6 +53,12 @@ class WorkerClient {
   nlohmann::json request(const nlohmann::json& message, double timeout_seconds);
   void stop();
   bool running() const { return pid_ > 0; }
+  // Starts the worker now (a request starts it where it is not running). The worker dies with the thread
+  // that started it (PR_SET_PDEATHSIG is the thread's): a worker whose requests another thread makes for a
+  // while must be started by the thread that outlives them.
+  void start_now() {
+    if (!running()) start();
+  }
 
  private:
   void start();
@@ -80,6 +86,8 @@ class RemoteDevice {
   double prepare_seconds() const { return prepare_seconds_; }
   // A running worker holds this workload: a measurement of it starts at once.
   bool holds(const datasets::WorkloadSpec& spec) const { return client_.running() && prepared_ == spec.id(); }
+  // Starts the worker process from the calling thread (WorkerClient::start_now).
+  void start_worker() { client_.start_now(); }
   // Measures one variant. A hang becomes status timeout, a crashed worker launch_error.
   // `prefetch` names programs (by their defines) to compile in the background meanwhile.
   Measurement measure(const datasets::WorkloadSpec& spec, const variants::Params& params,

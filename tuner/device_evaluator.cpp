@@ -17,6 +17,9 @@ DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context,
 SmallInstanceWorker::SmallInstanceWorker(const std::string& executable, const DeviceInfo& device,
                                          harness::SmallInstance instance)
     : instance_(std::move(instance)), remote_(executable, device) {
+  // Started here, not in the preparing thread: a worker dies with the thread that started it, and that
+  // one ends with the preparation (the first search on the small instance found its worker killed).
+  remote_.start_worker();
   preparing_ = std::async(std::launch::async, [this] { remote_.prepare(instance_.workload); });
 }
 
