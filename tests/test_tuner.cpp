@@ -841,13 +841,20 @@ TEST(Tuning, AShortBudgetSearchesASmallInstanceAndDeclaresABestMeasuredAtFullSiz
   EXPECT_FALSE(auto_mode.requests.front().small);
   EXPECT_EQ(auto_mode.requests.front().params, space.canonical(space.defaults()));
   std::size_t remeasured = 0;
+  bool default_remeasured = false;
   for (std::size_t i = 1; i < auto_mode.requests.size(); ++i) {
     const EvaluationRequest& r = auto_mode.requests[i];
     EXPECT_EQ(r.small, r.purpose == "search") << i;
     remeasured += r.purpose == "remeasure";
+    default_remeasured =
+        default_remeasured || (r.purpose == "remeasure" && r.params == auto_mode.requests[0].params);
   }
-  EXPECT_GE(remeasured, 2u);  // the best and the default
+  EXPECT_GE(remeasured, 1u);
   ASSERT_TRUE(o.best_measurement && never.best_measurement);
+  // The default measured again unless its time was over twice the best's: noise cannot make it the best.
+  const double default_ms = full.find(auto_mode.requests[0].params)->m.kernel.median;
+  EXPECT_EQ(default_remeasured, default_ms <= 2 * o.best_measurement->kernel.median)
+      << default_ms << " " << o.best_measurement->kernel.median;
   // Declared by a full-size time: the small instance's are 16 times shorter.
   EXPECT_GT(o.best_measurement->kernel.median, 0.5 * full.optimum_ms());
   EXPECT_LE(o.best_measurement->kernel.median, never.best_measurement->kernel.median);

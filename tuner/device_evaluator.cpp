@@ -123,9 +123,10 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
   c_.store->ensure_variant(id, c_.op->name(), device.backend, params, kernel_hash_,
                            c_.space->compile_part(params));
   // A variant that would run past the budget is stopped where what is left still pays for a new worker to
-  // prepare the workload again for the re-measurement (the search leaves room for that: tuner/tuner.cpp).
+  // prepare the workload again for the re-measurement (the search leaves room for that: tuner/tuner.cpp); on
+  // the small instance at the end of what is left, since the re-measurement does not use its worker.
   double limit_s = c_.timeout_seconds;
-  const double stop_at_s = request.seconds_left - prepare_s - replacement_s(small);
+  const double stop_at_s = request.seconds_left - prepare_s - (small ? 0.0 : replacement_s(false));
   const bool stopped_by_budget = request.stoppable && std::max(1.0, stop_at_s) < limit_s;
   if (stopped_by_budget) limit_s = std::max(1.0, stop_at_s);
   const auto start = std::chrono::steady_clock::now();

@@ -63,7 +63,9 @@ class DeviceEvaluator final : public Evaluator {
   void upcoming(const std::vector<variants::Params>& params) override;
   double exhaustive_cost_s(double mean_cost_s) const override;
   double replacement_s(bool small) const override;
-  bool replacement_pending() const override { return !c_.remote->holds(c_.workload); }
+  bool replacement_pending(bool small) const override {
+    return small ? small_.remote && !small_.remote->holds(*small_.workload) : !c_.remote->holds(c_.workload);
+  }
   std::uint64_t small_divisor() const override {
     return c_.small && small_error_.empty() ? c_.small->divisor() : 0;
   }

@@ -51,12 +51,16 @@ class Evaluator {
   virtual double exhaustive_cost_s(double mean_cost_s) const = 0;
   // What a stopped evaluation costs afterwards before the next can measure (a new worker prepares the
   // workload again: 9 s for a 2^24 x 2^28 join on an H200 machine), and whether the next one of the
-  // workload pays it. `small`: of the small instance, which its own worker holds.
+  // workload pays it. `small`: of the small instance, which its own worker holds; the re-measurement does
+  // not need it, so a stop there costs the search only (what its next evaluation prepares again).
   virtual double replacement_s(bool small = false) const {
     (void)small;
     return 0;
   }
-  virtual bool replacement_pending() const { return false; }
+  virtual bool replacement_pending(bool small = false) const {
+    (void)small;
+    return false;
+  }
   // How many times smaller the small instance of the workload is that requests may ask for
   // (EvaluationRequest::small); 0 where there is none (a replay, data read from files, or one that failed
   // to prepare).

@@ -139,7 +139,9 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   std::int64_t runs = 0, compiles = 0;
   auto next_s = [&](bool new_program) {
     const double mean = runs ? run_s / static_cast<double>(runs) : 0.0;
-    const double preparing = small && out.small_evaluations == 0 ? evaluator.replacement_s(true) : 0.0;
+    // (Prepared beside the workload, the small instance is ready when the search starts on it.)
+    const double preparing =
+        small && evaluator.replacement_pending(true) ? evaluator.replacement_s(true) : 0.0;
     return mean + preparing + (new_program && compiles ? compile_s / static_cast<double>(compiles) : 0.0);
   };
   auto charge = [&](const Evaluation& e) {
@@ -169,8 +171,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     if (timed_budget && settings.remeasure > 0 && !list.empty() && candidates[list.front()].checked_on_host)
       joining_s += compared_in_full_s(candidates[list.front()]);
     // And a variant that runs past the budget is stopped where a new worker can still prepare the workload
-    // for the re-measurement: room for that, else a join tune stopped with 1 s left, then paid 9 s more.
-    const double stop_s = timed_budget ? evaluator.replacement_s(small) : 0.0;
+    // for the re-measurement: room for that, else a join tune stopped with 1 s left, then paid 9 s more. Not
+    // on the small instance, whose worker the re-measurement does not use: keeping room to prepare it again
+    // (6 s) left a 30 s join tune two evaluations.
+    const double stop_s = timed_budget && !small ? evaluator.replacement_s() : 0.0;
     return out.spent_s + reserve_s() + mean_s + joining_s + stop_s >= budget_s();
   };
   // The best so far by the objective, and its time: what the cut-off compares a first repetition with.
@@ -325,7 +329,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   // re-measurement, and twenty evaluations as the next would cost.
   if (timed_budget && default_index && out.evaluations == 1 && !out.stopped_at_bound &&
       !out.space_exhausted) {
-    double needed = out.spent_s + reserve_s() + evaluator.replacement_s(small) + 20 * next_s(true);
+    double needed = out.spent_s + reserve_s() + (small ? 0.0 : evaluator.replacement_s()) + 20 * next_s(true);
     const std::vector<std::uint64_t> list = finalists();
     if (!list.empty() && candidates[list.front()].checked_on_host)
       needed += compared_in_full_s(candidates[list.front()]);
