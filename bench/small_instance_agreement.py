@@ -17,7 +17,7 @@ def times(db, small):
     con = sqlite3.connect(db)
     rows = con.execute(
         "SELECT m.variant_id, MIN(m.kernel_ms) FROM measurements m JOIN sessions s ON s.id = m.session_id "
-        "WHERE m.status = 'ok' AND m.cut_off = 0 AND m.purpose = 'search' AND m.fidelity = 0 AND "
+        "WHERE m.status = 'ok' AND m.cut_off = 0 AND m.purpose = 'search' AND "
         + ("m.workload_id <> s.workload_id" if small else "m.workload_id = s.workload_id")
         + " GROUP BY m.variant_id").fetchall()
     return dict(rows)

@@ -118,6 +118,21 @@ TEST(Space, PinsRestrictTheEnumeration) {
   EXPECT_THROW(space.enumerate({{"local", "999"}}), UsageError);
 }
 
+// count_valid is kept by a space's copies (a tune asked four times for the group-by's 2 million points), and
+// not by the spaces made from it by narrowing or constraining it.
+TEST(Space, ACountIsKeptByCopiesAndNotByTheSpacesMadeFromThem) {
+  const Space space = operators::selection_space({device(Backend::OpenCL, 1024), 1 << 20});
+  const std::uint64_t all = space.count_valid();
+  EXPECT_EQ(space.restricted({}).count_valid(), all);
+  const Space narrowed = space.restricted({{"kernel", "overflow"}});
+  EXPECT_EQ(narrowed.count_valid(), narrowed.enumerate().size());
+  EXPECT_LT(narrowed.count_valid(), all);
+  const Space constrained = space.with_constraint(
+      {"no overflow kernel", [](const Params& p) { return p.at("kernel") != Value{"overflow"}; }});
+  EXPECT_EQ(constrained.count_valid(), constrained.enumerate().size());
+  EXPECT_EQ(constrained.count_valid() + narrowed.count_valid(), all);
+}
+
 TEST(Space, NeighboursDifferInOneTunableAndAreValid) {
   const Space space = operators::selection_space({device(Backend::OpenCL, 1024), 1 << 20});
   const Params start = space.defaults();

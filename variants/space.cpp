@@ -175,8 +175,15 @@ std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& p
   }
 }
 
-Space Space::restricted(const std::map<std::string, std::string>& pins) const {
+Space Space::fresh_copy() const {
   Space copy = *this;
+  copy.valid_count_ = std::make_shared<std::atomic<std::int64_t>>(-1);
+  return copy;
+}
+
+Space Space::restricted(const std::map<std::string, std::string>& pins) const {
+  if (pins.empty()) return *this;  // the same space: its copy keeps what count_valid found
+  Space copy = fresh_copy();
   for (const auto& [name, list] : pins) {
     const Tunable& t = tunable(name);
     std::vector<Value> wanted;
@@ -194,7 +201,7 @@ Space Space::restricted(const std::map<std::string, std::string>& pins) const {
 }
 
 Space Space::with_constraint(Constraint constraint) const {
-  Space copy = *this;
+  Space copy = fresh_copy();
   copy.constraints_.push_back(std::move(constraint));
   return copy;
 }
@@ -224,7 +231,7 @@ Params Space::compile_part(const Params& params) const {
 }
 
 std::vector<Params> Space::compile_parts() const {
-  Space compile_only = *this;  // the compile-time tunables' product, unconstrained
+  Space compile_only = fresh_copy();  // the compile-time tunables' product, unconstrained
   compile_only.constraints_.clear();
   std::erase_if(compile_only.tunables_, [](const Tunable& t) { return t.kind != TunableKind::Compile; });
   std::vector<Params> out;

@@ -106,6 +106,8 @@ class Space {
   std::vector<Tunable> tunables_;
   std::vector<Constraint> constraints_;
   std::vector<Inactive> inactive_;
+  // A copy to change: it does not share count_valid's answer.
+  Space fresh_copy() const;
   // count_valid's answer once known, shared by the space's copies (which cannot change it): walking the
   // group-by's 2 million points took 2 to 3 s, and a tune asked four times before its first measurement.
   std::shared_ptr<std::atomic<std::int64_t>> valid_count_ = std::make_shared<std::atomic<std::int64_t>>(-1);
