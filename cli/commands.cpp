@@ -457,7 +457,7 @@ struct SessionFlags {
   WorkloadFlags workload;
   MeasureFlags measure;
   std::vector<std::string> set;
-  std::string strategy = "halving";
+  std::string strategy = "genetic";
   std::string budget = "10%";
   std::uint64_t seed = kDefaultStrategySeed;
   int remeasure = 3;

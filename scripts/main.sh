@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up and builds varex, then runs its main job on the default workload on every device of this
-# machine: the selection operator tuned with the default strategy (halving) on 10% of the exhaustive cost,
+# machine: the selection operator tuned with the default strategy (genetic) on 10% of the exhaustive cost,
 # recorded in ./varex.db (running it again resumes or reports the same sessions), then the best variants.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,5 +15,5 @@ else
 fi
 scripts/setup.sh --target varex build "${vendor[@]}"
 build/varex devices
-build/varex tune --op selection --device all --strategy halving --budget 10% "$@"
+build/varex tune --op selection --device all --strategy genetic --budget 10% "$@"
 build/varex best --op selection

@@ -25,7 +25,7 @@ struct RunOptions {
   const harness::Operator* op = nullptr;
   std::vector<DeviceInfo> devices;
   datasets::WorkloadSpec workload;
-  std::string strategy = "halving";
+  std::string strategy = "genetic";
   Budget budget;
   std::uint64_t seed = 1;
   int remeasure = 3;
