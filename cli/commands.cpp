@@ -704,6 +704,11 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind,
       options.small_instance = f->small_instance == "never"    ? Mode::Never
                                : f->small_instance == "always" ? Mode::Always
                                                                : Mode::Auto;
+      if (options.small_instance == Mode::Always && options.budget.kind != tuner::Budget::Kind::Seconds)
+        throw UsageError(
+            "--small-instance always: a small instance is searched within a budget in seconds, "
+            "not --budget " +
+            f->budget);
     } else {
       options.strategy = "exhaustive";
     }

@@ -870,6 +870,11 @@ TEST(Cli, CommandWordsBehaveLikeOtherTools) {
   EXPECT_EQ(r.status, 0);
   EXPECT_EQ(r.out, std::string(VAREX_VERSION) + "\n");
   expect_usage_error({"tune", "--op", "selection", "--device", "cpu", "--budget", "2 days"}, "--budget");
+  expect_usage_error(
+      {"tune", "--op", "selection", "--device", "cpu", "--budget", "10%", "--small-instance", "always"},
+      "--small-instance always");
+  expect_usage_error({"tune", "--op", "selection", "--device", "cpu", "--small-instance", "sometimes"},
+                     "--small-instance");
 }
 
 // The main job's promise: `tune` declares one best, and `best`, `export` and `varex-bench --varex-db` all
