@@ -63,7 +63,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   std::optional<std::uint64_t> default_index;
   std::optional<varex::Measurement> best_seen;
   // Low fidelity (TuneSettings::small_instance): the search measures the small instance, `small_scale`
-  // times smaller, and what its candidates will cost at full size is estimated as that many times theirs.
+  // times smaller; estimate_s says what its candidates will cost at full size.
   bool small = false;
   double small_scale = 1;
   auto budget_s = [&] {
