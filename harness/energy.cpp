@@ -137,81 +137,146 @@ std::uint64_t counter_delta(std::uint64_t before, std::uint64_t after, std::uint
 
 namespace {
 
-// The smallest change of the counter seen while watching it tick for up to `watch`.
-std::uint64_t watch_step(EnergyMeter& meter, std::chrono::milliseconds watch) {
-  const auto first = meter.counter();
-  if (!first) return 1;
-  std::uint64_t last = *first, step = 0;
-  const auto end = Clock::now() + watch;
-  while (Clock::now() < end) {
-    const auto now = meter.counter();
-    if (!now) break;
-    if (*now != last) {
-      const std::uint64_t d = counter_delta(last, *now, meter.counter_max());
-      step = step == 0 ? d : std::min(step, d);
-      last = *now;
-    }
-    std::this_thread::yield();  // polled as fast as it reads: a pause would see several steps as one
+// A change of the counter, seen by polling it: it happened after `before` (when the poll that still read the
+// old value began) and was read by `seen` (when the poll that read `value` ended).
+struct Tick {
+  Clock::time_point before, seen;
+  std::uint64_t value = 0;
+  Clock::time_point at() const { return before + (seen - before) / 2; }
+  double uncertainty_s() const { return std::chrono::duration<double>(seen - before).count() / 2; }
+};
+
+// Polls the counter on a thread of its own from construction to ticks(), keeping every change. The poll
+// sleeps a little between reads, so that a CPU device's own threads keep their cores.
+class TickWatch {
+ public:
+  explicit TickWatch(EnergyMeter& meter) : meter_(meter), thread_([this] { poll(); }) {}
+  TickWatch(const TickWatch&) = delete;
+  TickWatch& operator=(const TickWatch&) = delete;
+  ~TickWatch() { join(); }
+  std::vector<Tick> ticks() {
+    join();
+    return ticks_;
   }
-  return step == 0 ? 1 : step;
+
+ private:
+  void join() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  void poll() {
+    auto began = Clock::now();
+    std::optional<std::uint64_t> last = meter_.counter();
+    while (!stop_ && last) {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+      const auto begins = Clock::now();
+      const auto now = meter_.counter();
+      if (now && *now != *last) ticks_.push_back({began, Clock::now(), *now});
+      last = now;
+      began = begins;
+    }
+  }
+  EnergyMeter& meter_;
+  std::atomic<bool> stop_{false};
+  std::vector<Tick> ticks_;
+  std::thread thread_;  // last: it starts polling once the members above exist
+};
+
+// The power between two ticks inside [start, end] and its relative uncertainty; nullopt without two. The
+// first tick after `start` is passed over: the energy before it was partly spent before the repetitions,
+// and a meter that shows its steps late would count the idle host before them.
+struct TickPower {
+  double watts = 0;
+  double relative_uncertainty = 0;
+};
+std::optional<TickPower> power_between_ticks(const std::vector<Tick>& ticks, Clock::time_point start,
+                                             Clock::time_point end, const EnergyMeter& meter) {
+  std::vector<const Tick*> inside;
+  for (const Tick& t : ticks)
+    if (t.before >= start && t.seen <= end) inside.push_back(&t);
+  if (inside.size() < 3) return std::nullopt;
+  const Tick& first = *inside[1];
+  const Tick& last = *inside.back();
+  const double seconds = std::chrono::duration<double>(last.at() - first.at()).count();
+  if (seconds <= 0) return std::nullopt;
+  const double joules = counter_delta(first.value, last.value, meter.counter_max()) * meter.counter_unit_j();
+  return TickPower{joules / seconds, (first.uncertainty_s() + last.uncertainty_s()) / seconds};
 }
+
+// The power sampled every few milliseconds on a thread of its own, for a meter without a counter.
+class PowerSampler {
+ public:
+  explicit PowerSampler(EnergyMeter& meter) : meter_(meter), thread_([this] { sample(); }) {}
+  PowerSampler(const PowerSampler&) = delete;
+  PowerSampler& operator=(const PowerSampler&) = delete;
+  ~PowerSampler() { join(); }
+  // The mean of the samples, 0 where there were none.
+  double mean_watts() {
+    join();
+    double sum = 0;
+    for (const double w : samples_) sum += w;
+    return samples_.empty() ? 0 : sum / static_cast<double>(samples_.size());
+  }
+
+ private:
+  void join() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  void sample() {
+    while (!stop_) {
+      samples_.push_back(meter_.power_w());
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  }
+  EnergyMeter& meter_;
+  std::atomic<bool> stop_{false};
+  std::vector<double> samples_;
+  std::thread thread_;
+};
 
 }  // namespace
-
-std::uint64_t EnergyMeter::counter_step() {
-  if (!step_) step_ = watch_step(*this, std::chrono::milliseconds(200));
-  return *step_;
-}
 
 std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::function<void()>& repetition,
                                             double rep_ms, double min_ms) {
   EnergyReading r;
   r.method = meter.method();
   const bool counting = meter.counter().has_value();
-  const double step_j = counting ? meter.counter_step() * meter.counter_unit_j() : 0;
-  r.resolution_j = step_j;
   int reps = std::max(1, static_cast<int>(std::ceil(min_ms / std::max(rep_ms, 1e-3))));
   const auto deadline = Clock::now() + std::chrono::seconds(30);
   while (true) {
-    std::atomic<bool> stop{false};
-    std::vector<double> power;
-    std::thread sampler;
-    if (!counting) {
-      sampler = std::thread([&] {
-        while (!stop) {
-          power.push_back(meter.power_w());
-          std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-      });
-    }
-    const auto before = counting ? meter.counter() : std::nullopt;
+    std::optional<TickWatch> ticks;
+    std::optional<PowerSampler> sampler;
+    if (counting)
+      ticks.emplace(meter);
+    else
+      sampler.emplace(meter);
     const auto start = Clock::now();
     for (int i = 0; i < reps; ++i) repetition();
-    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    const auto after = counting ? meter.counter() : std::nullopt;
+    const auto end = Clock::now();
     r.sm_clock_mhz = meter.sm_clock_mhz();
     r.mem_clock_mhz = meter.mem_clock_mhz();
-    stop = true;
-    if (sampler.joinable()) sampler.join();
     r.reps = reps;
-    r.seconds = seconds;
+    r.seconds = std::chrono::duration<double>(end - start).count();
+    double relative_uncertainty = 0;
     if (counting) {
-      if (!before || !after) return std::nullopt;
-      r.joules = counter_delta(*before, *after, meter.counter_max()) * meter.counter_unit_j();
+      const auto power = power_between_ticks(ticks->ticks(), start, end, meter);
+      r.joules = power ? power->watts * r.seconds : 0;
+      relative_uncertainty = power ? power->relative_uncertainty : 1;
     } else {
-      if (power.empty()) return std::nullopt;
-      double sum = 0;
-      for (const double w : power) sum += w;
-      r.joules = sum / static_cast<double>(power.size()) * seconds;
+      r.joules = sampler->mean_watts() * r.seconds;
     }
+    r.resolution_j = r.joules * relative_uncertainty;
     // Enough when the repetitions took at least `min_ms` (back to back they run faster than the timed ones
-    // that estimated them) and the counter's step is at most a hundredth of what was measured, or time is up.
-    const bool long_enough = seconds * 1e3 >= min_ms;
-    const bool resolved = !counting || r.joules >= 100 * step_j;
+    // that estimated them) and the ticks' times leave at most a hundredth of uncertainty, or time is up.
+    const bool long_enough = r.seconds * 1e3 >= min_ms;
+    const bool resolved = relative_uncertainty <= 0.01;
     if ((long_enough && resolved) || Clock::now() > deadline) break;
     double grow = 1.0;
-    if (!long_enough) grow = 1.1 * min_ms / std::max(seconds * 1e3, 1e-3);
-    if (!resolved) grow = std::max({grow, 2.0, r.joules > 0 ? std::ceil(100 * step_j / r.joules) : 4.0});
+    if (!long_enough) grow = 1.1 * min_ms / std::max(r.seconds * 1e3, 1e-3);
+    // Without two ticks inside, twice as many; else as many more as the uncertainty shrinks by (it falls as
+    // the time between the ticks grows).
+    if (!resolved) grow = std::max({grow, 2.0, counting && r.joules > 0 ? relative_uncertainty / 0.01 : 0.0});
     reps = static_cast<int>(std::min<double>(std::max(reps + 1.0, std::ceil(reps * grow)), 1e9));
   }
   if (r.joules <= 0) return std::nullopt;

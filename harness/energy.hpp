@@ -26,12 +26,6 @@ class EnergyMeter {
   virtual double power_w() = 0;
   virtual double sm_clock_mhz() { return 0; }
   virtual double mem_clock_mhz() { return 0; }
-  // The counter's step in counter units, found once by watching it tick for up to 200 ms (1 where it never
-  // moved): what one reading may be off by.
-  std::uint64_t counter_step();
-
- private:
-  std::optional<std::uint64_t> step_;
 };
 
 // The meter of `device`, or nullptr where it has none (no NVML, not an NVIDIA device, no RAPL). NVML's
@@ -44,10 +38,12 @@ std::unique_ptr<EnergyMeter> energy_meter(const DeviceInfo& device);
 std::uint64_t counter_delta(std::uint64_t before, std::uint64_t after, std::uint64_t max);
 
 // Runs `repetition` back to back for at least `min_ms` (measured median `rep_ms` per repetition) and reads
-// the meter around them: the counter's difference where there is a counter, else the power sampled every few
-// milliseconds on a thread of its own and integrated. The repetitions are repeated more (up to 30 s in all)
-// until the counter's step, found by watching it tick, is at most a hundredth of the energy measured.
-// nullopt when the meter gives nothing (a counter that never moved).
+// the meter meanwhile. A counter is polled on a thread of its own and the power taken between two of its
+// ticks (the moments it changes) inside the repetitions: a counter that moves in coarse steps (NVML's, about
+// 12 J every 20 ms on an H100) is then read to the polls' precision, not to a step. The repetitions are
+// repeated more (up to 30 s in all) until the ticks' times leave at most a hundredth of uncertainty. Without
+// a counter, the power is sampled every few milliseconds and integrated. nullopt when the meter gives
+// nothing (a counter that never moved).
 std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::function<void()>& repetition,
                                             double rep_ms, double min_ms);
 
