@@ -34,9 +34,9 @@ struct BaselineTiming {
 };
 
 // What the variant's repetitions cost in energy (harness/energy.hpp): the energy of `reps` back-to-back
-// repetitions over `seconds`: their wall time by the power read between two ticks of the device's total-energy
-// counter, or by its power sampled meanwhile; the clocks seen. `reps` is raised until the reading's
-// uncertainty is at most a hundredth of what is measured.
+// repetitions over `seconds`: their wall time by the power read between two ticks of the device's
+// total-energy counter, or by its power sampled meanwhile; the clocks seen. `reps` is raised until the
+// reading's uncertainty is at most a hundredth of what is measured.
 struct EnergyReading {
   std::string method;  // "nvml counter", "nvml power", "rapl"
   double joules = 0;   // for all `reps` repetitions

@@ -68,9 +68,9 @@ TEST(Energy, TheCounterIsReadAroundRepetitionsAndStored) {
   EXPECT_EQ(recorded.front().m.energy->method, "nvml counter");
 }
 
-// A counter that moves in coarse steps (a step of 6 J at 200 W: one every 30 ms, as NVML's 12 J every 20 ms at
-// 600 W on an H100) is read between its ticks: the power within a hundredth, in a small part of the 3 s that
-// keeping its step under a hundredth of the energy would take.
+// A counter that moves in coarse steps (a step of 6 J at 200 W: one every 30 ms, as NVML's 12 J every 20 ms
+// at 600 W on an H100) is read between its ticks: the power within a hundredth, in a small part of the 3 s
+// that keeping its step under a hundredth of the energy would take.
 TEST(Energy, ACounterThatStepsCoarselyIsReadBetweenItsTicks) {
   use_fake_nvml({{"FAKE_NVML_WATTS", "200"}, {"FAKE_NVML_STEP_MJ", "6000"}});
   const auto e = run_json("10")["energy"];
