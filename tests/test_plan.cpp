@@ -252,6 +252,14 @@ TEST_P(ShippedPlan, VerifiesFusedAndStepByStepResidentAndTransferred) {
     }
   }
   EXPECT_EQ(checked, 8);
+  // Outputs overwritten after a run (the poison word in every value) are not the reference's: the full
+  // comparison names the first value that differs, and the device's digest rejects them too.
+  run->execute(space.defaults());
+  run->poison();
+  const harness::Collected poisoned = run->collect();
+  EXPECT_FALSE(poisoned.verified);
+  EXPECT_NE(poisoned.mismatch.find("step '"), std::string::npos) << poisoned.mismatch;
+  EXPECT_FALSE(run->collect(Check::Device).verified);
 }
 
 INSTANTIATE_TEST_SUITE_P(Plans, ShippedPlan, testing::ValuesIn(operators::shipped_plans()),
