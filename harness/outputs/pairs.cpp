@@ -30,23 +30,21 @@ bool right_rows_ascend(const std::uint32_t* right, std::uint64_t pairs) {
 
 }  // namespace
 
-// Pairs in any order into right-row order: every right row's stretch follows from the reference's partner
-// counts, and each pair is placed in its row's stretch (a counting sort). A right row out of range, or
-// with more pairs than the reference gives it, is a mismatch.
-std::string PairsOutput::order_by_right(const std::uint32_t* left, const std::uint32_t* right) {
+// The reference in right-row order, in two passes over chunks of right rows: the chunks' pair counts, then
+// each row's stretch and its partners copied into it. The arrays are left uninitialised (the threads that
+// fill them take their pages), where a vector's zeroing would run on one thread.
+const PairsOutput::InRightOrder& PairsOutput::in_right_order() {
+  if (in_right_order_) return *in_right_order_;
   const std::uint64_t rights = reference_.right_set.size();
-  const std::uint64_t pairs = reference_.pairs;
-  std::vector<std::uint32_t> start(rights), room(rights);  // pairs < 2^31: 32-bit positions
-  // Each right row's stretch, in parallel: the rows' partner counts by chunks, the chunks' offsets, then
-  // the rows' (a single thread took 13 s over 2^28 right rows, each count a cache miss).
+  auto& o = in_right_order_.emplace();
+  o.begin.reset(new std::uint32_t[rights + 1]);  // pairs < 2^31: 32-bit positions
+  o.left.reset(new std::uint32_t[std::max<std::uint64_t>(reference_.pairs, 1)]);
   const std::uint64_t per = (rights + kChunks - 1) / kChunks;
   std::vector<std::uint64_t> chunk_start(kChunks + 1, 0);
   datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
     for (std::uint64_t k = b; k < e; ++k) {
-      for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j) {
-        room[j] = static_cast<std::uint32_t>(reference_.partners(j));
-        chunk_start[k + 1] += room[j];
-      }
+      for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j)
+        chunk_start[k + 1] += reference_.partners(j);
     }
   });
   for (std::uint64_t k = 0; k < kChunks; ++k) chunk_start[k + 1] += chunk_start[k];
@@ -54,13 +52,34 @@ std::string PairsOutput::order_by_right(const std::uint32_t* left, const std::ui
     for (std::uint64_t k = b; k < e; ++k) {
       std::uint64_t at = chunk_start[k];
       for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j) {
-        start[j] = static_cast<std::uint32_t>(at);
-        at += room[j];
+        o.begin[j] = static_cast<std::uint32_t>(at);
+        const std::uint32_t s = reference_.right_set[j];
+        if (s == PairsReference::kNone) continue;
+        const auto first = reference_.rows.begin() + static_cast<std::ptrdiff_t>(reference_.set_begin[s]);
+        const auto last = reference_.rows.begin() + static_cast<std::ptrdiff_t>(reference_.set_begin[s + 1]);
+        std::copy(first, last, o.left.get() + at);
+        at += static_cast<std::uint64_t>(last - first);
       }
     }
   });
-  ordered_left_.resize(pairs);
-  ordered_right_.resize(pairs);
+  o.begin[rights] = static_cast<std::uint32_t>(reference_.pairs);
+  return o;
+}
+
+// Pairs in any order into right-row order: each pair is placed in its row's stretch of the reference (a
+// counting sort). A right row out of range, or with more pairs than the reference gives it, is a mismatch.
+std::string PairsOutput::order_by_right(const std::uint32_t* left, const std::uint32_t* right) {
+  const std::uint64_t rights = reference_.right_set.size();
+  const std::uint64_t pairs = reference_.pairs;
+  const InRightOrder& want = in_right_order();
+  std::unique_ptr<std::uint32_t[]> room(new std::uint32_t[rights]);
+  datasets::parallel_rows(rights, [&](std::uint64_t b, std::uint64_t e) {
+    for (std::uint64_t j = b; j < e; ++j) room[j] = want.begin[j + 1] - want.begin[j];
+  });
+  if (!ordered_left_) {
+    ordered_left_.reset(new std::uint32_t[capacity_]);
+    ordered_right_.reset(new std::uint32_t[capacity_]);
+  }
   std::uint64_t first_bad = UINT64_MAX;
   std::mutex mutex;
   datasets::parallel_rows(pairs, [&](std::uint64_t b, std::uint64_t e) {
@@ -73,7 +92,7 @@ std::string PairsOutput::order_by_right(const std::uint32_t* left, const std::ui
         first_bad = std::min<std::uint64_t>(first_bad, t);
         return;
       }
-      const std::uint32_t pos = start[j] + left_room - 1;
+      const std::uint32_t pos = want.begin[j] + left_room - 1;
       ordered_left_[pos] = left[t];
       ordered_right_[pos] = j;
     }
@@ -149,41 +168,34 @@ Collected PairsOutput::collect() {
       c.digest.rows = pairs;
       return c;
     }
-    got_left = ordered_left_.data();
-    got_right = ordered_right_.data();
+    got_left = ordered_left_.get();
+    got_right = ordered_right_.get();
   }
 
-  // Right rows ascend, so each chunk of right rows owns a known stretch of the output.
+  // Right rows ascend: each right row's pairs lie where the reference in right-row order has its partners,
+  // and both are read in order.
+  const InRightOrder& want = in_right_order();
   const std::uint64_t per = (rights + kChunks - 1) / kChunks;
-  std::vector<std::uint64_t> begin(kChunks + 1, 0);
-  datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
-    for (std::uint64_t k = b; k < e; ++k) {
-      for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j)
-        begin[k + 1] += reference_.partners(j);
-    }
-  });
-  for (std::uint64_t k = 0; k < kChunks; ++k) begin[k + 1] += begin[k];
   std::vector<std::uint64_t> first_bad(kChunks, UINT64_MAX);
   std::vector<std::uint64_t> checksum(kChunks, 0);
   datasets::parallel_rows(kChunks, [&](std::uint64_t b, std::uint64_t e) {
     std::vector<std::uint32_t> segment;
     for (std::uint64_t k = b; k < e; ++k) {
-      std::uint64_t at = begin[k];
       for (std::uint64_t j = k * per; j < std::min(rights, (k + 1) * per); ++j) {
-        const std::uint32_t s = reference_.right_set[j];
-        if (s == PairsReference::kNone) continue;
-        const std::uint64_t count = reference_.set_begin[s + 1] - reference_.set_begin[s];
-        segment.assign(got_left + at, got_left + at + count);
+        const std::uint64_t at = want.begin[j], count = want.begin[j + 1] - at;
         bool ok = true;
-        for (std::uint64_t t = 0; t < count; ++t) {
-          ok = ok && got_right[at + t] == j;
-          checksum[k] += pair_digest(got_left[at + t], got_right[at + t]);
+        for (std::uint64_t t = at; t < at + count; ++t) {
+          ok = ok && got_right[t] == j;
+          checksum[k] += pair_digest(got_left[t], got_right[t]);
         }
-        std::sort(segment.begin(), segment.end());
-        ok = ok &&
-             std::equal(segment.begin(), segment.end(), reference_.rows.begin() + reference_.set_begin[s]);
+        if (count == 1) {
+          ok = ok && got_left[at] == want.left[at];
+        } else if (count > 1) {
+          segment.assign(got_left + at, got_left + at + count);
+          std::sort(segment.begin(), segment.end());
+          ok = ok && std::equal(segment.begin(), segment.end(), want.left.get() + at);
+        }
         if (!ok && first_bad[k] == UINT64_MAX) first_bad[k] = j;
-        at += count;
       }
     }
   });
