@@ -108,6 +108,7 @@ nlohmann::json EnergyReading::to_json() const {
           {"seconds", seconds},
           {"reps", reps},
           {"resolution_j", resolution_j},
+          {"ticks", ticks},
           {"sm_clock_mhz", sm_clock_mhz},
           {"mem_clock_mhz", mem_clock_mhz}};
 }
@@ -119,6 +120,7 @@ EnergyReading EnergyReading::from_json(const nlohmann::json& j) {
   e.seconds = j.at("seconds").get<double>();
   e.reps = j.at("reps").get<int>();
   e.resolution_j = j.value("resolution_j", 0.0);
+  e.ticks = j.value("ticks", 0);
   e.sm_clock_mhz = j.value("sm_clock_mhz", 0.0);
   e.mem_clock_mhz = j.value("mem_clock_mhz", 0.0);
   return e;

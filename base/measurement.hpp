@@ -34,7 +34,7 @@ struct BaselineTiming {
 };
 
 // What the variant's repetitions cost in energy (harness/energy.hpp): the energy of `reps` back-to-back
-// repetitions over `seconds`: their wall time by the power read between two ticks of the device's
+// repetitions over `seconds`: their wall time by the power fitted over the ticks of the device's
 // total-energy counter, or by its power sampled meanwhile; the clocks seen. `reps` is raised until the
 // reading's uncertainty is at most a hundredth of what is measured.
 struct EnergyReading {
@@ -43,6 +43,7 @@ struct EnergyReading {
   double seconds = 0;  // the host's wall time of those repetitions
   int reps = 0;
   double resolution_j = 0;  // what `joules` may be off by (from when the counter's ticks were seen)
+  int ticks = 0;            // the counter's ticks the power was fitted over (0: no counter)
   double sm_clock_mhz = 0;  // 0 where the meter does not say
   double mem_clock_mhz = 0;
   double joules_per_rep() const { return reps > 0 ? joules / reps : 0; }

@@ -182,25 +182,50 @@ class TickWatch {
   std::thread thread_;  // last: it starts polling once the members above exist
 };
 
-// The power between two ticks inside [start, end] and its relative uncertainty; nullopt without two. The
-// first tick after `start` is passed over: the energy before it was partly spent before the repetitions,
-// and a meter that shows its steps late would count the idle host before them.
+// The power over the ticks inside [start, end], and its relative uncertainty; nullopt with fewer than five.
+// The first tick after `start` is passed over: the energy before it was partly spent before the repetitions,
+// and a meter that shows its steps late would count the idle host before them. Each tick's time is known
+// only to within the two polls around it (NVML's read takes milliseconds), so the time is fitted to the
+// energy by least squares over every tick, and the power is the inverse of the slope: its uncertainty, twice
+// the slope's standard error, falls with the number of ticks faster than the two ends' alone would.
 struct TickPower {
   double watts = 0;
   double relative_uncertainty = 0;
+  int ticks = 0;
 };
-std::optional<TickPower> power_between_ticks(const std::vector<Tick>& ticks, Clock::time_point start,
-                                             Clock::time_point end, const EnergyMeter& meter) {
+std::optional<TickPower> power_over_ticks(const std::vector<Tick>& ticks, Clock::time_point start,
+                                          Clock::time_point end, const EnergyMeter& meter) {
   std::vector<const Tick*> inside;
   for (const Tick& t : ticks)
     if (t.before >= start && t.seen <= end) inside.push_back(&t);
-  if (inside.size() < 3) return std::nullopt;
+  if (inside.size() < 6) return std::nullopt;
   const Tick& first = *inside[1];
-  const Tick& last = *inside.back();
-  const double seconds = std::chrono::duration<double>(last.at() - first.at()).count();
-  if (seconds <= 0) return std::nullopt;
-  const double joules = counter_delta(first.value, last.value, meter.counter_max()) * meter.counter_unit_j();
-  return TickPower{joules / seconds, (first.uncertainty_s() + last.uncertainty_s()) / seconds};
+  std::vector<double> joules, seconds;  // since the first tick used
+  for (std::size_t i = 1; i < inside.size(); ++i) {
+    joules.push_back(counter_delta(first.value, inside[i]->value, meter.counter_max()) *
+                     meter.counter_unit_j());
+    seconds.push_back(std::chrono::duration<double>(inside[i]->at() - first.at()).count());
+  }
+  const double n = static_cast<double>(joules.size());
+  double mean_j = 0, mean_s = 0;
+  for (std::size_t i = 0; i < joules.size(); ++i) {
+    mean_j += joules[i] / n;
+    mean_s += seconds[i] / n;
+  }
+  double sjj = 0, sjs = 0;
+  for (std::size_t i = 0; i < joules.size(); ++i) {
+    sjj += (joules[i] - mean_j) * (joules[i] - mean_j);
+    sjs += (joules[i] - mean_j) * (seconds[i] - mean_s);
+  }
+  if (sjj <= 0 || sjs <= 0) return std::nullopt;
+  const double slope = sjs / sjj;  // seconds per joule
+  double residuals = 0;
+  for (std::size_t i = 0; i < joules.size(); ++i) {
+    const double r = seconds[i] - (mean_s + slope * (joules[i] - mean_j));
+    residuals += r * r;
+  }
+  const double standard_error = std::sqrt(residuals / (n - 2) / sjj);
+  return TickPower{1 / slope, 2 * standard_error / slope, static_cast<int>(joules.size())};
 }
 
 // The power sampled every few milliseconds on a thread of its own, for a meter without a counter.
@@ -260,8 +285,9 @@ std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::funct
     r.seconds = std::chrono::duration<double>(end - start).count();
     double relative_uncertainty = 0;
     if (counting) {
-      const auto power = power_between_ticks(ticks->ticks(), start, end, meter);
+      const auto power = power_over_ticks(ticks->ticks(), start, end, meter);
       r.joules = power ? power->watts * r.seconds : 0;
+      r.ticks = power ? power->ticks : 0;
       relative_uncertainty = power ? power->relative_uncertainty : 1;
     } else {
       r.joules = sampler->mean_watts() * r.seconds;
@@ -274,8 +300,8 @@ std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::funct
     if ((long_enough && resolved) || Clock::now() > deadline) break;
     double grow = 1.0;
     if (!long_enough) grow = 1.1 * min_ms / std::max(r.seconds * 1e3, 1e-3);
-    // Without two ticks inside, twice as many; else as many more as the uncertainty shrinks by (it falls as
-    // the time between the ticks grows).
+    // Without enough ticks inside, twice as many; else as many more as the uncertainty shrinks by (it falls
+    // as the time between the ticks grows).
     if (!resolved) grow = std::max({grow, 2.0, counting && r.joules > 0 ? relative_uncertainty / 0.01 : 0.0});
     reps = static_cast<int>(std::min<double>(std::max(reps + 1.0, std::ceil(reps * grow)), 1e9));
   }

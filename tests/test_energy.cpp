@@ -29,7 +29,8 @@ std::vector<std::string> one_variant(const std::string& energy_ms) {
 void use_fake_nvml(const std::map<std::string, std::string>& script) {
   setenv("VAREX_NVML_LIBRARY", VAREX_FAKE_NVML, 1);
   setenv("VAREX_NVML_BIND_ALL", "0", 1);
-  for (const char* name : {"FAKE_NVML_WATTS", "FAKE_NVML_COUNTER", "FAKE_NVML_STEP_MJ"}) unsetenv(name);
+  for (const char* name : {"FAKE_NVML_WATTS", "FAKE_NVML_COUNTER", "FAKE_NVML_STEP_MJ", "FAKE_NVML_READ_US"})
+    unsetenv(name);
   for (const auto& [name, value] : script) setenv(name.c_str(), value.c_str(), 1);
 }
 
@@ -69,16 +70,17 @@ TEST(Energy, TheCounterIsReadAroundRepetitionsAndStored) {
 }
 
 // A counter that moves in coarse steps (a step of 6 J at 200 W: one every 30 ms, as NVML's 12 J every 20 ms
-// at 600 W on an H100) is read between its ticks: the power within a hundredth, in a small part of the 3 s
-// that keeping its step under a hundredth of the energy would take.
-TEST(Energy, ACounterThatStepsCoarselyIsReadBetweenItsTicks) {
-  use_fake_nvml({{"FAKE_NVML_WATTS", "200"}, {"FAKE_NVML_STEP_MJ", "6000"}});
+// at 600 W on an H100) and takes 2 ms to read is read over its ticks: the power within a hundredth, in a
+// small part of the 3 s that keeping its step under a hundredth of the energy would take.
+TEST(Energy, ACounterThatStepsCoarselyIsReadOverItsTicks) {
+  use_fake_nvml({{"FAKE_NVML_WATTS", "200"}, {"FAKE_NVML_STEP_MJ", "6000"}, {"FAKE_NVML_READ_US", "2000"}});
   const auto e = run_json("10")["energy"];
   ASSERT_TRUE(e.is_object()) << e;
   const double seconds = e["seconds"].get<double>();
   EXPECT_NEAR(e["joules"].get<double>() / seconds, 200, 200 * 0.01);
   EXPECT_LE(e["resolution_j"].get<double>(), e["joules"].get<double>() * 0.01);
-  EXPECT_GE(seconds, 0.06);  // at least three ticks seen inside the repetitions
+  EXPECT_GE(e["ticks"].get<int>(), 5);
+  EXPECT_GE(seconds, 0.15);  // at least six ticks seen inside the repetitions
   EXPECT_LT(seconds, 1.5);
 }
 

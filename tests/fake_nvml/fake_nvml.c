@@ -3,6 +3,8 @@
      FAKE_NVML_WATTS       the power drawn (default 100); the counter grows by it with the wall time
      FAKE_NVML_COUNTER     the counter's start in mJ (default 1000), or "none": a device without the counter
      FAKE_NVML_STEP_MJ     the counter's step in mJ (default 1): it moves in multiples of it
+     FAKE_NVML_READ_US     how long a read of the counter takes, in microseconds (default 0): NVML's take
+                           milliseconds on an H200; the value is the one at the read's middle
      FAKE_NVML_SM_MHZ, FAKE_NVML_MEM_MHZ  the clocks reported (default 1980 and 2619)
    The counter is unsigned 64-bit and wraps as NVML's would. */
 #include <stdint.h>
@@ -49,7 +51,11 @@ int nvmlDeviceGetTotalEnergyConsumption(void* device, unsigned long long* energy
   if (counter && strcmp(counter, "none") == 0) return 3; /* NVML_ERROR_NOT_SUPPORTED */
   const uint64_t first = counter && *counter ? strtoull(counter, NULL, 10) : 1000;
   const uint64_t step = (uint64_t)env_number("FAKE_NVML_STEP_MJ", 1);
+  const double read_s = env_number("FAKE_NVML_READ_US", 0) / 1e6;
+  const struct timespec half = {0, (long)(read_s / 2 * 1e9)};
+  nanosleep(&half, NULL);
   const uint64_t grown = (uint64_t)(seconds_since_init() * env_number("FAKE_NVML_WATTS", 100) * 1000.0);
+  nanosleep(&half, NULL);
   *energy = (unsigned long long)(first + grown / step * step); /* wraps modulo 2^64 */
   return 0;
 }
