@@ -1,12 +1,17 @@
 #include "operators/plan/plan_reference.hpp"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "base/errors.hpp"
+#include "datasets/int_columns.hpp"
 
 namespace varex::plan {
 
 namespace {
+
+// Chunks of rows a selection splits its work into.
+constexpr std::uint64_t kChunks = 256;
 
 std::int64_t operand(const HostRelation& in, const Operand& o, std::uint64_t r) {
   return o.column < 0 ? o.literal : (*in.columns[static_cast<std::size_t>(o.column)])[r];
@@ -18,27 +23,44 @@ HostRelation evaluate(const Step& s, const std::vector<HostRelation>& done, data
     out.rows = data.rows(s.table);
     for (const Column& c : s.schema) {
       const std::vector<std::int32_t>& base = data.column(c.name);
-      out.columns.push_back(std::make_shared<const std::vector<std::int64_t>>(base.begin(), base.end()));
+      auto wide = std::make_shared<std::vector<std::int64_t>>(base.size());
+      datasets::parallel_rows(base.size(), [&](std::uint64_t b, std::uint64_t e) {
+        std::copy(base.begin() + static_cast<std::ptrdiff_t>(b),
+                  base.begin() + static_cast<std::ptrdiff_t>(e),
+                  wide->begin() + static_cast<std::ptrdiff_t>(b));
+      });
+      out.columns.push_back(std::move(wide));
     }
     return out;
   }
   const HostRelation& in = done[static_cast<std::size_t>(s.input)];
   switch (s.kind) {
     case StepKind::Select: {
-      std::vector<std::uint64_t> kept;
-      for (std::uint64_t r = 0; r < in.rows; ++r) {
-        bool keep = true;
-        for (const Condition& c : s.where) {
-          keep = keep &&
-                 compares((*in.columns[static_cast<std::size_t>(c.column)])[r], c.op, operand(in, c.rhs, r));
+      // The rows kept, chunk by chunk on all host cores, then gathered in order.
+      const std::uint64_t per = (in.rows + kChunks - 1) / kChunks;
+      std::vector<std::vector<std::uint64_t>> kept(kChunks);
+      datasets::parallel_rows(kChunks, [&](std::uint64_t first, std::uint64_t last) {
+        for (std::uint64_t k = first; k < last; ++k) {
+          for (std::uint64_t r = k * per; r < std::min(in.rows, (k + 1) * per); ++r) {
+            bool keep = true;
+            for (const Condition& c : s.where) {
+              keep = keep && compares((*in.columns[static_cast<std::size_t>(c.column)])[r], c.op,
+                                      operand(in, c.rhs, r));
+            }
+            if (keep) kept[k].push_back(r);
+          }
         }
-        if (keep) kept.push_back(r);
-      }
-      out.rows = kept.size();
+      });
+      std::vector<std::uint64_t> at(kChunks + 1, 0);
+      for (std::uint64_t k = 0; k < kChunks; ++k) at[k + 1] = at[k] + kept[k].size();
+      out.rows = at[kChunks];
       for (const auto& column : in.columns) {
-        auto gathered = std::make_shared<std::vector<std::int64_t>>();
-        gathered->reserve(kept.size());
-        for (std::uint64_t r : kept) gathered->push_back((*column)[r]);
+        auto gathered = std::make_shared<std::vector<std::int64_t>>(out.rows);
+        datasets::parallel_rows(kChunks, [&](std::uint64_t first, std::uint64_t last) {
+          for (std::uint64_t k = first; k < last; ++k) {
+            for (std::uint64_t i = 0; i < kept[k].size(); ++i) (*gathered)[at[k] + i] = (*column)[kept[k][i]];
+          }
+        });
         out.columns.push_back(std::move(gathered));
       }
       return out;
