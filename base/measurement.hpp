@@ -2,6 +2,7 @@
 // What one measurement of a variant is, as the harness produces it and the store keeps it. The base
 // layer's vocabulary, so that results/ and the tuner depend on no device code.
 #include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -89,6 +90,9 @@ struct MeasureSettings {
   // Measure the energy of repetitions run back to back for at least this long, where the device has a meter
   // (harness/energy.hpp); 0: no energy.
   double energy_ms = 0;
+  // Per request: the energy is measured only where the median time comes out below this (infinity: always).
+  // A tune by energy or edp sets it to what can still beat its best at the lowest power seen.
+  double energy_below_ms = std::numeric_limits<double>::infinity();
 
   nlohmann::json to_json() const;
   static MeasureSettings from_json(const nlohmann::json& j);

@@ -497,6 +497,7 @@ json run_json(const tuner::DeviceRun& r, Objective objective) {
          {"ok", r.outcome.ok},
          {"failed", r.outcome.failed},
          {"cut_off", r.outcome.cut_off},
+         {"energy_skipped", r.outcome.energy_skipped},
          {"spent_s", r.outcome.spent_s},
          {"probe_gbps", r.probe_gbps}};
   if (!r.error.empty()) j["error"] = r.error;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -154,8 +155,9 @@ class TickWatch {
   TickWatch(const TickWatch&) = delete;
   TickWatch& operator=(const TickWatch&) = delete;
   ~TickWatch() { join(); }
+  // The ticks seen so far; the watch goes on.
   std::vector<Tick> ticks() {
-    join();
+    const std::lock_guard<std::mutex> lock(mutex_);
     return ticks_;
   }
 
@@ -171,11 +173,15 @@ class TickWatch {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
       const auto begins = Clock::now();
       const auto now = meter_.counter();
-      if (now && *now != *last) ticks_.push_back({began, Clock::now(), *now});
+      if (now && *now != *last) {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        ticks_.push_back({began, Clock::now(), *now});
+      }
       last = now;
       began = begins;
     }
   }
+  std::mutex mutex_;
   EnergyMeter& meter_;
   std::atomic<bool> stop_{false};
   std::vector<Tick> ticks_;
@@ -267,44 +273,41 @@ std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::funct
   EnergyReading r;
   r.method = meter.method();
   const bool counting = meter.counter().has_value();
-  int reps = std::max(1, static_cast<int>(std::ceil(min_ms / std::max(rep_ms, 1e-3))));
-  const auto deadline = Clock::now() + std::chrono::seconds(30);
+  // Repetitions in batches of about 50 ms, back to back and watched throughout, until they have run at least
+  // `min_ms` (back to back they run faster than the timed ones that estimated them) and the ticks leave at
+  // most a hundredth of uncertainty, or 30 s have passed.
+  const int batch = std::max(1, static_cast<int>(std::ceil(std::min(min_ms, 50.0) / std::max(rep_ms, 1e-3))));
+  std::optional<TickWatch> ticks;
+  std::optional<PowerSampler> sampler;
+  if (counting)
+    ticks.emplace(meter);
+  else
+    sampler.emplace(meter);
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::seconds(30);
+  double relative_uncertainty = 1;
   while (true) {
-    std::optional<TickWatch> ticks;
-    std::optional<PowerSampler> sampler;
-    if (counting)
-      ticks.emplace(meter);
-    else
-      sampler.emplace(meter);
-    const auto start = Clock::now();
-    for (int i = 0; i < reps; ++i) repetition();
+    for (int i = 0; i < batch; ++i) repetition();
+    r.reps += batch;
     const auto end = Clock::now();
-    r.sm_clock_mhz = meter.sm_clock_mhz();
-    r.mem_clock_mhz = meter.mem_clock_mhz();
-    r.reps = reps;
     r.seconds = std::chrono::duration<double>(end - start).count();
-    double relative_uncertainty = 0;
-    if (counting) {
-      const auto power = power_over_ticks(ticks->ticks(), start, end, meter);
-      r.joules = power ? power->watts * r.seconds : 0;
-      r.ticks = power ? power->ticks : 0;
-      relative_uncertainty = power ? power->relative_uncertainty : 1;
-    } else {
-      r.joules = sampler->mean_watts() * r.seconds;
+    if (r.seconds * 1e3 < min_ms) continue;
+    if (!counting) {
+      relative_uncertainty = 0;
+      break;
     }
-    r.resolution_j = r.joules * relative_uncertainty;
-    // Enough when the repetitions took at least `min_ms` (back to back they run faster than the timed ones
-    // that estimated them) and the ticks' times leave at most a hundredth of uncertainty, or time is up.
-    const bool long_enough = r.seconds * 1e3 >= min_ms;
-    const bool resolved = relative_uncertainty <= 0.01;
-    if ((long_enough && resolved) || Clock::now() > deadline) break;
-    double grow = 1.0;
-    if (!long_enough) grow = 1.1 * min_ms / std::max(r.seconds * 1e3, 1e-3);
-    // Without enough ticks inside, twice as many; else as many more as the uncertainty shrinks by (it falls
-    // as the time between the ticks grows).
-    if (!resolved) grow = std::max({grow, 2.0, counting && r.joules > 0 ? relative_uncertainty / 0.01 : 0.0});
-    reps = static_cast<int>(std::min<double>(std::max(reps + 1.0, std::ceil(reps * grow)), 1e9));
+    const auto power = power_over_ticks(ticks->ticks(), start, end, meter);
+    if (power) {
+      r.joules = power->watts * r.seconds;
+      r.ticks = power->ticks;
+      relative_uncertainty = power->relative_uncertainty;
+    }
+    if ((power && relative_uncertainty <= 0.01) || end > deadline) break;
   }
+  r.sm_clock_mhz = meter.sm_clock_mhz();
+  r.mem_clock_mhz = meter.mem_clock_mhz();
+  if (!counting) r.joules = sampler->mean_watts() * r.seconds;
+  r.resolution_j = r.joules * relative_uncertainty;
   if (r.joules <= 0) return std::nullopt;
   return r;
 }

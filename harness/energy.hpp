@@ -39,11 +39,11 @@ std::uint64_t counter_delta(std::uint64_t before, std::uint64_t after, std::uint
 
 // Runs `repetition` back to back for at least `min_ms` (measured median `rep_ms` per repetition) and reads
 // the meter meanwhile. A counter is polled on a thread of its own, and the power fitted over the times of its
-// ticks (the moments it changes) inside the repetitions: a counter that moves in coarse steps (NVML's, about
-// 12 J every 20 ms on an H100) is then read to the polls' precision, not to a step. The repetitions are
-// repeated more (up to 30 s in all) until the fit leaves at most a hundredth of uncertainty. Without a
-// counter, the power is sampled every few milliseconds and integrated. nullopt when the meter gives nothing
-// (a counter that never moved).
+// ticks (the moments it changes) inside the repetitions: a counter that moves in coarse steps (NVML's: 12 J
+// steps on an H100; on an H200 about ten ticks a second were seen) is then read to the polls' precision, not
+// to a step. The repetitions run on, watched throughout, until the fit leaves at most a hundredth of
+// uncertainty (or 30 s have passed). Without a counter, the power is sampled every few milliseconds and
+// integrated. nullopt when the meter gives nothing (a counter that never moved).
 std::optional<EnergyReading> measure_energy(EnergyMeter& meter, const std::function<void()>& repetition,
                                             double rep_ms, double min_ms);
 

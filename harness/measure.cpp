@@ -117,7 +117,7 @@ Measurement measure_untimed(Engine& engine, PreparedRun& run, const variants::Pa
         return m;
       }
     }
-    if (settings.energy_ms > 0 && !m.cut_off)
+    if (settings.energy_ms > 0 && !m.cut_off && m.kernel.median < settings.energy_below_ms)
       m.energy = energy_of(engine, run, params, settings, m.kernel.median);
     if (settings.baseline) m.baseline = run.time_baseline();
   } catch (const LaunchError& e) {

@@ -414,6 +414,55 @@ TEST(Objectives, TheCutOffComparesWithTheTimeOfTheBestByTheObjective) {
   EXPECT_FALSE(o.best_measurement->cut_off);
 }
 
+// Under energy, time is the search's proxy: a variant's energy is asked for only where its time could beat
+// the best's energy at the lowest power seen less the spread of the powers seen (5% at least). The others are
+// counted as skipped, never declared best, and not charged the energy measurement.
+TEST(Objectives, ASearchByEnergyMeasuresTheEnergyOnlyOfVariantsThatCanBeatTheBest) {
+  const Recording& rec = energy_fixture().recording;
+  LoggingEvaluator evaluator(rec, 3);
+  SearchSpace space(rec.space(), 3);
+  auto strategy = make_strategy("random", space.space());
+  TuneSettings settings{Budget::parse("300"), 3, 0};
+  settings.objective = Objective::Energy;
+  const TuneOutcome o = run_tuning(*strategy, space, evaluator, settings);
+  EXPECT_GT(o.energy_skipped, 10u);
+  double lowest = std::numeric_limits<double>::infinity(), highest = 0;
+  std::size_t below = 0, search_requests = 0;
+  for (std::size_t i = 0; i < evaluator.requests.size(); ++i) {
+    const EvaluationRequest& r = evaluator.requests[i];
+    const results::RecordedMeasurement* m = rec.find(r.params);
+    ASSERT_TRUE(m);
+    if (r.purpose != "search") {
+      EXPECT_TRUE(std::isinf(r.energy_below_ms)) << "a re-measurement measures the energy";
+      continue;
+    }
+    ++search_requests;
+    if (std::isfinite(r.energy_below_ms)) {
+      const double best = o.history[i - 1].best_value;
+      const double floor_w = lowest * (1 - std::max(0.05, 1 - lowest / highest));
+      EXPECT_NEAR(r.energy_below_ms, best / floor_w * 1e3, 1e-9 * r.energy_below_ms) << i;
+    }
+    if (!m->m.ok()) continue;
+    if (m->m.kernel.median < r.energy_below_ms) {
+      ++below;
+      lowest = std::min(lowest, m->m.energy->watts());
+      highest = std::max(highest, m->m.energy->watts());
+    }
+  }
+  EXPECT_EQ(o.ok, o.energy_skipped + below);
+  EXPECT_EQ(static_cast<std::size_t>(o.evaluations), search_requests);
+  ASSERT_TRUE(o.best_measurement);
+  EXPECT_TRUE(o.best_measurement->energy.has_value());
+  // The same search measuring every variant's energy costs more.
+  LoggingEvaluator all_evaluator(rec, 3);
+  SearchSpace all_space(rec.space(), 3);
+  auto all_strategy = make_strategy("random", all_space.space());
+  settings.energy_proxy = false;
+  const TuneOutcome all = run_tuning(*all_strategy, all_space, all_evaluator, settings);
+  EXPECT_EQ(all.energy_skipped, 0u);
+  EXPECT_GT(all.spent_s, o.spent_s);
+}
+
 // The cost until the best variant observed is truly within 5% of the recording's optimum (inf: never).
 double cost_to_five_percent(const TuneOutcome& o, const Recording& rec) {
   for (const TunePoint& p : o.history) {

@@ -112,6 +112,7 @@ Evaluation DeviceEvaluator::evaluate(const EvaluationRequest& request) {
     settings.min_reps = std::min(settings.min_reps, request.fidelity);
   }
   settings.cutoff_ms = request.cutoff_ms;
+  settings.energy_below_ms = request.energy_below_ms;
   // The repetitions stop before the budget runs out (a tenth of a second at least, for the minimum).
   settings.max_rep_seconds = std::min(settings.max_rep_seconds, std::max(0.1, request.seconds_left));
   double prepare_s = 0;

@@ -27,6 +27,9 @@ struct EvaluationRequest {
   // below this (infinity: always; 0: never): the driver's re-measurement asks for it of a candidate that can
   // still be declared best (tuner/tuner.cpp).
   double compare_in_full_below_ms = 0;
+  // Measure the energy (where the session measures it) only where the time comes out below this: a variant
+  // slower cannot beat the best's energy unless it drew less power than any seen (tuner/tuner.cpp).
+  double energy_below_ms = std::numeric_limits<double>::infinity();
   // Measure on the evaluator's small instance of the workload (small_divisor() times smaller) instead of the
   // workload itself: a short tune's search at low fidelity (tuner/tuner.hpp).
   bool small = false;
@@ -39,6 +42,8 @@ struct Evaluation {
   // not what the next evaluation of a prepared workload will cost.
   double prepare_s = 0;
   bool small = false;  // measured on the small instance (asked for, and it could be prepared)
+  // Its energy was not asked for: its time came out at or above the request's energy_below_ms.
+  bool energy_skipped = false;
 };
 
 class Evaluator {

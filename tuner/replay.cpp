@@ -124,6 +124,12 @@ Evaluation ReplayEvaluator::evaluate(const EvaluationRequest& request) {
   const bool cut = request.cutoff_ms > 0 && r->m.ok() && !r->m.samples_ms.empty() &&
                    r->m.samples_ms.front() > request.cutoff_ms;
   e.cost_s = recording_.run_cost_s(*r, cut ? 1 : fidelity);
+  // Live, the energy is measured only of a variant that ran in full and came out below energy_below_ms: the
+  // recorded energy measurement is then neither returned nor charged.
+  if (r->m.energy && (cut || !(r->m.kernel.median < request.energy_below_ms))) {
+    e.cost_s = std::max(0.0, e.cost_s - r->m.energy->seconds);
+    e.m.energy.reset();
+  }
   const std::string key = compile_key(recording_.space(), params);
   // What this replay compiled, not what the sweep did (its order was another): as a live worker reports it.
   e.m.compile_cached = true;

@@ -207,8 +207,10 @@ void run_device(const LaneContext& lane, const RunOptions& options, const Device
   settings.budget = options.budget;
   settings.remeasure = options.remeasure;
   settings.objective = options.objective;
+  settings.energy_proxy = options.kind == "tune" && options.strategy != "exhaustive";
   settings.cutoff = options.cutoff;
-  if (!options.op->moves_all_its_bytes()) settings.at_bound = 0;
+  // A sweep records every variant: it does not stop at the bound.
+  if (!options.op->moves_all_its_bytes() || options.kind == "sweep") settings.at_bound = 0;
   settings.spent_before_s = spent_before_s;
   settings.warm_start = plan.warm_start;
   settings.small_instance = options.small_instance;

@@ -1,11 +1,16 @@
 #include "tuner/tuner.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace varex::tuner {
 
 namespace {
+
+// What the lowest power seen may be above a variant's own at least: the noise of one energy measurement (1 to
+// 2% over five runs on the H100 and H200), doubled and some.
+constexpr double kPowerMargin = 0.05;
 
 // The incumbent a cut-off variant is projected from: the best so far by the objective, and its time.
 struct Incumbent {
@@ -19,12 +24,13 @@ Observation observation_of(const Proposal& p, const Evaluation& e, Objective obj
   o.params = p.params;
   o.fidelity = p.fidelity;
   o.cost_s = e.cost_s;
-  o.cut_off = e.m.cut_off;
-  std::optional<double> value = e.m.ok() ? objective_value(e.m, objective) : std::nullopt;
-  // A variant cut off after one repetition has no energy: it is valued as if it drew the incumbent's power
+  // A variant cut off after one repetition has no energy, nor one too slow to beat the best's energy at the
+  // lowest power seen (EvaluationRequest::energy_below_ms): it is valued as if it drew the incumbent's power
   // (energy grows with its time, edp with its square), which only steers the strategy; it is never a
   // candidate.
-  if (e.m.ok() && e.m.cut_off && objective != Objective::Time && std::isfinite(incumbent.time_ms)) {
+  o.cut_off = e.m.cut_off || e.energy_skipped;
+  std::optional<double> value = e.m.ok() ? objective_value(e.m, objective) : std::nullopt;
+  if (e.m.ok() && o.cut_off && objective != Objective::Time && std::isfinite(incumbent.time_ms)) {
     const double ratio = e.m.kernel.median / incumbent.time_ms;
     value = incumbent.value * (objective == Objective::Energy ? ratio : ratio * ratio);
   }
@@ -185,16 +191,36 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     i.time_ms = candidates.at(out.history.back().best_index).time_ms;
     return i;
   };
+  // Time is the search's proxy under energy and edp (TuneSettings::energy_proxy): a variant's energy is
+  // measured (a second or so on NVML's counter) only where its time leaves it a chance to beat the best's
+  // energy, were it to draw less than the lowest power seen by as much again as the powers seen differ (5% at
+  // least, for noise). On the H200 the selection's variants drew 680-710 W: at the board's limit, energy
+  // follows time, and the band is narrow; where powers differ widely, it widens with them.
+  double lowest_watts = std::numeric_limits<double>::infinity(), highest_watts = 0;
+  auto energy_below_ms = [&](double best_value) {
+    if (settings.objective == Objective::Time || !settings.energy_proxy || !std::isfinite(best_value) ||
+        !std::isfinite(lowest_watts))
+      return std::numeric_limits<double>::infinity();
+    const double spread = std::max(kPowerMargin, 1 - lowest_watts / highest_watts);
+    const double watts = lowest_watts * (1 - spread);
+    const double seconds =
+        settings.objective == Objective::Energy ? best_value / watts : std::sqrt(best_value / watts);
+    return seconds * 1e3;
+  };
   auto evaluate = [&](const Proposal& p, const std::string& purpose, double compare_in_full_below_ms = 0) {
     EvaluationRequest request{p.params, p.fidelity, purpose};
     request.compare_in_full_below_ms = compare_in_full_below_ms;
     const double incumbent_ms = incumbent().time_ms;
     if (purpose == "search" && settings.cutoff > 0 && std::isfinite(incumbent_ms))
       request.cutoff_ms = settings.cutoff * incumbent_ms;
+    if (purpose == "search") request.energy_below_ms = energy_below_ms(incumbent().value);
     if (timed_budget) request.seconds_left = std::max(0.0, budget_s() - out.spent_s - reserve_s());
     request.stoppable = timed_budget && purpose == "search" && out.evaluations > 0;
     request.small = small && purpose == "search";
-    return evaluator.evaluate(request);
+    Evaluation e = evaluator.evaluate(request);
+    e.energy_skipped =
+        e.m.ok() && !e.m.cut_off && !e.m.energy && !(e.m.kernel.median < request.energy_below_ms);
+    return e;
   };
 
   // One search evaluation measured: counted and charged.
@@ -206,6 +232,10 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     out.spent_s += e.cost_s;
     charge(e);
     if (e.small) ++out.small_evaluations;
+    if (e.m.ok() && e.m.energy) {
+      lowest_watts = std::min(lowest_watts, e.m.energy->watts());
+      highest_watts = std::max(highest_watts, e.m.energy->watts());
+    }
     if (small && !e.small) small = false;  // the small instance could not be prepared: at full size on
     if (e.m.status != Status::CompileError) space.note_compiled(p.params);
     if (!e.small) host_check_s = std::max(host_check_s, e.m.host_check_ms / 1e3);
@@ -224,7 +254,7 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
     if (o.ok) {
       ++out.ok;
       if (o.cut_off) {
-        ++out.cut_off;
+        ++(e.m.cut_off ? out.cut_off : out.energy_skipped);
       } else {
         Candidate& c = candidates[index];
         if (o.value < c.value) {

@@ -37,6 +37,9 @@ struct TuneSettings {
   // What the strategy minimises and the re-measurement declares best by. Energy and edp need measurements
   // that carry energy (MeasureSettings::energy_ms); one without it is observed as failed.
   Objective objective = Objective::Time;
+  // Under energy or edp, measure a search evaluation's energy only where its time leaves it a chance to beat
+  // the best's (tuner/tuner.cpp); false: every variant's (an exhaustive search: the true optimum).
+  bool energy_proxy = true;
   // A search by time stops where its best moves the operator's bytes at this share of the device's copy
   // probe or more (Measurement::probe_fraction): nothing faster is left to find (0: never).
   double at_bound = 0.97;
@@ -78,6 +81,9 @@ struct TuneOutcome {
   double spent_s = 0;  // everything: the preparation before the search, the search, the re-measurement
   std::size_t ok = 0;
   std::size_t failed = 0;
+  // Under energy or edp: search evaluations whose energy was not measured, their time too slow to beat the
+  // best's energy at the lowest power seen (counted in `ok`).
+  std::size_t energy_skipped = 0;
   std::size_t cut_off = 0;       // verified, then stopped after one repetition (counted in `ok` too)
   bool space_exhausted = false;  // the strategy had nothing left to propose
   // Search evaluations made on the small instance (TuneSettings::small_instance), and its divisor.
