@@ -1,6 +1,7 @@
 #include "variants/space.hpp"
 
 #include <algorithm>
+#include <thread>
 
 #include "base/errors.hpp"
 #include "base/text.hpp"
@@ -65,10 +66,22 @@ std::uint64_t Space::count_valid() const {
   const std::uint64_t n = cardinality();
   std::uint64_t count = 0;
   if (n <= kWalkLimit) {
-    for (std::uint64_t i = 0; i < n; ++i) {
-      const Params p = at(i);
-      count += valid(p) && is_canonical(p);
+    // On all host cores: the group-by's 2 million points took about 2 s on one, before a tune's first
+    // measurement. The constraints are pure functions of a point.
+    const unsigned threads = static_cast<unsigned>(
+        std::clamp<std::uint64_t>(std::thread::hardware_concurrency(), 1, n / 4096 + 1));
+    std::vector<std::uint64_t> counts(threads, 0);
+    std::vector<std::thread> pool;
+    for (unsigned t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        for (std::uint64_t i = n * t / threads; i < n * (t + 1) / threads; ++i) {
+          const Params p = at(i);
+          counts[t] += valid(p) && is_canonical(p);
+        }
+      });
     }
+    for (std::thread& worker : pool) worker.join();
+    for (const std::uint64_t c : counts) count += c;
   } else {
     constexpr std::uint64_t kSample = 1 << 16;
     std::uint64_t hits = 0, x = 0x9e3779b97f4a7c15ULL;
