@@ -147,14 +147,30 @@ struct Tick {
   double uncertainty_s() const { return std::chrono::duration<double>(seen - before).count() / 2; }
 };
 
-// Polls the counter on a thread of its own from construction to ticks(), keeping every change. The poll
+// A thread that runs `body` from construction until stop() or destruction; `body` returns once the flag it is
+// given is set. The last member of what it polls for, so that it stops before the members it uses go.
+class Poller {
+ public:
+  explicit Poller(std::function<void(const std::atomic<bool>&)> body)
+      : thread_([this, body = std::move(body)] { body(stop_); }) {}
+  Poller(const Poller&) = delete;
+  Poller& operator=(const Poller&) = delete;
+  ~Poller() { stop(); }
+  void stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;  // last: it starts once the flag exists
+};
+
+// Polls the counter on a thread of its own from construction on, keeping every change. The poll
 // sleeps a little between reads, so that a CPU device's own threads keep their cores.
 class TickWatch {
  public:
-  explicit TickWatch(EnergyMeter& meter) : meter_(meter), thread_([this] { poll(); }) {}
-  TickWatch(const TickWatch&) = delete;
-  TickWatch& operator=(const TickWatch&) = delete;
-  ~TickWatch() { join(); }
+  explicit TickWatch(EnergyMeter& meter) : meter_(meter), poller_([this](const auto& stop) { poll(stop); }) {}
   // The ticks seen so far; the watch goes on.
   std::vector<Tick> ticks() {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -162,14 +178,10 @@ class TickWatch {
   }
 
  private:
-  void join() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  void poll() {
+  void poll(const std::atomic<bool>& stop) {
     auto began = Clock::now();
     std::optional<std::uint64_t> last = meter_.counter();
-    while (!stop_ && last) {
+    while (!stop && last) {
       std::this_thread::sleep_for(std::chrono::microseconds(50));
       const auto begins = Clock::now();
       const auto now = meter_.counter();
@@ -183,9 +195,8 @@ class TickWatch {
   }
   std::mutex mutex_;
   EnergyMeter& meter_;
-  std::atomic<bool> stop_{false};
   std::vector<Tick> ticks_;
-  std::thread thread_;  // last: it starts polling once the members above exist
+  Poller poller_;  // last
 };
 
 // The power over the ticks inside [start, end], and its relative uncertainty; nullopt with fewer than five.
@@ -237,33 +248,26 @@ std::optional<TickPower> power_over_ticks(const std::vector<Tick>& ticks, Clock:
 // The power sampled every few milliseconds on a thread of its own, for a meter without a counter.
 class PowerSampler {
  public:
-  explicit PowerSampler(EnergyMeter& meter) : meter_(meter), thread_([this] { sample(); }) {}
-  PowerSampler(const PowerSampler&) = delete;
-  PowerSampler& operator=(const PowerSampler&) = delete;
-  ~PowerSampler() { join(); }
-  // The mean of the samples, 0 where there were none.
+  explicit PowerSampler(EnergyMeter& meter)
+      : meter_(meter), poller_([this](const auto& stop) { sample(stop); }) {}
+  // The mean of the samples, 0 where there were none; the sampling stops.
   double mean_watts() {
-    join();
+    poller_.stop();
     double sum = 0;
     for (const double w : samples_) sum += w;
     return samples_.empty() ? 0 : sum / static_cast<double>(samples_.size());
   }
 
  private:
-  void join() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  void sample() {
-    while (!stop_) {
+  void sample(const std::atomic<bool>& stop) {
+    while (!stop) {
       samples_.push_back(meter_.power_w());
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
   EnergyMeter& meter_;
-  std::atomic<bool> stop_{false};
   std::vector<double> samples_;
-  std::thread thread_;
+  Poller poller_;  // last
 };
 
 }  // namespace
