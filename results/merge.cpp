@@ -142,12 +142,12 @@ MergeStats merge_copy(Store& target, const std::filesystem::path& copy) {
       INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
         checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad, reps,
         kernels, cache_flushed, bytes_moved, gbps, probe_fraction, created_at, wall_ms, fidelity, purpose, baseline,
-        checked, cut_off, energy_j, power_w, sm_clock_mhz, mem_clock_mhz, energy)
+        checked, cut_off, energy_j, power_w, sm_clock_mhz, mem_clock_mhz, energy, host_check_ms)
       SELECT sm.dst_id, m.variant_id, t.device_id, m.workload_id, m.status, m.error, m.verified, m.result_rows,
         m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernel_ms, m.kernel_ci_low, m.kernel_ci_high,
         m.kernel_mad, m.reps, m.kernels, m.cache_flushed, m.bytes_moved, m.gbps, m.probe_fraction, m.created_at,
         m.wall_ms, m.fidelity, m.purpose, m.baseline, m.checked, m.cut_off, m.energy_j, m.power_w, m.sm_clock_mhz,
-        m.mem_clock_mhz, m.energy
+        m.mem_clock_mhz, m.energy, m.host_check_ms
       FROM src.measurements m JOIN session_map sm ON sm.src_id = m.session_id JOIN main.sessions t ON t.id = sm.dst_id
       WHERE m.duplicate_of IS NULL
         AND NOT EXISTS (SELECT 1 FROM main.measurements x WHERE x.session_id = sm.dst_id AND x.variant_id = m.variant_id

@@ -212,11 +212,19 @@ ALTER TABLE measurements ADD COLUMN mem_clock_mhz REAL;
 ALTER TABLE measurements ADD COLUMN energy TEXT;
 )sql";
 
+// Version 11: how long a measurement's full comparison on the host took (Measurement::host_check_ms), so that
+// a replay budgets a tune as the live tuner does: a 2^22 relational join's first measurement spent 0.40 s of
+// its 0.80 s comparing, and read as runs it stopped 10% and 20% budgets after the default. NULL where it was
+// not recorded (older rows; replays then infer it).
+const char* kSchemaV11 = R"sql(
+ALTER TABLE measurements ADD COLUMN host_check_ms REAL;
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4, kSchemaV5,
-                                            kSchemaV6, kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4,  kSchemaV5, kSchemaV6,
+                                            kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10, kSchemaV11};
   return all;
 }
 
@@ -657,7 +665,8 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
   Statement s(db_,
               R"sql(SELECT m.id, m.variant_id, v.params, m.fidelity, m.purpose, m.status, m.error, m.verified,
       m.result_rows, m.checksum, m.compile_ms, m.compile_cached, m.h2d_ms, m.d2h_ms, m.kernels, m.cache_flushed,
-      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline, m.checked, m.cut_off, m.energy
+      m.bytes_moved, m.gbps, m.probe_fraction, m.wall_ms, m.created_at, m.baseline, m.checked, m.cut_off, m.energy,
+      m.host_check_ms
       FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN sessions se ON se.id = m.session_id
       WHERE m.session_id = ?1 AND m.duplicate_of IS NULL AND m.workload_id = se.workload_id ORDER BY m.id)sql");
   s.bind(1, session);
@@ -690,6 +699,8 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     m.checked = varex::check_from_string(s.text(22));
     m.cut_off = s.integer(23) != 0;
     if (!s.is_null(24)) m.energy = varex::EnergyReading::from_json(nlohmann::json::parse(s.text(24)));
+    r.host_check_recorded = !s.is_null(25);
+    if (r.host_check_recorded) m.host_check_ms = s.real(25);
     m.samples_ms = samples[r.id];
     m.kernel = summarize(m.samples_ms);
     out.push_back(std::move(r));
@@ -705,9 +716,9 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
     INSERT INTO measurements (session_id, variant_id, device_id, workload_id, status, error, verified, result_rows,
       checksum, compile_ms, compile_cached, h2d_ms, d2h_ms, kernel_ms, kernel_ci_low, kernel_ci_high, kernel_mad,
       reps, kernels, cache_flushed, bytes_moved, gbps, probe_fraction, wall_ms, fidelity, purpose, baseline, checked,
-      cut_off, energy_j, power_w, sm_clock_mhz, mem_clock_mhz, energy)
+      cut_off, energy_j, power_w, sm_clock_mhz, mem_clock_mhz, energy, host_check_ms)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23,
-            ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34))sql");
+            ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35))sql");
   const bool timed = !m.samples_ms.empty();
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : m.kernels) kernels.push_back({{"kernel", k.kernel}, {"ms", k.ms}});
@@ -748,6 +759,7 @@ std::int64_t Store::record(std::int64_t session, const std::string& variant, std
   } else {
     s.bind_null(30).bind_null(31).bind_null(32).bind_null(33).bind_null(34);
   }
+  s.bind(35, m.host_check_ms);
   s.step();
   const std::int64_t id = db_.last_insert_rowid();
   Statement sample(db_, "INSERT INTO samples (measurement_id, rep, kernel_ms) VALUES (?1, ?2, ?3)");

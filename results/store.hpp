@@ -83,6 +83,7 @@ struct RecordedMeasurement {
   std::string purpose;
   std::string created_at;
   varex::Measurement m;
+  bool host_check_recorded = false;  // m.host_check_ms was stored (schema 11 on), not left at 0
 };
 
 // What claiming a session for this process found.

@@ -94,6 +94,17 @@ TEST(Store, RoundTripOfAMeasurementWithItsSamples) {
   EXPECT_EQ(samples.integer(0), 3);
   EXPECT_DOUBLE_EQ(samples.real(1), 1.98);
   EXPECT_DOUBLE_EQ(samples.real(2), 2.02);
+  // How long its comparison in full took comes back too, for replays to budget as the live tuner does.
+  varex::Measurement compared = timed(1.0);
+  compared.host_check_ms = 12.5;
+  f.add("v2", compared, "search");
+  const auto recorded = f.store->session_measurements(f.session);
+  ASSERT_EQ(recorded.size(), 2u);
+  EXPECT_TRUE(recorded.back().host_check_recorded);
+  EXPECT_DOUBLE_EQ(recorded.back().m.host_check_ms, 12.5);
+  Statement older(f.store->db(), "UPDATE measurements SET host_check_ms = NULL");
+  older.step();
+  EXPECT_FALSE(f.store->session_measurements(f.session).back().host_check_recorded);
 }
 
 TEST(Store, BestNeverPicksAFailedOrWrongVariant) {

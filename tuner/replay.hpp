@@ -42,11 +42,19 @@ class Recording {
   double compile_cost_s(const variants::Params& params) const;
   // The cost of running one variant at a fidelity (0: as recorded), compilation excluded.
   double run_cost_s(const results::RecordedMeasurement& r, Fidelity fidelity) const;
+  // How long comparing a result in full on the host takes (the longest recorded in the session): what the
+  // live tuner pays for its first result and for a finalist that beats those compared in full.
+  double host_check_s() const { return host_check_s_; }
+  // What of a recorded measurement's cost was its comparison in full (0 for one checked on the device).
+  double host_check_of_s(const results::RecordedMeasurement& r) const;
   // The timed repetitions a measurement at `fidelity` takes: k at fidelity k, unless the recorded full
   // protocol stopped earlier (the live tuner would have too).
   static std::size_t repetitions(const results::RecordedMeasurement& r, Fidelity fidelity);
 
  private:
+  // What a measurement spent beyond its runs and the compilation it waited for.
+  double fixed_ms_of(const varex::Measurement& m) const;
+
   variants::Space full_;   // the operator's space: by_index_'s indices
   variants::Space space_;  // what can be replayed
   std::unordered_map<std::uint64_t, results::RecordedMeasurement> by_index_;
@@ -54,6 +62,9 @@ class Recording {
   double optimum_ms_;
   std::optional<variants::Params> optimum_;
   double exhaustive_cost_s_ = 0;
+  double host_check_s_ = 0;
+  double typical_fixed_ms_ = 0;
+  std::unordered_map<std::int64_t, double> inferred_check_s_;  // by measurement id, where not recorded
   bool background_compile_ = false;
 };
 
@@ -70,7 +81,8 @@ class ReplayEvaluator final : public Evaluator {
   std::set<std::string> compiled_;
   // Background compiles in flight: compile key -> the replay's clock when it started.
   std::map<std::string, double> prefetched_;
-  double clock_s_ = 0;  // everything charged so far
+  double clock_s_ = 0;             // everything charged so far
+  bool compared_in_full_ = false;  // a result of this replay was compared in full (the session's first)
 };
 
 }  // namespace varex::tuner

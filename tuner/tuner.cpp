@@ -120,15 +120,19 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   auto compared_in_full_s = [&](const Candidate& c) {
     return 2 * host_check_s + c.time_ms * at_full_size(c) / 1e3;
   };
-  // A wall-time budget covers the re-measurement too: the search stops where what is left pays for it.
+  // A wall-time budget covers the re-measurement too: the search stops where what is left pays for the part
+  // of it that must run, the best's and the default's (the other finalists are measured again only while the
+  // budget pays for them). Keeping room for every finalist stopped 10% budgets of the selection sweep after
+  // two evaluations, one of a variant with slow runs.
   auto reserve_s = [&] {
     double sum = 0;
     if (!timed_budget || settings.remeasure <= 0) return sum;
     const std::vector<std::uint64_t> list = finalists();
     for (std::uint64_t index : list) {
-      const bool skipped =
-          !list.empty() && index != list.front() && default_index && index == *default_index &&
-          default_hopeless(candidates[list.front()].value * at_full_size(candidates[list.front()]));
+      const bool is_default = default_index && index == *default_index;
+      if (index != list.front() && !is_default) continue;
+      const bool skipped = index != list.front() && default_hopeless(candidates[list.front()].value *
+                                                                     at_full_size(candidates[list.front()]));
       if (!skipped) sum += estimate_s(candidates[index]);
     }
     if (evaluator.replacement_pending()) sum += evaluator.replacement_s();  // after a stop or a crash
@@ -162,15 +166,16 @@ TuneOutcome run_tuning(Strategy& strategy, SearchSpace& space, Evaluator& evalua
   auto exhausted = [&](bool new_program = false) {
     if (out.evaluations == 0) return false;
     if (budget.kind == Budget::Kind::Evaluations) return static_cast<double>(out.evaluations) >= budget.value;
-    // An evaluation is started only while it still fits, and so does the re-measurement it may add
-    // (a new best joins the finalists while their list is not full: as costly as the costliest there): the
-    // session then ends within its budget rather than part of an evaluation (a compile, a full comparison)
-    // over it. Without the joining term a busy 2-core machine's 15 s tune spent 17.4 s.
+    // An evaluation is started only while it still fits, and so does the re-measurement it adds where it
+    // becomes the best (as costly as the best's now, or as its own runs are estimated): the session then ends
+    // within its budget rather than part of an evaluation (a compile, a full comparison) over it. Without the
+    // joining term a busy 2-core machine's 15 s tune spent 17.4 s.
     const double mean_s = next_s(new_program);
-    double joining_s = 0;
     const std::vector<std::uint64_t> list = finalists();
-    if (timed_budget && static_cast<int>(list.size()) < settings.remeasure) {
-      for (std::uint64_t index : list) joining_s = std::max(joining_s, estimate_s(candidates[index]));
+    double joining_s = 0;
+    if (timed_budget && settings.remeasure > 0) {
+      joining_s = next_s(false);
+      if (!list.empty()) joining_s = std::max(joining_s, estimate_s(candidates[list.front()]));
     }
     // And a new best is compared in full where the best now was compared before (so reserve_s has no
     // comparison): at 30 s a join's new best found late added 6.2 s.
