@@ -31,25 +31,47 @@ STRATEGIES = ["random_sample", "genetic_algorithm", "simulated_annealing", "pso"
 
 
 def load_sweep(db_path):
+    """The sweep's variants with varex's replay cost (tuner/replay.cpp): a variant's runs and its fixed cost (the
+    wall time less its runs and the compilation it waited for; the median of the plain ones where the sweep hid
+    part of a compilation), and the session's comparison in full, taken out of the row that made it and charged
+    to the first evaluation of a run, as the live tuner makes it."""
     db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
     session = db.execute("SELECT id, op FROM sessions WHERE kind = 'sweep' ORDER BY id LIMIT 1").fetchone()
     if not session:
         sys.exit(f"{db_path}: no sweep session")
+    columns = {r[1] for r in db.execute("PRAGMA table_info(measurements)")}
+    host_check = "m.host_check_ms" if "host_check_ms" in columns else "NULL"
     rows = db.execute(
-        "SELECT v.params, v.compile_key, m.status, m.kernel_ms, m.wall_ms, m.compile_ms, m.compile_cached "
+        "SELECT v.params, v.compile_key, m.status, m.kernel_ms, m.wall_ms, m.compile_ms, m.compile_cached, m.reps, "
+        f"m.checked, {host_check} "
         "FROM measurements m JOIN variants v ON v.id = m.variant_id "
         "WHERE m.session_id = ? AND m.purpose = 'search' AND m.fidelity = 0 ORDER BY m.id", (session[0],)).fetchall()
     variants = {}
     compile_ms = {}
-    for params, key, status, kernel_ms, wall_ms, c_ms, cached in rows:
+    for params, key, status, kernel_ms, wall_ms, c_ms, cached, reps, checked, check_ms in rows:
         p = json.loads(params)
         if not cached:
             compile_ms[key] = max(compile_ms.get(key, 0.0), c_ms)
-        run_ms = max(0.0, (wall_ms or 0.0) - (0.0 if cached else c_ms))
+        runs_ms = (reps + 2) * (kernel_ms or 0.0) if status == "ok" else 0.0
+        beyond = max(0.0, (wall_ms or 0.0) - runs_ms)
+        compile = 0.0 if cached else c_ms
         variants[json.dumps(p, sort_keys=True)] = {
             "params": p, "program": key, "ok": status == "ok", "time": kernel_ms if status == "ok" else None,
-            "run_ms": run_ms}
-    return session[1], list(variants.values()), compile_ms
+            "runs_ms": runs_ms, "fixed_ms": beyond - compile if beyond >= compile else None, "beyond_ms": beyond,
+            "checked": checked, "check_ms": check_ms, "wall_ms": wall_ms or 0.0}
+    variants = list(variants.values())
+    plain = [v["fixed_ms"] for v in variants if v["ok"] and v["fixed_ms"] is not None and v["checked"] == "device"]
+    plain = plain or [v["fixed_ms"] for v in variants if v["ok"] and v["fixed_ms"] is not None]
+    typical = statistics.median(plain) if plain else 0.0
+    check_s = 0.0
+    for v in variants:
+        fixed = v["fixed_ms"] if v["fixed_ms"] is not None else min(v["beyond_ms"], typical)
+        if v["ok"] and v["checked"] == "host" and (v["check_ms"] is not None or plain):
+            check = v["check_ms"] if v["check_ms"] is not None else max(0.0, fixed - typical)
+            fixed -= check
+            check_s = max(check_s, check / 1e3)
+        v["run_ms"] = max(0.0, fixed) + v["runs_ms"]
+    return session[1], variants, compile_ms, check_s
 
 
 def kt_cache(op, variants, compile_ms, names, values):
@@ -70,9 +92,9 @@ def kt_cache(op, variants, compile_ms, names, values):
             "tune_params": values, "objective": "time", "cache": cache}
 
 
-def cost_to_5pct(order, by_key, optimum):
+def cost_to_5pct(order, by_key, optimum, check_s):
     """varex's replay cost of the evaluations in `order` until one is within 5% of the optimum."""
-    compiled, cost = set(), 0.0
+    compiled, cost = set(), check_s  # the first result is compared in full
     for key in order:
         v = by_key.get(key)
         if v is None:
@@ -97,7 +119,7 @@ def main():
     import numpy as np
     from kernel_tuner import tune_kernel
 
-    op, variants, compile_ms = load_sweep(args.db)
+    op, variants, compile_ms, check_s = load_sweep(args.db)
     names = sorted({n for v in variants for n in v["params"]})
     values = {n: sorted({v["params"][n] for v in variants}, key=lambda x: (isinstance(x, str), x)) for n in names}
     by_key = {}
@@ -108,7 +130,7 @@ def main():
     if not verified:
         sys.exit(f"{args.db}: the sweep has no verified variant")
     optimum = min(verified)
-    exhaustive_s = sum(v["run_ms"] / 1e3 for v in variants) + sum(compile_ms.values()) / 1e3
+    exhaustive_s = sum(v["wall_ms"] for v in variants) / 1e3  # what the sweep spent, as varex's replay counts it
     recorded = set(by_key)
 
     def restriction(p):
@@ -134,7 +156,7 @@ def main():
                 print(f"{strategy}: {type(e).__name__}: {e}", file=sys.stderr)
                 break
             order = [",".join(str(r[n]) for n in names) for r in results if r]
-            costs.append(cost_to_5pct(order, by_key, optimum))
+            costs.append(cost_to_5pct(order, by_key, optimum, check_s))
         if costs:
             out["kernel_tuner"][strategy] = statistics.median(costs)
     os.unlink(cache_file)
