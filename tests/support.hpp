@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "base/device.hpp"
-#include "datasets/attribute_table.hpp"
-#include "datasets/relations.hpp"
 #include "harness/engine.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "harness/operators/operator.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
+#include "operators/common/relations/relations.hpp"
 
 namespace varex::test {
 

@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "datasets/attribute_table.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "operators/aggregates/aggregates.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
 #include "operators/filters/filters.hpp"
 #include "support.hpp"
 

@@ -18,8 +18,8 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "datasets/key_columns.hpp"
 #include "harness/operators/bound_run.hpp"
+#include "operators/common/hash/hash_columns.hpp"
 #include "operators/groupby/groupby.hpp"
 #include "operators/hashjoin/hashjoin.hpp"
 #include "support.hpp"

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "datasets/tpch.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "operators/plan/plan.hpp"
 #include "operators/plan/plan_reference.hpp"
+#include "operators/plan/tpch.hpp"
 #include "support.hpp"
 
 namespace varex::operators {

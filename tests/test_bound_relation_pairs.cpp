@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
-#include "datasets/sorted_pairs.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "operators/common/relations/relation_pair.hpp"
+#include "operators/common/relations/relations.hpp"
+#include "operators/common/relations/sorted_pairs.hpp"
 #include "operators/ra_join/ra_join.hpp"
 #include "operators/ra_product/ra_product.hpp"
 #include "operators/ra_set/ra_set.hpp"

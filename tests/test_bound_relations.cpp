@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "operators/common/relations/relation_workload.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_reduce_by_key/ra_reduce_by_key.hpp"
 #include "operators/ra_select/ra_select.hpp"
 #include "operators/ra_unique/ra_unique.hpp"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
 #include "harness/operators/bound_run.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_project/ra_project.hpp"
 #include "operators/ra_reduce/ra_reduce.hpp"
 #include "operators/ra_sort/ra_sort.hpp"

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "base/errors.hpp"
-#include "datasets/string_columns.hpp"
 #include "harness/operators/bound_run.hpp"
+#include "operators/strings/string_columns.hpp"
 #include "operators/strings/strings.hpp"
 #include "string_variants.hpp"
 #include "support.hpp"

@@ -13,8 +13,9 @@
 #include <set>
 
 #include "base/errors.hpp"
-#include "datasets/key_columns.hpp"
+#include "datasets/keys.hpp"
 #include "harness/measure.hpp"
+#include "operators/common/hash/hash_columns.hpp"
 #include "operators/common/hash/hash_common.hpp"
 #include "operators/groupby/groupby.hpp"
 #include "operators/hashjoin/hashjoin.hpp"

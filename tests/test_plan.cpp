@@ -8,12 +8,12 @@
 #include <set>
 
 #include "base/errors.hpp"
-#include "datasets/tpch.hpp"
 #include "harness/operators/operator.hpp"
 #include "operators/plan/plan.hpp"
 #include "operators/plan/plan_codegen.hpp"
 #include "operators/plan/plan_file.hpp"
 #include "operators/plan/plan_reference.hpp"
+#include "operators/plan/tpch.hpp"
 #include "tests/support.hpp"
 #ifdef VAREX_HAVE_CUDA
 #include "harness/backends/cuda_engine.hpp"

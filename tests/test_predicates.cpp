@@ -14,9 +14,9 @@
 #include <random>
 
 #include "base/errors.hpp"
-#include "datasets/attribute_table.hpp"
 #include "harness/measure.hpp"
 #include "operators/aggregates/aggregates.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
 #include "operators/common/attributes/cnf.hpp"
 #include "operators/filters/filters.hpp"
 #include "support.hpp"

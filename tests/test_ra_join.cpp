@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
 #include "operators/common/relations/relation_pair.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_join/ra_join.hpp"
 #include "support.hpp"
 

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
 #include "operators/common/relations/relation_pair.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_product/ra_product.hpp"
 #include "support.hpp"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_project/ra_project.hpp"
 #include "support.hpp"
 

@@ -5,7 +5,7 @@
 #include <fstream>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_reduce/ra_reduce.hpp"
 #include "support.hpp"
 

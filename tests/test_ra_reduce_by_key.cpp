@@ -11,7 +11,7 @@
 #include <random>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_reduce_by_key/ra_reduce_by_key.hpp"
 #include "support.hpp"
 

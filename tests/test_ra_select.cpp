@@ -8,7 +8,7 @@
 #include <random>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_select/ra_select.hpp"
 #include "support.hpp"
 

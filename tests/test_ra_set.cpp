@@ -12,9 +12,9 @@
 #include <tuple>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
 #include "harness/outputs/rows.hpp"
 #include "operators/common/relations/relation_pair.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_set/ra_set.hpp"
 #include "support.hpp"
 

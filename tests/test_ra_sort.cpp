@@ -15,7 +15,7 @@
 #include <random>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_sort/ra_sort.hpp"
 #include "support.hpp"
 

@@ -10,8 +10,8 @@
 #include <random>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
 #include "operators/common/relations/relation_workload.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/ra_unique/ra_unique.hpp"
 #include "support.hpp"
 
@@ -135,7 +135,8 @@ TEST(RaUnique, RefusesWhatItDoesNotTake) {
   }
 }
 
-// The runs key distribution (datasets/relations.hpp) and its --run flag (relation_workload.hpp).
+// The runs key distribution (operators/common/relations/relations.hpp) and its --run flag
+// (relation_workload.hpp).
 TEST(RelationsRuns, KeysAscendInRunsOfTheGivenLength) {
   for (const std::uint64_t run : {1, 2, 16, 1000, 5000}) {
     const auto a = datasets::generate_relation(4099, 3, KeyDistribution::Runs, 7, run);

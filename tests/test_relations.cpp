@@ -10,11 +10,11 @@
 #include <set>
 
 #include "base/errors.hpp"
-#include "datasets/relations.hpp"
-#include "datasets/sorted_pairs.hpp"
 #include "harness/operators/operator.hpp"
 #include "harness/outputs/rows.hpp"
 #include "harness/outputs/scalar.hpp"
+#include "operators/common/relations/relations.hpp"
+#include "operators/common/relations/sorted_pairs.hpp"
 #include "support.hpp"
 
 namespace varex {

@@ -11,11 +11,11 @@
 #include <sstream>
 
 #include "base/errors.hpp"
-#include "datasets/string_columns.hpp"
 #include "harness/measure.hpp"
 #include "operators/strings/byte_regex.hpp"
 #include "operators/strings/regex/pattern.hpp"
 #include "operators/strings/string_baseline.hpp"
+#include "operators/strings/string_columns.hpp"
 #include "operators/strings/strings.hpp"
 #include "string_variants.hpp"
 #include "support.hpp"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/attribute_table.hpp"
 #include "operators/common/attributes/attribute_baseline.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
 #include "operators/common/attributes/attribute_workload.hpp"
 #include "operators/common/toolkit.hpp"
 

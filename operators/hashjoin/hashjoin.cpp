@@ -11,11 +11,11 @@
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
-#include "datasets/key_columns.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/key_index.hpp"
+#include "operators/common/hash/hash_columns.hpp"
 #include "operators/common/hash/hash_common.hpp"
 #include "operators/common/hash/hash_spaces.hpp"
 

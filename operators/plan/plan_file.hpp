@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/tpch.hpp"
 #include "operators/common/attributes/cnf.hpp"
+#include "operators/plan/tpch.hpp"
 
 namespace varex::plan {
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "datasets/tpch.hpp"
 #include "operators/plan/plan_file.hpp"
+#include "operators/plan/tpch.hpp"
 
 namespace varex::plan {
 

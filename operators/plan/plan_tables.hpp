@@ -5,8 +5,8 @@
 // dictionary codes) that a database running the plan's SQL on those files must reproduce.
 #include <string>
 
-#include "datasets/tpch.hpp"
 #include "operators/plan/plan_file.hpp"
+#include "operators/plan/tpch.hpp"
 
 namespace varex::plan {
 

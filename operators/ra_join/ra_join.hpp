@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {

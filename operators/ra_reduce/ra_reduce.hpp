@@ -4,8 +4,8 @@
 #include <map>
 #include <string>
 
-#include "datasets/relations.hpp"
 #include "operators/common/relations/relation_operator.hpp"
+#include "operators/common/relations/relations.hpp"
 
 namespace varex::operators {
 

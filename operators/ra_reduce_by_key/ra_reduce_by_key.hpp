@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/common/relations/tile_select_operator.hpp"
 
 namespace varex::operators {

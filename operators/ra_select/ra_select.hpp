@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/relations.hpp"
 #include "operators/common/ranges/range_query.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/common/relations/tile_select_operator.hpp"
 
 namespace varex::operators {

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/relations.hpp"
 #include "harness/operators/variant_run.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {

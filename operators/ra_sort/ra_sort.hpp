@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/relations.hpp"
 #include "operators/common/relations/relation_operator.hpp"
+#include "operators/common/relations/relations.hpp"
 
 namespace varex::operators {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "datasets/string_columns.hpp"
+#include "operators/strings/string_columns.hpp"
 #include "operators/strings/string_reference.hpp"
 
 namespace varex::operators {

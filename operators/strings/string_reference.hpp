@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "datasets/string_columns.hpp"
 #include "operators/common/toolkit.hpp"
+#include "operators/strings/string_columns.hpp"
 
 namespace varex::operators {
 

@@ -12,7 +12,6 @@
 #include "base/errors.hpp"
 #include "base/text.hpp"
 #include "datasets/int_columns.hpp"
-#include "datasets/string_columns.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/variant_run.hpp"
@@ -21,6 +20,7 @@
 #include "operators/strings/regex/automaton.hpp"
 #include "operators/strings/regex/like_segments.hpp"
 #include "operators/strings/string_baseline.hpp"
+#include "operators/strings/string_columns.hpp"
 #include "operators/strings/string_space.hpp"
 
 namespace varex::operators {

@@ -10,15 +10,15 @@
 #include <nlohmann/json.hpp>
 
 #include "base/errors.hpp"
-#include "datasets/attribute_table.hpp"
 #include "datasets/int_columns.hpp"
-#include "datasets/relations.hpp"
-#include "datasets/string_columns.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/plan/plan_file.hpp"
 #include "operators/strings/byte_regex.hpp"
 #include "operators/strings/regex/automaton.hpp"
 #include "operators/strings/regex/like_segments.hpp"
 #include "operators/strings/regex/pattern.hpp"
+#include "operators/strings/string_columns.hpp"
 
 namespace varex::fuzz {
 

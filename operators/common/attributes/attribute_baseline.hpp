@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "base/measurement.hpp"
-#include "datasets/attribute_table.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
 #include "operators/common/attributes/cnf.hpp"
 
 namespace varex::operators {

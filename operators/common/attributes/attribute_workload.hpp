@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "datasets/attribute_table.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/variant_run.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
 #include "operators/common/attributes/cnf.hpp"
 #include "operators/common/toolkit.hpp"
 

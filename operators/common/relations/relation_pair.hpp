@@ -4,8 +4,8 @@
 //   PRODUCT: --rows and --rows2 and the relation flags (--values, --keys, --seed: the right relation is
 //            generated with a seed of its own);
 //   JOIN and the set operations, which need sorted inputs: --rows, --rows2, --values, --distinct, --zipf,
-//            --match-ratio, --seed (datasets/sorted_pairs.hpp), and user files must be in the order the
-//            operator needs (UsageError naming the file and the first tuple out of order).
+//            --match-ratio, --seed (operators/common/relations/sorted_pairs.hpp), and user files must be in
+//            the order the operator needs (UsageError naming the file and the first tuple out of order).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
-#include "datasets/relations.hpp"
-#include "datasets/sorted_pairs.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "operators/common/relations/relation_workload.hpp"
+#include "operators/common/relations/relations.hpp"
+#include "operators/common/relations/sorted_pairs.hpp"
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {

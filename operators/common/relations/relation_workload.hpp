@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "datasets/relations.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/outputs/rows.hpp"
+#include "operators/common/relations/relations.hpp"
 #include "operators/common/toolkit.hpp"
 #include "variants/launch.hpp"
 

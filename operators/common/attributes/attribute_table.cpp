@@ -1,4 +1,4 @@
-#include "datasets/attribute_table.hpp"
+#include "operators/common/attributes/attribute_table.hpp"
 
 #include <algorithm>
 #include <cmath>

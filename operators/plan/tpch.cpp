@@ -1,4 +1,4 @@
-#include "datasets/tpch.hpp"
+#include "operators/plan/tpch.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,7 +6,7 @@
 #include <optional>
 #include <utility>
 
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 
 namespace varex::datasets {
 

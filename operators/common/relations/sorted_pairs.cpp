@@ -1,4 +1,4 @@
-#include "datasets/sorted_pairs.hpp"
+#include "operators/common/relations/sorted_pairs.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "datasets/int_columns.hpp"
-#include "datasets/key_columns.hpp"
+#include "datasets/keys.hpp"
 
 namespace varex::datasets {
 

@@ -1,4 +1,4 @@
-#include "datasets/string_columns.hpp"
+#include "operators/strings/string_columns.hpp"
 
 #include <algorithm>
 #include <cmath>

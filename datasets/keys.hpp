@@ -1,10 +1,13 @@
 #pragma once
-// Key columns for the hash join and the group-by. Keys are a seeded bijection of indices onto all of
+// Key distributions the families share (the hash join's and group-by's columns, the relations' sorted pairs).
+// Keys are a seeded bijection of indices onto all of
 // int32, so that `distinct` indices give exactly `distinct` keys spread over the whole range (negative
 // and extreme values included) and indices past them give keys that are certainly absent. Indices are
 // drawn uniformly or Zipf-skewed; every row is generated independently (counter-based), in parallel.
 #include <cstdint>
 #include <vector>
+
+#include "datasets/row_random.hpp"
 
 namespace varex::datasets {
 
@@ -43,21 +46,10 @@ class ZipfSampler {
 std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, double zipf,
                                     std::uint64_t seed);
 
-// Build side: `rows` keys over `distinct` key values (each occurs at least once; the rest repeat them,
-// uniformly or with Zipf exponent `zipf`). Probe side: `rows2` keys, a fraction `match_ratio` of them
-// drawn from the build keys (uniformly or Zipf), the rest absent from the build side.
-struct JoinColumns {
-  std::vector<std::int32_t> build;
-  std::vector<std::int32_t> probe;
-};
-JoinColumns join_columns(std::uint64_t rows, std::uint64_t rows2, std::uint64_t distinct, double match_ratio,
-                         double zipf, std::uint64_t seed);
+// An index in [0, distinct) for one row's draws: uniform, or rank - 1 of a Zipf draw (`zipf` null: uniform).
+std::uint64_t draw_index(RowRandom& r, std::uint64_t distinct, const ZipfSampler* zipf);
 
-// Group-by input: `rows` keys over exactly `distinct` groups (uniform or Zipf), values uniform over int32.
-struct GroupColumns {
-  std::vector<std::int32_t> keys;
-  std::vector<std::int32_t> values;
-};
-GroupColumns group_columns(std::uint64_t rows, std::uint64_t distinct, double zipf, std::uint64_t seed);
+// The stride of the rows' random streams that key columns draw from (RowRandom).
+inline constexpr std::uint64_t kKeyRowStride = 0xd1342543de82ef95ULL;
 
 }  // namespace varex::datasets

@@ -1,4 +1,4 @@
-#include "datasets/key_columns.hpp"
+#include "datasets/keys.hpp"
 
 #include <cmath>
 #include <memory>
@@ -23,8 +23,6 @@ std::int32_t key_of(std::uint32_t index, std::uint64_t seed) {
 
 namespace {
 
-constexpr std::uint64_t kKeyRowStride = 0xd1342543de82ef95ULL;
-
 // log1p(x)/x and expm1(x)/x, continuous at 0.
 double helper1(double x) {
   return std::fabs(x) > 1e-8 ? std::log1p(x) / x : 1.0 - x * (0.5 - x * (1.0 / 3.0 - 0.25 * x));
@@ -33,14 +31,12 @@ double helper2(double x) {
   return std::fabs(x) > 1e-8 ? std::expm1(x) / x : 1.0 + x * 0.5 * (1.0 + x * (1.0 / 3.0) * (1.0 + 0.25 * x));
 }
 
-// A stream of uniform doubles for one row: splitmix64 over (seed, row, draw).
-// An index in [0, distinct): uniform, or rank - 1 of a Zipf draw.
+}  // namespace
+
 std::uint64_t draw_index(RowRandom& r, std::uint64_t distinct, const ZipfSampler* zipf) {
   if (zipf) return zipf->sample([&] { return r.uniform(); }) - 1;
   return r.next() % distinct;
 }
-
-}  // namespace
 
 // An affine permutation of the rows spreads the guaranteed indices over the column.
 std::vector<std::int32_t> keys_over(std::uint64_t rows, std::uint64_t distinct, double zipf,
@@ -82,34 +78,6 @@ double ZipfSampler::h_integral_inverse(double x) const {
   double t = x * (1.0 - exponent_);
   if (t < -1.0) t = -1.0;
   return std::exp(helper1(t) * x);
-}
-
-JoinColumns join_columns(std::uint64_t rows, std::uint64_t rows2, std::uint64_t distinct, double match_ratio,
-                         double zipf, std::uint64_t seed) {
-  JoinColumns c;
-  c.build = keys_over(rows, distinct, zipf, seed);
-  c.probe.resize(rows2);
-  std::unique_ptr<ZipfSampler> sampler;
-  if (zipf > 0 && distinct > 0) sampler = std::make_unique<ZipfSampler>(distinct, zipf);
-  const std::uint64_t absent = (1ULL << 32) - distinct;  // indices past the build keys
-  const std::uint64_t probe_seed = splitmix64(seed ^ 0x5bd1e995ULL);
-  parallel_rows(rows2, [&](std::uint64_t begin, std::uint64_t end) {
-    for (std::uint64_t j = begin; j < end; ++j) {
-      RowRandom r(probe_seed, j, kKeyRowStride);
-      const bool match = distinct > 0 && r.uniform() < match_ratio;
-      const std::uint64_t index =
-          match ? draw_index(r, distinct, sampler.get()) : distinct + r.next() % absent;
-      c.probe[j] = key_of(static_cast<std::uint32_t>(index), seed);
-    }
-  });
-  return c;
-}
-
-GroupColumns group_columns(std::uint64_t rows, std::uint64_t distinct, double zipf, std::uint64_t seed) {
-  GroupColumns c;
-  c.keys = keys_over(rows, distinct, zipf, seed);
-  c.values = uniform_int32(rows, splitmix64(seed ^ 0x27d4eb2fULL));
-  return c;
 }
 
 }  // namespace varex::datasets

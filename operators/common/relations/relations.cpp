@@ -1,4 +1,4 @@
-#include "datasets/relations.hpp"
+#include "operators/common/relations/relations.hpp"
 
 #include <algorithm>
 #include <charconv>
