@@ -353,7 +353,9 @@ void Runtime::set_profile(profile::Profile profile) {
 void Runtime::override_parameters(const std::string& op, const profile::Params& params) {
   guarded([&] {
     const harness::Operator& found = harness::find_operator(op);
-    const variants::Space space = found.space({impl_->engine->device(), std::uint64_t{1} << 20});
+    harness::Binding no_call;
+    no_call.rows = {std::uint64_t{1} << 20};
+    const variants::Space space = harness::space_for(found, impl_->engine->device(), no_call);
     // Names and values are checked here; constraints that depend on the call's rows, at the call.
     space.with_settings(space.defaults(), {params.begin(), params.end()});
     impl_->pinned[op] = params;
@@ -381,7 +383,7 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
       binding.rows.push_back(input.rows);
     }
     std::unique_ptr<harness::BoundRun> bound = op.bind(engine, binding);
-    const variants::Space space = op.space({engine.device(), binding.rows.empty() ? 0 : binding.rows[0]});
+    const variants::Space space = harness::space_for(op, engine.device(), binding);
     const auto pin = impl_->pinned.find(op_name);
     const runtime::VariantChoice chosen = runtime::choose_variant(
         op, engine.device(), space, *bound, impl_->profile ? &*impl_->profile : nullptr,

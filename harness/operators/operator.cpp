@@ -182,6 +182,17 @@ variants::Space space_for(const Operator& op, const DeviceInfo& device,
   return op.space({device, workload.rows(), &workload.query});
 }
 
+nlohmann::json Operator::binding_query(const Binding& binding) const {
+  nlohmann::json query = nlohmann::json::object();
+  for (const auto& [key, value] : binding.query) query[key] = value;
+  return query;
+}
+
+variants::Space space_for(const Operator& op, const DeviceInfo& device, const Binding& binding) {
+  const nlohmann::json query = op.binding_query(binding);
+  return op.space({device, binding.rows.empty() ? 0 : binding.rows.front(), &query});
+}
+
 variants::Space generic_space(const Operator& op) {
   DeviceInfo generic;
   generic.max_work_group = 1024;

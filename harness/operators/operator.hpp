@@ -174,6 +174,9 @@ class Operator {
   // docs/RUNTIME.md says for the operator. Throws UsageError for a binding that does not fit; the default,
   // for operators that do not run there yet, says so.
   virtual std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const;
+  // A binding's query as a workload's (WorkloadSpec::query), for the space of a call (space_for): each key's
+  // text as a string; an operator whose space reads its query in another form (a plan's document) says so.
+  virtual nlohmann::json binding_query(const Binding& binding) const;
   // What the operator makes of a workload's query before any kernel runs (the automaton of a pattern,
   // say), for the user to see beside the timings; empty where there is nothing to tell.
   virtual nlohmann::json query_plan(const datasets::WorkloadSpec&) const { return nlohmann::json::object(); }
@@ -198,6 +201,9 @@ std::optional<datasets::WorkloadClass> workload_class_of(const datasets::Workloa
 // build it (an operator's space may depend on the workload's rows and query, as a plan's on its steps).
 variants::Space space_for(const Operator& op, const DeviceInfo& device,
                           const datasets::WorkloadSpec& workload);
+// The same for a call on an application's buffers (the runtime library): the binding's first input's rows and
+// its query, as the operator reads it (Operator::binding_query).
+variants::Space space_for(const Operator& op, const DeviceInfo& device, const Binding& binding);
 // The space where no workload is at hand (`varex ops`, a profile's defaults): on a generic OpenCL GPU with
 // 1024-wide work-groups and 2^20 rows, without a query.
 variants::Space generic_space(const Operator& op);

@@ -1016,10 +1016,11 @@ std::unique_ptr<PreparedRun> PlanOperator::prepare(Engine& engine, const dataset
   return std::make_unique<PlanRun>(engine, spec);
 }
 
-std::unique_ptr<BoundRun> PlanOperator::bind(Engine& engine, const Binding& binding) const {
-  check_binding(*this, binding);
+// The plan a call's query names (a shipped plan's name, or the plan's JSON) as a workload's query holds it:
+// the document, and where it came from.
+nlohmann::json PlanOperator::binding_query(const Binding& binding) const {
   const auto it = binding.query.find("plan");
-  if (it == binding.query.end()) throw UsageError("plan: the query names no plan (key 'plan')");
+  if (it == binding.query.end()) return nlohmann::json::object();  // the space of plan A; bind refuses it
   const std::string& which = it->second;
   const bool json = !which.empty() && which.front() == '{';
   nlohmann::json doc;
@@ -1029,8 +1030,14 @@ std::unique_ptr<BoundRun> PlanOperator::bind(Engine& engine, const Binding& bind
   } else {
     doc = plan_document(which);
   }
-  return std::make_unique<PlanBound>(engine, plan::parse_plan(doc, json ? "(query)" : which), doc.dump(),
-                                     binding);
+  return {{"plan", doc}, {"origin", json ? std::string("(query)") : which}};
+}
+
+std::unique_ptr<BoundRun> PlanOperator::bind(Engine& engine, const Binding& binding) const {
+  check_binding(*this, binding);
+  if (!binding.query.count("plan")) throw UsageError("plan: the query names no plan (key 'plan')");
+  const nlohmann::json query = binding_query(binding);
+  return std::make_unique<PlanBound>(engine, plan_of(query), query.at("plan").dump(), binding);
 }
 
 nlohmann::json PlanOperator::query_plan(const datasets::WorkloadSpec& spec) const {

@@ -41,6 +41,7 @@ class PlanOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
   // On an application's tables (docs/RUNTIME.md): the plan in the query, each scanned column a buffer.
   std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
+  nlohmann::json binding_query(const Binding& binding) const override;
   nlohmann::json query_plan(const datasets::WorkloadSpec& spec) const override;
   // `varex plan run|sweep|tune PLAN` and `varex tpch` (plan_commands.cpp).
   std::vector<OperatorCommand> commands() const override;

@@ -11,7 +11,10 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <varex/runtime.hpp>
 #include <vector>
@@ -688,6 +691,139 @@ TEST(RuntimeAdaptation, NeedsDeviceTimesAndLeavesPinnedCallsAlone) {
   for (int i = 0; i < 6; ++i) pinned.select_range(column, 0, 1000);
   EXPECT_TRUE(pinned.adaptation().empty());
   EXPECT_TRUE(pinned.last_choice().pinned);
+}
+
+// Every shipped plan through Runtime::run on the application's tables, as a user who read docs/RUNTIME.md and
+// docs/PLANS.md lays them out: `varex tpch` writes the columns as CSV and the reference's summary (each
+// output's rows and column sums); the test encodes the columns (dates as days since 1970-01-01, decimals as
+// integers of their scale, dictionary columns as indices into their sorted values) and checks the sums.
+namespace plans {
+
+std::int64_t days_since_1970(const std::string& date) {  // YYYY-MM-DD, by the civil calendar
+  int y = std::stoi(date.substr(0, 4));
+  const unsigned m = static_cast<unsigned>(std::stoi(date.substr(5, 2)));
+  const unsigned d = static_cast<unsigned>(std::stoi(date.substr(8, 2)));
+  y -= m <= 2;
+  const int era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return static_cast<std::int64_t>(era) * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+std::int64_t scaled(const std::string& text, int scale) {  // "26349.12" at scale 2: 2634912
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string digits = negative ? text.substr(1) : text;
+  const auto dot = digits.find('.');
+  std::string whole = digits.substr(0, dot),
+              fraction = dot == std::string::npos ? "" : digits.substr(dot + 1);
+  fraction.resize(static_cast<std::size_t>(scale), '0');
+  const std::int64_t v = std::stoll(whole + fraction);
+  return negative ? -v : v;
+}
+
+// A table's CSV: its header's names, each column's texts.
+std::map<std::string, std::vector<std::string>> read_csv(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> names;
+  for (std::stringstream header(line); std::getline(header, names.emplace_back(), ',');) {
+  }
+  names.pop_back();
+  std::map<std::string, std::vector<std::string>> columns;
+  while (std::getline(in, line)) {
+    std::stringstream row(line);
+    for (const std::string& name : names) std::getline(row, columns[name].emplace_back(), ',');
+  }
+  return columns;
+}
+
+std::vector<std::int32_t> encode(const std::vector<std::string>& texts, const std::string& type, int scale) {
+  std::vector<std::string> dictionary(texts);
+  std::sort(dictionary.begin(), dictionary.end());
+  dictionary.erase(std::unique(dictionary.begin(), dictionary.end()), dictionary.end());
+  std::vector<std::int32_t> out;
+  for (const std::string& t : texts) {
+    std::int64_t v = 0;
+    if (type == "date") {
+      v = days_since_1970(t);
+    } else if (type == "dict") {
+      v = std::lower_bound(dictionary.begin(), dictionary.end(), t) - dictionary.begin();
+    } else {
+      v = scaled(t, type == "decimal" ? scale : 0);
+    }
+    out.push_back(static_cast<std::int32_t>(v));
+  }
+  return out;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace plans
+
+TEST(Runtime, EveryShippedPlanRunsOnTheApplicationsTables) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  for (const std::string name : {"A", "B", "C", "D", "E"}) {
+    SCOPED_TRACE("plan " + name);
+    const std::string dir = testing::TempDir() + "runtime-plan-" + name;
+    ASSERT_EQ(std::system((std::string(VAREX_EXECUTABLE) + " tpch --plan " + name + " --sf 0.002 --out " +
+                           dir + " > /dev/null")
+                              .c_str()),
+              0);
+    const nlohmann::json plan = plans::read_json(dir + "/plan.json");
+    const nlohmann::json summary = plans::read_json(dir + "/summary.json");
+    // The scans' columns, scan by scan in step order, each scan's columns in its order.
+    std::vector<varex::Input> inputs;
+    std::set<std::string> computed;  // arithmetic results: int64 columns
+    for (const auto& step : plan["steps"]) {
+      if (step["op"] == "arith") computed.insert(step["compute"][0].get<std::string>());
+      if (step["op"] != "scan") continue;
+      const std::string table = step["table"];
+      auto texts = plans::read_csv(dir + "/" + table + ".csv");
+      for (const auto& column : step["columns"]) {
+        for (const auto& declared : summary["tables"][table]) {
+          if (declared["name"] != column) continue;
+          inputs.push_back(
+              app.column(plans::encode(texts[column], declared["type"], declared["scale"].get<int>())));
+        }
+      }
+    }
+    const varex::Result result = rt.run("plan", inputs, {{"plan", name}});
+    ASSERT_EQ(result.kind(), varex::ResultKind::Rows);
+    const auto& outputs = summary["outputs"];
+    std::size_t buffer = 0;
+    std::vector<std::uint32_t> counts(outputs.size());
+    for (const auto& output : outputs) {
+      const std::uint64_t rows = output["rows"];
+      for (const auto& column : output["columns"]) {
+        const bool wide = computed.count(column["name"].get<std::string>()) > 0;
+        long long sum = 0;
+        if (wide) {
+          std::vector<std::int64_t> values(rows);
+          result.download(values.data(), rows * 8, buffer);
+          for (std::int64_t v : values) sum += v;
+        } else {
+          std::vector<std::int32_t> values(rows);
+          result.download(values.data(), rows * 4, buffer);
+          for (std::int32_t v : values) sum += v;
+        }
+        EXPECT_EQ(std::to_string(sum), column["sum"].get<std::string>())
+            << output["id"] << "." << column["name"];
+        ++buffer;
+      }
+    }
+    ASSERT_EQ(result.buffer_count(), buffer + 1);  // then each output's row count
+    result.download(counts.data(), counts.size() * 4, buffer);
+    for (std::size_t o = 0; o < outputs.size(); ++o)
+      EXPECT_EQ(counts[o], outputs[o]["rows"].get<std::uint32_t>());
+    EXPECT_EQ(result.rows(), outputs[0]["rows"].get<std::uint64_t>());
+  }
 }
 
 }  // namespace
