@@ -31,14 +31,20 @@ std::string WorkloadSpec::describe() const {
   return out;
 }
 
+std::string to_string(ScaleKind kind) {
+  return kind == ScaleKind::Count ? "count" : "fraction";
+}
+
+// The kinds are how the class is compared, not what it is: ids stay what they were before classes had them.
 std::string WorkloadClass::id() const {
-  return hex64(fnv1a(to_json().dump()));
+  return hex64(fnv1a(nlohmann::json{{"shape", shape}, {"scale", scale}}.dump()));
 }
 
 WorkloadClass WorkloadClass::from_json(const nlohmann::json& j) {
   WorkloadClass c;
   c.shape = j.value("shape", nlohmann::json::object());
   c.scale = j.value("scale", nlohmann::json::object());
+  c.kinds = j.value("kinds", nlohmann::json::object());
   return c;
 }
 
@@ -72,16 +78,19 @@ std::optional<WorkloadSpec> divide_counts(const WorkloadSpec& spec, const std::v
   return out;
 }
 
-WorkloadClass default_class(const WorkloadSpec& spec) {
-  static const char* const kScale[] = {"rows", "rows2", "distinct", "selectivity", "match_ratio", "zipf"};
+WorkloadClass default_class(const WorkloadSpec& spec, const std::vector<ScaleKey>& scale_keys) {
+  std::vector<ScaleKey> keys{{"rows", ScaleKind::Count}};
+  keys.insert(keys.end(), scale_keys.begin(), scale_keys.end());
   static const char* const kNotAnAnswer[] = {"seed",         "path",   "path2",   "fingerprint",
                                              "fingerprint2", "format", "version", "plant"};
   WorkloadClass c;
   const bool file = spec.generator == "file" || spec.generator == "files";
   c.shape["generator"] = file ? "file" : spec.generator;
   for (const auto& [key, value] : spec.params.items()) {
-    if (std::find(std::begin(kScale), std::end(kScale), key) != std::end(kScale)) {
-      if (value.is_number()) c.scale[key] = value;
+    const auto scale =
+        std::find_if(keys.begin(), keys.end(), [&](const ScaleKey& k) { return k.name == key; });
+    if (scale != keys.end()) {
+      if (value.is_number()) c.set_scale(key, value, scale->kind);
     } else if (std::find(std::begin(kNotAnAnswer), std::end(kNotAnAnswer), key) == std::end(kNotAnAnswer)) {
       c.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
     }

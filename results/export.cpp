@@ -165,7 +165,7 @@ nlohmann::json profile_json(Store& store, const ExportFilter& filter, const Defa
     if (!filter.op || *filter.op == op) defaults_json[op] = params;
   }
   return {{"format", "varex-profile"},
-          {"version", 4},
+          {"version", 5},
           {"generated_by", std::string("varex ") + VAREX_VERSION},
           {"generated_at", now_iso()},
           {"devices", devices},
@@ -181,6 +181,7 @@ profile::Workload profile_workload(const datasets::WorkloadClass& c) {
   for (const auto& [key, value] : c.shape.items())
     w.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
   for (const auto& [key, value] : c.scale.items()) w.scale[key] = value.get<double>();
+  for (const auto& [key, value] : c.kinds.items()) w.kinds[key] = value.get<std::string>();
   return w;
 }
 
@@ -199,12 +200,15 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
     for (const auto& [op, entries] : d.at("operators").items()) {
       for (const auto& e : entries) {
         const nlohmann::json klass = e.at("workload").value("class", nlohmann::json::object());
-        std::vector<std::string> shape, scale;
+        std::vector<std::string> shape, scale, kinds;
         // Named: a range-for over items() of a temporary would outlive it.
         const nlohmann::json shape_json = klass.value("shape", nlohmann::json::object());
         const nlohmann::json scale_json = klass.value("scale", nlohmann::json::object());
+        const nlohmann::json kinds_json = klass.value("kinds", nlohmann::json::object());
         for (const auto& [k, v] : shape_json.items())
           shape.push_back("{" + literal(k) + ", " + literal(value_text(v)) + "}");
+        for (const auto& [k, v] : kinds_json.items())
+          kinds.push_back("{" + literal(k) + ", " + literal(value_text(v)) + "}");
         for (const auto& [k, v] : scale_json.items()) {
           char number[64];
           std::snprintf(number, sizeof number, "%.17g", v.get<double>());
@@ -218,10 +222,10 @@ std::string profile_header(const nlohmann::json& profile, const std::string& ns)
                       e.value("value", e.value("kernel_ms", 0.0)), e.value("energy_j", 0.0),
                       e.value("power_w", 0.0));
         out += "          varex::profile::Entry{" + key + ", " + literal(op) + ", {{" + join(shape, ", ") +
-               "}, {" + join(scale, ", ") + "}}, " + params_literal(e.at("params")) + ", " + timing + ", " +
-               literal(e.value("variant", "")) + ", " + literal(e.value("measured_at", "")) + ", " +
-               literal(e.value("method", "")) + ", " + literal(e.value("family", "")) + ", " +
-               literal(e.value("source_hash", "")) + ", " +
+               "}, {" + join(scale, ", ") + "}, {" + join(kinds, ", ") + "}}, " +
+               params_literal(e.at("params")) + ", " + timing + ", " + literal(e.value("variant", "")) +
+               ", " + literal(e.value("measured_at", "")) + ", " + literal(e.value("method", "")) + ", " +
+               literal(e.value("family", "")) + ", " + literal(e.value("source_hash", "")) + ", " +
                params_literal(e.value("defines", nlohmann::json::object())) + ", {}, " + objective + "},\n";
       }
     }

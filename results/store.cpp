@@ -389,7 +389,10 @@ void Store::classify_workloads(
     const std::function<std::optional<datasets::WorkloadClass>(const datasets::WorkloadSpec&)>& classify) {
   std::vector<datasets::WorkloadSpec> missing;
   {
-    Statement s(db_, "SELECT op, generator, params, query FROM workloads WHERE class IS NULL");
+    // Also the classes recorded before they carried their scale keys' kinds (every class has "rows").
+    Statement s(db_,
+                "SELECT op, generator, params, query FROM workloads WHERE class IS NULL OR instr(class, "
+                "'\"kinds\"') = 0");
     while (s.step()) {
       datasets::WorkloadSpec spec;
       spec.op = s.text(0);
@@ -401,7 +404,7 @@ void Store::classify_workloads(
   }
   if (missing.empty()) return;
   Transaction t(db_);
-  Statement update(db_, "UPDATE workloads SET class = ?2, class_id = ?3 WHERE id = ?1 AND class IS NULL");
+  Statement update(db_, "UPDATE workloads SET class = ?2, class_id = ?3 WHERE id = ?1");
   for (const auto& spec : missing) {
     const auto klass = classify(spec);
     if (!klass) continue;

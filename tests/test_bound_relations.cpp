@@ -200,7 +200,8 @@ TEST(BoundRelations, TheWorkloadClassIsWhatTheCallKnows) {
 
   const auto unique = RaUniqueOperator().bind(engine, Binding{{buffer.get()}, {100}, {{"values", "3"}}});
   EXPECT_EQ(unique->workload_class().to_json(),
-            (nlohmann::json{{"shape", {{"values", "3"}}}, {"scale", {{"rows", 100}}}}));
+            (nlohmann::json{
+                {"shape", {{"values", "3"}}}, {"scale", {{"rows", 100}}}, {"kinds", {{"rows", "count"}}}}));
 }
 
 TEST(BoundRelations, BindingsThatDoNotFitAreUsageErrors) {

@@ -903,8 +903,11 @@ TEST(Cli, OneBestEverywhereAndTheIdsBestPrintsAreAccepted) {
   const auto exported = run_varex({"export", "--db", db, "--out", "-", "--device", id});
   ASSERT_EQ(exported.status, 0) << exported.err;
   const auto profile = nlohmann::json::parse(exported.out);
-  EXPECT_EQ(profile["version"], 4);
+  EXPECT_EQ(profile["version"], 5);
   EXPECT_EQ(profile["devices"][0]["operators"]["selection"][0]["variant"], declared["variant"]);
+  // Each scale key with its kind, as the operator declares it.
+  EXPECT_EQ(profile["devices"][0]["operators"]["selection"][0]["workload"]["class"]["kinds"]["rows"],
+            "count");
   EXPECT_EQ(profile["devices"][0]["operators"]["selection"][0]["workload"]["class"]["scale"]["rows"],
             1 << 16);
 

@@ -56,6 +56,19 @@ TEST_P(Contract, DeclaresItsWorkload) {
   for (const QueryKeyDecl& q : d.query) EXPECT_FALSE(q.help.empty()) << q.key;
 }
 
+// An operator declares its scale keys with its flags (FlagDecl::scale); its workloads' classes carry each
+// with its kind, and no scale key goes without one.
+TEST_P(Contract, TheClassesScaleKeysAreTheDeclaredOnesWithTheirKinds) {
+  const datasets::WorkloadClass c = op().workload_class(generated(1000));
+  std::set<std::string> declared{"rows"};
+  for (const datasets::ScaleKey& k : op().scale_keys()) declared.insert(k.name);
+  for (const auto& [key, value] : c.scale.items()) {
+    EXPECT_TRUE(c.kinds.contains(key)) << key;
+    EXPECT_TRUE(declared.count(key)) << key << " is a scale key its operator does not declare";
+  }
+  EXPECT_EQ(c.kinds.value("rows", ""), "count");
+}
+
 TEST_P(Contract, AForeignFlagOrQueryKeyIsRefusedNamingWhatItTakes) {
   std::set<std::string> own;
   for (const FlagDecl& f : op().declaration().flags) own.insert(f.name);

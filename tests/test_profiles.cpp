@@ -140,6 +140,38 @@ TEST(ProfileLookup, VersionOneProfilesAreStillRead) {
   EXPECT_EQ(p.lookup("selection", h200, 1 << 20, 0.4, "energy").level, profile::Level::Default);
 }
 
+// The one distance between workload classes (profile lookup and the tuner's warm start): counts by their
+// doublings, fractions by 4 times their difference, each key by the kind its operator declared (profile
+// version 5); where none is declared (older profiles), a count where both values are at least 1.
+TEST(ProfileLookup, OneDistanceComparesCountsByRatioAndFractionsByDifference) {
+  const profile::Workload a{{}, {{"rows", 1 << 20}, {"selectivity", 0.1}, {"zipf", 1.0}, {"only_a", 7}}};
+  const profile::Workload b{{}, {{"rows", 1 << 22}, {"selectivity", 0.5}, {"zipf", 2.0}}};
+  // rows: 2 doublings; selectivity: 4 x 0.4; zipf, both at least 1 and undeclared: 1 doubling; only_a: none.
+  EXPECT_NEAR(profile::workload_distance(a, b), 2 + 1.6 + 1, 1e-12);
+  profile::Workload declared = b;
+  declared.kinds = {{"rows", "count"}, {"selectivity", "fraction"}, {"zipf", "fraction"}};
+  EXPECT_NEAR(profile::workload_distance(a, declared), 2 + 1.6 + 4, 1e-12);  // zipf: 4 x 1.0
+  EXPECT_NEAR(profile::workload_distance(declared, a), profile::workload_distance(a, declared), 1e-12);
+  EXPECT_EQ(profile::workload_distance(a, a), 0);
+  // Lookup goes by it. At zipf 1.0, declared a fraction, the entry at 0.5 is nearer (4 x 0.5) than the one at
+  // 2.0 (4 x 1.0); undeclared, 2.0 and 1.0 compare as counts (one doubling) and 0.5 as a fraction (2).
+  const profile::DeviceKey h200{"cuda", "NVIDIA", "H200", "sm_90", "gpu", ""};
+  auto lookup = [&](bool with_kinds) {
+    std::vector<profile::Entry> entries(2);
+    for (std::size_t i = 0; i < 2; ++i) {
+      entries[i].device = h200;
+      entries[i].op = "hashjoin";
+      entries[i].workload.scale = {{"rows", 1 << 20}, {"zipf", i == 0 ? 2.0 : 0.5}};
+      if (with_kinds) entries[i].workload.kinds = {{"rows", "count"}, {"zipf", "fraction"}};
+      entries[i].params = {{"plan", i == 0 ? "unique" : "partitioned"}};
+    }
+    const profile::Profile p(entries, {});
+    return p.lookup("hashjoin", h200, profile::Workload{{}, {{"rows", 1 << 20}, {"zipf", 1.0}}}).text("plan");
+  };
+  EXPECT_EQ(lookup(true), "partitioned");
+  EXPECT_EQ(lookup(false), "unique");
+}
+
 // Entries of each objective answer only lookups by it (version 4); within an objective, ties of the scale go
 // to the lower value.
 TEST(ProfileLookup, EachObjectiveHasItsOwnEntries) {
@@ -217,7 +249,7 @@ TEST(ProfileExport, JsonRoundTripReturnsTheStoredBest) {
   ASSERT_EQ(best.size(), 1u);
   const nlohmann::json j = results::profile_json(store, {}, {{"selection", {{"kernel", "loop"}}}});
   EXPECT_EQ(j["format"], "varex-profile");
-  EXPECT_EQ(j["version"], 4);
+  EXPECT_EQ(j["version"], 5);
   const profile::Profile p = profile::load_profile(j);
   const DeviceInfo d = test::synthetic_device();
   const auto c = p.lookup("selection", {"opencl", d.vendor, d.name, d.arch, d.type, d.driver}, 1 << 20);

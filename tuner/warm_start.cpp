@@ -5,27 +5,20 @@
 #include <tuple>
 
 #include "harness/operators/operator.hpp"
+#include "varex/profile.hpp"
 
 namespace varex::tuner {
 
 namespace {
 
-// How far one class is from another in scale: the sum over the numeric parameters of |log2 ratio|, a
-// parameter only one of them has counting 8.
-double scale_distance(const nlohmann::json& a, const nlohmann::json& b) {
-  double d = 0;
-  for (const auto& [key, value] : a.items()) {
-    if (!b.contains(key) || !value.is_number() || !b[key].is_number()) {
-      d += 8;
-      continue;
-    }
-    const double x = value.get<double>(), y = b[key].get<double>();
-    d += x > 0 && y > 0 ? std::abs(std::log2(x / y)) : (x == y ? 0 : 8);
+// The class as a profile's workload, for the one distance between classes (profile::workload_distance).
+profile::Workload as_profile_workload(const datasets::WorkloadClass& c) {
+  profile::Workload w;
+  for (const auto& [key, value] : c.scale.items()) {
+    if (value.is_number()) w.scale[key] = value.get<double>();
   }
-  for (const auto& [key, value] : b.items()) {
-    if (!a.contains(key)) d += 8;
-  }
-  return d;
+  for (const auto& [key, value] : c.kinds.items()) w.kinds[key] = value.get<std::string>();
+  return w;
 }
 
 // `params` taken over into `space`: the tunables it has, with values the space offers, over its defaults.
@@ -51,9 +44,9 @@ std::vector<variants::Params> warm_start_points(const std::vector<WarmStartSourc
   std::vector<Rank> ranked;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const WarmStartSource& s = sources[i];
-    ranked.emplace_back(s.device.model_key() == device.model_key() ? 0 : 1,
-                        s.workload_class.shape == target.shape ? 0 : 1,
-                        scale_distance(s.workload_class.scale, target.scale), i);
+    ranked.emplace_back(
+        s.device.model_key() == device.model_key() ? 0 : 1, s.workload_class.shape == target.shape ? 0 : 1,
+        profile::workload_distance(as_profile_workload(s.workload_class), as_profile_workload(target)), i);
   }
   std::sort(ranked.begin(), ranked.end());
   std::vector<variants::Params> out;

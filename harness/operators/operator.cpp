@@ -182,6 +182,17 @@ variants::Space space_for(const Operator& op, const DeviceInfo& device,
   return op.space({device, workload.rows(), &workload.query});
 }
 
+std::vector<datasets::ScaleKey> Operator::scale_keys() const {
+  std::vector<datasets::ScaleKey> keys;
+  for (const FlagDecl& f : declaration().flags) {
+    if (!f.scale) continue;
+    std::string name = f.name;
+    std::replace(name.begin(), name.end(), '-', '_');
+    keys.push_back({name, *f.scale});
+  }
+  return keys;
+}
+
 nlohmann::json Operator::binding_query(const Binding& binding) const {
   nlohmann::json query = nlohmann::json::object();
   for (const auto& [key, value] : binding.query) query[key] = value;

@@ -70,6 +70,9 @@ struct FlagDecl {
   std::string name;        // without dashes: "rows"
   std::string value_name;  // "N", "FILE", "X", …: how --help shows the value
   std::string help;
+  // A flag whose value is a scale key of the workload's class (its parameter: the name, dashes as
+  // underscores), and how its values compare; the other numeric parameters are the class's shape.
+  std::optional<datasets::ScaleKind> scale = std::nullopt;
 };
 
 struct QueryKeyDecl {
@@ -154,8 +157,10 @@ class Operator {
   // What in a workload decides the best variant (datasets::WorkloadClass): "best" and profiles are kept
   // per class. The default follows the generators' conventions (datasets::default_class).
   virtual datasets::WorkloadClass workload_class(const datasets::WorkloadSpec& spec) const {
-    return datasets::default_class(spec);
+    return datasets::default_class(spec, scale_keys());
   }
+  // The scale keys of the workload's class: the declared flags that are (FlagDecl::scale).
+  std::vector<datasets::ScaleKey> scale_keys() const;
   // Generated rows when none are asked for, from the rows of 4-byte values that fill four times the
   // largest device cache: operators with wider rows take fewer.
   virtual std::uint64_t default_rows(std::uint64_t cache_rows) const { return cache_rows; }

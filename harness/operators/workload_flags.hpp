@@ -13,19 +13,20 @@ inline FlagDecl input(std::string help = "Read the input from FILE instead of ge
 inline FlagDecl rows(std::string help =
                          "Generated rows (an integer or 2^N; default: four times the largest "
                          "device cache)") {
-  return {"rows", "N", std::move(help)};
+  return {"rows", "N", std::move(help), datasets::ScaleKind::Count};
 }
 inline FlagDecl seed() {
   return {"seed", "N", "Seed of the generator (default 42)"};
 }
 inline FlagDecl selectivity(std::string help) {
-  return {"selectivity", "X", std::move(help)};
+  return {"selectivity", "X", std::move(help), datasets::ScaleKind::Fraction};
 }
 inline FlagDecl distinct(std::string help) {
-  return {"distinct", "N", std::move(help)};
+  return {"distinct", "N", std::move(help), datasets::ScaleKind::Count};
 }
 inline FlagDecl zipf() {
-  return {"zipf", "X", "Zipf exponent of the key choice, 0 to 10 (default 0: uniform)"};
+  return {"zipf", "X", "Zipf exponent of the key choice, 0 to 10 (default 0: uniform)",
+          datasets::ScaleKind::Fraction};
 }
 
 }  // namespace varex::harness::flags

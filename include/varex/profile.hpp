@@ -16,9 +16,8 @@
 // Within a level only entries of the same shape compete (a shape key that both sides give must agree; keys
 // only one side gives do not matter), and the one of the nearest scale wins: the exact class (every key the
 // workload gives, with the entry's value; what only the entry gives does not count), else the
-// smallest distance, summed over the scale keys both sides give, of |log2 a - log2 b| for counts (rows,
-// rows2, distinct) and 4 |a - b| for the others (selectivity, match_ratio, zipf); ties go to the entry of the
-// lower value. A level with no entry of the shape passes to the next.
+// smallest workload_distance (below: the one distance between classes, which varex's warm start uses too);
+// ties go to the entry of the lower value. A level with no entry of the shape passes to the next.
 //
 // Each entry is the best by one objective (version 4): "time" (the median kernel time), "energy" (per
 // repetition) or "edp" (energy x time). A lookup names the objective it wants (time unless it says) and only
@@ -54,7 +53,34 @@ using Params = std::map<std::string, std::string>;
 struct Workload {
   std::map<std::string, std::string> shape;  // e.g. {"dataset", "titles"}, {"pattern", "^a"}
   std::map<std::string, double> scale;       // e.g. {"rows", 1 << 24}, {"selectivity", 0.01}
+  // How each scale key compares, as its operator declares it: "count" or "fraction" (profile version 5 on;
+  // a consumer's workload need not say).
+  std::map<std::string, std::string> kinds = {};
 };
+
+// The distance between two workload classes of one shape: summed over the scale keys both give,
+// |log2 a - log2 b| for counts (rows, distinct keys: a doubling is one step) and 4 |a - b| for fractions
+// (a selectivity, a skew). A key's kind is what either side declares; where neither does (profiles before
+// version 5), a count where both values are at least 1. Keys only one side gives do not count.
+inline double workload_distance(const Workload& a, const Workload& b) {
+  auto kind_of = [&](const std::string& key, double x, double y) {
+    for (const Workload* w : {&a, &b}) {
+      if (const auto it = w->kinds.find(key); it != w->kinds.end()) return it->second;
+    }
+    return std::string(x >= 1 && y >= 1 ? "count" : "fraction");
+  };
+  double d = 0;
+  for (const auto& [key, value] : a.scale) {
+    const auto it = b.scale.find(key);
+    if (it == b.scale.end()) continue;
+    if (kind_of(key, value, it->second) == "count") {
+      d += std::fabs(std::log2(std::max(value, 1.0)) - std::log2(std::max(it->second, 1.0)));
+    } else {
+      d += 4.0 * std::fabs(value - it->second);
+    }
+  }
+  return d;
+}
 
 struct Entry {
   DeviceKey device;
@@ -177,7 +203,7 @@ class Profile {
         if (e.op != op || e.objective != objective || !matches(level, e.device, device) ||
             !same_shape(e.workload, workload))
           continue;
-        const double d = distance(e.workload, workload);
+        const double d = workload_distance(e.workload, workload);
         if (!best || d < best_distance || (d == best_distance && e.value < best->value)) {
           best = &e;
           best_distance = d;
@@ -237,22 +263,6 @@ class Profile {
     for (const auto& [key, value] : workload.scale)
       if (!gives(entry.scale, key, value)) return false;
     return true;
-  }
-
-  static bool counts(const std::string& key) { return key == "rows" || key == "rows2" || key == "distinct"; }
-
-  static double distance(const Workload& a, const Workload& b) {
-    double d = 0;
-    for (const auto& [key, value] : a.scale) {
-      const auto it = b.scale.find(key);
-      if (it == b.scale.end()) continue;
-      if (counts(key)) {
-        d += std::fabs(std::log2(std::max(value, 1.0)) - std::log2(std::max(it->second, 1.0)));
-      } else {
-        d += 4.0 * std::fabs(value - it->second);
-      }
-    }
-    return d;
   }
 
   std::vector<Entry> entries_;

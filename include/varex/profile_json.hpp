@@ -10,10 +10,11 @@
 
 namespace varex::profile {
 
-// The newest profile format this header reads. Version 3 lacks each entry's objective (all are time
-// entries); version 2 also lacks each entry's kernel family, source hash and defines; version 1 also
-// describes workloads by rows and selectivity only. All are still read.
-inline constexpr int kProfileVersion = 4;
+// The newest profile format this header reads. Version 4 lacks the kinds of the scale keys (Workload::kinds);
+// version 3 also each entry's objective (all are time entries); version 2 also each entry's kernel family,
+// source hash and defines; version 1 also describes workloads by rows and selectivity only. All are still
+// read.
+inline constexpr int kProfileVersion = 5;
 
 inline Params params_from_json(const nlohmann::json& j) {
   Params p;
@@ -51,6 +52,8 @@ inline Profile load_profile(const nlohmann::json& j) {
           for (const auto& [key, value] : shape.items())
             entry.workload.shape[key] = value.is_string() ? value.get<std::string>() : value.dump();
           for (const auto& [key, value] : scale.items()) entry.workload.scale[key] = value.get<double>();
+          const nlohmann::json kinds = c->value("kinds", nlohmann::json::object());
+          for (const auto& [key, value] : kinds.items()) entry.workload.kinds[key] = value.get<std::string>();
         } else {
           // Version 1: rows, and selectivity where the operator has one.
           entry.workload.scale["rows"] = w.value("rows", 0.0);

@@ -342,7 +342,7 @@ class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
   // The operator's class (datasets::default_class) from what the call knows: the rows.
   datasets::WorkloadClass workload_class() const override {
     datasets::WorkloadClass c;
-    c.scale["rows"] = rows_;
+    c.set_scale("rows", rows_, datasets::ScaleKind::Count);
     return c;
   }
 

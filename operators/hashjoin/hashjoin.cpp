@@ -396,8 +396,8 @@ class HashJoinBound final : public VariantRun<HashJoinVariant, BoundRun> {
   // The operator's class (datasets::default_class) from what the call knows: the rows of both sides.
   datasets::WorkloadClass workload_class() const override {
     datasets::WorkloadClass c;
-    c.scale["rows"] = rows_;
-    c.scale["rows2"] = rows2_;
+    c.set_scale("rows", rows_, datasets::ScaleKind::Count);
+    c.set_scale("rows2", rows2_, datasets::ScaleKind::Count);
     return c;
   }
 
@@ -514,9 +514,10 @@ WorkloadDecl HashJoinOperator::declaration() const {
              {"input2", "FILE", "Read the probe side's keys from FILE (with --input)"},
              flags::rows("Generated build rows (an integer or 2^N; default: four times the largest device "
                          "cache)"),
-             {"rows2", "N", "Generated probe rows (default: 4 x the build rows)"},
+             {"rows2", "N", "Generated probe rows (default: 4 x the build rows)", datasets::ScaleKind::Count},
              flags::distinct("Distinct build keys, 1 to the build rows (default: all unique)"),
-             {"match-ratio", "X", "Share of probe rows that find a partner, 0 to 1 (default 1)"},
+             {"match-ratio", "X", "Share of probe rows that find a partner, 0 to 1 (default 1)",
+              datasets::ScaleKind::Fraction},
              flags::zipf(),
              flags::seed()};
   d.output = OutputKind::Pairs;

@@ -720,7 +720,7 @@ class PlanBound final : public BoundRun {
     std::uint64_t rows = 0;
     for (std::size_t s = 0; s < plan_.steps.size(); ++s)
       rows = std::max(rows, chain_.capacity(static_cast<int>(s)));
-    c.scale = {{"rows", rows}};
+    c.set_scale("rows", rows, datasets::ScaleKind::Count);
     return c;
   }
 
@@ -863,7 +863,7 @@ WorkloadDecl PlanOperator::declaration() const {
   d.flags = {
       {"plan", "PLAN",
        "The plan: a shipped one (" + join(shipped_plans(), ", ") + ", default A) or a plan file (JSON)"},
-      {"sf", "X", "TPC-H scale factor (default: --rows / 6,000,000)"},
+      {"sf", "X", "TPC-H scale factor (default: --rows / 6,000,000)", datasets::ScaleKind::Count},
       flags::rows("About N lineitem rows when --sf is not given (default 6,000,000: scale factor 1)"),
       flags::seed()};
   d.output = OutputKind::Rows;
@@ -994,7 +994,8 @@ datasets::WorkloadClass PlanOperator::workload_class(const datasets::WorkloadSpe
   c.shape = {{"generator", spec.generator},
              {"plan", spec.params.value("plan", std::string())},
              {"plan_text", hex64(fnv1a(spec.query.value("plan", nlohmann::json::object()).dump()))}};
-  c.scale = {{"rows", spec.rows()}, {"sf", spec.params.value("sf", 0.0)}};
+  c.set_scale("rows", spec.rows(), datasets::ScaleKind::Count);
+  c.set_scale("sf", spec.params.value("sf", 0.0), datasets::ScaleKind::Count);
   return c;
 }
 

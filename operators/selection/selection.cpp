@@ -99,8 +99,8 @@ class SelectionBound final : public VariantRun<SelectionVariant, BoundRun> {
   datasets::WorkloadClass workload_class() const override {
     datasets::WorkloadClass c;
     c.shape["negate"] = query_.negate ? "true" : "false";
-    c.scale["rows"] = rows_;
-    c.scale["selectivity"] = std::round(query_.uniform_share() * 1e6) / 1e6;
+    c.set_scale("rows", rows_, datasets::ScaleKind::Count);
+    c.set_scale("selectivity", std::round(query_.uniform_share() * 1e6) / 1e6, datasets::ScaleKind::Fraction);
     return c;
   }
 
@@ -256,10 +256,10 @@ datasets::WorkloadClass SelectionOperator::workload_class(const datasets::Worklo
   const SelectionQuery query = SelectionQuery::from_json(spec.query);
   c.shape["generator"] = spec.generator == "file" ? "file" : spec.generator;
   c.shape["negate"] = query.negate ? "true" : "false";
-  c.scale["rows"] = spec.rows();
+  c.set_scale("rows", spec.rows(), datasets::ScaleKind::Count);
   if (spec.generator != "file") {
     // Rounded, so that equal shares computed from different bounds compare equal.
-    c.scale["selectivity"] = std::round(query.uniform_share() * 1e6) / 1e6;
+    c.set_scale("selectivity", std::round(query.uniform_share() * 1e6) / 1e6, datasets::ScaleKind::Fraction);
   }
   return c;
 }

@@ -212,7 +212,7 @@ class StringBound final : public VariantRun<StringVariant, BoundRun> {
     datasets::WorkloadClass c;
     const nlohmann::json operand = bytes_json(operand_text_);
     c.shape[key_] = operand.is_string() ? operand.get<std::string>() : operand.dump();
-    c.scale["rows"] = rows_;
+    c.set_scale("rows", rows_, datasets::ScaleKind::Count);
     return c;
   }
 

@@ -17,7 +17,8 @@ std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help) {
   std::vector<FlagDecl> flags = relation_flags();
   flags.push_back(
       {"input2", "FILE", "Read the right relation from FILE (with --input; key,value[,value...] lines)"});
-  flags.push_back({"rows2", "N", "Generated tuples of the right relation (" + rows2_help + ")"});
+  flags.push_back({"rows2", "N", "Generated tuples of the right relation (" + rows2_help + ")",
+                   datasets::ScaleKind::Count});
   return flags;
 }
 
@@ -60,12 +61,14 @@ std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help) {
       flags::input("Read the left relation from FILE (with --input2; key,value[,value...] lines, sorted)"),
       {"input2", "FILE", "Read the right relation from FILE (with --input; sorted as --input)"},
       flags::rows("Generated tuples of the left relation (an integer or 2^N)"),
-      {"rows2", "N", "Generated tuples of the right relation (" + rows2_help + ")"},
+      {"rows2", "N", "Generated tuples of the right relation (" + rows2_help + ")",
+       datasets::ScaleKind::Count},
       {"values", "N", "Value attributes per generated tuple, 1 to 3 (default 1)"},
       flags::distinct("Distinct keys of the left relation, 1 to its tuples (default: all unique)"),
       {"match-ratio", "X",
        "Share of right tuples whose key occurs on the left, 0 to 1 (default 1); half of those equal a "
-       "left tuple in their values too"},
+       "left tuple in their values too",
+       datasets::ScaleKind::Fraction},
       flags::zipf(),
       flags::seed()};
 }
@@ -250,8 +253,8 @@ std::string BoundRelationPair::refuses(TupleLayout variant_layout, bool vendor) 
 datasets::WorkloadClass BoundRelationPair::workload_class() const {
   datasets::WorkloadClass c;
   c.shape["values"] = std::to_string(left_.values());
-  c.scale["rows"] = n();
-  c.scale["rows2"] = m();
+  c.set_scale("rows", n(), datasets::ScaleKind::Count);
+  c.set_scale("rows2", m(), datasets::ScaleKind::Count);
   return c;
 }
 
