@@ -41,9 +41,10 @@ def load_sweep(db_path):
         sys.exit(f"{db_path}: no sweep session")
     columns = {r[1] for r in db.execute("PRAGMA table_info(measurements)")}
     host_check = "m.host_check_ms" if "host_check_ms" in columns else "NULL"
+    checked = "m.checked" if "checked" in columns else "'host'"  # before device digests: all compared in full
     rows = db.execute(
         "SELECT v.params, v.compile_key, m.status, m.kernel_ms, m.wall_ms, m.compile_ms, m.compile_cached, m.reps, "
-        f"m.checked, {host_check} "
+        f"{checked}, {host_check} "
         "FROM measurements m JOIN variants v ON v.id = m.variant_id "
         "WHERE m.session_id = ? AND m.purpose = 'search' AND m.fidelity = 0 ORDER BY m.id", (session[0],)).fetchall()
     variants = {}
