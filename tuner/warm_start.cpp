@@ -1,25 +1,15 @@
 #include "tuner/warm_start.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <tuple>
 
 #include "harness/operators/operator.hpp"
+#include "results/export.hpp"
 #include "varex/profile.hpp"
 
 namespace varex::tuner {
 
 namespace {
-
-// The class as a profile's workload, for the one distance between classes (profile::workload_distance).
-profile::Workload as_profile_workload(const datasets::WorkloadClass& c) {
-  profile::Workload w;
-  for (const auto& [key, value] : c.scale.items()) {
-    if (value.is_number()) w.scale[key] = value.get<double>();
-  }
-  for (const auto& [key, value] : c.kinds.items()) w.kinds[key] = value.get<std::string>();
-  return w;
-}
 
 // `params` taken over into `space`: the tunables it has, with values the space offers, over its defaults.
 std::optional<variants::Params> take_over(const variants::Params& params, const variants::Space& space) {
@@ -44,9 +34,11 @@ std::vector<variants::Params> warm_start_points(const std::vector<WarmStartSourc
   std::vector<Rank> ranked;
   for (std::size_t i = 0; i < sources.size(); ++i) {
     const WarmStartSource& s = sources[i];
-    ranked.emplace_back(
-        s.device.model_key() == device.model_key() ? 0 : 1, s.workload_class.shape == target.shape ? 0 : 1,
-        profile::workload_distance(as_profile_workload(s.workload_class), as_profile_workload(target)), i);
+    ranked.emplace_back(s.device.model_key() == device.model_key() ? 0 : 1,
+                        s.workload_class.shape == target.shape ? 0 : 1,
+                        profile::workload_distance(results::profile_workload(s.workload_class),
+                                                   results::profile_workload(target)),
+                        i);
   }
   std::sort(ranked.begin(), ranked.end());
   std::vector<variants::Params> out;
