@@ -156,7 +156,14 @@ TEST(Energy, ATuneByEnergyMeasuresItAndDeclaresTheBestByIt) {
   // and the declared best is the lowest energy among the re-measurements.
   EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE energy_j IS NULL AND cut_off = 0"),
             0);
-  EXPECT_GT(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE energy_j > 0"), 2);
+  // At least the first evaluation and the best's re-measurement; the other variant may be cut off, and the
+  // best may be the default, re-measured once.
+  EXPECT_GE(
+      test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE energy_j > 0 AND purpose = 'search'"),
+      1);
+  EXPECT_GE(
+      test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE energy_j > 0 AND purpose = 'remeasure'"),
+      1);
   results::Store store(db, results::Database::Mode::Existing);
   const auto sessions = store.sessions(std::nullopt, std::nullopt);
   ASSERT_EQ(sessions.size(), 1u);
