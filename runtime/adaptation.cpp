@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "tuner/strategy.hpp"
+
 namespace varex::runtime {
 
 double Candidate::median() const {
@@ -13,11 +15,32 @@ double Candidate::median() const {
   return sorted[(sorted.size() - 1) / 2];
 }
 
-ClassTuner::ClassTuner(std::vector<Candidate> candidates, std::size_t first, double explore_share)
-    : candidates_(std::move(candidates)),
-      first_(first),
-      share_(explore_share),
-      start_(candidates_.at(first).variant) {}
+ClassTuner::ClassTuner(variants::Space space, const std::vector<variants::Params>& start, std::size_t first,
+                       const std::string& strategy, double explore_share, NameOf name_of)
+    : search_(std::make_unique<tuner::SearchSpace>(std::move(space), 1)),
+      strategy_(tuner::make_strategy(strategy, search_->space())),
+      name_of_(std::move(name_of)),
+      first_(0),
+      share_(explore_share) {
+  for (std::size_t i = 0; i < start.size(); ++i) {
+    const std::size_t index = add(start[i]);
+    if (i == first) first_ = index;
+  }
+  candidates_.at(0).verified = true;
+}
+
+std::size_t ClassTuner::add(const variants::Params& params) {
+  const variants::Params canonical = search_->space().canonical(params);
+  const std::string variant = name_of_(canonical);
+  for (std::size_t i = 0; i < candidates_.size(); ++i)
+    if (candidates_[i].variant == variant) return i;
+  search_->mark(canonical);
+  Candidate c;
+  c.params = canonical;
+  c.variant = variant;
+  candidates_.push_back(std::move(c));
+  return candidates_.size() - 1;
+}
 
 std::size_t ClassTuner::fastest() const {
   std::size_t best = first_;
@@ -40,29 +63,47 @@ std::size_t ClassTuner::reference() const {
   return candidates_[f].ms.empty() ? 0 : f;
 }
 
-bool ClassTuner::in_running(std::size_t index, std::size_t fastest) const {
+bool ClassTuner::competing(std::size_t index) const {
   const Candidate& c = candidates_[index];
-  if (index == fastest || c.rejected || c.ms.size() >= kRunsToCompete) return false;
-  return c.ms.empty() || candidates_[fastest].ms.empty() ||
-         c.median() <= kCutoff * candidates_[fastest].median();
+  if (c.rejected || c.observed || c.ms.size() >= kRunsToCompete) return false;
+  const std::size_t f = fastest();
+  return c.ms.empty() || f == index || candidates_[f].ms.empty() ||
+         c.median() <= kCutoff * candidates_[f].median();
 }
 
-std::size_t ClassTuner::explore_target(std::size_t exploit) const {
-  // The neighbours of the latest best first (a first-improvement local search), then the fewest runs.
-  std::size_t pick = candidates_.size();
+std::optional<std::size_t> ClassTuner::explore_target(const Runnable& runnable) {
+  // The fastest candidate's runs come from the calls that run it: until its evaluation is over, the strategy
+  // has not learned of it, and what it would propose could not start from it.
+  const std::size_t f = fastest();
+  if (!candidates_[f].ms.empty() && !candidates_[f].observed) return std::nullopt;
+  if (evaluating_ && competing(*evaluating_)) return evaluating_;
+  evaluating_.reset();
+  // The start points first (the profile's entry and its runners-up), in order.
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    if (!in_running(i, exploit)) continue;
-    if (pick == candidates_.size()) {
-      pick = i;
+    if (candidates_[i].ms.empty() && competing(i)) return evaluating_ = i;
+  }
+  for (std::size_t looked = 0; looked < kProposalsPerCall; ++looked) {
+    if (proposed_.empty()) {
+      proposed_ = strategy_->propose(*search_);
+      std::reverse(proposed_.begin(), proposed_.end());  // taken from the back, in the strategy's order
+      if (proposed_.empty()) return std::nullopt;
+    }
+    const variants::Params params = std::move(proposed_.back().params);
+    proposed_.pop_back();
+    search_->mark(params);
+    if (!search_->space().valid(params) || !runnable(params)) {
+      // Cannot run on these buffers: to the strategy, a failed evaluation.
+      strategy_->observe({params, 0, false, std::numeric_limits<double>::infinity(), 0, 0, false});
       continue;
     }
-    const Candidate &c = candidates_[i], &p = candidates_[pick];
-    if (c.round > p.round || (c.round == p.round && c.ms.size() < p.ms.size())) pick = i;
+    const std::size_t index = add(params);
+    if (!competing(index)) continue;  // known already
+    return evaluating_ = index;
   }
-  return pick;
+  return std::nullopt;
 }
 
-ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
+ClassTuner::Call ClassTuner::plan_call(const Runnable& runnable) {
   const std::size_t exploit = fastest();
   // Exploring this call keeps the exploring calls within the share (the first call never explores), and so
   // is what they cost beyond a call of the fastest candidate: a candidate far slower than the rest pauses the
@@ -70,37 +111,15 @@ ClassTuner::Pick ClassTuner::next(const Neighbours& neighbours) {
   const bool may_explore =
       static_cast<double>(exploring_calls_ + 1) <= share_ * static_cast<double>(calls_ms_.size()) &&
       exploring_ms_ <= share_ * total_ms_;
-  if (!may_explore) return {exploit, false};
-  std::size_t pick = explore_target(exploit);
-  // The search moves with the best: a candidate that beat where the calls started has its neighbours join at
-  // once (tried before the older candidates), and so does the fastest when no candidate is left to try.
-  const std::string best = candidates_[exploit].variant;
-  const bool expanded = std::find(expanded_.begin(), expanded_.end(), best) != expanded_.end();
-  if (neighbours && !expanded && (best != start_ || pick == candidates_.size())) {
-    expanded_.push_back(best);
-    const std::size_t round = expanded_.size();
-    for (Candidate& n : neighbours(candidates_[exploit])) {
-      const bool known = std::any_of(candidates_.begin(), candidates_.end(),
-                                     [&](const Candidate& c) { return c.variant == n.variant; });
-      if (known) continue;
-      n.round = round;
-      candidates_.push_back(std::move(n));
-    }
-    pick = explore_target(exploit);
-  }
-  return pick == candidates_.size() ? Pick{exploit, false} : Pick{pick, true};
-}
-
-ClassTuner::Call ClassTuner::plan_call(const Neighbours& neighbours) {
-  const Pick pick = next(neighbours);
+  const std::optional<std::size_t> target = may_explore ? explore_target(runnable) : std::nullopt;
   Call call;
-  call.explore = pick.explore;
-  const Candidate& fastest_now = candidates_[fastest()];
+  call.explore = target.has_value();
+  const Candidate& fastest_now = candidates_[exploit];
   call.exploit_ms = fastest_now.ms.empty() ? 0 : fastest_now.median();
-  call.returns = pick.index;
-  if (!candidates_[pick.index].verified) {
+  call.returns = target.value_or(exploit);
+  if (!candidates_[call.returns].verified) {
+    call.checks = call.returns;
     call.returns = reference();
-    call.checks = pick.index;
   }
   return call;
 }
@@ -125,6 +144,29 @@ void ClassTuner::finish_call(const Call& call, double returns_ms, const std::opt
     // What exploring cost is the time beyond a call of the fastest candidate: a check returns the
     // reference's result (the fastest's time) and adds the candidate's run.
     exploring_ms_ += std::max(0.0, ms - call.exploit_ms);
+  }
+  observe_finished();
+}
+
+void ClassTuner::observe_finished() {
+  const std::size_t f = fastest();
+  for (std::size_t i = 0; i < candidates_.size(); ++i) {
+    Candidate& c = candidates_[i];
+    if (c.observed || (c.ms.empty() && !c.rejected)) continue;
+    // Over: rejected, run enough, cut off, or run and left behind (the defaults, once another is fastest).
+    const bool cut_off = !c.rejected && !competing(i);
+    const bool left_behind = i != f && evaluating_ != i;
+    if (!c.rejected && c.ms.size() < kRunsToCompete && !cut_off && !left_behind) continue;
+    c.observed = true;
+    tuner::Observation o{c.params,
+                         0,
+                         !c.rejected,
+                         c.rejected ? std::numeric_limits<double>::infinity() : c.median(),
+                         0,
+                         0,
+                         cut_off && c.ms.size() < kRunsToCompete};
+    for (const double run : c.ms) o.cost_s += run / 1e3;
+    strategy_->observe(o);
   }
 }
 

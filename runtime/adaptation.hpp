@@ -1,25 +1,27 @@
 #pragma once
 // Online adaptation (docs/RUNTIME.md): a workload class the profile does not hold exactly is tuned over the
-// application's own calls. A class's candidates are first the defaults (the reference), where the calls start
-// (the profile's nearest entry, its runners-up) and that entry's neighbours in the space. A bounded bandit
-// picks each call's variant: it explores a candidate still in the running (measured fewer than
-// kRunsToCompete times and not far slower than the fastest) only while the exploring calls, and what they
-// cost beyond the fastest's time, stay within the share the application allows, and otherwise runs the
-// fastest by median. A first-improvement local search moves with the best: when a candidate beats where the
-// calls started, or when no candidate is left in the running, the fastest one's neighbours join and are
-// tried first. A candidate's first result is compared with the reference's on the same inputs before any of
-// its times counts; one that differs is rejected for good. The reference is the defaults until a faster
+// application's own calls by one of the tuner's strategies (tuner/strategy.hpp; "local", a first-improvement
+// local search, by default). The candidates are first the defaults (the reference), where the calls start
+// (the profile's nearest entry) and its runners-up, then what the strategy proposes. One evaluation is a
+// candidate's runs over several calls: it competes until kRunsToCompete runs, or until a run shows it far
+// slower than the fastest (a cut-off), and the strategy then observes its median. A candidate's first result
+// is compared with the reference's on the same inputs before any of its times counts; one that differs is
+// rejected for good (the strategy observes a failure). The reference is the defaults until a faster
 // candidate has agreed with them, then the fastest verified one: every verified candidate agreed with the
 // defaults or with one that did, and a check costs the fastest variant's time rather than the defaults' (the
-// join's defaults take 250 times its tuned variant's time).
+// join's defaults take 250 times its tuned variant's time). A call explores (runs a candidate still
+// competing) only while the exploring calls, and what they cost beyond the fastest's time, stay within the
+// share the application allows; the other calls run the fastest by median.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "harness/engine.hpp"
 #include "harness/operators/bound_run.hpp"
+#include "tuner/strategy.hpp"
 
 namespace varex::runtime {
 
@@ -28,9 +30,9 @@ struct Candidate {
   std::string variant;  // varex's variant id
   bool verified = false;
   bool rejected = false;
+  bool observed = false;   // its evaluation is over: the strategy has observed it
   std::string why;         // of a rejection
   std::vector<double> ms;  // the device time of each run
-  std::size_t round = 0;   // the widening of the search that added it (0: the first candidates)
   double median() const;
 };
 
@@ -48,13 +50,19 @@ struct ClassReport {
 class ClassTuner {
  public:
   static constexpr std::size_t kRunsToCompete = 3;
-  // A candidate whose first run is this many times the fastest median runs no more (a cut-off).
+  // A candidate whose median is this many times the fastest's competes no more (a cut-off).
   static constexpr double kCutoff = 1.5;
-  // The candidates around one (its neighbours in the space that can run on the calls' buffers).
-  using Neighbours = std::function<std::vector<Candidate>(const Candidate&)>;
+  // The most proposals one call looks through for one that can run on its buffers.
+  static constexpr std::size_t kProposalsPerCall = 64;
+  using NameOf = std::function<std::string(const variants::Params&)>;  // a variant's id
+  // Whether a variant can run on the call's buffers.
+  using Runnable = std::function<bool(const variants::Params&)>;
 
-  // candidates[0] is the defaults, verified (the first reference); the calls start with candidates[first].
-  ClassTuner(std::vector<Candidate> candidates, std::size_t first, double explore_share);
+  // `start[0]` is the defaults (verified: the first reference), then the profile's entry and its runners-up;
+  // the calls start with start[first]. `strategy` names one of the tuner's (tuner::strategy_names()).
+  // UsageError for another name.
+  ClassTuner(variants::Space space, const std::vector<variants::Params>& start, std::size_t first,
+             const std::string& strategy, double explore_share, NameOf name_of);
 
   // What one call runs: `returns`, the candidate whose result the call returns, and where a candidate is
   // still unchecked, `checks`, which runs after it on the same inputs and is compared with its result.
@@ -64,8 +72,7 @@ class ClassTuner {
     bool explore = false;
     double exploit_ms = 0;  // what a call of the fastest candidate takes (its median; 0 before any run)
   };
-  // The next call; `neighbours` widens the search when no candidate is left in the running.
-  Call plan_call(const Neighbours& neighbours);
+  Call plan_call(const Runnable& runnable);
   // How the checked candidate came out: `why` it differs or failed (empty: it agreed), its time if it ran.
   struct Check {
     std::string why;
@@ -75,6 +82,7 @@ class ClassTuner {
   void finish_call(const Call& call, double returns_ms, const std::optional<Check>& check = std::nullopt);
 
   const std::vector<Candidate>& candidates() const { return candidates_; }
+  const variants::Space& space() const { return search_->space(); }
   // The candidate a new one is checked against: the fastest verified one by median (0, the defaults, before
   // any other has agreed with them).
   std::size_t reference() const;
@@ -82,21 +90,24 @@ class ClassTuner {
 
  private:
   std::size_t fastest() const;  // by median among those run and not rejected; `first_` before any run
-  bool in_running(std::size_t index, std::size_t fastest) const;
-  std::size_t explore_target(std::size_t exploit) const;  // candidates_.size(): none
-  struct Pick {
-    std::size_t index = 0;
-    bool explore = false;
-  };
-  Pick next(const Neighbours& neighbours);
+  bool competing(std::size_t index) const;
+  // The candidate an exploring call runs: the one being evaluated, else the next start point, else the
+  // strategy's next proposal that can run; nullopt: none.
+  std::optional<std::size_t> explore_target(const Runnable& runnable);
+  std::size_t add(const variants::Params& params);
+  void observe_finished();  // the strategy observes the candidates whose evaluation is over
 
+  // Owned apart: the strategy keeps a reference to its space, and a ClassTuner moves.
+  std::unique_ptr<tuner::SearchSpace> search_;
+  std::unique_ptr<tuner::Strategy> strategy_;
+  NameOf name_of_;
   std::vector<Candidate> candidates_;
+  std::vector<tuner::Proposal> proposed_;  // the strategy's batch not yet taken
+  std::optional<std::size_t> evaluating_;
   std::size_t first_;
   double share_;
   std::vector<double> calls_ms_;
   double total_ms_ = 0;  // calls_ms_'s sum
-  std::string start_;    // the variant the calls started with (the first candidates are its neighbours)
-  std::vector<std::string> expanded_;  // the variants whose neighbours joined
   std::uint64_t exploring_calls_ = 0;
   double exploring_ms_ = 0;  // the exploring calls' time beyond the fastest candidate's (ClassReport)
 };

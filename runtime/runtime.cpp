@@ -153,7 +153,6 @@ struct Adapting {
   std::string op;
   datasets::WorkloadSpec workload;  // the calls as a workload of generator "application"
   datasets::WorkloadClass workload_class;
-  variants::Space space;
   runtime::ClassTuner tuner;
 };
 
@@ -173,47 +172,9 @@ struct Runtime::Impl {
 
 namespace {
 
-// `around`'s neighbours in an order that spreads over the tunables: one value of each tunable first, then a
-// second of each, … (the space lists them tunable by tunable), so that a few of them already try every knob.
-std::vector<variants::Params> spread_neighbours(const variants::Space& space,
-                                                const variants::Params& around) {
-  std::vector<std::pair<std::size_t, std::size_t>>
-      order;  // (rank within its tunable, tunable), per neighbour
-  const std::vector<variants::Params> neighbours = space.neighbours(around);
-  std::map<std::string, std::size_t> seen;
-  for (const variants::Params& n : neighbours) {
-    std::size_t tunable = 0;
-    std::string changed;
-    for (std::size_t t = 0; t < space.tunables().size(); ++t) {
-      const std::string& name = space.tunables()[t].name;
-      if (n.at(name) != around.at(name)) {
-        tunable = t;
-        changed = name;
-        break;
-      }
-    }
-    order.emplace_back(seen[changed]++, tunable);
-  }
-  std::vector<std::size_t> index(neighbours.size());
-  for (std::size_t i = 0; i < index.size(); ++i) index[i] = i;
-  std::stable_sort(index.begin(), index.end(),
-                   [&](std::size_t a, std::size_t b) { return order[a] < order[b]; });
-  std::vector<variants::Params> out;
-  for (const std::size_t i : index) out.push_back(neighbours[i]);
-  return out;
-}
-
 // Whether `params` is a variant of `space` that can run on the call's buffers.
 bool runnable(const variants::Space& space, const harness::BoundRun& run, const variants::Params& params) {
   return space.valid(params) && run.refuses(params).empty();
-}
-
-runtime::Candidate candidate_of(const harness::Operator& op, Backend backend, const variants::Space& space,
-                                const variants::Params& params) {
-  runtime::Candidate c;
-  c.params = space.canonical(params);
-  c.variant = harness::variant_id(op, backend, c.params);
-  return c;
 }
 
 }  // namespace
@@ -224,37 +185,27 @@ Adapting& Runtime::Impl::adapting_for(const harness::Operator& op, const variant
   const datasets::WorkloadClass workload_class = run.workload_class();
   const std::string key = op.name() + "|" + workload_class.id();
   if (const auto it = adapting.find(key); it != adapting.end()) return it->second;
-  const Backend backend = engine->device().backend;
-  // The defaults (the reference every candidate's first result is compared with), where the calls start,
-  // then that variant's neighbours, as many as asked for, that can run on these buffers.
-  std::vector<runtime::Candidate> candidates{
-      candidate_of(op, backend, space, runtime::call_defaults(space, run))};
-  candidates[0].verified = true;
-  const auto add = [&](const variants::Params& params) {
-    runtime::Candidate c = candidate_of(op, backend, space, params);
-    for (const runtime::Candidate& have : candidates)
-      if (have.variant == c.variant) return;
-    if (runnable(space, run, c.params)) candidates.push_back(std::move(c));
-  };
-  add(chosen.params);
-  for (const variants::Params& p : chosen.runners_up) add(p);
+  // The defaults (the reference every candidate's first result is compared with), where the calls start and
+  // its runners-up, those of them that can run on these buffers; then what the strategy proposes.
+  std::vector<variants::Params> start{runtime::call_defaults(space, run)};
   std::size_t first = 0;
-  for (std::size_t i = 0; i < candidates.size(); ++i)
-    if (candidates[i].variant == chosen.variant) first = i;
-  for (const variants::Params& n : spread_neighbours(space, candidates[first].params)) {
-    if (candidates.size() > options.candidates) break;
-    add(n);
+  for (const variants::Params& p : chosen.runners_up)
+    if (runnable(space, run, p)) start.push_back(p);
+  if (runnable(space, run, chosen.params)) {
+    first = 1;
+    start.insert(start.begin() + 1, chosen.params);
   }
+  const Backend backend = engine->device().backend;
+  runtime::ClassTuner tuner(
+      space, start, first, options.adapt_strategy, options.explore_share,
+      [&op, backend](const variants::Params& p) { return harness::variant_id(op, backend, p); });
   datasets::WorkloadSpec workload;
   workload.op = op.name();
   workload.generator = "application";
   workload.params = {{"rows", binding.rows.empty() ? 0 : binding.rows[0]}};
   if (binding.rows.size() > 1) workload.params["rows2"] = binding.rows[1];
   workload.query = binding.query;
-  return adapting
-      .emplace(key, Adapting{op.name(), workload, workload_class, space,
-                             runtime::ClassTuner(std::move(candidates), first, options.explore_share)})
-      .first->second;
+  return adapting.emplace(key, Adapting{op.name(), workload, workload_class, std::move(tuner)}).first->second;
 }
 
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -275,6 +226,11 @@ Runtime::Impl* fill(Runtime::Impl* impl, std::unique_ptr<harness::Engine> engine
                        std::to_string(share));
   }
   objective_from_string(options.objective, "Options::objective");  // UsageError for another word
+  try {
+    tuner::check_strategy_name(options.adapt_strategy);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string("Options::adapt_strategy: ") + e.what());
+  }
   if (options.adapt && options.objective != "time")
     throw UsageError("Options::adapt learns from device times: it cannot tune for the objective " +
                      options.objective);
@@ -394,16 +350,10 @@ Result Runtime::run(const std::string& op_name, const std::vector<Input>& inputs
     // pinned, device times to learn from) the tuner's pick.
     const bool adapt = impl_->options.adapt && !chosen.pinned && !chosen.exact_class && engine.timed();
     Adapting* adapting = adapt ? &impl_->adapting_for(op, space, *bound, binding, chosen) : nullptr;
-    // The search widens around the fastest candidate: its neighbours that can run on these buffers.
-    const auto neighbours = [&](const runtime::Candidate& around) {
-      std::vector<runtime::Candidate> out;
-      for (const variants::Params& n : spread_neighbours(space, around.params)) {
-        if (runnable(space, *bound, n)) out.push_back(candidate_of(op, engine.device().backend, space, n));
-      }
-      return out;
-    };
     const runtime::ClassTuner::Call call =
-        adapting ? adapting->tuner.plan_call(neighbours) : runtime::ClassTuner::Call{};
+        adapting
+            ? adapting->tuner.plan_call([&](const variants::Params& p) { return runnable(space, *bound, p); })
+            : runtime::ClassTuner::Call{};
     const auto execute = [&](const variants::Params& params) {
       bound->compile(params);
       return bound->execute(params);
@@ -575,7 +525,7 @@ void Runtime::write_learned(const std::string& database) const {
       for (const runtime::Candidate& c : a.tuner.candidates()) {
         if (!c.verified || c.ms.empty()) continue;
         store.ensure_variant(c.variant, op.name(), device.backend, c.params, kernel_hash,
-                             a.space.compile_part(c.params));
+                             a.tuner.space().compile_part(c.params));
         Measurement m;
         m.samples_ms = c.ms;
         m.kernel = summarize(c.ms);

@@ -58,7 +58,8 @@
 #              the runtime reads
 #   runtime30_adapt  issue 30: 1,000 calls of the join (2^22 x 2^24) through the runtime library with online
 #              adaptation and no profile (at most 10% exploring), against a RUNTIME_BUDGET tune of the same
-#              workload; the settled and the tuned variant measured again by `varex run` on the library's data
+#              workload; the settled and the tuned variant measured again by `varex run` on the library's data;
+#              ADAPT_STRATEGIES names the runtime's strategies to try (default: local)
 #   transfers  the source's transfer experiment (document 002, sec. 4.2): host-device copies of 2^16 to 2^28
 #              bytes from pinned and pageable memory on every device (varex-bench --varex-transfers), and
 #              kernel, upload and download times of ra_project, ra_select and ra_join at 2^20 to 2^26 tuples
@@ -931,41 +932,45 @@ PY
 }
 
 part_runtime30_adapt() {
-  local adb=$files/runtime30_adapt.db sizes="--rows 4194304 --rows2 16777216"
+  local adb=$files/runtime30_adapt.db sizes="--rows 4194304 --rows2 16777216" strategy
   export VAREX_VENDOR_LIBRARY=$carry/lib/libvarex_cub.so
   step "tune the join 2^22 x 2^24"
   # shellcheck disable=SC2086
   varex tune --op hashjoin $sizes --device cuda:0 --budget "${RUNTIME_BUDGET:-30s}" --db "$adb" --quiet --json \
     > "$files/runtime30_adapt_tune.json"
-  step "1,000 adaptive calls without a profile"
-  # shellcheck disable=SC2086
-  "$carry/bin/runtime_cuda_timing" --op hashjoin $sizes --calls 1000 --adapt 0.1 --dump /tmp \
-    > "$files/runtime30_adapt_lib.json"
   local to_sets="import json,sys; print(' '.join('--set %s=%s' % kv for kv in sorted(json.load(sys.stdin).items())))"
   local tuned settled
   tuned=$(varex best --db "$adb" --json | python3 -c "import json,sys; json.dump({k: str(v) for k, v in json.load(sys.stdin)[0]['params'].items()}, sys.stdout)" | python3 -c "$to_sets")
-  settled=$(python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['adaptation']['settled_params'], sys.stdout)" "$files/runtime30_adapt_lib.json" | python3 -c "$to_sets")
-  step "the tuned and the settled variant on the library's data"
+  # The runtime's strategies (Options::adapt_strategy): ADAPT_STRATEGIES, "local" (the default) unless given.
+  for strategy in ${ADAPT_STRATEGIES:-local}; do
+    step "1,000 adaptive calls without a profile ($strategy)"
+    # shellcheck disable=SC2086
+    "$carry/bin/runtime_cuda_timing" --op hashjoin $sizes --calls 1000 --adapt 0.1 --adapt-strategy "$strategy" \
+      --dump /tmp > "$files/runtime30_adapt_lib_$strategy.json"
+    settled=$(python3 -c "import json,sys; json.dump(json.load(open(sys.argv[1]))['adaptation']['settled_params'], sys.stdout)" "$files/runtime30_adapt_lib_$strategy.json" | python3 -c "$to_sets")
+    # shellcheck disable=SC2086
+    varex run --op hashjoin --device cuda:0 --input /tmp/build.bin --input2 /tmp/probe.bin $settled --json \
+      > "$files/runtime30_adapt_run_settled_$strategy.json"
+  done
+  step "the tuned variant on the library's data"
   # shellcheck disable=SC2086
   varex run --op hashjoin --device cuda:0 --input /tmp/build.bin --input2 /tmp/probe.bin $tuned --json \
     > "$files/runtime30_adapt_run_tuned.json"
-  # shellcheck disable=SC2086
-  varex run --op hashjoin --device cuda:0 --input /tmp/build.bin --input2 /tmp/probe.bin $settled --json \
-    > "$files/runtime30_adapt_run_settled.json"
-  python3 - "$files" <<'PY' | tee "$files/runtime30_adapt.txt"
+  python3 - "$files" ${ADAPT_STRATEGIES:-local} <<'PY' | tee "$files/runtime30_adapt.txt"
 import json, sys
 d = sys.argv[1]
-lib = json.load(open(f"{d}/runtime30_adapt_lib.json"))
-a = lib["adaptation"]
 tuned = json.load(open(f"{d}/runtime30_adapt_run_tuned.json"))
-settled = json.load(open(f"{d}/runtime30_adapt_run_settled.json"))
-print(f"calls {a['calls']}, exploring {a['exploring_calls']} ({100 * a['exploring_calls'] / a['calls']:.1f}%), "
-      f"candidates {a['candidates']} (verified {a['verified']}, rejected {a['rejected']})")
-print(f"settled {a['settled_variant']} {a['settled_params']}: {a['settled_ms']:.4f} ms in the library, "
-      f"{settled['kernel_ms']:.4f} ms by varex run")
 print(f"tuned (varex tune {tuned['params']}): {tuned['kernel_ms']:.4f} ms by varex run")
-print(f"1,000 calls: {a['total_ms']:.1f} ms of device time against {a['calls'] * tuned['kernel_ms']:.1f} ms at the tuned "
-      f"variant's time ({a['total_ms'] / (a['calls'] * tuned['kernel_ms']):.3f}); regret {a['regret_ms']:.1f} ms")
+for strategy in sys.argv[2:]:
+    a = json.load(open(f"{d}/runtime30_adapt_lib_{strategy}.json"))["adaptation"]
+    settled = json.load(open(f"{d}/runtime30_adapt_run_settled_{strategy}.json"))
+    print(f"{strategy}: calls {a['calls']}, exploring {a['exploring_calls']} ({100 * a['exploring_calls'] / a['calls']:.1f}%), "
+          f"candidates {a['candidates']} (verified {a['verified']}, rejected {a['rejected']})")
+    print(f"  settled {a['settled_variant']} {a['settled_params']}: {a['settled_ms']:.4f} ms in the library, "
+          f"{settled['kernel_ms']:.4f} ms by varex run")
+    print(f"  1,000 calls: {a['total_ms']:.1f} ms of device time against {a['calls'] * tuned['kernel_ms']:.1f} ms at the "
+          f"tuned variant's time ({a['total_ms'] / (a['calls'] * tuned['kernel_ms']):.3f}); regret {a['regret_ms']:.1f} ms, "
+          f"exploring {a['exploring_ms']:.1f} ms")
 PY
 }
 

@@ -1,55 +1,72 @@
-// Online adaptation's bandit (runtime/adaptation.hpp) replayed without a device: candidates with planted
-// times, one of them wrong, and a local search whose neighbours are planted too. The tuner must check every
-// candidate before its times count, against the defaults first and then against the fastest candidate that
-// agreed with them; never settle on the wrong one however fast; keep its exploring calls, and their time,
-// within the share; and find the fastest candidate that its search reaches.
+// Online adaptation (runtime/adaptation.hpp) replayed without a device: a small space of two tunables with
+// planted times, one variant wrong, searched by the tuner's strategies over the calls. The tuner must check
+// every candidate before its times count, against the defaults first and then against the fastest candidate
+// that agreed with them; never settle on the wrong one however fast; keep its exploring calls, and their
+// time, within the share; and find the fastest variant that its search reaches.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "base/errors.hpp"
 #include "runtime/adaptation.hpp"
 #include "support.hpp"
+#include "tuner/strategy.hpp"
 
 namespace varex::runtime {
 namespace {
 
-Candidate candidate(const std::string& variant) {
-  Candidate c;
-  c.variant = variant;
-  c.params = {{"v", variants::Value{variant}}};
-  return c;
+// x and y from 0 to `n` - 1, the defaults at (0, 0).
+variants::Space grid(std::int64_t n) {
+  std::vector<variants::Tunable> tunables;
+  for (const char* name : {"x", "y"}) {
+    variants::Tunable t;
+    t.name = name;
+    for (std::int64_t v = 0; v < n; ++v) t.values.emplace_back(std::in_place_type<std::int64_t>, v);
+    t.default_value = t.values.front();
+    tunables.push_back(std::move(t));
+  }
+  return variants::Space("grid", std::move(tunables), {});
+}
+
+variants::Params at(std::int64_t x, std::int64_t y) {
+  return {{"x", variants::Value{x}}, {"y", variants::Value{y}}};
+}
+
+std::string name_of(const variants::Params& p) {
+  return "x" + variants::to_string(p.at("x")) + "y" + variants::to_string(p.at("y"));
 }
 
 struct Replay {
-  std::map<std::string, double> ms;  // each variant's device time
-  std::string wrong;                 // the variant whose result differs
-  std::map<std::string, std::vector<std::string>> around;
+  std::function<double(std::int64_t, std::int64_t)> ms;  // each variant's device time
+  std::string wrong;                                     // the variant whose result differs
+  std::function<bool(const variants::Params&)> runnable = [](const variants::Params&) { return true; };
   std::vector<std::string> references;  // what each check was compared with
   std::vector<std::string> checked;     // the candidates checked, in order
   int calls = 0, explored = 0;
 
+  double time_of(const Candidate& c) const {
+    return ms(std::get<std::int64_t>(c.params.at("x")), std::get<std::int64_t>(c.params.at("y")));
+  }
   void run(ClassTuner& tuner, int n) {
-    const ClassTuner::Neighbours neighbours = [&](const Candidate& c) {
-      std::vector<Candidate> out;
-      for (const std::string& v : around[c.variant]) out.push_back(candidate(v));
-      return out;
-    };
     for (int i = 0; i < n; ++i) {
-      const ClassTuner::Call call = tuner.plan_call(neighbours);
+      const ClassTuner::Call call = tuner.plan_call(runnable);
       const Candidate& returned = tuner.candidates()[call.returns];
       EXPECT_TRUE(returned.verified) << "call " << i << " returned the unchecked " << returned.variant;
       EXPECT_NE(returned.variant, wrong);
+      EXPECT_TRUE(runnable(returned.params)) << returned.variant;
       std::optional<ClassTuner::Check> check;
       if (call.checks) {
-        const std::string& checked_variant = tuner.candidates()[*call.checks].variant;
+        const Candidate& c = tuner.candidates()[*call.checks];
+        EXPECT_TRUE(runnable(c.params)) << c.variant;
         references.push_back(returned.variant);
-        checked.push_back(checked_variant);
-        check = ClassTuner::Check{checked_variant == wrong ? "differs" : "", ms.at(checked_variant)};
+        checked.push_back(c.variant);
+        check = ClassTuner::Check{c.variant == wrong ? "differs" : "", time_of(c)};
       }
-      tuner.finish_call(call, ms.at(returned.variant), check);
+      tuner.finish_call(call, time_of(returned), check);
       ++calls;
       explored += call.explore ? 1 : 0;
     }
@@ -58,21 +75,22 @@ struct Replay {
 
 TEST(Adaptation, ChecksAgainstTheFastestAgreeingCandidateAndNeverSettlesOnAWrongOne) {
   Replay replay;
-  replay.ms = {{"defaults", 100}, {"a", 40}, {"b", 20}, {"wrong", 1}, {"c", 60}, {"b1", 5}, {"b2", 30}};
-  replay.wrong = "wrong";
-  replay.around = {{"b", {"b1", "b2", "wrong"}}};
-  std::vector<Candidate> candidates{candidate("defaults"), candidate("a"), candidate("b"), candidate("c")};
-  candidates[0].verified = true;
+  // Faster towards (4, 4), where the local search climbs; (4, 3) faster still, but wrong.
+  replay.ms = [](std::int64_t x, std::int64_t y) {
+    return x == 4 && y == 3 ? 1.0
+                            : 100.0 - 10.0 * static_cast<double>(x) - 9.0 * static_cast<double>(y) + 1.0;
+  };
+  replay.wrong = "x4y3";
   const double share = 0.2;
-  ClassTuner tuner(candidates, 0, share);
+  ClassTuner tuner(grid(5), {at(0, 0)}, 0, "local", share, name_of);
   replay.run(tuner, 400);
 
   const ClassReport r = tuner.report();
-  EXPECT_EQ(tuner.candidates()[r.settled].variant, "b1");  // b's neighbour, reached by the local search
-  EXPECT_DOUBLE_EQ(r.settled_ms, 5);
+  EXPECT_EQ(tuner.candidates()[r.settled].variant, "x4y4");
+  EXPECT_DOUBLE_EQ(r.settled_ms, 1 + 100 - 40 - 36);
   EXPECT_EQ(r.rejected, 1u);
   for (const Candidate& c : tuner.candidates()) {
-    if (c.variant == "wrong") {
+    if (c.variant == "x4y3") {
       EXPECT_TRUE(c.rejected);
       EXPECT_TRUE(c.ms.empty());
       EXPECT_EQ(c.why, "differs");
@@ -83,9 +101,9 @@ TEST(Adaptation, ChecksAgainstTheFastestAgreeingCandidateAndNeverSettlesOnAWrong
   EXPECT_LE(replay.explored, share * 400);
   // The first check is against the defaults; once a faster candidate agreed, checks compare with it.
   ASSERT_FALSE(replay.references.empty());
-  EXPECT_EQ(replay.references.front(), "defaults");
-  EXPECT_NE(replay.references.back(), "defaults");
-  EXPECT_EQ(tuner.candidates()[tuner.reference()].variant, "b1");
+  EXPECT_EQ(replay.references.front(), "x0y0");
+  EXPECT_NE(replay.references.back(), "x0y0");
+  EXPECT_EQ(tuner.candidates()[tuner.reference()].variant, "x4y4");
   // What exploring cost beyond the fastest candidate stays within the share (one call past it at most).
   EXPECT_GT(r.exploring_ms, 0);
   EXPECT_LE(r.exploring_ms, share * r.total_ms + 100);
@@ -94,48 +112,82 @@ TEST(Adaptation, ChecksAgainstTheFastestAgreeingCandidateAndNeverSettlesOnAWrong
   EXPECT_LT(r.regret_ms, r.total_ms);
 }
 
+// Every strategy of the tuner drives the calls: the wrong variant is never returned nor settled on, and the
+// settled variant is the fastest verified one by median.
+TEST(Adaptation, EveryStrategyOfTheTunerCanDriveTheCalls) {
+  for (const std::string& name : tuner::strategy_names()) {
+    Replay replay;
+    replay.ms = [](std::int64_t x, std::int64_t y) {
+      return x == 1 && y == 2 ? 0.5 : 10.0 + static_cast<double>((x * 7 + y * 3) % 5);
+    };
+    replay.wrong = "x1y2";
+    ClassTuner tuner(grid(4), {at(0, 0)}, 0, name, 0.5, name_of);
+    replay.run(tuner, 120);
+    const ClassReport r = tuner.report();
+    EXPECT_NE(tuner.candidates()[r.settled].variant, "x1y2") << name;
+    EXPECT_GE(r.candidates, 4u) << name;
+    for (const Candidate& c : tuner.candidates()) {
+      if (!c.ms.empty()) {
+        EXPECT_TRUE(c.verified) << name << " " << c.variant;
+        EXPECT_GE(c.median(), r.settled_ms) << name << " " << c.variant;
+      }
+    }
+  }
+  EXPECT_THROW(ClassTuner(grid(2), {at(0, 0)}, 0, "no-such", 0.1, name_of), varex::UsageError);
+}
+
 // Defaults far slower than every candidate (the join's are 250 times its tuned variant's): a check runs the
 // reference, which a call not exploring would have run as well, so what counts against the share of device
 // time is the candidate's run alone, and the search goes on at the share of calls.
 TEST(Adaptation, ASlowReferenceDoesNotHoldTheSearchBack) {
   Replay replay;
-  replay.ms = {{"defaults", 1000}, {"a", 500}, {"b", 500}, {"c", 500}, {"d", 500}, {"e", 500}, {"f", 10}};
-  std::vector<Candidate> candidates{candidate("defaults"), candidate("a"), candidate("b"), candidate("c"),
-                                    candidate("d"),        candidate("e"), candidate("f")};
-  candidates[0].verified = true;
-  ClassTuner tuner(candidates, 0, 0.1);
-  replay.run(tuner, 65);  // one exploring call in ten: the sixth at call 60
-  for (const Candidate& c : tuner.candidates()) EXPECT_TRUE(c.verified) << c.variant;
-  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "f");
-  EXPECT_LE(replay.explored, 7);
+  replay.ms = [](std::int64_t x, std::int64_t y) {
+    return x == 0 && y == 0 ? 1000.0 : 10.0 + 100.0 * static_cast<double>(6 - x - y);
+  };
+  ClassTuner tuner(grid(4), {at(0, 0)}, 0, "local", 0.1, name_of);
+  replay.run(tuner, 400);
+  for (const Candidate& c : tuner.candidates()) {
+    if (!c.ms.empty()) {
+      EXPECT_TRUE(c.verified) << c.variant;
+    }
+  }
+  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "x3y3");
+  EXPECT_LE(replay.explored, 40);
 }
 
-// A first-improvement local search: a candidate that beats where the calls started has its neighbours tried
-// next, before the older candidates.
+// A first-improvement local search: a candidate that beats the climb's point has its neighbours tried next,
+// one value of each tunable before a second of either; variants that cannot run on the call's buffers are
+// never run.
 TEST(Adaptation, TheNeighboursOfANewBestAreTriedFirst) {
   Replay replay;
-  replay.ms = {{"defaults", 100}, {"a", 50}, {"b", 90}, {"c", 95}, {"a1", 10}, {"a2", 60}};
-  replay.around = {{"a", {"a1", "a2"}}};
-  std::vector<Candidate> candidates{candidate("defaults"), candidate("a"), candidate("b"), candidate("c")};
-  candidates[0].verified = true;
-  ClassTuner tuner(candidates, 0, 0.5);
-  replay.run(tuner, 12);
-  ASSERT_GE(replay.checked.size(), 2u);
-  EXPECT_EQ(replay.checked[0], "a");
-  EXPECT_EQ(replay.checked[1], "a1");
-  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "a1");
+  // From the profile's entry (2, 2): (0, 2) is no better, (2, 0) is; then (2, 0)'s neighbours.
+  replay.ms = [](std::int64_t x, std::int64_t y) {
+    if (x == 2 && y == 2) return 50.0;
+    if (x == 2 && y == 0) return 20.0;
+    if (x == 3 && y == 0) return 5.0;
+    return 90.0;
+  };
+  replay.runnable = [](const variants::Params& p) { return std::get<std::int64_t>(p.at("x")) != 1; };
+  ClassTuner tuner(grid(4), {at(0, 0), at(2, 2)}, 1, "local", 0.5, name_of);
+  replay.run(tuner, 40);
+  ASSERT_GE(replay.checked.size(), 5u);
+  EXPECT_EQ(replay.checked[0], "x2y2");  // the profile's entry, on the first call
+  EXPECT_EQ(replay.checked[1], "x0y2");  // its neighbour in x…
+  EXPECT_EQ(replay.checked[2], "x2y0");  // …and in y, the new best
+  EXPECT_EQ(replay.checked[3], "x2y1");  // then (2, 0)'s: x1y0 cannot run, …
+  EXPECT_EQ(replay.checked[4], "x3y0");
+  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "x3y0");
 }
 
 TEST(Adaptation, AProfileEntryIsCheckedBeforeItsFirstCallCounts) {
   Replay replay;
-  replay.ms = {{"defaults", 10}, {"entry", 2}};
-  std::vector<Candidate> candidates{candidate("defaults"), candidate("entry")};
-  candidates[0].verified = true;
-  ClassTuner tuner(candidates, 1, 0.1);
+  replay.ms = [](std::int64_t x, std::int64_t) { return x == 1 ? 2.0 : 10.0; };
+  ClassTuner tuner(grid(2), {at(0, 0), at(1, 1)}, 1, "local", 0.1, name_of);
   replay.run(tuner, 20);
-  ASSERT_EQ(replay.references.size(), 1u);  // the entry was unchecked: the first call checked it
-  EXPECT_EQ(replay.references.front(), "defaults");
-  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant, "entry");
+  ASSERT_GE(replay.references.size(), 1u);  // the entry was unchecked: the first call checked it
+  EXPECT_EQ(replay.checked.front(), "x1y1");
+  EXPECT_EQ(replay.references.front(), "x0y0");
+  EXPECT_EQ(tuner.candidates()[tuner.report().settled].variant.substr(0, 2), "x1");
 }
 
 // Pairs (two columns of 4-byte rows, no order) and 3-word tuples (one packed buffer, no order) as the device

@@ -565,7 +565,7 @@ TEST(Strategies, BanditsFindNearOptimaAndBeatRandomAtTwelvePercent) {
   const double random = median_ratio("random");
   EXPECT_GT(random, 1.05);  // the fixture is hard enough that luck does not suffice
   for (const std::string name :
-       {"egreedy", "ucb1", "thompson", "auc_bandit", "halving", "tpe", "genetic", "ensemble"}) {
+       {"egreedy", "ucb1", "thompson", "auc_bandit", "halving", "tpe", "genetic", "ensemble", "local"}) {
     const double r = median_ratio(name);
     EXPECT_LE(r, 1.05) << name;
     EXPECT_LE(r, random) << name << " against random " << random;

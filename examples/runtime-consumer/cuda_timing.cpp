@@ -6,11 +6,12 @@
 // and each call's host time until the result is in the application's hands (a scalar downloaded).
 //   runtime_cuda_timing --op selection|hashjoin|groupby|ra_sort|count --rows N [--rows2 M] [--distinct D]
 //                       [--where FILTER] [--calls 11] [--profile FILE] [--set name=value,...] [--dump DIR]
-//                       [--adapt SHARE]
+//                       [--adapt SHARE] [--adapt-strategy NAME]
 // count is Govindaraju's selectivity count (document 004, sec. 5.11): the rows of four uniform int32
 // attributes, stored column after column, that --where keeps (empty: all).
 // --dump DIR writes the join's sides to DIR/build.bin and DIR/probe.bin; --adapt SHARE turns online
-// adaptation on (exploring at most SHARE of the calls) and adds its report.
+// adaptation on (exploring at most SHARE of the calls, searched by the tuner's strategy NAME, "local" unless
+// given) and adds its report.
 #include <cuda.h>
 #include <execinfo.h>
 #include <unistd.h>
@@ -97,6 +98,7 @@ int main(int argc, char** argv) {
     if (!args["--adapt"].empty()) {  // online adaptation, exploring at most this share of the calls
       options.adapt = true;
       options.explore_share = std::stod(args["--adapt"]);
+      if (!args["--adapt-strategy"].empty()) options.adapt_strategy = args["--adapt-strategy"];
     }
     // The runtime and every array go before the stream and the context they use.
     std::optional<varex::Runtime> holder(varex::Runtime::attach_cuda(context, stream, options));

@@ -114,10 +114,12 @@ struct Options {
   // CL_QUEUE_PROFILING_ENABLE).
   bool time_calls = false;
   // Online adaptation: a call whose workload class the profile does not hold exactly (and whose parameters
-  // are not pinned) tunes itself over the application's calls of that class. Candidates: the defaults, the
-  // profile's nearest entry and its runners-up, and that entry's neighbours in the space (one value of each
-  // tunable first) up to `candidates` in all; the fastest one's neighbours join, and are tried first, when it
-  // beats the variant the calls started with or when none is left to try.
+  // are not pinned) tunes itself over the application's calls of that class, searched by the tuner's strategy
+  // `adapt_strategy` (any of `varex tune --strategy`'s; "local", a first-improvement local search from where
+  // the calls start, by default). Candidates: the defaults, the profile's nearest entry and its runners-up,
+  // then what the strategy proposes that can run on the call's buffers. A candidate competes over several
+  // calls (three runs, fewer where one shows it far slower than the fastest) before the strategy learns its
+  // median.
   // A candidate's first result is compared with the reference's on the same inputs (the call returns the
   // reference's then) before its times count; one that differs is never run again. The reference is the
   // defaults, then the fastest candidate that agreed with them. At most `explore_share` of
@@ -126,7 +128,7 @@ struct Options {
   // CL_QUEUE_PROFILING_ENABLE). Runtime::adaptation() reports, write_learned() records.
   bool adapt = false;
   double explore_share = 0.1;
-  unsigned candidates = 16;  // one value of every tunable of the largest spaces first
+  std::string adapt_strategy = "local";
   // Device memory the calls allocate (scratch, the results' arrays) is kept when released and reused by
   // later calls, up to this share of the device's memory (a caching allocator, as CUB's and RMM's): a call
   // then allocates nothing and its kernels meet the addresses of the last call's. Reuse follows the

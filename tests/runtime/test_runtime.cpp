@@ -614,7 +614,6 @@ TEST(RuntimeAdaptation, SettlesOnTheFastestCandidateWithinItsShare) {
   varex::Options options;
   options.adapt = true;
   options.explore_share = 0.34;  // at most 10 of the 30 calls: each new candidate costs PoCL a compile
-  options.candidates = 3;
   varex::Runtime rt = app.runtime(options);
   const auto column = random_column(20011, 6);
   const varex::Input input = app.column(column);
@@ -691,6 +690,46 @@ TEST(RuntimeAdaptation, NeedsDeviceTimesAndLeavesPinnedCallsAlone) {
   for (int i = 0; i < 6; ++i) pinned.select_range(column, 0, 1000);
   EXPECT_TRUE(pinned.adaptation().empty());
   EXPECT_TRUE(pinned.last_choice().pinned);
+
+  // The strategy is one of the tuner's, named.
+  options.adapt_strategy = "annealing";
+  try {
+    app.runtime(options);
+    ADD_FAILURE() << "an unknown strategy was taken";
+  } catch (const varex::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Options::adapt_strategy: unknown strategy 'annealing'"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+// Any of the tuner's strategies drives the calls (here genetic): every result right, the settled variant
+// checked and the fastest of those run.
+TEST(RuntimeAdaptation, AnotherOfTheTunersStrategiesDrivesTheCalls) {
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Options options;
+  options.adapt = true;
+  options.explore_share = 0.34;
+  options.adapt_strategy = "genetic";
+  varex::Runtime rt = app.runtime(options);
+  const auto column = random_column(20011, 9);
+  const varex::Input input = app.column(column);
+  const auto want = expected_bits(column, -5000, 1000000, true);
+  for (int i = 0; i < 24; ++i) {
+    const varex::Result r = rt.select_range(input, -5000, 1000000, true);
+    ASSERT_EQ(bits_of(r), want) << "call " << i << ", variant " << rt.last_choice().variant;
+  }
+  const varex::Adaptation a = rt.adaptation().at(0);
+  EXPECT_GE(a.exploring_calls, 1u);
+  std::size_t run = 0;
+  for (const varex::Adaptation::Tried& t : a.tried) {
+    if (t.runs == 0) continue;
+    ++run;
+    EXPECT_TRUE(t.verified) << t.variant;
+    EXPECT_GE(t.median_ms, a.settled_ms) << t.variant;
+  }
+  EXPECT_GE(run, 2u);
 }
 
 // Every shipped plan through Runtime::run on the application's tables, as a user who read docs/RUNTIME.md and

@@ -9,12 +9,17 @@ namespace varex::tuner {
 namespace {
 
 const std::vector<std::pair<std::string, StrategyFactory>>& registry() {
-  static const std::vector<std::pair<std::string, StrategyFactory>> all{
-      {"exhaustive", make_exhaustive}, {"random", make_random},
-      {"egreedy", make_egreedy},       {"ucb1", make_ucb1},
-      {"thompson", make_thompson},     {"halving", make_halving},
-      {"auc_bandit", make_auc_bandit}, {"tpe", make_tpe},
-      {"genetic", make_genetic},       {"ensemble", make_ensemble}};
+  static const std::vector<std::pair<std::string, StrategyFactory>> all{{"exhaustive", make_exhaustive},
+                                                                        {"random", make_random},
+                                                                        {"egreedy", make_egreedy},
+                                                                        {"ucb1", make_ucb1},
+                                                                        {"thompson", make_thompson},
+                                                                        {"halving", make_halving},
+                                                                        {"auc_bandit", make_auc_bandit},
+                                                                        {"tpe", make_tpe},
+                                                                        {"genetic", make_genetic},
+                                                                        {"ensemble", make_ensemble},
+                                                                        {"local", make_local}};
   return all;
 }
 

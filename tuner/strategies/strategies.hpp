@@ -17,6 +17,7 @@ std::unique_ptr<Strategy> make_auc_bandit(const variants::Space& space);
 std::unique_ptr<Strategy> make_tpe(const variants::Space& space);
 std::unique_ptr<Strategy> make_genetic(const variants::Space& space);
 std::unique_ptr<Strategy> make_ensemble(const variants::Space& space);
+std::unique_ptr<Strategy> make_local(const variants::Space& space);
 
 // OpenTuner's AUC bandit over any sub-strategies (tuner/strategies/auc_bandit.cpp): auc_bandit and ensemble
 // differ only in what they share the budget between.
