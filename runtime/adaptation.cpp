@@ -63,24 +63,10 @@ std::size_t ClassTuner::reference() const {
   return candidates_[f].ms.empty() ? 0 : f;
 }
 
-bool ClassTuner::competing(std::size_t index) const {
-  const Candidate& c = candidates_[index];
-  if (c.rejected || c.observed || c.ms.size() >= kRunsToCompete) return false;
-  const std::size_t f = fastest();
-  return c.ms.empty() || f == index || candidates_[f].ms.empty() ||
-         c.median() <= kCutoff * candidates_[f].median();
-}
-
 std::optional<std::size_t> ClassTuner::explore_target(const Runnable& runnable) {
-  // The fastest candidate's runs come from the calls that run it: until its evaluation is over, the strategy
-  // has not learned of it, and what it would propose could not start from it.
-  const std::size_t f = fastest();
-  if (!candidates_[f].ms.empty() && !candidates_[f].observed) return std::nullopt;
-  if (evaluating_ && competing(*evaluating_)) return evaluating_;
-  evaluating_.reset();
   // The start points first (the profile's entry and its runners-up), in order.
   for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    if (candidates_[i].ms.empty() && competing(i)) return evaluating_ = i;
+    if (!candidates_[i].observed && !candidates_[i].rejected && i != fastest()) return i;
   }
   for (std::size_t looked = 0; looked < kProposalsPerCall; ++looked) {
     if (proposed_.empty()) {
@@ -97,8 +83,7 @@ std::optional<std::size_t> ClassTuner::explore_target(const Runnable& runnable) 
       continue;
     }
     const std::size_t index = add(params);
-    if (!competing(index)) continue;  // known already
-    return evaluating_ = index;
+    if (!candidates_[index].observed) return index;
   }
   return std::nullopt;
 }
@@ -145,29 +130,18 @@ void ClassTuner::finish_call(const Call& call, double returns_ms, const std::opt
     // reference's result (the fastest's time) and adds the candidate's run.
     exploring_ms_ += std::max(0.0, ms - call.exploit_ms);
   }
-  observe_finished();
+  // A candidate's first run is its evaluation: the strategy learns of it at once. Its later runs (a call of
+  // the fastest runs it) settle the fastest by median.
+  observe(call.returns);
+  if (call.checks) observe(*call.checks);
 }
 
-void ClassTuner::observe_finished() {
-  const std::size_t f = fastest();
-  for (std::size_t i = 0; i < candidates_.size(); ++i) {
-    Candidate& c = candidates_[i];
-    if (c.observed || (c.ms.empty() && !c.rejected)) continue;
-    // Over: rejected, run enough, cut off, or run and left behind (the defaults, once another is fastest).
-    const bool cut_off = !c.rejected && !competing(i);
-    const bool left_behind = i != f && evaluating_ != i;
-    if (!c.rejected && c.ms.size() < kRunsToCompete && !cut_off && !left_behind) continue;
-    c.observed = true;
-    tuner::Observation o{c.params,
-                         0,
-                         !c.rejected,
-                         c.rejected ? std::numeric_limits<double>::infinity() : c.median(),
-                         0,
-                         0,
-                         cut_off && c.ms.size() < kRunsToCompete};
-    for (const double run : c.ms) o.cost_s += run / 1e3;
-    strategy_->observe(o);
-  }
+void ClassTuner::observe(std::size_t index) {
+  Candidate& c = candidates_[index];
+  if (c.observed || (c.ms.empty() && !c.rejected)) return;
+  c.observed = true;
+  const double value = c.rejected ? std::numeric_limits<double>::infinity() : c.ms.front();
+  strategy_->observe({c.params, 0, !c.rejected, value, 0, c.rejected ? 0 : value / 1e3, false});
 }
 
 ClassReport ClassTuner::report() const {

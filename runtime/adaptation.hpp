@@ -2,16 +2,16 @@
 // Online adaptation (docs/RUNTIME.md): a workload class the profile does not hold exactly is tuned over the
 // application's own calls by one of the tuner's strategies (tuner/strategy.hpp; "local", a first-improvement
 // local search, by default). The candidates are first the defaults (the reference), where the calls start
-// (the profile's nearest entry) and its runners-up, then what the strategy proposes. One evaluation is a
-// candidate's runs over several calls: it competes until kRunsToCompete runs, or until a run shows it far
-// slower than the fastest (a cut-off), and the strategy then observes its median. A candidate's first result
-// is compared with the reference's on the same inputs before any of its times counts; one that differs is
-// rejected for good (the strategy observes a failure). The reference is the defaults until a faster
-// candidate has agreed with them, then the fastest verified one: every verified candidate agreed with the
-// defaults or with one that did, and a check costs the fastest variant's time rather than the defaults' (the
-// join's defaults take 250 times its tuned variant's time). A call explores (runs a candidate still
-// competing) only while the exploring calls, and what they cost beyond the fastest's time, stay within the
-// share the application allows; the other calls run the fastest by median.
+// (the profile's nearest entry) and its runners-up, then what the strategy proposes. A candidate's first run
+// is its evaluation, which the strategy observes at once; later runs come from the calls that run the
+// fastest, which is chosen by median. A candidate's first result is compared with the reference's on the same
+// inputs before any of its times counts; one that differs is rejected for good (the strategy observes a
+// failure). The reference is the defaults until a faster candidate has agreed with them, then the fastest
+// verified one: every verified candidate agreed with the defaults or with one that did, and a check costs the
+// fastest variant's time rather than the defaults' (the join's defaults take 250 times its tuned variant's
+// time). A call explores (runs a candidate not yet evaluated) only while the exploring calls, and what they
+// cost beyond the fastest's time, stay within the share the application allows; the other calls run the
+// fastest by median.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -30,7 +30,7 @@ struct Candidate {
   std::string variant;  // varex's variant id
   bool verified = false;
   bool rejected = false;
-  bool observed = false;   // its evaluation is over: the strategy has observed it
+  bool observed = false;   // evaluated: the strategy has observed its first run or its rejection
   std::string why;         // of a rejection
   std::vector<double> ms;  // the device time of each run
   double median() const;
@@ -49,9 +49,6 @@ struct ClassReport {
 
 class ClassTuner {
  public:
-  static constexpr std::size_t kRunsToCompete = 3;
-  // A candidate whose median is this many times the fastest's competes no more (a cut-off).
-  static constexpr double kCutoff = 1.5;
   // The most proposals one call looks through for one that can run on its buffers.
   static constexpr std::size_t kProposalsPerCall = 64;
   using NameOf = std::function<std::string(const variants::Params&)>;  // a variant's id
@@ -90,12 +87,11 @@ class ClassTuner {
 
  private:
   std::size_t fastest() const;  // by median among those run and not rejected; `first_` before any run
-  bool competing(std::size_t index) const;
-  // The candidate an exploring call runs: the one being evaluated, else the next start point, else the
-  // strategy's next proposal that can run; nullopt: none.
+  // The candidate an exploring call runs: the next start point not yet evaluated, else the strategy's next
+  // proposal that can run; nullopt: none.
   std::optional<std::size_t> explore_target(const Runnable& runnable);
   std::size_t add(const variants::Params& params);
-  void observe_finished();  // the strategy observes the candidates whose evaluation is over
+  void observe(std::size_t index);  // the strategy learns of a candidate's first run, or its rejection
 
   // Owned apart: the strategy keeps a reference to its space, and a ClassTuner moves.
   std::unique_ptr<tuner::SearchSpace> search_;
@@ -103,7 +99,6 @@ class ClassTuner {
   NameOf name_of_;
   std::vector<Candidate> candidates_;
   std::vector<tuner::Proposal> proposed_;  // the strategy's batch not yet taken
-  std::optional<std::size_t> evaluating_;
   std::size_t first_;
   double share_;
   std::vector<double> calls_ms_;

@@ -117,9 +117,8 @@ struct Options {
   // are not pinned) tunes itself over the application's calls of that class, searched by the tuner's strategy
   // `adapt_strategy` (any of `varex tune --strategy`'s; "local", a first-improvement local search from where
   // the calls start, by default). Candidates: the defaults, the profile's nearest entry and its runners-up,
-  // then what the strategy proposes that can run on the call's buffers. A candidate competes over several
-  // calls (three runs, fewer where one shows it far slower than the fastest) before the strategy learns its
-  // median.
+  // then what the strategy proposes that can run on the call's buffers. A candidate's first run is its
+  // evaluation, which the strategy learns of before it proposes the next.
   // A candidate's first result is compared with the reference's on the same inputs (the call returns the
   // reference's then) before its times count; one that differs is never run again. The reference is the
   // defaults, then the fastest candidate that agreed with them. At most `explore_share` of
