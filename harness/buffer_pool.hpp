@@ -9,7 +9,7 @@
 #include <memory>
 #include <mutex>
 
-#include "harness/engine.hpp"
+#include "harness/buffers.hpp"
 
 namespace varex::harness {
 

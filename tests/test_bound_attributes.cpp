@@ -26,6 +26,12 @@
 #include "support.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::find_operator;
+}  // namespace varex::operators
+
+namespace varex::operators {
 namespace {
 
 using Table = datasets::AttributeTable;

@@ -25,6 +25,13 @@
 #include "support.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::find_operator;
+using harness::GroupAggregates;
+}  // namespace varex::operators
+
+namespace varex::operators {
 namespace {
 
 constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();

@@ -20,6 +20,11 @@
 #include "support.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::find_operator;
+}  // namespace varex::operators
+
+namespace varex::operators {
 namespace {
 
 // Variants beside the default, three of those tests/test_strings.cpp runs (so the programs it compiled are

@@ -22,6 +22,12 @@
 #include "support.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::GroupAggregates;
+using harness::PairsOutput;
+}  // namespace varex::operators
+
+namespace varex::operators {
 namespace {
 
 constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();

@@ -19,6 +19,12 @@
 #include "support.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::RowOrder;
+using harness::tuple_digest;
+}  // namespace varex::operators
+
+namespace varex::operators {
 namespace {
 
 using Tuple = std::vector<std::uint32_t>;

@@ -16,6 +16,13 @@
 #include "support.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::kernel_source;
+using harness::KernelSource;
+using harness::open_engine;
+}  // namespace varex::operators
+
+namespace varex::operators {
 namespace {
 
 constexpr std::int32_t kMin = std::numeric_limits<std::int32_t>::min();

@@ -10,6 +10,11 @@
 #include "operators/selection/selection.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::bitmap_digest;
+}  // namespace varex::operators
+
+namespace varex::operators {
 namespace {
 
 constexpr std::int32_t kInt32Min = std::numeric_limits<std::int32_t>::min();

@@ -16,6 +16,16 @@
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::KernelSequence;
+using harness::ValueOutput;
+using harness::VariantRun;
+using harness::vendor_library;
+using harness::VendorScratch;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

@@ -5,6 +5,11 @@
 #include "operators/aggregates/aggregates.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::add_vendor_variant;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 std::vector<QueryKeyDecl> KthLargestOperator::own_keys() const {
   return {{"k", "which largest value, 1 (the maximum) to the rows kept"},

@@ -11,6 +11,19 @@
 #include "harness/outputs/value.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::bitmap_digest;
+using harness::BitmapOutput;
+using harness::DeviceResult;
+using harness::has_warp_ballot;
+using harness::KernelSequence;
+using harness::round_up;
+using harness::ValueOutput;
+using harness::VariantRun;
+using harness::warp_ballot_defines;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

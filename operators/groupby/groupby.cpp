@@ -22,6 +22,21 @@
 #include "operators/common/hash/hash_spaces.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::group_digest;
+using harness::GroupAggregates;
+using harness::GroupReference;
+using harness::GroupsOutput;
+using harness::KernelSequence;
+using harness::LaunchPlan;
+using harness::max_local;
+using harness::round_up;
+using harness::VariantRun;
+namespace flags = harness::flags;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

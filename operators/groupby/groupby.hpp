@@ -10,6 +10,11 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::GroupReference;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // The host reference: every group once, ordered by key (the Groups output kind's reference).
 GroupReference group_reference(const std::vector<std::int32_t>& keys,

@@ -20,6 +20,19 @@
 #include "operators/common/hash/hash_spaces.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::KernelSequence;
+using harness::KeyIndex;
+using harness::LaunchPlan;
+using harness::max_local;
+using harness::PairsOutput;
+using harness::PairsReference;
+using harness::VariantRun;
+namespace flags = harness::flags;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

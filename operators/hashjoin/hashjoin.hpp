@@ -9,6 +9,11 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::PairsReference;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // The host reference: the pairs (build row, probe row) as the Pairs output kind expects them, the
 // build rows of each distinct key being one partner set.

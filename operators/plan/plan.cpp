@@ -20,6 +20,19 @@
 #include "operators/plan/plan_codegen.hpp"
 #include "operators/plan/plan_reference.hpp"
 
+namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::kernel_source;
+using harness::KernelSource;
+using harness::kPoisonWord;
+using harness::max_local;
+using harness::offers_mapped_memory;
+using harness::round_up;
+namespace flags = harness::flags;
+namespace primitives = harness::primitives;
+}  // namespace varex::operators
+
 namespace varex::plan::embedded {
 extern const EmbeddedFile kFiles[];
 extern const std::size_t kFileCount;

@@ -12,6 +12,16 @@
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::KernelSequence;
+using harness::LaunchBundle;
+using harness::RowsOutput;
+using harness::TupleLayout;
+using harness::VariantRun;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

@@ -13,6 +13,15 @@
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+using harness::LaunchBundle;
+using harness::RowsOutput;
+using harness::TupleLayout;
+using harness::VariantRun;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

@@ -17,6 +17,14 @@
 #include "operators/common/relations/tile_select.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+using harness::round_up;
+using harness::vendor_library;
+namespace flags = harness::flags;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

@@ -25,6 +25,11 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::LaunchBundle;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 enum class SetOperation { Intersection, Union, Difference };
 

@@ -18,6 +18,26 @@
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::add_vendor_variant;
+using harness::has_register_cap;
+using harness::has_warp_ballot;
+using harness::is_vendor;
+using harness::KernelSequence;
+using harness::kPoisonWord;
+using harness::LaunchBundle;
+using harness::LaunchPlan;
+using harness::register_cap_define;
+using harness::RowsOutput;
+using harness::TupleLayout;
+using harness::VariantRun;
+using harness::vendor_library;
+using harness::VendorScratch;
+using harness::warp_ballot_defines;
+namespace primitives = harness::primitives;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

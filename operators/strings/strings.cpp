@@ -24,6 +24,18 @@
 #include "operators/strings/string_space.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::BitmapOutput;
+using harness::DeviceResult;
+using harness::KernelSequence;
+using harness::LaunchBundle;
+using harness::max_local;
+using harness::round_up;
+using harness::VariantRun;
+namespace flags = harness::flags;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

@@ -11,6 +11,13 @@
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::LaunchBundle;
+using harness::round_up;
+namespace flags = harness::flags;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 InputDecl attribute_input() {
   return {"records", "1..16 signed 32-bit attributes a0, a1, …",

@@ -16,6 +16,11 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::LaunchBundle;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // Kernels index rows with 32-bit integers; keep head room for rounding up to whole tiles.
 constexpr std::uint64_t kMaxAttributeRows = (1ULL << 31) - (1ULL << 22);

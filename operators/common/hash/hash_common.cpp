@@ -7,6 +7,15 @@
 #include "operators/common/hash/hash_spaces.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+using harness::LaunchBundle;
+using harness::max_local;
+using harness::warp_ballot_defines;
+namespace primitives = harness::primitives;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 TableGeometry table_for(std::uint64_t keys, std::int64_t load_percent) {
   std::uint64_t slots = 1024;

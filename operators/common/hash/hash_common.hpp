@@ -12,6 +12,13 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+using harness::LaunchBundle;
+namespace primitives = harness::primitives;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // Slots of the open-addressing table: a power of two (mask + 1), plus the reserved slot for INT_MIN.
 struct TableGeometry {

@@ -1,6 +1,11 @@
 #include "operators/common/relations/compaction.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 void run_compaction(const KernelLaunch& launch, const Compaction& c, DeviceBuffer& tile_counts,
                     DeviceBuffer& totals, const std::string& prefix) {

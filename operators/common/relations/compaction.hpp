@@ -16,6 +16,11 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // Launches a kernel of the operator's program: a KernelSequence's run, or the plan's own launcher.
 using KernelLaunch = std::function<void(const std::string& label, const std::string& kernel,

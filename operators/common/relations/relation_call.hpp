@@ -13,6 +13,15 @@
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::ResultPart;
+using harness::tuple_parts;
+using harness::TupleLayout;
+using harness::VariantRun;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // The workload class of a call on `relation` with the operator's query `query` (as its workload's spec
 // holds it): the operator's class of the call as a workload of no generator (rows, values and the query),

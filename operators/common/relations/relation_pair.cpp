@@ -12,6 +12,14 @@
 #include "operators/common/relations/relation_workload.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::tuple_parts;
+using harness::TupleLayout;
+namespace flags = harness::flags;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help) {
   std::vector<FlagDecl> flags = relation_flags();

@@ -21,6 +21,12 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::TupleLayout;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // The generated right relation's seed is the workload's seed XOR this (another stream of the same generator).
 constexpr std::uint64_t kRightSeed = 0x9E3779B97F4A7C15ULL;

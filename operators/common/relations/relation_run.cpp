@@ -5,6 +5,16 @@
 #include "base/errors.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::KernelSequence;
+using harness::RowsOutput;
+using harness::tuple_parts;
+using harness::TupleLayout;
+using harness::VariantRun;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 RelationRun::RelationRun(Engine& engine, TileSelectParts parts, const datasets::Relation& relation,
                          const std::vector<std::uint32_t>& reference)

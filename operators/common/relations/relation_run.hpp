@@ -17,6 +17,15 @@
 #include "operators/common/relations/tile_select.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DeviceResult;
+using harness::KernelSequence;
+using harness::RowsOutput;
+using harness::VariantRun;
+using harness::VendorScratch;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // The buffers of one execution, whoever owns them.
 struct RelationBuffers {

@@ -11,6 +11,12 @@
 #include "harness/operators/workload_flags.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::TupleLayout;
+namespace flags = harness::flags;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 InputDecl relation_input() {
   return {"relation", "uint32 key + 1..3 uint32 values",

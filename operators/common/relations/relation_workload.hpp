@@ -18,6 +18,11 @@
 #include "variants/launch.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::TupleLayout;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // Kernels index tuples with 32-bit integers; keep head room for rounding up to whole tiles.
 constexpr std::uint64_t kMaxRelationRows = (1ULL << 31) - (1ULL << 22);

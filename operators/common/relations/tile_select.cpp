@@ -6,6 +6,17 @@
 #include "harness/outputs/output.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+using harness::kPoisonWord;
+using harness::LaunchBundle;
+using harness::LaunchPlan;
+using harness::round_up;
+using harness::TupleLayout;
+using harness::warp_ballot_defines;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 namespace {
 

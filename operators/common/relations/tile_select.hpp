@@ -12,6 +12,14 @@
 #include "operators/common/toolkit.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::KernelSequence;
+using harness::LaunchBundle;
+using harness::LaunchPlan;
+using harness::TupleLayout;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 // What tells the family's operators apart in their variants: the kernel source, and the operator's own
 // algorithm beside the source's (its `algorithm` value and the define that switches the kernels to it).

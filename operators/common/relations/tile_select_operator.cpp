@@ -4,6 +4,12 @@
 #include "harness/operators/vendor_variant.hpp"
 
 namespace varex::operators {
+// The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::add_vendor_variant;
+using harness::has_warp_ballot;
+}  // namespace varex::operators
+
+namespace varex::operators {
 
 variants::Space TileSelectOperator::space(const variants::SpaceContext& context) const {
   using variants::Value;
