@@ -311,31 +311,21 @@ double ensure_probe(results::Store& store, std::int64_t device_row, harness::Rem
   return probe_device(store, device_row, remote, force, waiting).gbps;
 }
 
-std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
+namespace {
+
+// Claims every device's session (plans[i].claim), its space and warm start: out[i] says what each holds. On
+// failure every claim made is given back.
+void claim_sessions(results::Store& store, const RunOptions& options,
+                    const std::vector<WarmStartSource>& warm_sources,
+                    const datasets::WorkloadClass& workload_class, std::vector<DeviceRun>& out,
+                    std::vector<DevicePlan>& plans) {
   const harness::Operator& op = *options.op;
-  check_objective(options);
-  strategy_of(options,
-              harness::space_for(op, options.devices.front(), options.workload));  // a bad name fails now
-  store.ensure_operator(op.name(), op.description());
-  store.ensure_workload(options.workload, op.workload_class(options.workload));
-  std::vector<DeviceRun> out(options.devices.size());
-  std::vector<DevicePlan> plans(options.devices.size());
-  std::vector<std::string> labels;
-
-  // What earlier sessions found best for this operator, read before any lane writes.
-  std::vector<WarmStartSource> warm_sources;
-  if (options.kind == "tune" && options.warm_start) warm_sources = recorded_bests(store, op.name());
-  const datasets::WorkloadClass workload_class = op.workload_class(options.workload);
-
-  // Every device's session is claimed before anything runs: a second identical command refuses (or waits,
-  // with `wait`) before it measures anything, and two at once cannot both take one session.
   try {
     for (std::size_t i = 0; i < options.devices.size(); ++i) {
       const DeviceInfo& device = options.devices[i];
       DeviceRun& run = out[i];
       DevicePlan& plan = plans[i];
       run.device = device;
-      labels.push_back(device.id);
       plan.space = space_of(options, device);
       run.valid_variants = plan.space->count_valid();
       plan.warm_start = warm_start_points(warm_sources, device, workload_class, *plan.space);
@@ -368,6 +358,69 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
     for (const DevicePlan& p : plans) give_back(store, p.claim);
     throw;
   }
+}
+
+// What a lane's progress line says when it ends: its status, the best and how it was found.
+std::string lane_line(const RunOptions& options, const DeviceRun& run) {
+  std::string line = run.status;
+  if (!run.outcome.best) return line;
+  char best[64];
+  std::snprintf(best, sizeof best, ": best %.4g %s ", run.outcome.best_value,
+                objective_unit(options.objective));
+  line += best + variants::describe(*run.outcome.best);
+  if (run.outcome.stopped_at_bound && run.outcome.best_measurement)
+    line +=
+        " (stopped early: it moves its bytes at " +
+        std::to_string(static_cast<int>(std::lround(100 * run.outcome.best_measurement->probe_fraction))) +
+        "% of the copy probe, nothing faster is left to find)";
+  if (run.small_workload)
+    line += " (searched on a 1/" + std::to_string(run.outcome.small_divisor) + " instance, " +
+            run.small_workload->describe() + ": " + std::to_string(run.outcome.small_evaluations) +
+            " evaluations; its finalists measured again on the workload)";
+  return line;
+}
+
+// What a lane that ended says besides its line: a small instance that could not be prepared, a budget that
+// paid for the default alone.
+void lane_messages(ProgressBoard& board, const RunOptions& options, const DeviceRun& run) {
+  const std::string& device = run.device.id;
+  if (!run.small_error.empty())
+    board.message("varex: " + device + ": the small instance to search on could not be prepared (" +
+                  varex::printable(run.small_error) + "): searched at full size");
+  auto seconds = [](double s) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.0f s", s);
+    return std::string(text);
+  };
+  if (run.outcome.needed_s > 0)
+    board.message("varex: " + device + ": the budget of " + options.budget.to_string() +
+                  " paid for the default variant alone (the probe, preparing the workload and measuring " +
+                  "the default took " + seconds(run.outcome.spent_s) + "); a budget of about " +
+                  seconds(run.outcome.needed_s) + " would search");
+}
+
+}  // namespace
+
+std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& options) {
+  const harness::Operator& op = *options.op;
+  check_objective(options);
+  strategy_of(options,
+              harness::space_for(op, options.devices.front(), options.workload));  // a bad name fails now
+  store.ensure_operator(op.name(), op.description());
+  store.ensure_workload(options.workload, op.workload_class(options.workload));
+  std::vector<DeviceRun> out(options.devices.size());
+  std::vector<DevicePlan> plans(options.devices.size());
+  std::vector<std::string> labels;
+
+  // What earlier sessions found best for this operator, read before any lane writes.
+  std::vector<WarmStartSource> warm_sources;
+  if (options.kind == "tune" && options.warm_start) warm_sources = recorded_bests(store, op.name());
+  const datasets::WorkloadClass workload_class = op.workload_class(options.workload);
+
+  // Every device's session is claimed before anything runs: a second identical command refuses (or waits,
+  // with `wait`) before it measures anything, and two at once cannot both take one session.
+  claim_sessions(store, options, warm_sources, workload_class, out, plans);
+  for (const DeviceRun& run : out) labels.push_back(run.device.id);
 
   ProgressBoard board(labels, options.progress && options.kind != "run");
   std::atomic<bool> abandon{false};
@@ -402,37 +455,8 @@ std::vector<DeviceRun> run_sessions(results::Store& store, const RunOptions& opt
       const LaneContext lane{own ? &*own : &store, &board, i, &abandon, preamble_s};
       try {
         run_device(lane, options, plans[i], run);
-        std::string line = run.status;
-        if (run.outcome.best) {
-          char best[64];
-          std::snprintf(best, sizeof best, ": best %.4g %s ", run.outcome.best_value,
-                        objective_unit(options.objective));
-          line += best + variants::describe(*run.outcome.best);
-          if (run.outcome.stopped_at_bound && run.outcome.best_measurement)
-            line += " (stopped early: it moves its bytes at " +
-                    std::to_string(
-                        static_cast<int>(std::lround(100 * run.outcome.best_measurement->probe_fraction))) +
-                    "% of the copy probe, nothing faster is left to find)";
-          if (run.small_workload)
-            line += " (searched on a 1/" + std::to_string(run.outcome.small_divisor) + " instance, " +
-                    run.small_workload->describe() + ": " + std::to_string(run.outcome.small_evaluations) +
-                    " evaluations; its finalists measured again on the workload)";
-        }
-        board.done(i, line);
-        if (!run.small_error.empty())
-          board.message("varex: " + device.id + ": the small instance to search on could not be prepared (" +
-                        varex::printable(run.small_error) + "): searched at full size");
-        auto seconds = [](double s) {
-          char text[32];
-          std::snprintf(text, sizeof text, "%.0f s", s);
-          return std::string(text);
-        };
-        if (run.outcome.needed_s > 0)
-          board.message(
-              "varex: " + device.id + ": the budget of " + options.budget.to_string() +
-              " paid for the default variant alone (the probe, preparing the workload and measuring " +
-              "the default took " + seconds(run.outcome.spent_s) + "); a budget of about " +
-              seconds(run.outcome.needed_s) + " would search");
+        board.done(i, lane_line(options, run));
+        lane_messages(board, options, run);
       } catch (const RuntimeError& e) {
         lane.store->end_session(plans[i].claim.session, "failed");
         run.status = "failed";
