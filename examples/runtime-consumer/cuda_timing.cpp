@@ -79,9 +79,128 @@ void on_crash(int) {
   _exit(139);
 }
 
+namespace {
+
+using Args = std::map<std::string, std::string>;
+
+varex::Options options_of(Args& args) {
+  varex::Options options;
+  options.profile = args["--profile"];
+  options.time_calls = true;
+  if (!args["--adapt"].empty()) {  // online adaptation, exploring at most this share of the calls
+    options.adapt = true;
+    options.explore_share = std::stod(args["--adapt"]);
+    if (!args["--adapt-strategy"].empty()) options.adapt_strategy = args["--adapt-strategy"];
+  }
+  return options;
+}
+
+// The application's data for `op` on the device, and the call that runs it.
+struct Workload {
+  std::vector<std::unique_ptr<DeviceArray>> arrays;
+  std::vector<std::int32_t> a, b;  // the host's copies (the join's sides for --dump)
+  std::function<varex::Result()> call;
+};
+
+void prepare(Workload& w, const std::string& op, Args& args, std::uint64_t rows, varex::Runtime& rt) {
+  std::mt19937_64 random(42);
+  auto& a = w.a;
+  auto& b = w.b;
+  auto& arrays = w.arrays;
+  if (op == "selection") {  // uniform over int32; the range keeps half
+    a.resize(rows);
+    for (auto& v : a) v = static_cast<std::int32_t>(random());
+    arrays.push_back(std::make_unique<DeviceArray>(a));
+    w.call = [&w, &rt, rows] {
+      return rt.select_range(w.arrays[0]->input(rows), INT32_MIN / 2, INT32_MAX / 2);
+    };
+  } else if (op == "hashjoin") {  // unique build keys; every probe key matches one (match ratio 1)
+    const std::uint64_t rows2 = std::stoull(args["--rows2"]);
+    a.resize(rows);
+    for (std::uint64_t i = 0; i < rows; ++i) a[i] = distinct_key(i);
+    std::shuffle(a.begin(), a.end(), random);
+    b.resize(rows2);
+    for (auto& v : b) v = distinct_key(random() % rows);
+    arrays.push_back(std::make_unique<DeviceArray>(a));
+    arrays.push_back(std::make_unique<DeviceArray>(b));
+    w.call = [&w, &rt, rows, rows2] {
+      return rt.hash_join(w.arrays[0]->input(rows), w.arrays[1]->input(rows2));
+    };
+  } else if (op == "groupby") {  // keys of `distinct` groups, uniform; values uniform
+    const std::uint64_t distinct = std::stoull(args["--distinct"]);
+    a.resize(rows);
+    b.resize(rows);
+    for (auto& v : a) v = distinct_key(random() % distinct);
+    for (auto& v : b) v = static_cast<std::int32_t>(random());
+    arrays.push_back(std::make_unique<DeviceArray>(a));
+    arrays.push_back(std::make_unique<DeviceArray>(b));
+    w.call = [&w, &rt, rows] { return rt.group_by(w.arrays[0]->input(rows), w.arrays[1]->input(rows)); };
+  } else if (op == "ra_sort") {  // (key, value) tuples, both uniform
+    std::vector<std::uint32_t> tuples(2 * rows);
+    for (auto& v : tuples) v = static_cast<std::uint32_t>(random());
+    arrays.push_back(std::make_unique<DeviceArray>(tuples));
+    w.call = [&w, &rt, rows] { return rt.sort(w.arrays[0]->input(rows), 1); };
+  } else if (op == "count") {  // four uniform attributes, column after column
+    a.resize(4 * rows);
+    for (auto& v : a) v = static_cast<std::int32_t>(random());
+    arrays.push_back(std::make_unique<DeviceArray>(a));
+    const std::string where = args["--where"];
+    w.call = [&w, &rt, rows, where] { return rt.aggregate(w.arrays[0]->input(rows), "count", 0, where); };
+  } else {
+    throw std::runtime_error("unknown --op " + op);
+  }
+}
+
+void print_adaptation(const varex::Adaptation& a) {
+  std::cout << ", \"adaptation\": {\"calls\": " << a.calls << ", \"exploring_calls\": " << a.exploring_calls
+            << ", \"candidates\": " << a.candidates << ", \"verified\": " << a.verified
+            << ", \"rejected\": " << a.rejected << ", \"settled_variant\": \"" << a.settled_variant
+            << "\", \"settled_ms\": " << a.settled_ms << ", \"regret_ms\": " << a.regret_ms
+            << ", \"total_ms\": " << a.total_ms << ", \"exploring_ms\": " << a.exploring_ms
+            << ", \"settled_params\": {";
+  print_params(a.settled_params);
+  std::cout << "}, \"tried\": [";
+  for (std::size_t i = 0; i < a.tried.size(); ++i) {
+    const varex::Adaptation::Tried& t = a.tried[i];
+    std::cout << (i ? ", " : "") << "{\"variant\": \"" << t.variant << "\", \"runs\": " << t.runs
+              << ", \"median_ms\": " << t.median_ms << ", \"verified\": " << (t.verified ? "true" : "false")
+              << ", \"rejected\": " << (t.rejected ? "true" : "false") << "}";
+  }
+  std::cout << "]}";
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The JSON line: the variant the last call ran, the calls' times, the kernels and the adaptation.
+void print_report(const std::string& op, const varex::Runtime& rt, const std::vector<double>& times,
+                  const std::vector<double>& host_times, std::uint64_t result_rows,
+                  const std::uint64_t* scalar) {
+  const varex::Choice& c = rt.last_choice();
+  std::cout << "{\"op\": \"" << op << "\", \"variant\": \"" << c.variant << "\", \"level\": \""
+            << varex::profile::to_string(c.level) << "\", \"rows_out\": " << result_rows << ", \"params\": {";
+  print_params(c.params);
+  std::cout << "}, \"device_ms\": [";
+  for (std::size_t i = 0; i < times.size(); ++i) std::cout << (i ? ", " : "") << times[i];
+  std::cout << "], \"median_ms\": " << median(times) << ", \"host_ms\": [";
+  for (std::size_t i = 0; i < host_times.size(); ++i) std::cout << (i ? ", " : "") << host_times[i];
+  std::cout << "], \"host_median_ms\": " << median(host_times) << ", \"scalar\": [" << scalar[0] << ", "
+            << scalar[1] << "], \"kernels\": [";
+  for (std::size_t i = 0; i < c.kernels.size(); ++i)
+    std::cout << (i ? ", " : "") << "[\"" << c.kernels[i].first << "\", " << c.kernels[i].second << "]";
+  std::cout << "]";
+  for (const varex::Adaptation& a : rt.adaptation()) print_adaptation(a);
+  std::cout << "}\n";
+  std::cout.flush();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   std::signal(SIGSEGV, on_crash);
-  std::map<std::string, std::string> args{{"--calls", "11"}, {"--rows2", "0"}, {"--distinct", "0"}};
+  Args args{{"--calls", "11"}, {"--rows2", "0"}, {"--distinct", "0"}};
   for (int i = 1; i + 1 < argc; i += 2) args[argv[i]] = argv[i + 1];
   try {
     check(cuInit(0), "cuInit");
@@ -92,16 +211,8 @@ int main(int argc, char** argv) {
     check(cuCtxSetCurrent(context), "cuCtxSetCurrent");
     CUstream stream = nullptr;
     check(cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-    varex::Options options;
-    options.profile = args["--profile"];
-    options.time_calls = true;
-    if (!args["--adapt"].empty()) {  // online adaptation, exploring at most this share of the calls
-      options.adapt = true;
-      options.explore_share = std::stod(args["--adapt"]);
-      if (!args["--adapt-strategy"].empty()) options.adapt_strategy = args["--adapt-strategy"];
-    }
     // The runtime and every array go before the stream and the context they use.
-    std::optional<varex::Runtime> holder(varex::Runtime::attach_cuda(context, stream, options));
+    std::optional<varex::Runtime> holder(varex::Runtime::attach_cuda(context, stream, options_of(args)));
     varex::Runtime& rt = *holder;
     if (!args["--set"].empty()) {
       varex::profile::Params pins;
@@ -114,65 +225,25 @@ int main(int argc, char** argv) {
     const std::string op = args["--op"];
     if (std::stoi(args["--calls"]) < 2)
       throw std::runtime_error("--calls must be at least 2 (the first is not timed)");
-    const std::uint64_t rows = std::stoull(args["--rows"]);
-    std::mt19937_64 random(42);
-    std::vector<std::unique_ptr<DeviceArray>> arrays;
-    std::function<varex::Result()> call;
-    std::vector<std::int32_t> a, b;
-    if (op == "selection") {  // uniform over int32; the range keeps half
-      a.resize(rows);
-      for (auto& v : a) v = static_cast<std::int32_t>(random());
-      arrays.push_back(std::make_unique<DeviceArray>(a));
-      call = [&] { return rt.select_range(arrays[0]->input(rows), INT32_MIN / 2, INT32_MAX / 2); };
-    } else if (op == "hashjoin") {  // unique build keys; every probe key matches one (match ratio 1)
-      const std::uint64_t rows2 = std::stoull(args["--rows2"]);
-      a.resize(rows);
-      for (std::uint64_t i = 0; i < rows; ++i) a[i] = distinct_key(i);
-      std::shuffle(a.begin(), a.end(), random);
-      b.resize(rows2);
-      for (auto& v : b) v = distinct_key(random() % rows);
-      arrays.push_back(std::make_unique<DeviceArray>(a));
-      arrays.push_back(std::make_unique<DeviceArray>(b));
-      call = [&, rows2] { return rt.hash_join(arrays[0]->input(rows), arrays[1]->input(rows2)); };
-    } else if (op == "groupby") {  // keys of `distinct` groups, uniform; values uniform
-      const std::uint64_t distinct = std::stoull(args["--distinct"]);
-      a.resize(rows);
-      b.resize(rows);
-      for (auto& v : a) v = distinct_key(random() % distinct);
-      for (auto& v : b) v = static_cast<std::int32_t>(random());
-      arrays.push_back(std::make_unique<DeviceArray>(a));
-      arrays.push_back(std::make_unique<DeviceArray>(b));
-      call = [&] { return rt.group_by(arrays[0]->input(rows), arrays[1]->input(rows)); };
-    } else if (op == "ra_sort") {  // (key, value) tuples, both uniform
-      std::vector<std::uint32_t> tuples(2 * rows);
-      for (auto& v : tuples) v = static_cast<std::uint32_t>(random());
-      arrays.push_back(std::make_unique<DeviceArray>(tuples));
-      call = [&] { return rt.sort(arrays[0]->input(rows), 1); };
-    } else if (op == "count") {  // four uniform attributes, column after column
-      a.resize(4 * rows);
-      for (auto& v : a) v = static_cast<std::int32_t>(random());
-      arrays.push_back(std::make_unique<DeviceArray>(a));
-      call = [&] { return rt.aggregate(arrays[0]->input(rows), "count", 0, args["--where"]); };
-    } else {
-      throw std::runtime_error("unknown --op " + op);
-    }
+    Workload w;
+    prepare(w, op, args, std::stoull(args["--rows"]), rt);
     // The join's sides as little-endian int32 files, so that `varex run --input --input2` times the same
     // data.
     if (!args["--dump"].empty() && op == "hashjoin") {
       std::ofstream(args["--dump"] + "/build.bin", std::ios::binary)
-          .write(reinterpret_cast<const char*>(a.data()), static_cast<std::streamsize>(a.size() * 4));
+          .write(reinterpret_cast<const char*>(w.a.data()), static_cast<std::streamsize>(w.a.size() * 4));
       std::ofstream(args["--dump"] + "/probe.bin", std::ios::binary)
-          .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size() * 4));
+          .write(reinterpret_cast<const char*>(w.b.data()), static_cast<std::streamsize>(w.b.size() * 4));
     }
-    a = {};
-    b = {};
+    w.a = {};
+    w.b = {};
 
     std::vector<double> times, host_times;
     std::uint64_t result_rows = 0;
     std::uint64_t scalar[2] = {0, 0};  // a scalar result's rows aggregated and value
     for (int i = 0; i < std::stoi(args["--calls"]); ++i) {
       const auto start = std::chrono::steady_clock::now();
-      const varex::Result r = call();
+      const varex::Result r = w.call();
       if (r.kind() == varex::ResultKind::Scalar) r.download(scalar, sizeof scalar);
       host_times.push_back(
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
@@ -181,45 +252,8 @@ int main(int argc, char** argv) {
     }
     times.erase(times.begin());  // the first call compiles or loads the program
     host_times.erase(host_times.begin());
-    const auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
-    const varex::Choice& c = rt.last_choice();
-    std::cout << "{\"op\": \"" << op << "\", \"variant\": \"" << c.variant << "\", \"level\": \""
-              << varex::profile::to_string(c.level) << "\", \"rows_out\": " << result_rows
-              << ", \"params\": {";
-    print_params(c.params);
-    std::cout << "}, \"device_ms\": [";
-    for (std::size_t i = 0; i < times.size(); ++i) std::cout << (i ? ", " : "") << times[i];
-    std::cout << "], \"median_ms\": " << median(times) << ", \"host_ms\": [";
-    for (std::size_t i = 0; i < host_times.size(); ++i) std::cout << (i ? ", " : "") << host_times[i];
-    std::cout << "], \"host_median_ms\": " << median(host_times) << ", \"scalar\": [" << scalar[0] << ", "
-              << scalar[1] << "], \"kernels\": [";
-    for (std::size_t i = 0; i < c.kernels.size(); ++i)
-      std::cout << (i ? ", " : "") << "[\"" << c.kernels[i].first << "\", " << c.kernels[i].second << "]";
-    std::cout << "]";
-    for (const varex::Adaptation& a : rt.adaptation()) {
-      std::cout << ", \"adaptation\": {\"calls\": " << a.calls
-                << ", \"exploring_calls\": " << a.exploring_calls << ", \"candidates\": " << a.candidates
-                << ", \"verified\": " << a.verified << ", \"rejected\": " << a.rejected
-                << ", \"settled_variant\": \"" << a.settled_variant << "\", \"settled_ms\": " << a.settled_ms
-                << ", \"regret_ms\": " << a.regret_ms << ", \"total_ms\": " << a.total_ms
-                << ", \"exploring_ms\": " << a.exploring_ms << ", \"settled_params\": {";
-      print_params(a.settled_params);
-      std::cout << "}, \"tried\": [";
-      for (std::size_t i = 0; i < a.tried.size(); ++i) {
-        const varex::Adaptation::Tried& t = a.tried[i];
-        std::cout << (i ? ", " : "") << "{\"variant\": \"" << t.variant << "\", \"runs\": " << t.runs
-                  << ", \"median_ms\": " << t.median_ms
-                  << ", \"verified\": " << (t.verified ? "true" : "false")
-                  << ", \"rejected\": " << (t.rejected ? "true" : "false") << "}";
-      }
-      std::cout << "]}";
-    }
-    std::cout << "}\n";
-    std::cout.flush();
-    arrays.clear();
+    print_report(op, rt, times, host_times, result_rows, scalar);
+    w.arrays.clear();
     holder.reset();
     cuStreamDestroy(stream);
     cuDevicePrimaryCtxRelease(device);
