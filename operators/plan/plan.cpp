@@ -12,6 +12,7 @@
 #include "base/text.hpp"
 #include "harness/operators/kernel_sequence.hpp"
 #include "harness/operators/registry.hpp"
+#include "harness/operators/variant_run.hpp"
 #include "harness/operators/workload_flags.hpp"
 #include "harness/outputs/output.hpp"
 #include "harness/primitives/digest.hpp"
@@ -22,6 +23,7 @@
 
 namespace varex::operators {
 // The harness pieces this file uses beyond the toolkit (operators/common/toolkit.hpp).
+using harness::DecodedRun;
 using harness::DeviceResult;
 using harness::kernel_source;
 using harness::KernelSource;
@@ -62,6 +64,33 @@ std::uint64_t largest_table_rows(const Plan& plan, double sf, std::uint64_t seed
   std::uint64_t rows = 0;
   for (const std::string& table : plan::tables_of(plan)) rows = std::max(rows, data.rows(table));
   return rows;
+}
+
+// A plan's variant decoded once (harness/operators/variant_run.hpp): fusion, where the tables are, and the
+// knobs of each group leader (its work-group size and rows per work-item) and each join (its table's load).
+struct PlanVariant {
+  bool fuse = false;
+  bool transferred = false;  // residency=transferred: the tables cross the bus in every execution
+  std::string memory;        // the host memory they cross from (pinned, pageable, mapped)
+  std::map<int, primitives::ScanShape> shapes;  // by step, those with tunables of their own
+  std::map<int, std::uint64_t> load;            // by join step: its table's slots per 100 build rows
+};
+
+PlanVariant decode_plan_variant(const Plan& plan, const variants::Params& params) {
+  PlanVariant v;
+  v.fuse = variants::get_string(params, "fuse") == "on";
+  v.transferred = variants::get_string(params, "residency") == "transferred";
+  v.memory = params.count("memory") ? variants::get_string(params, "memory") : "";
+  for (std::size_t s = 0; s < plan.steps.size(); ++s) {
+    const plan::Step& step = plan.steps[s];
+    const int at = static_cast<int>(s);
+    if (params.count(tunable(step, "local")))
+      v.shapes[at] = {static_cast<std::uint64_t>(variants::get_int(params, tunable(step, "local"))),
+                      static_cast<std::uint64_t>(variants::get_int(params, tunable(step, "ept")))};
+    if (params.count(tunable(step, "load")))
+      v.load[at] = static_cast<std::uint64_t>(variants::get_int(params, tunable(step, "load")));
+  }
+  return v;
 }
 
 // Where a relation lies on the device: its columns (a scan's, another relation's or its own) and the word
@@ -164,14 +193,14 @@ class PlanChain {
     return std::find(plan_.outputs.begin(), plan_.outputs.end(), step) != plan_.outputs.end();
   }
 
-  CompileInfo compile(const variants::Params& params) {
+  CompileInfo compile(const PlanVariant& v) {
     CompileInfo total;
     total.cached = true;
-    for (const plan::Group& g : plan::plan_groups(plan_, fused(params))) {
-      const plan::GroupCode& code = code_of(fused(params), g);
+    for (const plan::Group& g : plan::plan_groups(plan_, v.fuse)) {
+      const plan::GroupCode& code = code_of(v.fuse, g);
       if (!code.compacted && !code.mapped) continue;
       CompileInfo info;
-      engine_.compile(source_of(code), shape_of(params, g).defines(), &info);
+      engine_.compile(source_of(code), shape_of(v, g).defines(), &info);
       total.ms += info.ms;
       total.cached = total.cached && info.cached;
     }
@@ -180,12 +209,11 @@ class PlanChain {
 
   // Every group of the plan over `scans` (each scan step's relation), its operations appended to ops();
   // `mapped`: outputs written to mapped host memory.
-  void run(const variants::Params& params, const std::map<int, DeviceRelation>& scans, bool mapped) {
+  void run(const PlanVariant& v, const std::map<int, DeviceRelation>& scans, bool mapped) {
     mapped_ = mapped;
     allocate_written();
     relations_ = scans;
-    const bool fuse = fused(params);
-    for (const plan::Group& g : plan::plan_groups(plan_, fuse)) run_group(params, fuse, g);
+    for (const plan::Group& g : plan::plan_groups(plan_, v.fuse)) run_group(v, v.fuse, g);
   }
 
   // The column the kernels wrote for `step`, handed over (the next run writes a buffer of its own), or null
@@ -258,16 +286,13 @@ class PlanChain {
     return *written_.at({step, column});
   }
 
-  static bool fused(const variants::Params& params) { return variants::get_string(params, "fuse") == "on"; }
   static std::string count_key(bool fuse, const plan::Group& g) {
     return std::string(fuse ? "fused/" : "steps/") + std::to_string(g.steps.front());
   }
 
   // The work-group size and rows per work-item of a group: its leader's tunables.
-  primitives::ScanShape shape_of(const variants::Params& params, const plan::Group& g) const {
-    const plan::Step& leader = plan_.steps[static_cast<std::size_t>(g.leader)];
-    return {static_cast<std::uint64_t>(variants::get_int(params, tunable(leader, "local"))),
-            static_cast<std::uint64_t>(variants::get_int(params, tunable(leader, "ept")))};
+  static primitives::ScanShape shape_of(const PlanVariant& v, const plan::Group& g) {
+    return v.shapes.at(g.leader);
   }
 
   const plan::GroupCode& code_of(bool fuse, const plan::Group& g) {
@@ -295,14 +320,14 @@ class PlanChain {
     ops_.push_back({label, engine_.launch(program, kernel, shape, args)});
   }
 
-  void run_group(const variants::Params& params, bool fuse, const plan::Group& g) {
+  void run_group(const PlanVariant& v, bool fuse, const plan::Group& g) {
     const plan::GroupCode& code = code_of(fuse, g);
     const DeviceRelation& source = relations_.at(g.source);
     const std::uint64_t cap = capacity_[static_cast<std::size_t>(g.source)];
     TileCounts* counts = code.compacted ? &counts_.at(count_key(fuse, g)) : nullptr;
     std::uint64_t tiles = 0, local = 0;
     if (code.compacted || code.mapped) {
-      const primitives::ScanShape shape = shape_of(params, g);
+      const primitives::ScanShape shape = shape_of(v, g);
       tiles = shape.tiles(cap);
       local = shape.local;
     }
@@ -325,13 +350,13 @@ class PlanChain {
     }
     if (!code.compacted && !code.mapped) return;
 
-    const Program& program = engine_.compile(source_of(code), shape_of(params, g).defines());
+    const Program& program = engine_.compile(source_of(code), shape_of(v, g).defines());
     std::vector<KernelArg> in, out;
     for (const DeviceBuffer* b : source.columns) in.push_back(KernelArg::of(*b));
     for (int j : code.joins) {
       const plan::Step& join = plan_.steps[static_cast<std::size_t>(j)];
       const DeviceRelation& build = relations_.at(join.build);
-      const std::uint32_t mask = build_table(program, params, join, build, local);
+      const std::uint32_t mask = build_table(program, v, join, build, local);
       for (const DeviceBuffer* b : build.columns) in.push_back(KernelArg::of(*b));
       in.push_back(KernelArg::of(*joins_.at(j).keys));
       in.push_back(KernelArg::of(*joins_.at(j).rows));
@@ -363,12 +388,12 @@ class PlanChain {
   }
 
   // Clears the join's table and inserts its build side's keys; returns the slot mask.
-  std::uint32_t build_table(const Program& program, const variants::Params& params, const plan::Step& join,
+  std::uint32_t build_table(const Program& program, const PlanVariant& v, const plan::Step& join,
                             const DeviceRelation& build, std::uint64_t local) {
+    const int at = static_cast<int>(&join - plan_.steps.data());
     const std::uint64_t cap = capacity_[static_cast<std::size_t>(join.build)];
-    const std::uint64_t slots =
-        table_slots(cap, static_cast<std::uint64_t>(variants::get_int(params, tunable(join, "load"))));
-    JoinTable& t = joins_.at(static_cast<int>(&join - plan_.steps.data()));
+    const std::uint64_t slots = table_slots(cap, v.load.at(at));
+    JoinTable& t = joins_.at(at);
     ops_.push_back({join.id + ".build", engine_.fill(*t.keys, 0x80000000u, 0, slots * 4)});
     launch(join.id + ".build", program, "plan_build",
            {round_up(std::max<std::uint64_t>(cap, 1), local), local},
@@ -420,7 +445,7 @@ std::vector<std::uint64_t> scan_rows_of(const Plan& plan, datasets::TpchData& da
   return rows;
 }
 
-class PlanRun final : public PreparedRun {
+class PlanRun final : public DecodedRun<PlanVariant> {
  public:
   PlanRun(Engine& engine, const datasets::WorkloadSpec& spec)
       : engine_(engine),
@@ -469,16 +494,19 @@ class PlanRun final : public PreparedRun {
   double h2d_ms() const override { return h2d_ms_; }
   void restore_inputs() override { upload_tables(false, nullptr); }
 
-  CompileInfo compile(const variants::Params& params) override { return chain_.compile(params); }
-
   void poison() override { chain_.poison(); }
 
-  ExecutionTimes execute(const variants::Params& params) override {
-    const bool transferred = variants::get_string(params, "residency") == "transferred";
-    const std::string memory = variants::get_string(params, "memory");
-    const bool pageable = memory == "pageable";
+ protected:
+  PlanVariant decode(const variants::Params& params) const override {
+    return decode_plan_variant(plan_, params);
+  }
+  CompileInfo compile_variant(const PlanVariant& v) override { return chain_.compile(v); }
+
+  ExecutionTimes execute_variant(const PlanVariant& v) override {
+    const bool transferred = v.transferred;
+    const bool pageable = v.memory == "pageable";
     // Mapped: the kernels read the tables and write the outputs in host memory; nothing is copied.
-    mapped_ = transferred && memory == "mapped";
+    mapped_ = transferred && v.memory == "mapped";
     if (mapped_ && !offers_mapped_memory(engine_.device()))
       throw LaunchError("memory=mapped: " + engine_.device().id + " offers no mapped host memory");
     std::vector<Op>& ops = chain_.ops();
@@ -491,12 +519,13 @@ class PlanRun final : public PreparedRun {
       r.count = scan_counts_.get();
       r.count_index = static_cast<std::uint32_t>(s);
     }
-    chain_.run(params, scans, mapped_);
+    chain_.run(v, scans, mapped_);
     if (transferred) download_outputs(pageable);
     engine_.finish();
     return times_of(engine_, ops);
   }
 
+ public:
   Collected collect(Check how) override {
     return how == Check::Device ? check_on_device() : collect_in_full();
   }
@@ -705,7 +734,7 @@ class PlanRun final : public PreparedRun {
 // tables are on the device already, so the plan runs resident; its outputs are handed over as they lie: each
 // output's columns in order (int32, or int64 for arithmetic results), then one buffer of each output's row
 // count (uint32).
-class PlanBound final : public BoundRun {
+class PlanBound final : public DecodedRun<PlanVariant, BoundRun> {
  public:
   PlanBound(Engine& engine, Plan plan, const std::string& plan_text, const Binding& binding)
       : engine_(engine),
@@ -744,16 +773,23 @@ class PlanBound final : public BoundRun {
   }
   std::map<std::string, std::string> fixed() const override { return {{"residency", "resident"}}; }
 
-  CompileInfo compile(const variants::Params& params) override { return chain_.compile(params); }
+  // (take_result below.)
 
-  ExecutionTimes execute(const variants::Params& params) override {
+ protected:
+  PlanVariant decode(const variants::Params& params) const override {
     if (!refuses(params).empty()) throw UsageError(refuses(params));
+    return decode_plan_variant(plan_, params);
+  }
+  CompileInfo compile_variant(const PlanVariant& v) override { return chain_.compile(v); }
+
+  ExecutionTimes execute_variant(const PlanVariant& v) override {
     chain_.ops().clear();
-    chain_.run(params, scans_, false);
+    chain_.run(v, scans_, false);
     engine_.finish();
     return times_of(engine_, chain_.ops());
   }
 
+ public:
   DeviceResult take_result() override {
     DeviceResult result(OutputKind::Rows, {}, 0);
     auto host = engine_.allocate_host(std::max<std::size_t>(plan_.outputs.size(), 1) * 4);
