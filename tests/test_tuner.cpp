@@ -549,6 +549,25 @@ TEST(Strategies, FailedAndWrongVariantsAreNeverBest) {
   }
 }
 
+// A partial sweep that did not record the default (a sub-space, a sweep cut short): every strategy proposes
+// recorded variants only (local's restart took the default, which tuner-bench could not replay).
+TEST(Strategies, APartialSweepWithoutTheDefaultReplaysForEveryStrategy) {
+  const variants::Space& full = fixture().full;
+  const variants::Params defaults = full.canonical(full.defaults());
+  std::vector<results::RecordedMeasurement> kept;
+  for (results::RecordedMeasurement& r : test::synthetic_recording(full)) {
+    if (full.canonical(r.params) != defaults && full.index_of(r.params) % 3 != 0)
+      kept.push_back(std::move(r));
+  }
+  const Recording partial(full, kept);
+  ASSERT_EQ(partial.find(defaults), nullptr);
+  for (const auto& name : strategy_names()) {
+    const TuneOutcome o = replay_on(partial, name, 7, Budget::parse("25%"));
+    ASSERT_TRUE(o.best) << name;
+    EXPECT_NE(partial.find(*o.best), nullptr) << name;
+  }
+}
+
 TEST(Strategies, BanditsFindNearOptimaAndBeatRandomAtTwelvePercent) {
   const Recording& rec = fixture().recording;
   // 12%: a share of the exhaustive cost now pays for the re-measurement of the best and the default too

@@ -62,7 +62,8 @@ class LocalSearch final : public Strategy {
     // A local optimum (or nothing observed yet): a restart, whose point the climb takes when it is observed.
     point_value_ = std::numeric_limits<double>::infinity();
     std::optional<variants::Params> start;
-    if (!space.seen(space_.canonical(space_.defaults()))) start = space_.canonical(space_.defaults());
+    const variants::Params defaults = space_.canonical(space_.defaults());
+    if (space_.valid(defaults) && !space.seen(defaults)) start = defaults;
     if (!start) start = space.random_unseen();
     if (!start) return {};
     return {{std::move(*start), 0}};
