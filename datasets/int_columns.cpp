@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -133,6 +134,29 @@ std::vector<std::pair<std::int32_t, std::int32_t>> parse_key_value_rows(const st
 
 std::string file_fingerprint(const std::string& path) {
   return hex64(fnv1a(read_input_file(path)));
+}
+
+WorkloadSpec int32_file_workload(const std::string& op, const std::string& path) {
+  const std::string absolute = std::filesystem::absolute(path).string();
+  const std::vector<std::int32_t> column = load_int32_column(absolute);
+  WorkloadSpec spec;
+  spec.op = op;
+  spec.generator = "file";
+  spec.params = {{"path", bytes_json(absolute)},
+                 {"rows", column.size()},
+                 {"format", absolute.ends_with(".bin") ? "int32le" : "text"},
+                 {"fingerprint", file_fingerprint(absolute)}};
+  return spec;
+}
+
+std::vector<std::int32_t> int32_column_of(const WorkloadSpec& spec) {
+  if (spec.generator == "uniform_int32")
+    return uniform_int32(spec.rows(), spec.params.at("seed").get<std::uint64_t>());
+  if (spec.generator != "file")
+    throw UsageError(spec.op + " cannot use workload generator '" + spec.generator + "'");
+  std::vector<std::int32_t> column = load_int32_column(bytes_from_json(spec.params.at("path")));
+  if (column.size() != spec.rows()) throw UsageError("input file changed while varex was running");
+  return column;
 }
 
 }  // namespace varex::datasets

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/workload.hpp"
+
 namespace varex::datasets {
 
 // Counter-based generator (splitmix64 of seed and row), so any row can be produced independently and the
@@ -36,6 +38,13 @@ void parallel_rows(std::uint64_t rows, const std::function<void(std::uint64_t, s
 
 // A stable hash of a file's bytes, to tell user workloads apart in the store.
 std::string file_fingerprint(const std::string& path);
+
+// A workload of `op` over one int32 column read from `path` (made absolute): generator "file", its
+// parameters (path, rows, format, fingerprint), no query.
+WorkloadSpec int32_file_workload(const std::string& op, const std::string& path);
+// The column of a workload generated "uniform_int32" (parameters rows and seed) or read from a "file";
+// UsageError for another generator, or for a file whose rows changed since the workload was made.
+std::vector<std::int32_t> int32_column_of(const WorkloadSpec& spec);
 
 std::uint64_t splitmix64(std::uint64_t x);
 

@@ -4,7 +4,6 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <memory>
 
@@ -42,18 +41,6 @@ constexpr std::uint64_t kSelectionMaxRows = (1ULL << 31) - (1ULL << 22);
 std::uint64_t capacity_rows(std::uint64_t rows, const DeviceInfo& device) {
   const std::uint64_t largest = max_local(device) * 32;
   return (rows + largest - 1) / largest * largest;
-}
-
-std::vector<std::int32_t> materialise_column(const datasets::WorkloadSpec& spec) {
-  if (spec.generator == "uniform_int32") {
-    return datasets::uniform_int32(spec.rows(), spec.params.at("seed").get<std::uint64_t>());
-  }
-  if (spec.generator == "file") {
-    auto column = datasets::load_int32_column(bytes_from_json(spec.params.at("path")));
-    if (column.size() != spec.rows()) throw UsageError("input file changed while varex was running");
-    return column;
-  }
-  throw UsageError("selection cannot use workload generator '" + spec.generator + "'");
 }
 
 // A variant of the selection, decoded once: the kernel, rows and loads per work-item, and the defines the
@@ -150,7 +137,7 @@ class SelectionBound final : public VariantRun<SelectionVariant, BoundRun> {
 class SelectionRun final : public VariantRun<SelectionVariant> {
  public:
   SelectionRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "selection") {
-    std::vector<std::int32_t> column = materialise_column(spec);
+    std::vector<std::int32_t> column = datasets::int32_column_of(spec);
     rows_ = column.size();
     if (rows_ > kSelectionMaxRows)
       throw UsageError("input too large: selection handles at most " + std::to_string(kSelectionMaxRows) +
@@ -239,13 +226,7 @@ datasets::WorkloadSpec SelectionOperator::workload(const WorkloadOptions& option
   datasets::WorkloadSpec spec;
   spec.op = name();
   if (const auto input = options.text("input")) {
-    const std::string path = std::filesystem::absolute(*input).string();
-    const auto column = datasets::load_int32_column(path);
-    spec.generator = "file";
-    spec.params = {{"path", bytes_json(path)},
-                   {"rows", column.size()},
-                   {"format", path.ends_with(".bin") ? "int32le" : "text"},
-                   {"fingerprint", datasets::file_fingerprint(path)}};
+    spec = datasets::int32_file_workload(name(), *input);
     spec.query = SelectionQuery::parse(options.query).to_json();
   } else {
     const auto rows = options.count("rows");
