@@ -6,6 +6,7 @@
 // Cuda/CudaCompile.CompileVariantsBuildWithNvrtc (test_cuda.cpp).
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -152,6 +153,28 @@ TEST_P(Contract, ABindingWithoutItsInputsIsAUsageError) {
   foreign.rows.assign(declared, 1);
   foreign.query["no_such_key"] = "1";
   EXPECT_THROW(op().bind(engine, foreign), UsageError);
+}
+
+// The small instance a short tune searches divides what the operator's flags declare as input sizes
+// (FlagDecl::sizes_input) and keeps the other counts: both relations of a join, the group-by's rows but not
+// its groups; the hash join keeps its build side on purpose (its own small_instance).
+TEST(SmallInstance, DividesTheDeclaredInputSizesAndKeepsTheOtherCounts) {
+  const auto small = [](const std::string& name, const std::map<std::string, std::string>& flags) {
+    WorkloadOptions options;
+    options.flags = flags;
+    const auto s = find_operator(name).small_instance(find_operator(name).workload(options), 4);
+    EXPECT_TRUE(s) << name;
+    return s ? s->params : nlohmann::json();
+  };
+  const nlohmann::json join = small("ra_join", {{"rows", "4096"}, {"rows2", "8192"}});
+  EXPECT_EQ(join.at("rows"), 1024);
+  EXPECT_EQ(join.at("rows2"), 2048);
+  const nlohmann::json groups = small("groupby", {{"rows", "4096"}, {"distinct", "16"}});
+  EXPECT_EQ(groups.at("rows"), 1024);
+  EXPECT_EQ(groups.at("distinct"), 16);
+  const nlohmann::json hash = small("hashjoin", {{"rows", "4096"}, {"rows2", "8192"}});
+  EXPECT_EQ(hash.at("rows"), 4096);
+  EXPECT_EQ(hash.at("rows2"), 2048);
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOperator, Contract, testing::ValuesIn(test::operator_names()),

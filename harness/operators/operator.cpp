@@ -159,7 +159,14 @@ std::optional<datasets::WorkloadClass> workload_class_of(const datasets::Workloa
 
 std::optional<datasets::WorkloadSpec> Operator::small_instance(const datasets::WorkloadSpec& spec,
                                                                std::uint64_t divisor) const {
-  return datasets::divide_counts(spec, {"rows", "rows2"}, divisor);
+  std::vector<std::string> sizes;  // the flags that count an input's rows, as the spec's parameters
+  for (const FlagDecl& f : declaration().flags) {
+    if (!f.sizes_input) continue;
+    std::string name = f.name;
+    std::replace(name.begin(), name.end(), '-', '_');
+    sizes.push_back(name);
+  }
+  return datasets::divide_counts(spec, sizes, divisor);
 }
 
 std::optional<SmallInstance> small_instance_for(const Operator& op, const datasets::WorkloadSpec& workload,

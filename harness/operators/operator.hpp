@@ -73,6 +73,9 @@ struct FlagDecl {
   // A flag whose value is a scale key of the workload's class (its parameter: the name, dashes as
   // underscores), and how its values compare; the other numeric parameters are the class's shape.
   std::optional<datasets::ScaleKind> scale = std::nullopt;
+  // A count of an input's rows: the small instance a short tune searches divides it
+  // (Operator::small_instance); other counts (a group-by's groups) it keeps.
+  bool sizes_input = false;
 };
 
 struct QueryKeyDecl {
@@ -166,8 +169,9 @@ class Operator {
   virtual std::uint64_t default_rows(std::uint64_t cache_rows) const { return cache_rows; }
   // A smaller instance of the same workload class, about `divisor` times smaller, on which a short tune
   // searches before it measures its finalists on `spec` itself (tuner/tuner.hpp); nullopt where there is
-  // none (data read from files). The default divides the generated row counts (rows, rows2) and keeps
-  // every other parameter (distinct keys, selectivity, skew), clamping the distinct keys to the rows left.
+  // none (data read from files). The default divides the counts its flags declare as input sizes
+  // (FlagDecl::sizes_input: rows, rows2) and keeps every other parameter (distinct keys, selectivity, skew),
+  // clamping the distinct keys to the rows left.
   // Operators override it where a count decides the best variant (the hash join keeps its build side: the
   // size of the table is what its variants differ in).
   virtual std::optional<datasets::WorkloadSpec> small_instance(const datasets::WorkloadSpec& spec,

@@ -13,7 +13,7 @@ inline FlagDecl input(std::string help = "Read the input from FILE instead of ge
 inline FlagDecl rows(std::string help =
                          "Generated rows (an integer or 2^N; default: four times the largest "
                          "device cache)") {
-  return {"rows", "N", std::move(help), datasets::ScaleKind::Count};
+  return {"rows", "N", std::move(help), datasets::ScaleKind::Count, /*sizes_input=*/true};
 }
 inline FlagDecl seed() {
   return {"seed", "N", "Seed of the generator (default 42)"};

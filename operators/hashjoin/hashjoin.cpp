@@ -527,7 +527,8 @@ WorkloadDecl HashJoinOperator::declaration() const {
              {"input2", "FILE", "Read the probe side's keys from FILE (with --input)"},
              flags::rows("Generated build rows (an integer or 2^N; default: four times the largest device "
                          "cache)"),
-             {"rows2", "N", "Generated probe rows (default: 4 x the build rows)", datasets::ScaleKind::Count},
+             {"rows2", "N", "Generated probe rows (default: 4 x the build rows)", datasets::ScaleKind::Count,
+              /*sizes_input=*/true},
              flags::distinct("Distinct build keys, 1 to the build rows (default: all unique)"),
              {"match-ratio", "X", "Share of probe rows that find a partner, 0 to 1 (default 1)",
               datasets::ScaleKind::Fraction},

@@ -21,12 +21,21 @@ namespace flags = harness::flags;
 
 namespace varex::operators {
 
+namespace {
+
+// The right relation's rows: a count of the class and an input size (the small instance divides it).
+FlagDecl rows2_flag(const std::string& help) {
+  return {"rows2", "N", "Generated tuples of the right relation (" + help + ")", datasets::ScaleKind::Count,
+          /*sizes_input=*/true};
+}
+
+}  // namespace
+
 std::vector<FlagDecl> relation_pair_flags(const std::string& rows2_help) {
   std::vector<FlagDecl> flags = relation_flags();
   flags.push_back(
       {"input2", "FILE", "Read the right relation from FILE (with --input; key,value[,value...] lines)"});
-  flags.push_back({"rows2", "N", "Generated tuples of the right relation (" + rows2_help + ")",
-                   datasets::ScaleKind::Count});
+  flags.push_back(rows2_flag(rows2_help));
   return flags;
 }
 
@@ -69,8 +78,7 @@ std::vector<FlagDecl> sorted_pair_flags(const std::string& rows2_help) {
       flags::input("Read the left relation from FILE (with --input2; key,value[,value...] lines, sorted)"),
       {"input2", "FILE", "Read the right relation from FILE (with --input; sorted as --input)"},
       flags::rows("Generated tuples of the left relation (an integer or 2^N)"),
-      {"rows2", "N", "Generated tuples of the right relation (" + rows2_help + ")",
-       datasets::ScaleKind::Count},
+      rows2_flag(rows2_help),
       {"values", "N", "Value attributes per generated tuple, 1 to 3 (default 1)"},
       flags::distinct("Distinct keys of the left relation, 1 to its tuples (default: all unique)"),
       {"match-ratio", "X",
