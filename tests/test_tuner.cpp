@@ -1042,14 +1042,14 @@ TEST(Bench, ReportsQualityAndCostAgainstRandom) {
   BenchSweep sweep{1, test::synthetic_device(), "selection", 1 << 20, "finished", nullptr, {}, {}, {}};
   sweep.recording = std::make_shared<Recording>(fixture().recording);
   BenchOptions options;
-  options.seeds = 5;
+  options.seeds = 3;  // the report's shape and its figures' bounds: quality is the replays' tests
   options.budgets = {0.05, 0.2};
   const BenchReport report = run_bench({sweep}, options);
   EXPECT_EQ(report.rows.size(), searchers().size() * 2);
   EXPECT_EQ(report.costs.size(), searchers().size());
   for (const auto& row : report.rows) {
     EXPECT_GE(row.median_ratio, 1.0);
-    EXPECT_EQ(row.ratios.size(), 5u);
+    EXPECT_EQ(row.ratios.size(), 3u);
   }
   for (const auto& c : report.costs) {
     if (c.strategy == "random") {
