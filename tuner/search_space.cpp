@@ -24,9 +24,8 @@ std::optional<variants::Params> SearchSpace::random_unseen() {
     const std::uint64_t index = pick(rng_);
     if (seen_.count(index)) continue;
     variants::Params p = space_.at(index);
-    if (!space_.valid(p)) continue;
-    p = space_.canonical(p);
-    if (!seen(p)) return p;
+    if (!space_.valid(p) || seen_.count(space_.canonical_index(p))) continue;
+    return space_.canonical(p);
   }
   // …and a scan from a random start finds the rare ones, or proves there are none left.
   const std::uint64_t start = pick(rng_);
@@ -60,11 +59,11 @@ bool SearchSpace::compiled(const variants::Params& params) const {
 }
 
 bool SearchSpace::seen(const variants::Params& params) const {
-  return seen_.count(space_.index_of(space_.canonical(params))) > 0;
+  return seen_.count(space_.canonical_index(params)) > 0;
 }
 
 void SearchSpace::mark(const variants::Params& params) {
-  seen_.insert(space_.index_of(space_.canonical(params)));
+  seen_.insert(space_.canonical_index(params));
 }
 
 }  // namespace varex::tuner

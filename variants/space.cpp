@@ -118,27 +118,82 @@ std::uint64_t Space::index_of(const Params& params) const {
   return index;
 }
 
-std::optional<std::string> Space::violation(const Params& params) const {
-  for (const Tunable& t : tunables_) {
-    const auto it = params.find(t.name);
-    if (it == params.end()) return "tunable '" + t.name + "' has no value";
-    if (!t.index_of(it->second))
-      return std::string("'").append(to_string(it->second)) + "' is not a value of '" + t.name + "'";
+std::uint64_t Space::canonical_index(const Params& params) const {
+  const std::vector<bool> inactive = inactive_at(params);
+  std::uint64_t index = 0;
+  for (std::size_t t = 0; t < tunables_.size(); ++t) {
+    const Tunable& tunable = tunables_[t];
+    std::optional<std::size_t> digit;
+    if (inactive[t]) {
+      digit = tunable.index_of(tunable.default_value);
+    } else if (const auto it = params.find(tunable.name); it != params.end()) {
+      digit = tunable.index_of(it->second);
+    }
+    if (!digit) throw UsageError(op_ + ": parameters lack a valid value for '" + tunable.name + "'");
+    index = index * tunable.values.size() + *digit;
   }
-  if (params.size() != tunables_.size()) return "parameters name a tunable the space does not have";
-  for (const Constraint& c : constraints_) {
-    if (!c.holds(params)) return c.description;
+  return index;
+}
+
+std::optional<Space::Fault> Space::first_fault(const Params& params) const {
+  for (std::size_t t = 0; t < tunables_.size(); ++t) {
+    const auto it = params.find(tunables_[t].name);
+    if (it == params.end()) return Fault{Fault::Kind::NoValue, t};
+    if (!tunables_[t].index_of(it->second)) return Fault{Fault::Kind::ForeignValue, t};
+  }
+  if (params.size() != tunables_.size()) return Fault{Fault::Kind::ForeignTunable, 0};
+  for (std::size_t c = 0; c < constraints_.size(); ++c) {
+    if (!constraints_[c].holds(params)) return Fault{Fault::Kind::Constraint, c};
   }
   return std::nullopt;
 }
 
-Params Space::canonical(const Params& params) const {
-  Params p = params;
+std::optional<std::string> Space::violation(const Params& params) const {
+  const auto fault = first_fault(params);
+  if (!fault) return std::nullopt;
+  switch (fault->kind) {
+    case Fault::Kind::NoValue:
+      return "tunable '" + tunables_[fault->which].name + "' has no value";
+    case Fault::Kind::ForeignValue:
+      return std::string("'").append(to_string(params.at(tunables_[fault->which].name))) +
+             "' is not a value of '" + tunables_[fault->which].name + "'";
+    case Fault::Kind::ForeignTunable:
+      return "parameters name a tunable the space does not have";
+    case Fault::Kind::Constraint:
+      return constraints_[fault->which].description;
+  }
+  return std::nullopt;
+}
+
+std::vector<bool> Space::inactive_at(const Params& params) const {
+  std::vector<bool> inactive(tunables_.size(), false);
   for (const Inactive& i : inactive_) {
     if (!i.when(params)) continue;
-    for (const std::string& name : i.tunables) p[name] = tunable(name).default_value;
+    for (const std::string& name : i.tunables) {
+      for (std::size_t t = 0; t < tunables_.size(); ++t)
+        inactive[t] = inactive[t] || tunables_[t].name == name;
+    }
+  }
+  return inactive;
+}
+
+Params Space::canonical(const Params& params) const {
+  Params p = params;
+  const std::vector<bool> inactive = inactive_at(params);
+  for (std::size_t t = 0; t < tunables_.size(); ++t) {
+    if (inactive[t]) p[tunables_[t].name] = tunables_[t].default_value;
   }
   return p;
+}
+
+bool Space::is_canonical(const Params& params) const {
+  const std::vector<bool> inactive = inactive_at(params);
+  for (std::size_t t = 0; t < tunables_.size(); ++t) {
+    if (!inactive[t]) continue;
+    const auto it = params.find(tunables_[t].name);
+    if (it == params.end() || it->second != tunables_[t].default_value) return false;
+  }
+  return true;
 }
 
 Params Space::defaults() const {

@@ -70,13 +70,15 @@ class Space {
   static constexpr std::uint64_t kWalkLimit = 1ULL << 22;
   Params at(std::uint64_t index) const;
   std::uint64_t index_of(const Params& params) const;
+  // index_of(canonical(params)) without building the canonical point (the tuner asks it of every draw).
+  std::uint64_t canonical_index(const Params& params) const;
 
   // Nullopt when `params` is a valid point; otherwise the reason it is not.
   std::optional<std::string> violation(const Params& params) const;
-  bool valid(const Params& params) const { return !violation(params); }
+  bool valid(const Params& params) const { return !first_fault(params); }
   // `params` with every tunable that is inactive there at its default.
   Params canonical(const Params& params) const;
-  bool is_canonical(const Params& params) const { return canonical(params) == params; }
+  bool is_canonical(const Params& params) const;
 
   Params defaults() const;
   // `base` with the given "name=value" settings applied, in canonical form; unknown names or values are a
@@ -102,6 +104,14 @@ class Space {
   std::vector<Params> compile_parts() const;
 
  private:
+  // What makes a point invalid, found without composing its text (violation() composes it; valid() does not).
+  struct Fault {
+    enum class Kind { NoValue, ForeignValue, ForeignTunable, Constraint } kind;
+    std::size_t which;  // the tunable's or the constraint's position
+  };
+  std::optional<Fault> first_fault(const Params& params) const;
+  // Per tunable, whether it is inactive at `params` (its canonical value is then its default).
+  std::vector<bool> inactive_at(const Params& params) const;
   std::string op_;
   std::vector<Tunable> tunables_;
   std::vector<Constraint> constraints_;
