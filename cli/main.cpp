@@ -120,6 +120,28 @@ std::optional<int> print_operator_help(const CLI::App& app, int argc, char** arg
   }
 }
 
+// `--op-dir DIR` (anywhere, repeatable): a user operator's directory, or a directory of them, put in front of
+// VAREX_OP_PATH before the operators are installed, so that the worker processes (which inherit the
+// environment) and everything else see the same operators. Taken out of the words CLI11 parses.
+std::vector<std::string> take_operator_dirs(std::vector<std::string> words) {
+  std::vector<std::string> dirs, rest;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    if (words[i] == "--op-dir") {
+      if (i + 1 >= words.size()) throw varex::UsageError("--op-dir needs a directory");
+      dirs.push_back(words[++i]);
+    } else if (words[i].starts_with("--op-dir=")) {
+      dirs.push_back(words[i].substr(9));
+    } else {
+      rest.push_back(words[i]);
+    }
+  }
+  if (!dirs.empty()) {
+    if (const char* path = std::getenv("VAREX_OP_PATH"); path && *path) dirs.emplace_back(path);
+    ::setenv("VAREX_OP_PATH", varex::join(dirs, ":").c_str(), 1);
+  }
+  return rest;
+}
+
 // Parses the command line and runs the command; every failure becomes one line and its exit status.
 int parse_and_run(CLI::App& app, int argc, char** argv, const int& exit_code) {
   try {
@@ -152,13 +174,19 @@ int parse_and_run(CLI::App& app, int argc, char** argv, const int& exit_code) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  varex::harness::save_startup_environment();
-  varex::operators::install();  // first: the worker process below runs operators too
+  std::vector<std::string> words(argv, argv + argc);
+  try {
+    words = take_operator_dirs(std::move(words));
+    varex::harness::save_startup_environment();
+    varex::operators::install();          // first: the worker process below runs operators too
+  } catch (const varex::UsageError& e) {  // a user operator's declaration, or a directory that has none
+    std::cerr << "varex: " << varex::printable(e.what()) << "\n";
+    return 2;
+  }
   // The same binary serves as the worker process that owns a device (see harness/worker.hpp).
   if ((argc == 2 || argc == 3) && std::strcmp(argv[1], "__worker") == 0)
     return varex::harness::worker_main(3, 4, argc == 3 ? std::atol(argv[2]) : 0);
 
-  std::vector<std::string> words(argv, argv + argc);
   const Aliases aliases = varex::cli::operator_aliases();
   if (const auto status = expand_alias(words, aliases)) return *status;
   std::vector<char*> arg_pointers;

@@ -48,19 +48,46 @@ std::string resolve_includes(std::string_view text) {
   return out;
 }
 
+namespace {
+
+struct Sources {
+  std::mutex mutex;
+  std::map<std::string, KernelSource> by_name;
+};
+
+Sources& sources() {
+  static Sources s;
+  return s;
+}
+
+KernelSource resolved_source(std::string name, std::string_view text) {
+  std::string resolved = resolve_includes(text);
+  std::string hash = hex64(fnv1a(resolved));
+  return KernelSource{std::move(name), std::move(resolved), std::move(hash)};
+}
+
+}  // namespace
+
 // One source serves both backends (kernels/common/portable.h); the backend stays in the signature for
 // callers.
 const KernelSource& kernel_source(Backend, std::string_view family) {
-  static std::mutex mutex;
-  static std::map<std::string, KernelSource> sources;
+  Sources& s = sources();
   const std::string name = std::string(family) + ".cl";
-  std::lock_guard lock(mutex);
-  if (const auto it = sources.find(name); it != sources.end()) return it->second;
+  std::lock_guard lock(s.mutex);
+  if (const auto it = s.by_name.find(name); it != s.by_name.end()) return it->second;
   const auto text = embedded_file(name);
   if (!text) throw std::logic_error("no kernel source " + name + " was embedded");
-  std::string resolved = resolve_includes(*text);
-  std::string hash = hex64(fnv1a(resolved));
-  return sources.emplace(name, KernelSource{name, std::move(resolved), std::move(hash)}).first->second;
+  return s.by_name.emplace(name, resolved_source(name, *text)).first->second;
+}
+
+const KernelSource& add_kernel_source(std::string_view family, std::string_view text) {
+  Sources& s = sources();
+  const std::string name = std::string(family) + ".cl";
+  KernelSource source = resolved_source(name, text);
+  std::lock_guard lock(s.mutex);
+  if (embedded_file(name) || s.by_name.count(name))
+    throw std::logic_error("kernel source " + name + " is there already");
+  return s.by_name.emplace(name, std::move(source)).first->second;
 }
 
 }  // namespace varex::harness

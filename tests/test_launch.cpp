@@ -31,12 +31,16 @@ TEST(Launch, GridValuesCountWorkGroups) {
 
 TEST(Launch, OldNamesAreReadAsGrid) {
   using Map = std::map<std::string, std::string>;
-  EXPECT_EQ(variants::upgrade_settings(Map{{"groups_per_cu", "cover,1,4"}, {"ept", "8"}}),
+  const variants::Space launches("t", {variants::grid_tunable({Value{"cover"}}, Value{"cover"}, "rows")}, {});
+  EXPECT_EQ(variants::upgrade_settings(Map{{"groups_per_cu", "cover,1,4"}, {"ept", "8"}}, launches),
             (Map{{"grid", "cover,1,4"}, {"ept", "8"}}));
-  EXPECT_EQ(variants::upgrade_settings(Map{{"processors", "cover,16,32"}}),
+  EXPECT_EQ(variants::upgrade_settings(Map{{"processors", "cover,16,32"}}, launches),
             (Map{{"grid", "cover,16wg,32wg"}}));
-  EXPECT_EQ(variants::upgrade_settings(Map{{"groups", "8192"}}), (Map{{"grid", "8192wg"}}));
-  EXPECT_THROW(variants::upgrade_settings(Map{{"groups", "cover"}, {"grid", "cover"}}), UsageError);
+  EXPECT_EQ(variants::upgrade_settings(Map{{"groups", "8192"}}, launches), (Map{{"grid", "8192wg"}}));
+  EXPECT_THROW(variants::upgrade_settings(Map{{"groups", "cover"}, {"grid", "cover"}}, launches), UsageError);
+  // A space whose own tunable has an old name (a user operator's "groups") keeps it.
+  const variants::Space own("u", {{"groups", variants::TunableKind::Launch, {0, 132}, 0, "work-groups"}}, {});
+  EXPECT_EQ(variants::upgrade_settings(Map{{"groups", "0,132"}}, own), (Map{{"groups", "0,132"}}));
 }
 
 TEST(Launch, SharedTunablesAreDeclaredAlike) {

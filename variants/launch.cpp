@@ -99,10 +99,17 @@ Constraint fixed_grid_needs_local() {
           [](const Params& p) { return covers(p) || p.at("local") != Value{"auto"}; }};
 }
 
-std::map<std::string, std::string> upgrade_settings(const std::map<std::string, std::string>& settings) {
+std::map<std::string, std::string> upgrade_settings(const std::map<std::string, std::string>& settings,
+                                                    const Space& space) {
   std::map<std::string, std::string> out;
   for (const auto& [name, values] : settings) {
+    const bool own = std::any_of(space.tunables().begin(), space.tunables().end(),
+                                 [&](const Tunable& t) { return t.name == name; });
     std::string upgraded = values;
+    if (own) {
+      if (!out.emplace(name, upgraded).second) throw UsageError("--set " + name + " is given twice");
+      continue;
+    }
     if (name == "processors" || name == "groups") {  // absolute counts of work-groups: N becomes Nwg
       upgraded.clear();
       for (const std::string& v : split(values, ',')) {

@@ -56,7 +56,9 @@ Constraint fixed_grid_needs_local();
 bool covers(const Params& params);  // grid=cover (or no grid)
 
 // `--set` settings with the old names rewritten to `grid` (groups_per_cu=k → k, processors=N and
-// groups=N → Nwg); others unchanged. UsageError when the old and the new name are both given.
-std::map<std::string, std::string> upgrade_settings(const std::map<std::string, std::string>& settings);
+// groups=N → Nwg); others unchanged, and so is an old name that is a tunable of `space` (a user operator's
+// own "groups"). UsageError when the old and the new name are both given.
+std::map<std::string, std::string> upgrade_settings(const std::map<std::string, std::string>& settings,
+                                                    const Space& space);
 
 }  // namespace varex::variants

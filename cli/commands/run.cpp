@@ -162,7 +162,8 @@ void add_run(CLI::App& app, int& exit_code) {
     energy.settings = f->measure.settings;
     tuner::check_objective(energy);
     const std::vector<datasets::WorkloadSpec> series = f->workload.resolve_series(op, devices);
-    const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
+    const auto pins =
+        variants::upgrade_settings(parse_assignments(f->set, "--set"), harness::generic_space(op));
     std::vector<variants::Params> params;  // each workload's variant, every one checked before any runs
     for (const datasets::WorkloadSpec& spec : series) {
       const auto space = harness::space_for(op, device, spec);

@@ -248,7 +248,8 @@ void read_search_flags(const SessionFlags& f, tuner::RunOptions& options) {
 void read_session_flags(const SessionFlags& f, bool tune, tuner::RunOptions& options) {
   options.settings = f.measure.settings;
   options.timeout_seconds = f.measure.timeout_seconds;
-  options.pins = variants::upgrade_settings(parse_assignments(f.set, "--set"));
+  options.pins =
+      variants::upgrade_settings(parse_assignments(f.set, "--set"), harness::generic_space(*options.op));
   if (f.shard) options.shard = variants::Shard::parse(*f.shard);
   options.reprobe = f.reprobe;
   options.fresh = f.fresh;

@@ -41,7 +41,8 @@ void add_variants(CLI::App& app, int&) {
     const harness::Operator& op = harness::find_operator(f->op);
     const auto devices = resolve_devices(f->device);
     const auto spec = f->workload.resolve(op, devices);
-    const auto pins = variants::upgrade_settings(parse_assignments(f->set, "--set"));
+    const auto pins =
+        variants::upgrade_settings(parse_assignments(f->set, "--set"), harness::generic_space(op));
     const auto shard = f->shard ? std::optional(variants::Shard::parse(*f->shard)) : std::nullopt;
     json out = json::array();
     for (const DeviceInfo& d : devices) {

@@ -1,0 +1,271 @@
+#include "operators/user/declaration.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "base/errors.hpp"
+
+namespace varex::operators::user {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The reader of one declaration: every error names the file and the field it is about.
+class Reader {
+ public:
+  explicit Reader(std::filesystem::path dir)
+      : dir_(std::move(dir)), file_((dir_ / "operator.json").string()) {}
+
+  Declaration read() {
+    const json doc = parse_file();
+    Declaration d;
+    d.dir = dir_;
+    d.name = string_field(doc, "name", "");
+    check_name(d.name, "name");
+    d.description = doc.contains("description") ? string_field(doc, "description", "") : "a user operator";
+    for (const json& t : array_field(doc, "tunables", true)) d.tunables.push_back(tunable(t));
+    for (const json& p : array_field(doc, "parameters", false)) d.parameters.push_back(parameter(p));
+    check_unique(d);
+    const std::vector<std::string> names = d.names();
+    const std::vector<std::string> tunable_names(names.begin(), names.begin() + d.tunables.size());
+    for (const json& c : array_field(doc, "constraints", false))
+      d.constraints.push_back(expression(c, tunable_names, "constraints"));
+    if (doc.contains("defines")) {
+      if (!doc["defines"].is_object()) fail("'defines' is an object of NAME: expression");
+      for (const auto& [name, value] : doc["defines"].items()) {
+        check_name(name, "defines");
+        d.defines.push_back({name, expression(value, tunable_names, "defines." + name)});
+      }
+    }
+    std::vector<std::string> workload_names(names.begin() + d.tunables.size(), names.end());
+    for (const json& i : array_field(doc, "inputs", true))
+      d.inputs.push_back(buffer(i, workload_names, true));
+    const json& outputs = array_field(doc, "outputs", true);
+    if (outputs.size() != 1) fail("'outputs' holds one output (more are not supported yet)");
+    d.output = buffer(outputs[0], workload_names, false);
+    d.kernel = kernel(object_field(doc, "kernel"), names, d);
+    d.reference_command = reference(object_field(doc, "reference"));
+    return d;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const { throw UsageError(file_ + ": " + what); }
+
+  json parse_file() const {
+    if (!std::filesystem::is_directory(dir_)) throw UsageError(dir_.string() + ": not a directory");
+    std::ifstream in(file_);
+    if (!in) throw UsageError(dir_.string() + ": no operator.json in it (a user operator's declaration)");
+    try {
+      return json::parse(in);
+    } catch (const json::parse_error& e) {
+      fail(std::string("not JSON: ") + e.what());
+    }
+  }
+
+  std::string string_field(const json& o, const std::string& key, const std::string& where) const {
+    const std::string path = where.empty() ? key : where + "." + key;
+    if (!o.contains(key)) fail("'" + path + "' is missing");
+    if (!o[key].is_string() || o[key].get<std::string>().empty())
+      fail("'" + path + "' is a non-empty string");
+    return o[key].get<std::string>();
+  }
+
+  const json& array_field(const json& o, const std::string& key, bool required) const {
+    static const json empty = json::array();
+    if (!o.contains(key)) {
+      if (required) fail("'" + key + "' is missing");
+      return empty;
+    }
+    if (!o[key].is_array() || (required && o[key].empty())) fail("'" + key + "' is a non-empty array");
+    return o[key];
+  }
+
+  const json& object_field(const json& o, const std::string& key) const {
+    if (!o.contains(key)) fail("'" + key + "' is missing");
+    if (!o[key].is_object()) fail("'" + key + "' is an object");
+    return o[key];
+  }
+
+  void check_name(const std::string& name, const std::string& where) const {
+    const bool ok = !name.empty() && (std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') &&
+                    std::all_of(name.begin(), name.end(), [](char c) {
+                      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                    });
+    if (!ok) fail("'" + where + "': '" + name + "' is not a name (letters, digits and _, not first a digit)");
+  }
+
+  Value value_of(const json& v, const std::string& where) const {
+    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (v.is_string()) return v.get<std::string>();
+    fail("'" + where + "': " + v.dump() + " is not an integer or a string");
+  }
+
+  TunableDecl tunable(const json& t) const {
+    if (!t.is_object()) fail("'tunables' holds objects");
+    TunableDecl d;
+    d.name = string_field(t, "name", "tunables[]");
+    check_name(d.name, "tunables[].name");
+    const std::string where = "tunables." + d.name;
+    if (!t.contains("values") || !t["values"].is_array() || t["values"].empty())
+      fail("'" + where + ".values' is a non-empty array");
+    for (const json& v : t["values"]) {
+      Value value = value_of(v, where + ".values");
+      if (std::find(d.values.begin(), d.values.end(), value) != d.values.end())
+        fail("'" + where + ".values' lists " + v.dump() + " twice");
+      d.values.push_back(std::move(value));
+    }
+    d.default_value = t.contains("default") ? value_of(t["default"], where + ".default") : d.values.front();
+    if (std::find(d.values.begin(), d.values.end(), d.default_value) == d.values.end())
+      fail("'" + where + ".default' is not one of its values");
+    const std::string kind = t.contains("kind") ? string_field(t, "kind", where) : "compile";
+    if (kind != "compile" && kind != "launch") fail("'" + where + ".kind' is compile or launch, not " + kind);
+    d.compile = kind == "compile";
+    if (t.contains("help")) d.help = string_field(t, "help", where);
+    return d;
+  }
+
+  ParameterDecl parameter(const json& p) const {
+    if (!p.is_object()) fail("'parameters' holds objects");
+    ParameterDecl d;
+    d.name = string_field(p, "name", "parameters[]");
+    check_name(d.name, "parameters[].name");
+    if (!p.contains("default") || !p["default"].is_number_integer())
+      fail("'parameters." + d.name + ".default' is an integer");
+    d.default_value = p["default"].get<std::int64_t>();
+    d.help = p.contains("help") ? string_field(p, "help", "parameters." + d.name) : "a workload parameter";
+    return d;
+  }
+
+  void check_unique(const Declaration& d) const {
+    std::set<std::string> seen{"rows", "seed"};
+    for (const std::string& name : d.names()) {
+      if (name != "rows" && !seen.insert(name).second)
+        fail("'" + name + "' is declared twice (or is rows or seed, which every workload has)");
+    }
+  }
+
+  Expression expression(const json& e, const std::vector<std::string>& names,
+                        const std::string& where) const {
+    if (e.is_number_integer()) return Expression::parse(std::to_string(e.get<std::int64_t>()), names);
+    if (!e.is_string()) fail("'" + where + "' is an expression (a string)");
+    try {
+      return Expression::parse(e.get<std::string>(), names);
+    } catch (const UsageError& error) {
+      fail("'" + where + "': " + error.what());
+    }
+  }
+
+  BufferDecl buffer(const json& b, const std::vector<std::string>& workload_names, bool input) const {
+    const std::string list = input ? "inputs" : "outputs";
+    if (!b.is_object()) fail("'" + list + "' holds objects");
+    BufferDecl d;
+    d.name = string_field(b, "name", list + "[]");
+    check_name(d.name, list + "[].name");
+    const std::string where = list + "." + d.name;
+    const std::string type = b.contains("type") ? string_field(b, "type", where) : "int32";
+    if (type != "int32" && type != "uint32") fail("'" + where + ".type' is int32 or uint32, not " + type);
+    d.type = type == "int32" ? ElementType::Int32 : ElementType::Uint32;
+    d.count = expression(b.contains("count") ? b["count"] : json("rows"), workload_names, where + ".count");
+    if (input && b.contains("generate")) generator(b["generate"], where, d);
+    if (!input && b.contains("clear")) {
+      if (!b["clear"].is_number_integer() || b["clear"].get<std::int64_t>() < INT32_MIN ||
+          b["clear"].get<std::int64_t>() > UINT32_MAX)
+        fail("'" + where + ".clear' is a 32-bit integer");
+      d.clear = static_cast<std::uint32_t>(b["clear"].get<std::int64_t>());
+    }
+    return d;
+  }
+
+  void generator(const json& g, const std::string& where, BufferDecl& d) const {
+    if (g == "iota") {
+      d.iota = true;
+      return;
+    }
+    const bool range = g.is_object() && g.contains("uniform") && g["uniform"].is_array() &&
+                       g["uniform"].size() == 2 && g["uniform"][0].is_number_integer() &&
+                       g["uniform"][1].is_number_integer();
+    if (!range) fail("'" + where + ".generate' is \"iota\" or {\"uniform\": [LOW, HIGH]}");
+    d.low = g["uniform"][0].get<std::int64_t>();
+    d.high = g["uniform"][1].get<std::int64_t>();
+    const std::int64_t least = d.type == ElementType::Int32 ? INT32_MIN : 0;
+    const std::int64_t most = d.type == ElementType::Int32 ? INT32_MAX : UINT32_MAX;
+    if (d.low > d.high || d.low < least || d.high > most)
+      fail("'" + where + ".generate': [" + std::to_string(d.low) + ", " + std::to_string(d.high) +
+           "] is not a range of its type");
+  }
+
+  KernelDecl kernel(const json& k, const std::vector<std::string>& names, const Declaration& d) const {
+    KernelDecl out{.file = string_field(k, "file", "kernel"),
+                   .name = string_field(k, "name", "kernel"),
+                   .text = {},
+                   .global = expression(k.contains("global") ? k["global"] : json(), names, "kernel.global"),
+                   .local = expression(k.contains("local") ? k["local"] : json(0), names, "kernel.local"),
+                   .args = {}};
+    const std::filesystem::path path = dir_ / out.file;
+    std::ifstream in(path);
+    if (!in) fail("'kernel.file': cannot read " + path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    out.text = text.str();
+    if (!k.contains("args") || !k["args"].is_array()) fail("'kernel.args' is an array");
+    for (const json& a : k["args"]) out.args.push_back(arg(a, names, d));
+    return out;
+  }
+
+  ArgDecl arg(const json& a, const std::vector<std::string>& names, const Declaration& d) const {
+    const auto is_buffer = [&](const std::string& name) {
+      return name == d.output.name || std::any_of(d.inputs.begin(), d.inputs.end(),
+                                                  [&](const BufferDecl& b) { return b.name == name; });
+    };
+    ArgDecl out;
+    if (a.is_string() && is_buffer(a.get<std::string>())) {
+      out.buffer = a.get<std::string>();
+      return out;
+    }
+    if (a.is_object()) {
+      const std::string type = a.contains("type") ? string_field(a, "type", "kernel.args[]") : "uint";
+      static const std::vector<std::string> types{"int", "uint", "long", "ulong"};
+      const auto it = std::find(types.begin(), types.end(), type);
+      if (it == types.end()) fail("'kernel.args[].type' is int, uint, long or ulong, not " + type);
+      out.type = static_cast<ArgDecl::Type>(it - types.begin());
+      out.value = expression(a.contains("value") ? a["value"] : json(), names, "kernel.args[].value");
+      return out;
+    }
+    out.value = expression(a, names, "kernel.args[]");
+    return out;
+  }
+
+  std::vector<std::string> reference(const json& r) const {
+    if (!r.contains("command") || !r["command"].is_array() || r["command"].empty())
+      fail("'reference.command' is a non-empty array of words (the program and its first arguments)");
+    std::vector<std::string> words;
+    for (const json& w : r["command"]) {
+      if (!w.is_string()) fail("'reference.command' holds strings");
+      words.push_back(w.get<std::string>());
+    }
+    return words;
+  }
+
+  std::filesystem::path dir_;
+  std::string file_;
+};
+
+}  // namespace
+
+std::vector<std::string> Declaration::names() const {
+  std::vector<std::string> out;
+  for (const TunableDecl& t : tunables) out.push_back(t.name);
+  out.push_back("rows");
+  for (const ParameterDecl& p : parameters) out.push_back(p.name);
+  return out;
+}
+
+Declaration read_declaration(const std::filesystem::path& dir) {
+  return Reader(dir).read();
+}
+
+}  // namespace varex::operators::user

@@ -1,0 +1,87 @@
+#pragma once
+// A user operator's declaration: the operator.json of its directory, read and checked once
+// (docs/USER-OPERATORS.md is the format). Every mistake is a UsageError of one line that names the file and
+// the field; expressions are parsed here, so none fails later for a name it does not know.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/params.hpp"
+#include "operators/user/expression.hpp"
+
+namespace varex::operators::user {
+
+// 32-bit integer elements only, for now: outputs are compared exactly.
+enum class ElementType { Int32, Uint32 };
+
+struct TunableDecl {
+  std::string name;
+  std::vector<Value> values;
+  Value default_value;
+  bool compile = true;  // a define of the kernel (compile) or a value only its launch reads (launch)
+  std::string help;
+};
+
+// A workload parameter of the user's own (a flag --NAME with an integer value; `rows` and `seed` are
+// always there).
+struct ParameterDecl {
+  std::string name;
+  std::int64_t default_value = 0;
+  std::string help;
+};
+
+struct BufferDecl {
+  std::string name;
+  ElementType type = ElementType::Int32;
+  Expression count;  // elements, over rows and the parameters
+  // Inputs: how they are generated (uniform over [low, high], or iota: element i is i).
+  bool iota = false;
+  std::int64_t low = INT32_MIN, high = INT32_MAX;
+  // Outputs: a 32-bit word every element is set to before each run (timed), where the kernel accumulates.
+  std::optional<std::uint32_t> clear;
+};
+
+// An argument of the kernel: a buffer by name, or a scalar computed from the variant and the workload.
+struct ArgDecl {
+  std::string buffer;               // empty for a scalar
+  std::optional<Expression> value;  // a scalar's
+  enum class Type { Int, Uint, Long, Ulong } type = Type::Uint;
+};
+
+struct KernelDecl {
+  std::string file;  // relative to the operator's directory
+  std::string name;  // the kernel function
+  std::string text;  // the file's contents
+  Expression global, local;
+  std::vector<ArgDecl> args;
+};
+
+struct DefineDecl {
+  std::string name;
+  Expression value;  // over the tunables
+};
+
+struct Declaration {
+  std::filesystem::path dir;
+  std::string name, description;
+  std::vector<TunableDecl> tunables;
+  std::vector<Expression> constraints;  // over the tunables
+  std::vector<DefineDecl> defines;      // beyond the compile-time tunables
+  std::vector<ParameterDecl> parameters;
+  std::vector<BufferDecl> inputs;
+  BufferDecl output;
+  KernelDecl kernel;
+  // The reference: a command that reads the inputs and writes the expected output.
+  std::vector<std::string> reference_command;
+
+  // The names expressions read, in the order their values come: the tunables, rows, the parameters.
+  std::vector<std::string> names() const;
+  std::size_t first_workload_name() const { return tunables.size(); }
+};
+
+// Reads DIR/operator.json and the kernel it names. UsageError: "DIR/operator.json: WHAT".
+Declaration read_declaration(const std::filesystem::path& dir);
+
+}  // namespace varex::operators::user

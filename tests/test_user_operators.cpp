@@ -1,0 +1,259 @@
+// User operators (docs/USER-OPERATORS.md): the expression language of declarations, a declaration's
+// mistakes refused in one line with exit status 2, and examples/user-operators/reduce_sum loaded with
+// --op-dir and VAREX_OP_PATH, listed, run, swept and tuned on PoCL with every variant verified against its
+// reference command; a kernel that adds wrongly is never best.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "base/errors.hpp"
+#include "operators/user/expression.hpp"
+#include "support.hpp"
+
+namespace varex::operators::user {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::int64_t eval(const std::string& text, const std::vector<std::string>& names = {},
+                  const std::vector<Value>& values = {}) {
+  return Expression::parse(text, names).integer(values);
+}
+
+std::string parse_error(const std::string& text, const std::vector<std::string>& names = {}) {
+  try {
+    Expression::parse(text, names);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string eval_error(const std::string& text) {
+  try {
+    eval(text);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(UserExpressions, CPrecedenceAndPythonSpellings) {
+  EXPECT_EQ(eval("1 + 2 * 3"), 7);
+  EXPECT_EQ(eval("(1 + 2) * 3"), 9);
+  EXPECT_EQ(eval("7 / 2 + 7 % 2"), 4);
+  EXPECT_EQ(eval("7 // 2"), 3);
+  EXPECT_EQ(eval("2 ** 3 ** 2"), 512);
+  EXPECT_EQ(eval("-2 ** 2"), -4);
+  EXPECT_EQ(eval("(-1) ** 3"), -1);
+  EXPECT_EQ(eval("1 < 2 && 2 < 1 || 3 == 3"), 1);
+  EXPECT_EQ(eval("1 < 2 and not 2 < 1"), 1);
+  EXPECT_EQ(eval("0 ? 5 : 1 ? 6 : 7"), 6);
+  EXPECT_EQ(eval("min(3, max(1, 2)) + ceil_div(10, 4) + round_up(10, 4) + log2(1024) + abs(-3)"),
+            2 + 3 + 12 + 10 + 3);
+  EXPECT_EQ(eval("True + true + False"), 2);
+}
+
+TEST(UserExpressions, NamesAndStrings) {
+  const std::vector<std::string> names{"block", "method"};
+  EXPECT_EQ(eval("block * 2", names, {std::int64_t{64}, std::string("tree")}), 128);
+  EXPECT_EQ(eval("method == \"tree\"", names, {std::int64_t{64}, std::string("tree")}), 1);
+  EXPECT_EQ(eval("method != 'tree'", names, {std::int64_t{64}, std::string("tree")}), 0);
+  EXPECT_TRUE(Expression::parse("block", names).reads(0));
+  EXPECT_FALSE(Expression::parse("block", names).reads(1));
+  EXPECT_THROW(eval("method + 1", names, {std::int64_t{1}, std::string("x")}), UsageError);
+}
+
+TEST(UserExpressions, MistakesNameWhatAndWhere) {
+  EXPECT_EQ(parse_error("block * 2", {"ept"}), "expression 'block * 2': unknown name 'block' at column 1");
+  EXPECT_EQ(parse_error("1 +"), "expression '1 +': unexpected end at column 4");
+  EXPECT_EQ(parse_error("(1"), "expression '(1': expected ')' at column 3");
+  EXPECT_EQ(parse_error("1 2"), "expression '1 2': unexpected '2' at column 3");
+  EXPECT_EQ(parse_error("sqrt(4)"), "expression 'sqrt(4)': unknown function 'sqrt' at column 1");
+  EXPECT_EQ(parse_error("min(1)"), "expression 'min(1)': min takes 2 arguments at column 1");
+  EXPECT_EQ(parse_error("'abc"), "expression ''abc': unterminated string at column 1");
+  EXPECT_EQ(parse_error("99999999999999999999"),
+            "expression '99999999999999999999': number out of range at column 1");
+  EXPECT_NE(parse_error(std::string(5000, '(') + "1" + std::string(5000, ')')).find("nested too deeply"),
+            std::string::npos);
+  EXPECT_EQ(eval_error("1 / 0"), "expression '1 / 0': division by zero");
+  EXPECT_EQ(eval_error("2 ** 64"), "expression '2 ** 64': overflow");
+  EXPECT_EQ(eval_error("9223372036854775807 + 1"), "expression '9223372036854775807 + 1': overflow");
+  EXPECT_EQ(eval_error("'a' < 1"), "expression ''a' < 1': '<' of a string and an integer");
+}
+
+// Random texts over the language's characters: each parses or is refused with a UsageError, and what parses
+// evaluates to a value or a UsageError (never a crash; the sanitizers watch).
+TEST(UserExpressions, RandomTextsParseOrAreRefused) {
+  // Tokens of the language and a few that are not, joined with and without spaces.
+  const std::vector<std::string> tokens{"a", "b",  "tx", "0", "3",    "64",    "+",   "-",  "*",   "/",
+                                        "%", "**", "(",  ")", "<",    "==",    "&&",  "||", "and", "not",
+                                        "!", "?",  ":",  ",", "min(", "log2(", "'x'", "\"", "@",   " "};
+  std::uint64_t state = 7;
+  int parsed = 0, evaluated = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    const int length = 1 + static_cast<int>((state >> 40) % 7);
+    for (int c = 0; c < length; ++c) {
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      text += tokens[(state >> 33) % tokens.size()];
+      if ((state >> 20) % 2) text += ' ';
+    }
+    try {
+      const Expression e = Expression::parse(text, {"a", "b", "tx"});
+      ++parsed;
+      try {
+        e.evaluate({std::int64_t{3}, std::int64_t{-5}, std::string("x")});
+        ++evaluated;
+      } catch (const UsageError&) {
+      }
+    } catch (const UsageError&) {
+    }
+  }
+  EXPECT_GT(parsed, 500);  // the generator reaches the evaluator…
+  EXPECT_GT(evaluated, 250);
+}
+
+// A copy of the example in a scratch directory, with its operator.json changed by `edit`.
+fs::path example_copy(
+    const std::string& name, const std::function<void(nlohmann::json&)>& edit = [](nlohmann::json&) {}) {
+  const fs::path dir = test::scratch_dir("user-op-" + name);
+  fs::remove_all(dir);
+  fs::copy(fs::path(VAREX_SOURCE_DIR) / "examples/user-operators/reduce_sum", dir);
+  nlohmann::json doc = nlohmann::json::parse(test::slurp((dir / "operator.json").string()));
+  edit(doc);
+  std::ofstream((dir / "operator.json").string()) << doc.dump(2);
+  return dir;
+}
+
+// `varex ops` with the operator's directory: exit status 2 and one line naming the mistake.
+void expect_refused(const fs::path& dir, const std::string& says) {
+  const auto r = test::run_varex({"ops", "--op-dir", dir.string()});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(UserOperators, BadDeclarationsAreRefusedInOneLine) {
+  expect_refused(test::scratch_dir("user-op-none-such") + "/missing", "not a directory");
+  const fs::path empty = test::scratch_dir("user-op-empty");
+  fs::create_directories(empty);
+  expect_refused(empty, "no operator.json");
+  expect_refused(example_copy("unknown-name", [](auto& d) { d["constraints"].push_back("blocks < 8"); }),
+                 "'constraints': expression 'blocks < 8': unknown name 'blocks' at column 1");
+  expect_refused(example_copy("bad-expression", [](auto& d) { d["kernel"]["global"] = "rows *"; }),
+                 "'kernel.global': expression 'rows *': unexpected end");
+  expect_refused(example_copy("no-args", [](auto& d) { d["kernel"].erase("args"); }),
+                 "'kernel.args' is an array");
+  expect_refused(example_copy("foreign-default", [](auto& d) { d["tunables"][0]["default"] = 3; }),
+                 "'tunables.block.default' is not one of its values");
+  expect_refused(example_copy("no-kernel-file", [](auto& d) { d["kernel"]["file"] = "gone.cl"; }),
+                 "'kernel.file': cannot read");
+  expect_refused(example_copy("twice",
+                              [](auto& d) {
+                                d["parameters"] = {{{"name", "block"}, {"default", 1}}};
+                              }),
+                 "'block' is declared twice");
+  expect_refused(example_copy("builtin", [](auto& d) { d["name"] = "selection"; }),
+                 "'selection' is an operator already");
+  const fs::path include = example_copy("include");
+  std::ofstream((include / "reduce_sum.cl").string(), std::ios::app) << "#include \"mine.h\"\n";
+  expect_refused(include, "kernel include \"mine.h\" was not embedded");
+}
+
+TEST(UserOperators, AReferenceOfTheWrongSizeOrAFailingOneIsRefused) {
+  const fs::path dir = example_copy("short-reference");
+  const std::string db = test::scratch_dir("user-op-reference-db") + ".db";
+  std::ofstream((dir / "reference.py").string())
+      << "import sys\nopen(sys.argv[sys.argv.index('--sum') + 1], 'wb').write(b'12')\n";
+  auto r = test::run_varex({"run", "--op-dir", dir.string(), "--op", "reduce_sum", "--rows", "100",
+                            "--device", "ocl:0:0", "--db", db});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("wrote 2 bytes of 'sum', expected 4 (1 elements of 4 bytes)"), std::string::npos)
+      << r.err;
+  std::ofstream((dir / "reference.py").string()) << "import sys\nsys.exit('no sums today')\n";
+  r = test::run_varex({"run", "--op-dir", dir.string(), "--op", "reduce_sum", "--rows", "100", "--device",
+                       "ocl:0:0", "--db", db});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("failed (status 1): no sums today"), std::string::npos) << r.err;
+}
+
+// An argument that cannot be computed for one variant (a division by zero) fails that variant alone.
+TEST(UserOperators, AVariantWhoseArgumentCannotBeComputedFailsAlone) {
+  const fs::path dir = example_copy("division", [](auto& d) {
+    d["kernel"]["args"][2] = {{"value", "rows + 0 * (100 / (block - 64))"}, {"type", "uint"}};
+  });
+  const std::string db = test::scratch_dir("user-op-division-db") + ".db";
+  const auto r = test::run_varex(
+      {"sweep",      "--op-dir", dir.string(),  "--op",  "reduce_sum", "--rows",       "100",
+       "--device",   "ocl:0:0",  "--db",        db,      "--set",      "block=64,128", "--set",
+       "ept=16",     "--set",    "method=tree", "--set", "groups=0",   "--min-reps",   "1",
+       "--max-reps", "1",        "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(
+      test::count_where(db,
+                        "SELECT COUNT(*) FROM measurements WHERE status = 'launch_error' AND error LIKE "
+                        "'%division by zero%'"),
+      1);
+  EXPECT_GE(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE status = 'ok'"), 1);
+}
+
+TEST(UserOperators, TheExampleIsListedAndEveryVariantOfASweepVerifies) {
+  const std::string dir = (fs::path(VAREX_SOURCE_DIR) / "examples/user-operators").string();
+  auto r = test::run_varex({"ops", "--op-dir", dir});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("reduce_sum"), std::string::npos);
+  const std::string db = test::scratch_dir("user-op-sweep") + ".db";
+  fs::remove(db);
+  // Odd sizes: fewer rows than a work-group, and rows that fill no tile exactly; every variant of a sub-space
+  // that holds both methods, the smallest and the largest block and every grid.
+  for (const std::string rows : {"3", "10007"}) {
+    r = test::run_varex({"sweep", "--op-dir=" + dir, "--op", "reduce_sum", "--rows", rows, "--device",
+                         "ocl:0:0", "--db", db, "--set", "ept=16", "--set", "block=64,512", "--min-reps", "1",
+                         "--max-reps", "2", "--quiet"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  // 2 blocks x 4 grids x 2 methods per size, every one verified.
+  EXPECT_EQ(test::count_where(db,
+                              "SELECT COUNT(*) FROM (SELECT DISTINCT variant_id, workload_id FROM "
+                              "measurements WHERE status = 'ok')"),
+            2 * 2 * 4 * 2);
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE status != 'ok'"), 0);
+}
+
+TEST(UserOperators, AKernelThatAddsWronglyIsNeverBest) {
+  // Under the atomic method a work-item adds only its first row: wrong wherever EPT > 1, faster too.
+  const fs::path dir = example_copy("wrong");
+  std::string kernel = test::slurp((dir / "reduce_sum.cl").string());
+  const std::string right = "if (own) atomic_add_u32(sum, own);";
+  ASSERT_NE(kernel.find(right), std::string::npos);
+  kernel.replace(kernel.find(right), right.size(), "if (own) atomic_add_u32(sum, ept > 1 ? 1u : own);");
+  std::ofstream((dir / "reduce_sum.cl").string()) << kernel;
+  const std::string db = test::scratch_dir("user-op-wrong-db") + ".db";
+  fs::remove(db);
+  auto r =
+      test::run_varex({"tune",     "--op-dir", dir.string(), "--op",     "reduce_sum", "--rows",   "5000",
+                       "--device", "ocl:0:0",  "--db",       db,         "--set",      "block=64", "--set",
+                       "ept=1,4",  "--set",    "groups=0",   "--budget", "100%",       "--quiet",  "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_GT(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE status = 'wrong_result'"), 0);
+  r = test::run_varex({"best", "--op-dir", dir.string(), "--db", db, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto best = nlohmann::json::parse(r.out).at(0).at("params");
+  EXPECT_TRUE(best.at("method") == "tree" || best.at("ept") == 1) << best.dump();
+}
+
+TEST(UserOperators, VarexOpPathFindsTheOperatorsOfADirectory) {
+  const std::string dir = (fs::path(VAREX_SOURCE_DIR) / "examples/user-operators").string();
+  ::setenv("VAREX_OP_PATH", dir.c_str(), 1);
+  const auto r = test::run_varex({"run", "--op", "reduce_sum", "--rows", "2^12", "--device", "ocl:0:0",
+                                  "--db", test::scratch_dir("user-op-path") + ".db", "--json"});
+  ::unsetenv("VAREX_OP_PATH");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out).at("verified").get<bool>()) << r.out;
+}
+
+}  // namespace
+}  // namespace varex::operators::user
