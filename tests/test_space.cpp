@@ -174,6 +174,30 @@ TEST(Space, InactiveTunablesMakeOneVariantOfThePointsThatDifferOnlyInThem) {
   EXPECT_EQ(from_b, (std::vector<Params>{point("a", 1, 1), point("b", 1, 2)}));
 }
 
+// The tuner's shortcuts: the canonical form's index without building it, and validity of a point made by
+// at().
+TEST(Space, CanonicalIndicesAndValidityAgreeWithTheCanonicalPoint) {
+  for (const Space& space :
+       {conditional_space(), operators::selection_space({device(Backend::OpenCL, 256), 4096})}) {
+    for (std::uint64_t i = 0; i < space.cardinality(); ++i) {
+      const Params p = space.at(i);
+      const std::uint64_t expected = space.index_of(space.canonical(p));
+      EXPECT_EQ(space.canonical_index(p), expected) << describe(p);
+      EXPECT_EQ(space.canonical_index_at(i, p), expected) << describe(p);
+      EXPECT_EQ(space.valid_at(p), space.valid(p)) << describe(p);
+      EXPECT_EQ(space.is_canonical(p), space.canonical(p) == p) << describe(p);
+    }
+  }
+  // What violation() says, now that valid() finds the fault without the text.
+  const Space space = conditional_space();
+  EXPECT_EQ(*space.violation(Params{{"mode", Value{"a"}}, {"y", Value{1}}}), "tunable 'x' has no value");
+  EXPECT_EQ(*space.violation(point("a", 9, 1)), "'9' is not a value of 'x'");
+  Params extra = point("a", 1, 1);
+  extra["z"] = Value{1};
+  EXPECT_EQ(*space.violation(extra), "parameters name a tunable the space does not have");
+  EXPECT_FALSE(space.valid(extra));
+}
+
 TEST(Space, TheTunersDrawsGiveAPartWithInactiveTunablesItsShareOfTheProduct) {
   // Pinned by a constraint instead, mode=b would be 2 of the 8 valid points: a quarter of the draws.
   int b_first = 0;

@@ -24,7 +24,7 @@ std::optional<variants::Params> SearchSpace::random_unseen() {
     const std::uint64_t index = pick(rng_);
     if (seen_.count(index)) continue;
     variants::Params p = space_.at(index);
-    if (!space_.valid(p) || seen_.count(space_.canonical_index(p))) continue;
+    if (!space_.valid_at(p) || seen_.count(space_.canonical_index_at(index, p))) continue;
     return space_.canonical(p);
   }
   // …and a scan from a random start finds the rare ones, or proves there are none left.

@@ -135,6 +135,27 @@ std::uint64_t Space::canonical_index(const Params& params) const {
   return index;
 }
 
+std::uint64_t Space::canonical_index_at(std::uint64_t index, const Params& at_index) const {
+  const std::vector<bool> inactive = inactive_at(at_index);
+  if (std::none_of(inactive.begin(), inactive.end(), [](bool b) { return b; })) return index;
+  std::vector<std::uint64_t> digits(tunables_.size());
+  for (std::size_t t = tunables_.size(); t-- > 0;) {
+    digits[t] = index % tunables_[t].values.size();
+    index /= tunables_[t].values.size();
+  }
+  std::uint64_t canonical = 0;
+  for (std::size_t t = 0; t < tunables_.size(); ++t) {
+    const std::uint64_t digit = inactive[t] ? *tunables_[t].index_of(tunables_[t].default_value) : digits[t];
+    canonical = canonical * tunables_[t].values.size() + digit;
+  }
+  return canonical;
+}
+
+bool Space::valid_at(const Params& at_index) const {
+  return std::all_of(constraints_.begin(), constraints_.end(),
+                     [&](const Constraint& c) { return c.holds(at_index); });
+}
+
 std::optional<Space::Fault> Space::first_fault(const Params& params) const {
   for (std::size_t t = 0; t < tunables_.size(); ++t) {
     const auto it = params.find(tunables_[t].name);

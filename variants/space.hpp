@@ -72,10 +72,14 @@ class Space {
   std::uint64_t index_of(const Params& params) const;
   // index_of(canonical(params)) without building the canonical point (the tuner asks it of every draw).
   std::uint64_t canonical_index(const Params& params) const;
+  // The same for the point at(index), given both, without looking its values up.
+  std::uint64_t canonical_index_at(std::uint64_t index, const Params& at_index) const;
 
   // Nullopt when `params` is a valid point; otherwise the reason it is not.
   std::optional<std::string> violation(const Params& params) const;
   bool valid(const Params& params) const { return !first_fault(params); }
+  // valid() of a point made by at(), whose values are the space's by construction: its constraints only.
+  bool valid_at(const Params& at_index) const;
   // `params` with every tunable that is inactive there at its default.
   Params canonical(const Params& params) const;
   bool is_canonical(const Params& params) const;
