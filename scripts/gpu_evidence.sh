@@ -107,6 +107,9 @@
 #   fett32     issue 32: Fett's tables 3.8-3.10 on the group-by (2^16 groups) on every device: 12,000,000 rows
 #              at local 128 against 11,999,999 at the driver's local size; 11,999,989 rows (a prime) without
 #              padding, padded by the host and guarded at local 128, each kernel's time (kernels.csv)
+#   user51     issue 51: the user operator examples/user-operators/reduce_sum (--op-dir) at 2^26 rows on cuda:0 and
+#              ocl:1:0 (USER_DEVICES): the default variant, then a USER_BUDGET (default 30s) tune from an empty
+#              database; every variant verified against the example's Python reference
 #   gov32_count  issue 32: Govindaraju's sec. 5.11 on 1 M records of 4 uniform attributes: the COUNT of the
 #              filters of 5.5-5.7 by `varex run` (kernel, download) on each device against the filter's
 #              bitmap, and through the runtime library on the application's CUDA buffers, timed on the host
@@ -972,6 +975,19 @@ for strategy in sys.argv[2:]:
           f"tuned variant's time ({a['total_ms'] / (a['calls'] * tuned['kernel_ms']):.3f}); regret {a['regret_ms']:.1f} ms, "
           f"exploring {a['exploring_ms']:.1f} ms")
 PY
+}
+
+part_user51() {
+  local d udb=$files/user51.db ops=(--op-dir examples/user-operators --op reduce_sum --rows 2^26)
+  for d in ${USER_DEVICES:-cuda:0 ocl:1:0}; do
+    step "reduce_sum (a user operator) on $d: the default, then a ${USER_BUDGET:-30s} tune"
+    varex run "${ops[@]}" --device "$d" --db "$udb" --json > "$files/user51_run_${d//:/_}.json"
+    varex tune "${ops[@]}" --device "$d" --db "$udb" --budget "${USER_BUDGET:-30s}" --quiet --json \
+      > "$files/user51_tune_${d//:/_}.json"
+  done
+  varex best --db "$udb" --op-dir examples/user-operators
+  sqlite3 "$udb" "SELECT status, COUNT(*) FROM measurements GROUP BY status" 2>/dev/null ||
+    python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT status, COUNT(*) FROM measurements GROUP BY status').fetchall())" "$udb"
 }
 
 # Issue 32: the sources' experiments over their axes.
