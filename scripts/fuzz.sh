@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang (coverage-guided, AddressSanitizer and UBSan on) and runs each on
 # a seed corpus: the pattern compiler (checked against RE2 where both accept a pattern), the input loaders
-# (columns, relations, record files, strings) and the plan loader (seeded with the shipped plans).
+# (columns, relations, record files, strings), the plan loader (seeded with the shipped plans) and user operators'
+# declarations (seeded with the examples' operator.json).
 # Usage: scripts/fuzz.sh [RUNS [WORKERS]]
 #   RUNS: executions per target (default 10000000; 0 = a quick 100000), split over WORKERS processes per
 #   target (default 1), which share the growing corpus.
 #   FUZZ_SANITIZERS=address,undefined (the default) or undefined: AddressSanitizer costs the pattern target
 #   about fifty times its speed (260 executions a second against 12,000-17,000 for the loaders here).
-#   FUZZ_TARGETS="patterns loaders plans" (the default) or some of them.
+#   FUZZ_TARGETS="patterns loaders plans declarations" (the default) or some of them.
 #   FUZZ_DIR=build-fuzz (the default): the build directory, one per set of sanitizers.
 #   FUZZ_BUILT=1 runs the targets already in FUZZ_DIR (on a machine without clang: build them here and
 #   carry FUZZ_DIR/fuzz_* with the source tree).
@@ -19,7 +20,7 @@ cd "$(dirname "$0")/.."
 runs="${1:-10000000}"
 workers="${2:-1}"
 [ "$runs" = 0 ] && runs=100000
-read -r -a targets <<< "${FUZZ_TARGETS:-patterns loaders plans}"
+read -r -a targets <<< "${FUZZ_TARGETS:-patterns loaders plans declarations}"
 dir="${FUZZ_DIR:-build-fuzz}"
 limit=()
 [ -n "${FUZZ_SECONDS:-}" ] && limit=(-max_total_time="$FUZZ_SECONDS")
@@ -37,6 +38,7 @@ for target in "${targets[@]}"; do
   mkdir -p "$dir/corpus-$target" "$dir/run-$target"
   case "$target" in
     plans) cp plans/*.json "$dir/corpus-plans/" ;;
+    declarations) cp examples/user-operators/*/operator.json "$dir/corpus-declarations/" ;;
     patterns)
       for p in 'quasi(periodic|crystal)' '^a[[:digit:]]{2,5}$' '%green\_%' 'a|b*c+' '[^x-z]\.\d\w\s' '\x41{0,3}?'; do
         printf '%s' "$p" > "$dir/corpus-patterns/$(printf '%s' "$p" | md5sum | cut -c1-12)"
@@ -50,7 +52,7 @@ done
 for target in "${targets[@]}"; do
   # A shipped plan is 1 to 3 kB; a pattern longer than 64 bytes mostly buys counted repetitions that cost the
   # compiler a millisecond each (155 executions a second per core at 256 bytes, 1,000 at 64: RESULTS).
-  case "$target" in plans) max_len=8192 ;; patterns) max_len=64 ;; *) max_len=256 ;; esac
+  case "$target" in plans) max_len=8192 ;; declarations) max_len=4096 ;; patterns) max_len=64 ;; *) max_len=256 ;; esac
   for ((w = 0; w < workers; ++w)); do
     ASAN_OPTIONS=detect_leaks=0 "$dir/fuzz_$target" -runs="$(((runs + workers - 1) / workers))" "${limit[@]}" \
       -seed="$((w + 1))" -max_len="$max_len" -print_final_stats=1 -reload=1 -artifact_prefix="$dir/run-$target/" \

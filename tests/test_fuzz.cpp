@@ -3,6 +3,7 @@
 // loaders for a few seconds; scripts/fuzz.sh runs the same checks under libFuzzer for millions of inputs.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -93,18 +94,14 @@ TEST(Fuzz, InputsTheFuzzerFoundStayFixed) {
 // The shipped plans with parts of their JSON replaced, removed or swapped: values of other types, steps
 // that refer to nothing or to each other, empty lists (the plan loader's structure, which bytes alone rarely
 // reach).
-class PlanMutator {
+class JsonMutator {
  public:
-  explicit PlanMutator(std::uint64_t seed) : random_(seed) {}
+  // Mutations of `bases`, their values replaced by `values` among others.
+  JsonMutator(std::uint64_t seed, std::vector<nlohmann::json> bases, std::vector<nlohmann::json> values)
+      : random_(seed), bases_(std::move(bases)), values_(std::move(values)) {}
 
-  std::string plan() {
-    static const std::vector<nlohmann::json> shipped = [] {
-      std::vector<nlohmann::json> docs;
-      for (const std::string& name : operators::shipped_plans())
-        docs.push_back(operators::plan_document(name));
-      return docs;
-    }();
-    nlohmann::json doc = shipped[pick(shipped.size())];
+  std::string next() {
+    nlohmann::json doc = bases_[pick(bases_.size())];
     for (int n = 1 + static_cast<int>(pick(4)); n > 0; --n) mutate(doc);
     return doc.dump();
   }
@@ -113,6 +110,7 @@ class PlanMutator {
   std::size_t pick(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(random_); }
 
   nlohmann::json any_value() {
+    if (pick(2) == 0) return values_[pick(values_.size())];
     static const std::vector<nlohmann::json> values{nullptr,
                                                     true,
                                                     0,
@@ -160,12 +158,29 @@ class PlanMutator {
   }
 
   std::mt19937_64 random_;
+  std::vector<nlohmann::json> bases_;
+  std::vector<nlohmann::json> values_;
 };
 
 TEST(Fuzz, ThePlanLoaderAcceptsOrRefusesEveryInput) {
-  PlanMutator g(20261126);
+  std::vector<nlohmann::json> shipped;
+  for (const std::string& name : operators::shipped_plans())
+    shipped.push_back(operators::plan_document(name));
+  JsonMutator g(20261126, shipped, {"l_shipdate", "project", "fuse"});
   feed(
-      5000, [&] { return g.plan(); }, fuzz::plans);
+      5000, [&] { return g.next(); }, fuzz::plans);
+}
+
+TEST(Fuzz, TheUserOperatorDeclarationReaderAcceptsOrRefusesEveryInput) {
+  const nlohmann::json example = nlohmann::json::parse(
+      std::ifstream(std::string(VAREX_SOURCE_DIR) + "/examples/user-operators/reduce_sum/operator.json"));
+  JsonMutator g(
+      51, {example},
+      {"rows", "block * ept", "1 / (block - 128)", "2 ** 70", "ceil_div(rows, 0)", "k.cl", "k", "tree",
+       "compile", "launch", "int32", "uint32", "iota", nlohmann::json::array({"python3"}),
+       nlohmann::json::object({{"uniform", nlohmann::json::array({5, 1})}}), 9223372036854775807LL});
+  feed(
+      5000, [&] { return g.next(); }, fuzz::declarations);
 }
 
 TEST(Fuzz, TheInputLoadersAcceptOrRefuseEveryInput) {

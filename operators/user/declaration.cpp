@@ -20,8 +20,21 @@ class Reader {
   explicit Reader(std::filesystem::path dir)
       : dir_(std::move(dir)), file_((dir_ / "operator.json").string()) {}
 
-  Declaration read() {
-    const json doc = parse_file();
+  Declaration read() { return from(parse_file()); }
+
+  Declaration read(std::string_view text) const {
+    json doc;
+    try {
+      doc = json::parse(text);
+    } catch (const json::parse_error& e) {
+      fail(std::string("not JSON: ") + e.what());
+    }
+    return from(doc);
+  }
+
+ private:
+  Declaration from(const json& doc) const {
+    if (!doc.is_object()) fail("not a JSON object");
     Declaration d;
     d.dir = dir_;
     d.name = string_field(doc, "name", "");
@@ -52,7 +65,6 @@ class Reader {
     return d;
   }
 
- private:
   [[noreturn]] void fail(const std::string& what) const { throw UsageError(file_ + ": " + what); }
 
   json parse_file() const {
@@ -266,6 +278,10 @@ std::vector<std::string> Declaration::names() const {
 
 Declaration read_declaration(const std::filesystem::path& dir) {
   return Reader(dir).read();
+}
+
+Declaration parse_declaration(std::string_view text, const std::filesystem::path& dir) {
+  return Reader(dir).read(text);
 }
 
 }  // namespace varex::operators::user

@@ -83,5 +83,7 @@ struct Declaration {
 
 // Reads DIR/operator.json and the kernel it names. UsageError: "DIR/operator.json: WHAT".
 Declaration read_declaration(const std::filesystem::path& dir);
+// The same from the text of an operator.json (the kernel still read from `dir`), for the fuzzers.
+Declaration parse_declaration(std::string_view text, const std::filesystem::path& dir);
 
 }  // namespace varex::operators::user

@@ -2,8 +2,12 @@
 
 #include <re2/re2.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -19,6 +23,7 @@
 #include "operators/strings/regex/like_segments.hpp"
 #include "operators/strings/regex/pattern.hpp"
 #include "operators/strings/string_columns.hpp"
+#include "operators/user/declaration.hpp"
 
 namespace varex::fuzz {
 
@@ -146,6 +151,49 @@ void plans(const std::uint8_t* data, std::size_t size) {
     }
     for (const int out : p.outputs) {
       if (out < 0 || out >= static_cast<int>(p.steps.size())) fail("an output past the steps", bytes);
+    }
+  } catch (const UsageError&) {
+  }
+}
+
+void declarations(const std::uint8_t* data, std::size_t size) {
+  using operators::user::Expression;
+  static const std::filesystem::path dir = [] {
+    const auto d =
+        std::filesystem::temp_directory_path() / ("varex-fuzz-declarations-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(d);
+    // The kernel file of the seed corpus's declarations (examples/user-operators/*/) and a short name.
+    for (const char* name : {"k.cl", "reduce_sum.cl"})
+      std::ofstream(d / name)
+          << "#include \"common/portable.h\"\nKERNEL void k(GLOBAL int* out) { out[0] = 1; }\n";
+    return d;
+  }();
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    Expression::parse(text, {"a", "b", "rows"})
+        .evaluate({std::int64_t{3}, std::string("x"), std::int64_t{1000}});
+  } catch (const UsageError&) {
+  }
+  try {
+    const operators::user::Declaration d = operators::user::parse_declaration(text, dir);
+    std::vector<variants::Value> values;
+    for (const auto& t : d.tunables) values.push_back(t.default_value);
+    values.push_back(std::int64_t{1000});
+    for (const auto& p : d.parameters) values.push_back(p.default_value);
+    if (values.size() != d.names().size()) fail("a value for every name", text);
+    const std::vector<variants::Value> tunables(
+        values.begin(), values.begin() + static_cast<std::ptrdiff_t>(d.tunables.size()));
+    for (const Expression* e : {&d.kernel.global, &d.kernel.local}) {
+      try {
+        e->evaluate(values);
+      } catch (const UsageError&) {
+      }
+    }
+    for (const Expression& c : d.constraints) {
+      try {
+        c.truth(tunables);
+      } catch (const UsageError&) {
+      }
     }
   } catch (const UsageError&) {
   }

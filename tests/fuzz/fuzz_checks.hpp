@@ -20,4 +20,9 @@ void loaders(const std::uint8_t* data, std::size_t size);
 // to steps before them.
 void plans(const std::uint8_t* data, std::size_t size);
 
+// A user operator's declaration: the input as an operator.json (its kernel file there), read into a
+// declaration whose expressions each evaluate to a value or a UsageError at the tunables' defaults; and the
+// input as one expression, parsed and evaluated.
+void declarations(const std::uint8_t* data, std::size_t size);
+
 }  // namespace varex::fuzz
