@@ -87,8 +87,9 @@ WorkloadClass default_class(const WorkloadSpec& spec, const std::vector<ScaleKey
   const bool file = spec.generator == "file" || spec.generator == "files";
   c.shape["generator"] = file ? "file" : spec.generator;
   for (const auto& [key, value] : spec.params.items()) {
+    const std::string& name = key;  // clang 14 (the fuzz build) does not capture a structured binding
     const auto scale =
-        std::find_if(keys.begin(), keys.end(), [&](const ScaleKey& k) { return k.name == key; });
+        std::find_if(keys.begin(), keys.end(), [&](const ScaleKey& k) { return k.name == name; });
     if (scale != keys.end()) {
       if (value.is_number()) c.set_scale(key, value, scale->kind);
     } else if (std::find(std::begin(kNotAnAnswer), std::end(kNotAnAnswer), key) == std::end(kNotAnAnswer)) {

@@ -103,8 +103,9 @@ std::map<std::string, std::string> upgrade_settings(const std::map<std::string, 
                                                     const Space& space) {
   std::map<std::string, std::string> out;
   for (const auto& [name, values] : settings) {
+    const std::string& setting = name;  // clang 14 (the fuzz build) does not capture a structured binding
     const bool own = std::any_of(space.tunables().begin(), space.tunables().end(),
-                                 [&](const Tunable& t) { return t.name == name; });
+                                 [&](const Tunable& t) { return t.name == setting; });
     std::string upgraded = values;
     if (own) {
       if (!out.emplace(name, upgraded).second) throw UsageError("--set " + name + " is given twice");
