@@ -89,6 +89,13 @@ TEST(Fuzz, InputsTheFuzzerFoundStayFixed) {
       bytes += static_cast<char>(std::stoi(std::string(h, 2), nullptr, 16));
     fuzz::patterns(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());  // aborts on a failure
   }
+  // A declaration with a number past a double's range: the JSON parser's out_of_range, not its parse_error,
+  // escaped the reader (libFuzzer, 43,440 executions in).
+  for (
+      const std::string declaration :
+      {R"({"name": "x", "tunables": [{"name": "a", "values": [32, 5555555555555555555555555555E55555555555564]}]})",
+       R"({"name": "x", "tunables": [{"name": "a", "values": [18446744073709551615]}]})"})
+    fuzz::declarations(reinterpret_cast<const std::uint8_t*>(declaration.data()), declaration.size());
 }
 
 // The shipped plans with parts of their JSON replaced, removed or swapped: values of other types, steps

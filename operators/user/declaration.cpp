@@ -26,7 +26,7 @@ class Reader {
     json doc;
     try {
       doc = json::parse(text);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       fail(std::string("not JSON: ") + e.what());
     }
     return from(doc);
@@ -73,7 +73,7 @@ class Reader {
     if (!in) throw UsageError(dir_.string() + ": no operator.json in it (a user operator's declaration)");
     try {
       return json::parse(in);
-    } catch (const json::parse_error& e) {
+    } catch (const json::exception& e) {
       fail(std::string("not JSON: ") + e.what());
     }
   }
@@ -110,8 +110,14 @@ class Reader {
     if (!ok) fail("'" + where + "': '" + name + "' is not a name (letters, digits and _, not first a digit)");
   }
 
+  // A JSON integer that fits 64 signed bits (an unsigned one past them would wrap).
+  static bool is_int64(const json& v) {
+    return v.is_number_integer() &&
+           (!v.is_number_unsigned() || v.get<std::uint64_t>() <= static_cast<std::uint64_t>(INT64_MAX));
+  }
+
   Value value_of(const json& v, const std::string& where) const {
-    if (v.is_number_integer()) return v.get<std::int64_t>();
+    if (is_int64(v)) return v.get<std::int64_t>();
     if (v.is_string()) return v.get<std::string>();
     fail("'" + where + "': " + v.dump() + " is not an integer or a string");
   }
@@ -145,7 +151,7 @@ class Reader {
     ParameterDecl d;
     d.name = string_field(p, "name", "parameters[]");
     check_name(d.name, "parameters[].name");
-    if (!p.contains("default") || !p["default"].is_number_integer())
+    if (!p.contains("default") || !is_int64(p["default"]))
       fail("'parameters." + d.name + ".default' is an integer");
     d.default_value = p["default"].get<std::int64_t>();
     d.help = p.contains("help") ? string_field(p, "help", "parameters." + d.name) : "a workload parameter";
@@ -162,7 +168,7 @@ class Reader {
 
   Expression expression(const json& e, const std::vector<std::string>& names,
                         const std::string& where) const {
-    if (e.is_number_integer()) return Expression::parse(std::to_string(e.get<std::int64_t>()), names);
+    if (is_int64(e)) return Expression::parse(std::to_string(e.get<std::int64_t>()), names);
     if (!e.is_string()) fail("'" + where + "' is an expression (a string)");
     try {
       return Expression::parse(e.get<std::string>(), names);
@@ -184,7 +190,7 @@ class Reader {
     d.count = expression(b.contains("count") ? b["count"] : json("rows"), workload_names, where + ".count");
     if (input && b.contains("generate")) generator(b["generate"], where, d);
     if (!input && b.contains("clear")) {
-      if (!b["clear"].is_number_integer() || b["clear"].get<std::int64_t>() < INT32_MIN ||
+      if (!is_int64(b["clear"]) || b["clear"].get<std::int64_t>() < INT32_MIN ||
           b["clear"].get<std::int64_t>() > UINT32_MAX)
         fail("'" + where + ".clear' is a 32-bit integer");
       d.clear = static_cast<std::uint32_t>(b["clear"].get<std::int64_t>());
@@ -198,8 +204,7 @@ class Reader {
       return;
     }
     const bool range = g.is_object() && g.contains("uniform") && g["uniform"].is_array() &&
-                       g["uniform"].size() == 2 && g["uniform"][0].is_number_integer() &&
-                       g["uniform"][1].is_number_integer();
+                       g["uniform"].size() == 2 && is_int64(g["uniform"][0]) && is_int64(g["uniform"][1]);
     if (!range) fail("'" + where + ".generate' is \"iota\" or {\"uniform\": [LOW, HIGH]}");
     d.low = g["uniform"][0].get<std::int64_t>();
     d.high = g["uniform"][1].get<std::int64_t>();
