@@ -135,6 +135,8 @@ std::vector<std::string> take_operator_dirs(std::vector<std::string> words) {
       rest.push_back(words[i]);
     }
   }
+  if (std::any_of(dirs.begin(), dirs.end(), [](const std::string& d) { return d.empty(); }))
+    throw varex::UsageError("--op-dir needs a directory");
   if (!dirs.empty()) {
     if (const char* path = std::getenv("VAREX_OP_PATH"); path && *path) dirs.emplace_back(path);
     ::setenv("VAREX_OP_PATH", varex::join(dirs, ":").c_str(), 1);
