@@ -53,6 +53,7 @@ TEST(UserExpressions, CPrecedenceAndPythonSpellings) {
   EXPECT_EQ(eval("min(3, max(1, 2)) + ceil_div(10, 4) + round_up(10, 4) + log2(1024) + abs(-3)"),
             2 + 3 + 12 + 10 + 3);
   EXPECT_EQ(eval("True + true + False"), 2);
+  EXPECT_EQ(eval("next_pow2(0) + next_pow2(1) + next_pow2(5) + next_pow2(64)"), 1 + 1 + 8 + 64);
 }
 
 TEST(UserExpressions, NamesAndStrings) {
@@ -116,12 +117,13 @@ TEST(UserExpressions, RandomTextsParseOrAreRefused) {
   EXPECT_GT(evaluated, 250);
 }
 
-// A copy of the example in a scratch directory, with its operator.json changed by `edit`.
+// A copy of an example in a scratch directory, with its operator.json changed by `edit`.
 fs::path example_copy(
-    const std::string& name, const std::function<void(nlohmann::json&)>& edit = [](nlohmann::json&) {}) {
+    const std::string& name, const std::function<void(nlohmann::json&)>& edit = [](nlohmann::json&) {},
+    const std::string& example = "reduce_sum") {
   const fs::path dir = test::scratch_dir("user-op-" + name);
   fs::remove_all(dir);
-  fs::copy(fs::path(VAREX_SOURCE_DIR) / "examples/user-operators/reduce_sum", dir);
+  fs::copy(fs::path(VAREX_SOURCE_DIR) / "examples/user-operators" / example, dir);
   nlohmann::json doc = nlohmann::json::parse(test::slurp((dir / "operator.json").string()));
   edit(doc);
   std::ofstream((dir / "operator.json").string()) << doc.dump(2);
@@ -150,7 +152,7 @@ TEST(UserOperators, BadDeclarationsAreRefusedInOneLine) {
   expect_refused(example_copy("foreign-default", [](auto& d) { d["tunables"][0]["default"] = 3; }),
                  "'tunables.block.default' is not one of its values");
   expect_refused(example_copy("no-kernel-file", [](auto& d) { d["kernel"]["file"] = "gone.cl"; }),
-                 "'kernel.file': cannot read");
+                 "'source': cannot read");
   expect_refused(example_copy("twice",
                               [](auto& d) {
                                 d["parameters"] = {{{"name", "block"}, {"default", 1}}};
@@ -158,6 +160,27 @@ TEST(UserOperators, BadDeclarationsAreRefusedInOneLine) {
                  "'block' is declared twice");
   expect_refused(example_copy("builtin", [](auto& d) { d["name"] = "selection"; }),
                  "'selection' is an operator already");
+  expect_refused(example_copy("no-contract", [](auto& d) { d["contract"] = "sort"; }),
+                 "'contract': no built-in operator 'sort' offers one (those that do: hashjoin, selection)");
+  expect_refused(example_copy("contract-inputs", [](auto& d) { d["contract"] = "selection"; }),
+                 "'inputs': an operator with a contract has selection's");
+  expect_refused(example_copy(
+                     "base-tunable",
+                     [](auto& d) {
+                       d["tunables"].push_back({{"name", "vec"}, {"values", {1}}});
+                     },
+                     "my_selection"),
+                 "'tunables.vec': selection has a tunable of that name");
+  expect_refused(example_copy(
+                     "contract-name", [](auto& d) { d["tunables"][0]["name"] = "lo"; }, "my_selection"),
+                 "'lo' is declared twice (or is a name of the workload: rows, capacity, lo, hi, negate)");
+  expect_refused(
+      example_copy(
+          "unknown-buffer", [](auto& d) { d["kernels"][0]["args"][1] = "tables"; }, "my_hash_join"),
+      "'kernels.build_table.args[]': expression 'tables': unknown name 'tables'");
+  expect_refused(example_copy(
+                     "two-files", [](auto& d) { d["kernels"][1]["file"] = "other.cl"; }, "my_hash_join"),
+                 "'kernels.probe_table.file': every kernel comes from one file, 'my_hash_join.cl'");
   const fs::path include = example_copy("include");
   std::ofstream((include / "reduce_sum.cl").string(), std::ios::app) << "#include \"mine.h\"\n";
   expect_refused(include, "kernel include \"mine.h\" was not embedded");
@@ -243,6 +266,77 @@ TEST(UserOperators, AKernelThatAddsWronglyIsNeverBest) {
   ASSERT_EQ(r.status, 0) << r.err;
   const auto best = nlohmann::json::parse(r.out).at(0).at("params");
   EXPECT_TRUE(best.at("method") == "tree" || best.at("ept") == 1) << best.dump();
+}
+
+// A user's selection with selection's contract: its variants and varex's in one sweep, on selection's
+// workload, each verified by selection's reference; the report's measurements hold both.
+TEST(UserOperators, ASelectionWithSelectionsContractIsSweptBesideVarexsVariants) {
+  const std::string dir = (fs::path(VAREX_SOURCE_DIR) / "examples/user-operators").string();
+  const std::string db = test::scratch_dir("user-op-contract-selection") + ".db";
+  fs::remove(db);
+  // Odd sizes: fewer rows than a bitmap word, and rows that fill no work-group's words exactly.
+  for (const std::string rows : {"5", "10007"}) {
+    const auto r = test::run_varex(
+        {"sweep",        "--op-dir",     dir,           "--op",  "my_selection",  "--rows",    rows,
+         "--device",     "ocl:0:0",      "--db",        db,      "--set",         "words=1,8", "--set",
+         "block=64,512", "--set",        "kernel=loop", "--set", "local=128,256", "--set",     "ept=8,32",
+         "--set",        "padding=host", "--min-reps",  "1",     "--max-reps",    "1",         "--quiet"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  // Per size: 6 of the user's variants (2 methods x 2 word counts x 2 blocks, but serial with 512) and 4 of
+  // varex's (2 local sizes x 2 ept).
+  EXPECT_EQ(test::count_where(db,
+                              "SELECT COUNT(*) FROM (SELECT DISTINCT variant_id, workload_id FROM "
+                              "measurements WHERE status = 'ok')"),
+            2 * (6 + 4));
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE status != 'ok'"), 0);
+  const std::string out = test::scratch_dir("user-op-contract-report");
+  const auto r = test::run_varex({"report", "--op-dir", dir, "--db", db, "--out", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string csv = test::slurp(out + "/measurements.csv");
+  EXPECT_NE(csv.find(",user,"), std::string::npos);
+  EXPECT_NE(csv.find(",varex,"), std::string::npos);
+}
+
+// A user's hash join with the join's contract, made wrong where ept is 4: the right variants verify beside
+// varex's own join, the wrong ones are wrong results and never best.
+TEST(UserOperators, AJoinWithTheJoinsContractVerifiesAndAWrongOneIsNeverBest) {
+  const fs::path dir = example_copy(
+      "contract-join", [](nlohmann::json&) {}, "my_hash_join");
+  std::string kernel = test::slurp((dir / "my_hash_join.cl").string());
+  const std::string right = "right[at] = p;";
+  ASSERT_NE(kernel.find(right), std::string::npos);
+  kernel.replace(kernel.find(right), right.size(), "right[at] = ept > 2 ? p ^ 1u : p;");
+  std::ofstream((dir / "my_hash_join.cl").string()) << kernel;
+  const std::string db = test::scratch_dir("user-op-contract-join-db") + ".db";
+  fs::remove(db);
+  auto r = test::run_varex({"tune",      "--op-dir",       dir.string(),
+                            "--op",      "my_hash_join",   "--rows",
+                            "3001",      "--rows2",        "9001",
+                            "--device",  "ocl:0:0",        "--db",
+                            db,          "--set",          "fill=25,75",
+                            "--set",     "ept=1,4",        "--set",
+                            "block=128", "--set",          "plan=source,unique",
+                            "--set",     "local=256",      "--set",
+                            "grid=32wg", "--set",          "hash=mult",
+                            "--set",     "probing=double", "--set",
+                            "batch=1",   "--set",          "preprocess=off",
+                            "--set",     "lookup=private", "--set",
+                            "load=50",   "--set",          "padding=none",
+                            "--set",     "append=group",   "--budget",
+                            "100%",      "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  // 2 fills x ept 1 of the user's and varex's 2 plans verify; the user's 2 variants with ept 4 do not.
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(DISTINCT variant_id) FROM measurements WHERE status = 'ok'"),
+            2 + 2);
+  EXPECT_EQ(test::count_where(db,
+                              "SELECT COUNT(DISTINCT variant_id) FROM measurements WHERE status = "
+                              "'wrong_result'"),
+            2);
+  r = test::run_varex({"best", "--op-dir", dir.string(), "--db", db, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto best = nlohmann::json::parse(r.out).at(0).at("params");
+  EXPECT_TRUE(best.at("origin") == "varex" || best.at("ept") == 1) << best.dump();
 }
 
 TEST(UserOperators, VarexOpPathFindsTheOperatorsOfADirectory) {

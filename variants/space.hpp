@@ -60,6 +60,7 @@ class Space {
   const std::string& op() const { return op_; }
   const std::vector<Tunable>& tunables() const { return tunables_; }
   const std::vector<Constraint>& constraints() const { return constraints_; }
+  const std::vector<Inactive>& inactive() const { return inactive_; }
   const Tunable& tunable(std::string_view name) const;  // UsageError if unknown
 
   // Number of points before constraints (the product of the value counts).

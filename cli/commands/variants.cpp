@@ -54,8 +54,10 @@ void add_variants(CLI::App& app, int&) {
         throw UsageError(op.name() + "'s space holds " + std::to_string(size) + " points on " + d.id +
                          " (at most " + std::to_string(kMostListed) +
                          " are listed): pin tunables with --set");
-      const auto points =
-          shard ? variants::shard_of(space.restricted(pins), *shard).enumerate() : space.enumerate(pins);
+      // The sub-space, as a sweep sees it: a pinned tunable that is inactive in part of the space takes its
+      // first pinned value there.
+      const variants::Space pinned = space.restricted(pins);
+      const auto points = shard ? variants::shard_of(pinned, *shard).enumerate() : pinned.enumerate();
       json list = json::array();
       for (const auto& p : points) {
         list.push_back({{"id", harness::variant_id(op, d.backend, p)}, {"params", variants::to_json(p)}});

@@ -231,14 +231,17 @@ void check_fits(const Operator& op, const datasets::WorkloadSpec& spec, const De
   }
 }
 
+std::string Operator::sources_hash(Backend backend) const {
+  return kernel_source(backend, kernel_family()).hash;
+}
+
 std::string variant_id(const Operator& op, Backend backend, const variants::Params& params) {
-  const KernelSource& source = kernel_source(backend, op.kernel_family());
   std::uint64_t h = fnv1a(op.name());
   h = fnv1a("|", h);
   h = fnv1a(to_string(backend), h);
   h = fnv1a("|", h);
   h = fnv1a(variants::canonical(params), h);
-  h = fnv1a("|" + source.hash, h);
+  h = fnv1a("|" + op.sources_hash(backend), h);
   return hex64(h);
 }
 

@@ -31,6 +31,17 @@ struct Collected {
   Check checked = Check::Host;  // how: an output without a device check compares in full whatever is asked
 };
 
+// A prepared run's side of its operator's contract (Operator::contract): the device buffers and scalars a
+// kernel of another source reads and writes in place of the operator's own, by the names the contract
+// declares.
+struct ContractBuffers {
+  std::map<std::string, DeviceBuffer*> buffers;
+  std::map<std::string, std::int64_t> scalars;
+  std::vector<DeviceBuffer*>
+      zeroed;                    // set to 0 before every execution of the other kernels (timed with them)
+  std::function<void()> finish;  // after those kernels ran: completes the output (a count read back)
+};
+
 // A workload prepared on one device: inputs uploaded, the host reference computed, outputs allocated.
 class PreparedRun {
  public:
@@ -53,6 +64,9 @@ class PreparedRun {
   virtual std::uint64_t working_set_bytes() const = 0;
   // The operator's CPU baseline, where it has one.
   virtual std::optional<BaselineTiming> time_baseline() { return std::nullopt; }
+  // The buffers of the contract, where the operator offers one; collect() then checks what another kernel
+  // wrote there as it checks the operator's own.
+  virtual std::optional<ContractBuffers> contract_buffers() { return std::nullopt; }
 };
 
 struct Binding;  // harness/operators/bound_run.hpp
@@ -140,12 +154,25 @@ struct OperatorCommand {
   std::function<std::string(const std::map<std::string, std::string>& flags)> run;
 };
 
+// What an operator offers a kernel of another source that stands in for its own (a user operator with this
+// operator's contract, docs/USER-OPERATORS.md): the workload, reference and verification stay the operator's,
+// and the other kernel reads and writes the prepared run's buffers (PreparedRun::contract_buffers).
+struct ContractDecl {
+  std::vector<std::string> buffers;  // the buffers' names, for the other kernel's arguments
+  std::vector<std::string> scalars;  // integer values of the workload, for its expressions
+  std::string help;                  // the layouts, and what the kernel must write
+};
+
 class Operator {
  public:
   virtual ~Operator() = default;
   virtual std::string name() const = 0;
   virtual std::string description() const = 0;
   virtual std::string kernel_family() const = 0;
+  // The hash of every source a variant may be built from: part of each variant id.
+  virtual std::string sources_hash(Backend backend) const;
+  // The operator's contract for a kernel of another source; none by default.
+  virtual std::optional<ContractDecl> contract() const { return std::nullopt; }
   // Whether every variant moves the bytes its run counts (OperatorRun::bytes_moved): then none is faster
   // than those bytes at the copy probe's speed, and a tune stops where its best gets there
   // (TuneSettings::at_bound). Not where a variant may read less: a string comparison stops at the first

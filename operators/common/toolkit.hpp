@@ -10,6 +10,8 @@ namespace varex::operators {
 using harness::Binding;
 using harness::BoundRun;
 using harness::Collected;
+using harness::ContractBuffers;
+using harness::ContractDecl;
 using harness::DeviceFootprint;
 using harness::ExecutionTimes;
 using harness::FlagDecl;

@@ -310,6 +310,30 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
     return pairs_->device_bytes() + build_->bytes() + probe_->bytes() + kernels_->scratch_bytes();
   }
 
+  std::optional<ContractBuffers> contract_buffers() override {
+    if (!contract_count_) {
+      contract_count_ = engine_.allocate(4);
+      contract_host_ = engine_.allocate_host(4);
+    }
+    ContractBuffers c;
+    c.buffers = {{"build", build_.get()},
+                 {"probe", probe_.get()},
+                 {"left", &pairs_->left_buffer()},
+                 {"right", &pairs_->right_buffer()},
+                 {"count", contract_count_.get()}};
+    c.scalars = {{"build_rows", static_cast<std::int64_t>(rows_)},
+                 {"probe_rows", static_cast<std::int64_t>(rows2_)},
+                 {"capacity", static_cast<std::int64_t>(pairs_->capacity())}};
+    c.zeroed = {contract_count_.get()};
+    c.finish = [this] {
+      engine_.download(*contract_host_, *contract_count_, 4)->elapsed_ms();
+      std::uint32_t pairs = 0;
+      std::memcpy(&pairs, contract_host_->data(), 4);
+      pairs_->set_count(pairs);
+    };
+    return c;
+  }
+
  private:
   HashJoinVariant decode(const variants::Params& params) const override {
     return HashJoinVariant(params, engine_.device());
@@ -331,6 +355,8 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
   std::unique_ptr<JoinKernels> kernels_;  // after build_ and probe_, which it reads
   std::unique_ptr<PairsOutput> pairs_;
   std::unique_ptr<OutputPairs> target_;
+  std::unique_ptr<DeviceBuffer> contract_count_;  // the pairs another kernel counts (contract_buffers)
+  std::unique_ptr<HostBuffer> contract_host_;
   double h2d_ms_ = 0;
 };
 
@@ -515,6 +541,17 @@ variants::Space HashJoinOperator::space(const variants::SpaceContext& context) c
 
 Defines HashJoinOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
   return HashJoinVariant(params, device).defines;
+}
+
+std::optional<ContractDecl> HashJoinOperator::contract() const {
+  return ContractDecl{
+      {"build", "probe", "left", "right", "count"},
+      {"build_rows", "probe_rows", "capacity"},
+      "build, probe: the two sides' int32 keys (build_rows and probe_rows of them); every pair "
+      "of rows with equal keys is a result: the kernels add 1 to count (a uint32, 0 before "
+      "each run) for each, and write the pair's build row into left and its probe row into "
+      "right at the position count had, where it is below capacity (the reference's pairs); "
+      "the pairs are compared in any order"};
 }
 
 WorkloadDecl HashJoinOperator::declaration() const {

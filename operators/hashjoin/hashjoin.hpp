@@ -65,6 +65,7 @@ class HashJoinOperator final : public Operator {
   // The build and probe keys as the application's int32 arrays; the pairs (build rows, probe rows) in two
   // uint32 arrays of the run's own.
   std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
+  std::optional<ContractDecl> contract() const override;
 };
 
 }  // namespace varex::operators

@@ -171,6 +171,17 @@ class SelectionRun final : public VariantRun<SelectionVariant> {
   std::uint64_t bytes_moved() const override { return rows_ * 4 + (rows_ + 7) / 8; }
   std::uint64_t working_set_bytes() const override { return bytes_moved(); }
 
+  std::optional<ContractBuffers> contract_buffers() override {
+    ContractBuffers c;
+    c.buffers = {{"column", in_.get()}, {"bitmap", &out_->buffer()}};
+    c.scalars = {{"rows", static_cast<std::int64_t>(rows_)},
+                 {"capacity", static_cast<std::int64_t>(in_->bytes() / 4)},
+                 {"lo", range_.lo},
+                 {"hi", range_.hi},
+                 {"negate", range_.neg}};
+    return c;
+  }
+
  private:
   SelectionVariant decode(const variants::Params& params) const override {
     return SelectionVariant(params, engine_.device());
@@ -205,6 +216,16 @@ variants::Space SelectionOperator::space(const variants::SpaceContext& context) 
 
 Defines SelectionOperator::defines(const variants::Params& params, const DeviceInfo& device) const {
   return SelectionVariant(params, device).defines;
+}
+
+std::optional<ContractDecl> SelectionOperator::contract() const {
+  return ContractDecl{
+      {"column", "bitmap"},
+      {"rows", "capacity", "lo", "hi", "negate"},
+      "column: the rows' int32 values, then zeros up to capacity (a multiple of 32 rows at least); bitmap: "
+      "bit r % 32 of 32-bit word r / 32 is set where row r matches, that is where lo <= value <= hi is "
+      "true, or false with negate = 1; every word that holds a row is written, the bits past the last row "
+      "are not compared"};
 }
 
 WorkloadDecl SelectionOperator::declaration() const {

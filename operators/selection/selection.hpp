@@ -37,6 +37,7 @@ class SelectionOperator final : public Operator {
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
   std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
+  std::optional<ContractDecl> contract() const override;
 };
 
 }  // namespace varex::operators

@@ -17,8 +17,8 @@ using json = nlohmann::json;
 // The reader of one declaration: every error names the file and the field it is about.
 class Reader {
  public:
-  explicit Reader(std::filesystem::path dir)
-      : dir_(std::move(dir)), file_((dir_ / "operator.json").string()) {}
+  Reader(std::filesystem::path dir, const Contracts& contracts)
+      : dir_(std::move(dir)), file_((dir_ / "operator.json").string()), contracts_(contracts) {}
 
   Declaration read() { return from(parse_file()); }
 
@@ -41,7 +41,13 @@ class Reader {
     check_name(d.name, "name");
     d.description = doc.contains("description") ? string_field(doc, "description", "") : "a user operator";
     for (const json& t : array_field(doc, "tunables", true)) d.tunables.push_back(tunable(t));
-    for (const json& p : array_field(doc, "parameters", false)) d.parameters.push_back(parameter(p));
+    if (doc.contains("contract")) {
+      contract(doc, d);
+    } else {
+      for (const json& p : array_field(doc, "parameters", false)) d.parameters.push_back(parameter(p));
+      d.workload_names.push_back("rows");
+      for (const ParameterDecl& p : d.parameters) d.workload_names.push_back(p.name);
+    }
     check_unique(d);
     const std::vector<std::string> names = d.names();
     const std::vector<std::string> tunable_names(names.begin(), names.begin() + d.tunables.size());
@@ -54,15 +60,61 @@ class Reader {
         d.defines.push_back({name, expression(value, tunable_names, "defines." + name)});
       }
     }
-    std::vector<std::string> workload_names(names.begin() + d.tunables.size(), names.end());
-    for (const json& i : array_field(doc, "inputs", true))
-      d.inputs.push_back(buffer(i, workload_names, true));
-    const json& outputs = array_field(doc, "outputs", true);
-    if (outputs.size() != 1) fail("'outputs' holds one output (more are not supported yet)");
-    d.output = buffer(outputs[0], workload_names, false);
-    d.kernel = kernel(object_field(doc, "kernel"), names, d);
-    d.reference_command = reference(object_field(doc, "reference"));
+    if (d.contract.empty()) {
+      for (const json& i : array_field(doc, "inputs", true))
+        d.inputs.push_back(buffer(i, d.workload_names, "inputs"));
+      const json& outputs = array_field(doc, "outputs", true);
+      if (outputs.size() != 1) fail("'outputs' holds one output (more are not supported yet)");
+      d.output = buffer(outputs[0], d.workload_names, "outputs");
+      d.reference_command = reference(object_field(doc, "reference"));
+    }
+    for (const json& b : array_field(doc, "scratch", false)) d.scratch.push_back(buffer(b, names, "scratch"));
+    check_buffers(d);
+    kernels(doc, names, d);
     return d;
+  }
+
+  // A built-in operator's workload: its scalars are the expressions' workload names, its buffers the
+  // kernels' arguments, and what an operator of its own declares has no place.
+  void contract(const json& doc, Declaration& d) const {
+    d.contract = string_field(doc, "contract", "");
+    const auto it = contracts_.find(d.contract);
+    if (it == contracts_.end()) {
+      std::string known;
+      for (const auto& [name, decl] : contracts_) known += (known.empty() ? "" : ", ") + name;
+      fail("'contract': no built-in operator '" + d.contract + "' offers one (those that do: " + known + ")");
+    }
+    for (const char* own : {"parameters", "inputs", "outputs", "reference"}) {
+      if (doc.contains(own))
+        fail(std::string("'") + own + "': an operator with a contract has " + d.contract + "'s");
+    }
+    d.contract_buffers = it->second.buffers;
+    d.workload_names = it->second.scalars;
+  }
+
+  // The kernels' source and the kernels: "kernel" (one, with its "file") or "kernels" (in order, from
+  // "source").
+  void kernels(const json& doc, const std::vector<std::string>& names, Declaration& d) const {
+    if (doc.contains("kernel") == doc.contains("kernels"))
+      fail("'kernel' (one) or 'kernels' (a list): one of them");
+    if (doc.contains("source")) d.source_file = string_field(doc, "source", "");
+    if (doc.contains("kernel")) {
+      const json& k = object_field(doc, "kernel");
+      if (d.source_file.empty()) d.source_file = string_field(k, "file", "kernel");
+      d.kernels.push_back(kernel(k, names, d, "kernel"));
+    } else {
+      for (const json& k : array_field(doc, "kernels", true)) {
+        if (!k.is_object()) fail("'kernels' holds objects");
+        d.kernels.push_back(kernel(k, names, d, "kernels." + string_field(k, "name", "kernels[]")));
+      }
+    }
+    if (d.source_file.empty()) fail("'source' is missing (the kernels' file)");
+    const std::filesystem::path path = dir_ / d.source_file;
+    std::ifstream in(path);
+    if (std::filesystem::is_directory(path) || !in) fail("'source': cannot read " + path.string());
+    std::ostringstream text;
+    text << in.rdbuf();
+    d.source_text = text.str();
   }
 
   [[noreturn]] void fail(const std::string& what) const { throw UsageError(file_ + ": " + what); }
@@ -159,11 +211,33 @@ class Reader {
   }
 
   void check_unique(const Declaration& d) const {
-    std::set<std::string> seen{"rows", "seed"};
+    std::set<std::string> seen{"seed"};
     for (const std::string& name : d.names()) {
-      if (name != "rows" && !seen.insert(name).second)
-        fail("'" + name + "' is declared twice (or is rows or seed, which every workload has)");
+      if (!seen.insert(name).second)
+        fail("'" + name + "' is declared twice (or is a name of the workload: " + join(d.workload_names) +
+             ")");
     }
+  }
+
+  // Buffers' names are unique and no expression's name.
+  void check_buffers(const Declaration& d) const {
+    std::vector<std::string> all = d.names();
+    all.insert(all.end(), d.contract_buffers.begin(), d.contract_buffers.end());
+    std::vector<const BufferDecl*> own;
+    for (const BufferDecl& b : d.inputs) own.push_back(&b);
+    if (d.contract.empty()) own.push_back(&d.output);
+    for (const BufferDecl& b : d.scratch) own.push_back(&b);
+    for (const BufferDecl* b : own) {
+      if (std::find(all.begin(), all.end(), b->name) != all.end())
+        fail("buffer '" + b->name + "' has the name of a tunable, a workload's name or another buffer");
+      all.push_back(b->name);
+    }
+  }
+
+  static std::string join(const std::vector<std::string>& words) {
+    std::string out;
+    for (const std::string& w : words) out += (out.empty() ? "" : ", ") + w;
+    return out;
   }
 
   Expression expression(const json& e, const std::vector<std::string>& names,
@@ -177,8 +251,7 @@ class Reader {
     }
   }
 
-  BufferDecl buffer(const json& b, const std::vector<std::string>& workload_names, bool input) const {
-    const std::string list = input ? "inputs" : "outputs";
+  BufferDecl buffer(const json& b, const std::vector<std::string>& names, const std::string& list) const {
     if (!b.is_object()) fail("'" + list + "' holds objects");
     BufferDecl d;
     d.name = string_field(b, "name", list + "[]");
@@ -187,9 +260,10 @@ class Reader {
     const std::string type = b.contains("type") ? string_field(b, "type", where) : "int32";
     if (type != "int32" && type != "uint32") fail("'" + where + ".type' is int32 or uint32, not " + type);
     d.type = type == "int32" ? ElementType::Int32 : ElementType::Uint32;
-    d.count = expression(b.contains("count") ? b["count"] : json("rows"), workload_names, where + ".count");
-    if (input && b.contains("generate")) generator(b["generate"], where, d);
-    if (!input && b.contains("clear")) {
+    if (list == "scratch" && !b.contains("count")) fail("'" + where + ".count' is missing");
+    d.count = expression(b.contains("count") ? b["count"] : json("rows"), names, where + ".count");
+    if (list == "inputs" && b.contains("generate")) generator(b["generate"], where, d);
+    if (list != "inputs" && b.contains("clear")) {
       if (!is_int64(b["clear"]) || b["clear"].get<std::int64_t>() < INT32_MIN ||
           b["clear"].get<std::int64_t>() > UINT32_MAX)
         fail("'" + where + ".clear' is a 32-bit integer");
@@ -215,28 +289,29 @@ class Reader {
            "] is not a range of its type");
   }
 
-  KernelDecl kernel(const json& k, const std::vector<std::string>& names, const Declaration& d) const {
-    KernelDecl out{.file = string_field(k, "file", "kernel"),
-                   .name = string_field(k, "name", "kernel"),
-                   .text = {},
-                   .global = expression(k.contains("global") ? k["global"] : json(), names, "kernel.global"),
-                   .local = expression(k.contains("local") ? k["local"] : json(0), names, "kernel.local"),
-                   .args = {}};
-    const std::filesystem::path path = dir_ / out.file;
-    std::ifstream in(path);
-    if (!in) fail("'kernel.file': cannot read " + path.string());
-    std::ostringstream text;
-    text << in.rdbuf();
-    out.text = text.str();
-    if (!k.contains("args") || !k["args"].is_array()) fail("'kernel.args' is an array");
-    for (const json& a : k["args"]) out.args.push_back(arg(a, names, d));
+  KernelDecl kernel(const json& k, const std::vector<std::string>& names, const Declaration& d,
+                    const std::string& where) const {
+    if (k.contains("file") && string_field(k, "file", where) != d.source_file)
+      fail("'" + where + ".file': every kernel comes from one file, '" + d.source_file + "'");
+    KernelDecl out{
+        .name = string_field(k, "name", where),
+        .global = expression(k.contains("global") ? k["global"] : json(), names, where + ".global"),
+        .local = expression(k.contains("local") ? k["local"] : json(0), names, where + ".local"),
+        .args = {}};
+    if (!k.contains("args") || !k["args"].is_array()) fail("'" + where + ".args' is an array");
+    for (const json& a : k["args"]) out.args.push_back(arg(a, names, d, where + ".args[]"));
     return out;
   }
 
-  ArgDecl arg(const json& a, const std::vector<std::string>& names, const Declaration& d) const {
+  ArgDecl arg(const json& a, const std::vector<std::string>& names, const Declaration& d,
+              const std::string& where) const {
     const auto is_buffer = [&](const std::string& name) {
-      return name == d.output.name || std::any_of(d.inputs.begin(), d.inputs.end(),
-                                                  [&](const BufferDecl& b) { return b.name == name; });
+      const auto named = [&](const BufferDecl& b) { return b.name == name; };
+      return (d.contract.empty() && name == d.output.name) ||
+             std::any_of(d.inputs.begin(), d.inputs.end(), named) ||
+             std::any_of(d.scratch.begin(), d.scratch.end(), named) ||
+             std::find(d.contract_buffers.begin(), d.contract_buffers.end(), name) !=
+                 d.contract_buffers.end();
     };
     ArgDecl out;
     if (a.is_string() && is_buffer(a.get<std::string>())) {
@@ -244,15 +319,15 @@ class Reader {
       return out;
     }
     if (a.is_object()) {
-      const std::string type = a.contains("type") ? string_field(a, "type", "kernel.args[]") : "uint";
+      const std::string type = a.contains("type") ? string_field(a, "type", where) : "uint";
       static const std::vector<std::string> types{"int", "uint", "long", "ulong"};
       const auto it = std::find(types.begin(), types.end(), type);
-      if (it == types.end()) fail("'kernel.args[].type' is int, uint, long or ulong, not " + type);
+      if (it == types.end()) fail("'" + where + ".type' is int, uint, long or ulong, not " + type);
       out.type = static_cast<ArgDecl::Type>(it - types.begin());
-      out.value = expression(a.contains("value") ? a["value"] : json(), names, "kernel.args[].value");
+      out.value = expression(a.contains("value") ? a["value"] : json(), names, where + ".value");
       return out;
     }
-    out.value = expression(a, names, "kernel.args[]");
+    out.value = expression(a, names, where);
     return out;
   }
 
@@ -269,6 +344,7 @@ class Reader {
 
   std::filesystem::path dir_;
   std::string file_;
+  const Contracts& contracts_;
 };
 
 }  // namespace
@@ -276,17 +352,17 @@ class Reader {
 std::vector<std::string> Declaration::names() const {
   std::vector<std::string> out;
   for (const TunableDecl& t : tunables) out.push_back(t.name);
-  out.push_back("rows");
-  for (const ParameterDecl& p : parameters) out.push_back(p.name);
+  out.insert(out.end(), workload_names.begin(), workload_names.end());
   return out;
 }
 
-Declaration read_declaration(const std::filesystem::path& dir) {
-  return Reader(dir).read();
+Declaration read_declaration(const std::filesystem::path& dir, const Contracts& contracts) {
+  return Reader(dir, contracts).read();
 }
 
-Declaration parse_declaration(std::string_view text, const std::filesystem::path& dir) {
-  return Reader(dir).read(text);
+Declaration parse_declaration(std::string_view text, const std::filesystem::path& dir,
+                              const Contracts& contracts) {
+  return Reader(dir, contracts).read(text);
 }
 
 }  // namespace varex::operators::user

@@ -4,11 +4,13 @@
 // the field; expressions are parsed here, so none fails later for a name it does not know.
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "base/params.hpp"
+#include "harness/operators/operator.hpp"
 #include "operators/user/expression.hpp"
 
 namespace varex::operators::user {
@@ -32,28 +34,30 @@ struct ParameterDecl {
   std::string help;
 };
 
+// A buffer of the operator's own: an input, the output, or scratch of its kernels.
 struct BufferDecl {
   std::string name;
   ElementType type = ElementType::Int32;
-  Expression count;  // elements, over rows and the parameters
+  // Elements: inputs and outputs over the workload's names, scratch over the tunables too.
+  Expression count;
   // Inputs: how they are generated (uniform over [low, high], or iota: element i is i).
   bool iota = false;
   std::int64_t low = INT32_MIN, high = INT32_MAX;
-  // Outputs: a 32-bit word every element is set to before each run (timed), where the kernel accumulates.
+  // Outputs and scratch: a 32-bit word every element is set to before each run (timed), where the kernels
+  // accumulate.
   std::optional<std::uint32_t> clear;
 };
 
-// An argument of the kernel: a buffer by name, or a scalar computed from the variant and the workload.
+// An argument of a kernel: a buffer by name, or a scalar computed from the variant and the workload.
 struct ArgDecl {
   std::string buffer;               // empty for a scalar
   std::optional<Expression> value;  // a scalar's
   enum class Type { Int, Uint, Long, Ulong } type = Type::Uint;
 };
 
+// One kernel of the source, launched in the declaration's order.
 struct KernelDecl {
-  std::string file;  // relative to the operator's directory
   std::string name;  // the kernel function
-  std::string text;  // the file's contents
   Expression global, local;
   std::vector<ArgDecl> args;
 };
@@ -63,27 +67,42 @@ struct DefineDecl {
   Expression value;  // over the tunables
 };
 
+// The built-in operators whose contract a declaration may name: each one's buffers and scalars.
+using Contracts = std::map<std::string, harness::ContractDecl>;
+
 struct Declaration {
   std::filesystem::path dir;
   std::string name, description;
   std::vector<TunableDecl> tunables;
   std::vector<Expression> constraints;  // over the tunables
   std::vector<DefineDecl> defines;      // beyond the compile-time tunables
-  std::vector<ParameterDecl> parameters;
+
+  // The workload: a built-in operator's (its contract: inputs, reference and verification are that
+  // operator's, and the kernels read and write its buffers), or the operator's own.
+  std::string contract;                       // the built-in operator; empty: its own workload
+  std::vector<std::string> contract_buffers;  // the contract's buffers, by name
+  std::vector<ParameterDecl> parameters;      // its own: beyond rows and seed
   std::vector<BufferDecl> inputs;
   BufferDecl output;
-  KernelDecl kernel;
-  // The reference: a command that reads the inputs and writes the expected output.
+  // The reference of its own: a command that reads the inputs and writes the expected output.
   std::vector<std::string> reference_command;
 
-  // The names expressions read, in the order their values come: the tunables, rows, the parameters.
+  std::vector<BufferDecl> scratch;  // the kernels' own buffers, either way
+  std::string source_file;          // relative to the operator's directory
+  std::string source_text;          // its contents
+  std::vector<KernelDecl> kernels;  // at least one
+
+  // The workload's names: rows and the parameters, or the contract's scalars.
+  std::vector<std::string> workload_names;
+  // The names expressions read, in the order their values come: the tunables, then the workload's names.
   std::vector<std::string> names() const;
   std::size_t first_workload_name() const { return tunables.size(); }
 };
 
-// Reads DIR/operator.json and the kernel it names. UsageError: "DIR/operator.json: WHAT".
-Declaration read_declaration(const std::filesystem::path& dir);
+// Reads DIR/operator.json and the kernel source it names. UsageError: "DIR/operator.json: WHAT".
+Declaration read_declaration(const std::filesystem::path& dir, const Contracts& contracts);
 // The same from the text of an operator.json (the kernel still read from `dir`), for the fuzzers.
-Declaration parse_declaration(std::string_view text, const std::filesystem::path& dir);
+Declaration parse_declaration(std::string_view text, const std::filesystem::path& dir,
+                              const Contracts& contracts);
 
 }  // namespace varex::operators::user

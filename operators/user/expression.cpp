@@ -17,7 +17,7 @@ using Node = Expression::Node;
 constexpr int kMostDepth = 200;
 
 const std::vector<std::string>& functions() {
-  static const std::vector<std::string> f{"min", "max", "ceil_div", "round_up", "log2", "abs"};
+  static const std::vector<std::string> f{"min", "max", "ceil_div", "round_up", "log2", "abs", "next_pow2"};
   return f;
 }
 
@@ -219,7 +219,7 @@ class Parser {
         } while (accept(","));
         expect(")");
       }
-      const std::size_t arity = word == "log2" || word == "abs" ? 1 : 2;
+      const std::size_t arity = word == "log2" || word == "abs" || word == "next_pow2" ? 1 : 2;
       if (args.size() != arity) {
         pos_ = start;
         fail(word + " takes " + std::to_string(arity) + " argument" + (arity == 1 ? "" : "s"));
@@ -315,6 +315,12 @@ Value Expression::eval(int index, const std::vector<Value>& values) const {
       if (n.text == "log2") {
         if (a <= 0) fail("log2 of " + std::to_string(a));
         return std::int64_t{63 - __builtin_clzll(static_cast<unsigned long long>(a))};
+      }
+      if (n.text == "next_pow2") {  // the least power of two at or above a (1 for a <= 1)
+        if (a > (std::int64_t{1} << 62)) fail("overflow");
+        std::int64_t p = 1;
+        while (p < a) p <<= 1;
+        return p;
       }
       if (n.text == "abs") {
         if (a == std::numeric_limits<std::int64_t>::min()) fail("overflow");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <memory>
 
 #include "base/errors.hpp"
@@ -11,7 +12,9 @@
 #include "harness/kernel_source.hpp"
 #include "harness/operators/registry.hpp"
 #include "harness/operators/workload_flags.hpp"
+#include "operators/user/contract_operator.hpp"
 #include "operators/user/reference_command.hpp"
+#include "operators/user/user_kernels.hpp"
 #include "operators/user/user_run.hpp"
 
 namespace varex::operators::user {
@@ -27,12 +30,7 @@ std::string type_name(ElementType type) {
 }  // namespace
 
 UserOperator::UserOperator(Declaration declaration) : d_(std::move(declaration)) {
-  try {
-    harness::add_kernel_source(kernel_family(), d_.kernel.text);
-  } catch (const std::logic_error& e) {
-    throw UsageError((d_.dir / d_.kernel.file).string() + ": " + e.what() +
-                     " (a kernel includes only varex's headers, such as \"common/portable.h\")");
-  }
+  add_user_source(d_);
 }
 
 WorkloadDecl UserOperator::declaration() const {
@@ -53,33 +51,11 @@ WorkloadDecl UserOperator::declaration() const {
 }
 
 variants::Space UserOperator::space(const variants::SpaceContext&) const {
-  std::vector<variants::Tunable> tunables;
-  for (const TunableDecl& t : d_.tunables) {
-    tunables.push_back({t.name, t.compile ? variants::TunableKind::Compile : variants::TunableKind::Launch,
-                        t.values, t.default_value, t.help});
-  }
-  std::vector<variants::Constraint> constraints;
-  for (const Expression& c : d_.constraints) {
-    constraints.push_back(
-        {"constraint '" + c.text() + "' does not hold", [this, c](const variants::Params& p) {
-           std::vector<Value> tunables;
-           for (const TunableDecl& t : d_.tunables) tunables.push_back(p.at(t.name));
-           return c.truth(tunables);
-         }});
-  }
-  return variants::Space(d_.name, std::move(tunables), std::move(constraints));
+  return variants::Space(d_.name, user_tunables(d_), user_constraints(d_));
 }
 
 Defines UserOperator::defines(const variants::Params& params, const DeviceInfo&) const {
-  Defines out;
-  std::vector<Value> tunables;
-  for (const TunableDecl& t : d_.tunables) {
-    tunables.push_back(params.at(t.name));
-    if (t.compile) out.push_back({t.name, variants::to_string(params.at(t.name))});
-  }
-  for (const DefineDecl& define : d_.defines)
-    out.push_back({define.name, variants::to_string(define.value.evaluate(tunables))});
-  return out;
+  return user_defines(d_, params);
 }
 
 datasets::WorkloadSpec UserOperator::workload(const WorkloadOptions& options) const {
@@ -99,20 +75,14 @@ datasets::WorkloadSpec UserOperator::workload(const WorkloadOptions& options) co
   return spec;
 }
 
-std::vector<Value> UserOperator::values(const variants::Params* params,
-                                        const datasets::WorkloadSpec& spec) const {
-  std::vector<Value> out;
-  for (const TunableDecl& t : d_.tunables) out.push_back(params ? params->at(t.name) : t.default_value);
-  out.push_back(static_cast<std::int64_t>(spec.rows()));
+std::vector<Value> UserOperator::workload_values(const datasets::WorkloadSpec& spec) const {
+  std::vector<Value> out{static_cast<std::int64_t>(spec.rows())};
   for (const ParameterDecl& p : d_.parameters) out.push_back(spec.params.at(p.name).get<std::int64_t>());
   return out;
 }
 
 std::uint64_t UserOperator::elements(const BufferDecl& buffer, const datasets::WorkloadSpec& spec) const {
-  const std::vector<Value> all = values(nullptr, spec);
-  const std::vector<Value> workload(all.begin() + static_cast<std::ptrdiff_t>(d_.first_workload_name()),
-                                    all.end());
-  const std::int64_t n = buffer.count.integer(workload);
+  const std::int64_t n = buffer.count.integer(workload_values(spec));
   constexpr std::int64_t kMost = std::numeric_limits<std::int32_t>::max();
   if (n < 0 || n > kMost)
     throw UsageError(name() + ": buffer '" + buffer.name + "' would hold " + std::to_string(n) +
@@ -164,13 +134,25 @@ namespace varex::operators {
 void register_user(harness::OperatorRegistry& registry) {
   const char* path = std::getenv("VAREX_OP_PATH");
   if (!path) return;
+  // The built-in operators whose contract a user operator may take (installed before the user's).
+  std::map<std::string, const Operator*> built_in;
+  user::Contracts contracts;
+  for (const auto& op : registry.all()) {
+    built_in[op->name()] = op.get();
+    if (auto contract = op->contract()) contracts.emplace(op->name(), std::move(*contract));
+  }
   for (const std::filesystem::path& dir : user::operator_directories(path)) {
-    user::Declaration d = user::read_declaration(dir);
+    user::Declaration d = user::read_declaration(dir, contracts);
     for (const auto& op : registry.all()) {
       if (op->name() == d.name)
         throw UsageError((dir / "operator.json").string() + ": '" + d.name + "' is an operator already");
     }
-    registry.add(std::make_unique<user::UserOperator>(std::move(d)));
+    if (d.contract.empty()) {
+      registry.add(std::make_unique<user::UserOperator>(std::move(d)));
+    } else {
+      const Operator& base = *built_in.at(d.contract);
+      registry.add(std::make_unique<user::ContractOperator>(std::move(d), base));
+    }
   }
 }
 

@@ -28,9 +28,8 @@ class UserOperator final : public Operator {
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
 
   const Declaration& declared() const { return d_; }
-  // The values of the declaration's names (Declaration::names) for a variant and a workload; without
-  // `params`, the tunables' defaults.
-  std::vector<Value> values(const variants::Params* params, const datasets::WorkloadSpec& spec) const;
+  // The values of the workload's names (Declaration::workload_names: rows, then the parameters).
+  std::vector<Value> workload_values(const datasets::WorkloadSpec& spec) const;
   // Elements of a buffer for a workload.
   std::uint64_t elements(const BufferDecl& buffer, const datasets::WorkloadSpec& spec) const;
 

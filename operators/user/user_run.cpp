@@ -1,19 +1,19 @@
 #include "operators/user/user_run.hpp"
 
 #include <cstring>
-#include <limits>
+#include <map>
 
 #include "base/errors.hpp"
 #include "datasets/int_columns.hpp"
 #include "harness/operators/variant_run.hpp"
 #include "harness/outputs/rows.hpp"
 #include "operators/user/reference_command.hpp"
+#include "operators/user/user_kernels.hpp"
 
 namespace varex::operators::user {
 
 namespace {
 
-using harness::KernelSequence;
 using harness::RowsOutput;
 
 // An input's elements: uniform over its range from a counter-based generator (any element on any core), or
@@ -33,68 +33,10 @@ std::vector<std::uint32_t> generate(const BufferDecl& b, std::uint64_t n, std::u
   return out;
 }
 
-KernelArg scalar(const Expression& e, ArgDecl::Type type, const std::vector<Value>& values) {
-  const std::int64_t v = e.integer(values);
-  const auto out_of = [&](const char* name) {
-    return UsageError("kernel argument '" + e.text() + "' is " + std::to_string(v) + ", out of " + name +
-                      "'s range");
-  };
-  switch (type) {
-    case ArgDecl::Type::Int:
-      if (v < std::numeric_limits<std::int32_t>::min() || v > std::numeric_limits<std::int32_t>::max())
-        throw out_of("int");
-      return KernelArg::of(static_cast<std::int32_t>(v));
-    case ArgDecl::Type::Uint:
-      if (v < 0 || v > std::numeric_limits<std::uint32_t>::max()) throw out_of("uint");
-      return KernelArg::of(static_cast<std::uint32_t>(v));
-    case ArgDecl::Type::Long:
-      return KernelArg::of(v);
-    case ArgDecl::Type::Ulong:
-      if (v < 0) throw out_of("ulong");
-      return KernelArg::of(static_cast<std::uint64_t>(v));
-  }
-  throw std::logic_error("unknown argument type");
-}
-
-// A variant decoded once: its defines, its launch shape and its scalar arguments. A variant whose geometry or
-// arguments cannot be computed (a division by zero, a value out of its type's range) fails to launch: one
-// failed measurement, and the session goes on.
-struct UserVariant : harness::LaunchBundle {
-  UserVariant(const UserOperator& op, const variants::Params& params, const datasets::WorkloadSpec& spec,
-              const DeviceInfo& device)
-      : LaunchBundle(variants::Params{}, device) {  // the declaration's geometry, not varex's launch tunables
-    try {
-      decode(op, params, spec, device);
-    } catch (const UsageError& e) {
-      throw LaunchError(e.what());
-    }
-  }
-  LaunchShape shape;
-  std::vector<KernelArg> scalars;  // per argument; a buffer's is filled in by the run
-
- private:
-  void decode(const UserOperator& op, const variants::Params& params, const datasets::WorkloadSpec& spec,
-              const DeviceInfo& device) {
-    const Declaration& d = op.declared();
-    const std::vector<Value> values = op.values(&params, spec);
-    const std::int64_t global = d.kernel.global.integer(values);
-    const std::int64_t local = d.kernel.local.integer(values);
-    if (global < 0 || local < 0)
-      throw UsageError(d.name + ": a negative launch size (" + d.kernel.global.text() + ", " +
-                       d.kernel.local.text() + ")");
-    shape.local = static_cast<std::uint64_t>(local);
-    shape.global = local ? harness::round_up(static_cast<std::uint64_t>(global), shape.local)
-                         : static_cast<std::uint64_t>(global);
-    for (const ArgDecl& a : d.kernel.args)
-      scalars.push_back(a.value ? scalar(*a.value, a.type, values) : KernelArg{});
-    defines = op.defines(params, device);
-  }
-};
-
-class UserRun final : public harness::VariantRun<UserVariant> {
+class UserRun final : public harness::DecodedRun<UserVariant> {
  public:
   UserRun(const UserOperator& op, Engine& engine, const datasets::WorkloadSpec& spec)
-      : VariantRun(engine, op.kernel_family()), op_(op), spec_(spec) {
+      : op_(op), engine_(engine), spec_(spec), kernels_(engine, op.declared(), op.kernel_family()) {
     const Declaration& d = op.declared();
     std::vector<std::vector<std::uint32_t>> inputs;
     for (std::size_t i = 0; i < d.inputs.size(); ++i) {
@@ -110,6 +52,9 @@ class UserRun final : public harness::VariantRun<UserVariant> {
     out_elements_ = op.elements(d.output, spec);
     out_ = std::make_unique<RowsOutput>(engine, 1, std::max<std::uint64_t>(out_elements_, 1),
                                         reference_output(d, inputs, spec, out_elements_), /*counted=*/false);
+    for (std::size_t i = 0; i < d.inputs.size(); ++i) buffers_[d.inputs[i].name] = device_[i].get();
+    buffers_[d.output.name] = &out_->tuple_buffer();
+    if (d.output.clear) clears_.push_back({&out_->tuple_buffer(), *d.output.clear, out_elements_ * 4});
     restore_inputs();
   }
 
@@ -125,37 +70,26 @@ class UserRun final : public harness::VariantRun<UserVariant> {
   Collected collect(Check how) override { return harness::collect(*out_, how); }
   Digest reference() const override { return out_->reference(); }
   std::uint64_t bytes_moved() const override { return bytes_in_ + out_elements_ * 4; }
-  std::uint64_t working_set_bytes() const override { return bytes_moved(); }
+  std::uint64_t working_set_bytes() const override { return bytes_moved() + kernels_.scratch_bytes(); }
 
  private:
   UserVariant decode(const variants::Params& params) const override {
-    return UserVariant(op_, params, spec_, engine_.device());
+    return UserVariant(op_.declared(), params, op_.workload_values(spec_));
   }
-
-  void run(const UserVariant& variant, KernelSequence& seq) override {
-    const Declaration& d = op_.declared();
-    if (d.output.clear && out_elements_)
-      seq.fill("clear", out_->tuple_buffer(), *d.output.clear, out_elements_ * 4);
-    std::vector<KernelArg> args = variant.scalars;
-    for (std::size_t a = 0; a < d.kernel.args.size(); ++a) {
-      const std::string& buffer = d.kernel.args[a].buffer;
-      if (buffer.empty()) continue;
-      if (buffer == d.output.name) {
-        args[a] = KernelArg::of(out_->tuple_buffer());
-        continue;
-      }
-      for (std::size_t i = 0; i < d.inputs.size(); ++i) {
-        if (d.inputs[i].name == buffer) args[a] = KernelArg::of(*device_[i]);
-      }
-    }
-    seq.run(d.kernel.name, d.kernel.name, variant.shape, args);
+  CompileInfo compile_variant(const UserVariant& variant) override { return kernels_.compile(variant); }
+  ExecutionTimes execute_variant(const UserVariant& variant) override {
+    return kernels_.execute(variant, buffers_, clears_);
   }
 
   const UserOperator& op_;
+  Engine& engine_;
   datasets::WorkloadSpec spec_;
+  UserKernels kernels_;
   std::vector<std::unique_ptr<HostBuffer>> host_;
   std::vector<std::unique_ptr<DeviceBuffer>> device_;
   std::unique_ptr<RowsOutput> out_;
+  std::map<std::string, DeviceBuffer*> buffers_;
+  std::vector<Clear> clears_;
   std::uint64_t bytes_in_ = 0, out_elements_ = 0;
   double h2d_ms_ = 0;
 };

@@ -175,17 +175,28 @@ void declarations(const std::uint8_t* data, std::size_t size) {
   } catch (const UsageError&) {
   }
   try {
-    const operators::user::Declaration d = operators::user::parse_declaration(text, dir);
+    // A contract like selection's, without linking the operators.
+    static const operators::user::Contracts contracts{
+        {"selection", {{"column", "bitmap"}, {"rows", "capacity", "lo", "hi", "negate"}, ""}}};
+    const operators::user::Declaration d = operators::user::parse_declaration(text, dir, contracts);
     std::vector<variants::Value> values;
     for (const auto& t : d.tunables) values.push_back(t.default_value);
-    values.push_back(std::int64_t{1000});
-    for (const auto& p : d.parameters) values.push_back(p.default_value);
+    for (std::size_t w = 0; w < d.workload_names.size(); ++w) values.push_back(std::int64_t{1000});
     if (values.size() != d.names().size()) fail("a value for every name", text);
+    if (d.kernels.empty()) fail("a kernel", text);
     const std::vector<variants::Value> tunables(
         values.begin(), values.begin() + static_cast<std::ptrdiff_t>(d.tunables.size()));
-    for (const Expression* e : {&d.kernel.global, &d.kernel.local}) {
+    for (const auto& k : d.kernels) {
+      for (const Expression* e : {&k.global, &k.local}) {
+        try {
+          e->evaluate(values);
+        } catch (const UsageError&) {
+        }
+      }
+    }
+    for (const auto& b : d.scratch) {
       try {
-        e->evaluate(values);
+        b.count.evaluate(values);
       } catch (const UsageError&) {
       }
     }
