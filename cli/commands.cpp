@@ -22,6 +22,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_probe(app, exit_code);
   add_export(app, exit_code);
   add_merge(app, exit_code);
+  add_import(app, exit_code);
   add_report(app, exit_code);
   add_fleet(app, check_session_args);
   add_operator_commands(app);

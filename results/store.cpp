@@ -220,11 +220,31 @@ const char* kSchemaV11 = R"sql(
 ALTER TABLE measurements ADD COLUMN host_check_ms REAL;
 )sql";
 
+// Version 12: other tuners' measurements (`varex import`: Kernel Tuner caches, T4 files), in a table of their
+// own: varex never verified them, so they are no measurements of its (whose 'ok' rows are verified ones) and
+// never a best; a session's measurements (session_measurements) include them for replays, reports and
+// exports. Samples are a JSON array of milliseconds.
+const char* kSchemaV12 = R"sql(
+CREATE TABLE imported_measurements (
+  id INTEGER PRIMARY KEY,
+  session_id INTEGER NOT NULL REFERENCES sessions(id),
+  variant_id TEXT NOT NULL REFERENCES variants(id),
+  status TEXT NOT NULL CHECK (status IN ('ok', 'compile_error', 'launch_error', 'timeout', 'wrong_result')),
+  error TEXT NOT NULL,
+  compile_ms REAL NOT NULL,
+  wall_ms REAL NOT NULL,
+  samples TEXT NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX imported_by_session ON imported_measurements(session_id);
+)sql";
+
 }  // namespace
 
 const std::vector<std::string>& Store::migrations() {
-  static const std::vector<std::string> all{kSchemaV1, kSchemaV2, kSchemaV3, kSchemaV4,  kSchemaV5, kSchemaV6,
-                                            kSchemaV7, kSchemaV8, kSchemaV9, kSchemaV10, kSchemaV11};
+  static const std::vector<std::string> all{kSchemaV1, kSchemaV2,  kSchemaV3,  kSchemaV4,
+                                            kSchemaV5, kSchemaV6,  kSchemaV7,  kSchemaV8,
+                                            kSchemaV9, kSchemaV10, kSchemaV11, kSchemaV12};
   return all;
 }
 
@@ -708,7 +728,37 @@ std::vector<RecordedMeasurement> Store::session_measurements(std::int64_t sessio
     m.kernel = summarize(m.samples_ms);
     out.push_back(std::move(r));
   }
+  Statement imported(db_,
+                     R"sql(SELECT i.id, i.variant_id, v.params, i.status, i.error, i.compile_ms, i.wall_ms,
+      i.samples, i.created_at FROM imported_measurements i JOIN variants v ON v.id = i.variant_id
+      WHERE i.session_id = ?1 ORDER BY i.id)sql");
+  imported.bind(1, session);
+  while (imported.step()) {
+    RecordedMeasurement r;
+    r.id = imported.integer(0);
+    r.variant_id = imported.text(1);
+    r.params = variants::params_from_json(nlohmann::json::parse(imported.text(2)));
+    r.imported = true;
+    r.purpose = "search";
+    varex::Measurement& m = r.m;
+    m.status = varex::status_from_string(imported.text(3));
+    m.error = imported.text(4);
+    m.compile_ms = imported.real(5);
+    m.wall_ms = imported.real(6);
+    m.samples_ms = nlohmann::json::parse(imported.text(7)).get<std::vector<double>>();
+    m.kernel = summarize(m.samples_ms);
+    r.created_at = imported.text(8);
+    out.push_back(std::move(r));
+  }
   return out;
+}
+
+void Store::record_imported(std::int64_t session, const std::string& variant, const varex::Measurement& m) {
+  Statement s(db_, R"sql(INSERT INTO imported_measurements (session_id, variant_id, status, error, compile_ms,
+      wall_ms, samples) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7))sql");
+  s.bind(1, session).bind(2, variant).bind(3, varex::to_string(m.status)).bind(4, m.error);
+  s.bind(5, m.compile_ms).bind(6, m.wall_ms).bind(7, nlohmann::json(m.samples_ms).dump());
+  s.step();
 }
 
 std::int64_t Store::record(std::int64_t session, const std::string& variant, std::int64_t device,

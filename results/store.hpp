@@ -83,6 +83,7 @@ struct RecordedMeasurement {
   std::string purpose;
   std::string created_at;
   varex::Measurement m;
+  bool imported = false;             // another tuner's (Store::record_imported): never verified by varex
   bool host_check_recorded = false;  // m.host_check_ms was stored (schema 11 on), not left at 0
 };
 
@@ -203,6 +204,9 @@ class Store {
   // tune's search on a small instance of the workload is recorded under that instance: not among them).
   std::vector<RecordedMeasurement> session_measurements(std::int64_t session);
 
+  // Another tuner's measurement of a variant (`varex import`): its status, error, compile and wall time and
+  // samples; never verified by varex, never a best. Callers group a file's rows in one transaction.
+  void record_imported(std::int64_t session, const std::string& variant, const varex::Measurement& m);
   // One measurement with its samples, in one transaction.
   std::int64_t record(std::int64_t session, const std::string& variant, std::int64_t device,
                       const std::string& workload, const varex::Measurement& m, int fidelity = 0,

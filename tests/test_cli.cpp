@@ -49,7 +49,7 @@ TEST(Cli, HelpAndVersion) {
   // Every command's help, the plan's sub-commands among them, exits 0 (issue 28: `plan --help` exited 2).
   std::vector<std::vector<std::string>> helps;
   for (const char* cmd : {"devices", "ops", "variants", "run", "sweep", "tune", "tuner-bench", "best",
-                          "probe", "export", "merge", "report", "tpch"})
+                          "probe", "export", "merge", "import", "report", "tpch"})
     helps.push_back({cmd, "--help"});
   for (const char* cmd : {"run", "sweep", "tune"}) helps.push_back({"plan", cmd, "--help"});
   for (const char* cmd : {"sweep", "tune", "status", "resume", "cancel", "merge"})

@@ -339,6 +339,101 @@ TEST(UserOperators, AJoinWithTheJoinsContractVerifiesAndAWrongOneIsNeverBest) {
   EXPECT_TRUE(best.at("origin") == "varex" || best.at("ept") == 1) << best.dump();
 }
 
+// Kernel Tuner's users come with their work: its tune_params and restrictions (a JSON dump of them) are the
+// declaration's space, and its cache file, imported, is a sweep that tuner-bench replays. The cache is made
+// here from a real sweep's T4 export, as Kernel Tuner writes one (keys in tune_params_keys' order, times in
+// ms, a failed configuration, one outside the space, and the closing braces missing as a killed run leaves
+// them).
+TEST(UserOperators, KernelTunersSpaceIsADeclarationAndItsCacheAReplayedSweep) {
+  const fs::path dir = example_copy("kernel-tuner", [](nlohmann::json& d) {
+    d.erase("tunables");
+    d.erase("constraints");
+    d["kernel_tuner"] = "tune_params.json";
+  });
+  std::ofstream((dir / "tune_params.json").string())
+      << R"({"tune_params": {"block": [64, 256], "ept": [4, 16], "method": ["tree", "atomic"],
+             "groups": [0, 132]}, "restrictions": ["method == 'tree' or block >= 64"]})";
+  const std::string db = test::scratch_dir("user-op-kt-sweep-db") + ".db";
+  fs::remove(db);
+  auto r =
+      test::run_varex({"sweep", "--op-dir", dir.string(), "--op", "reduce_sum", "--rows", "5000", "--device",
+                       "ocl:0:0", "--db", db, "--min-reps", "2", "--max-reps", "2", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(DISTINCT variant_id) FROM measurements WHERE status = 'ok'"),
+            16);
+  const std::string t4 = test::scratch_dir("user-op-kt-t4");
+  r = test::run_varex({"export", "--op-dir", dir.string(), "--db", db, "--format", "kt-t4", "--out", t4});
+  ASSERT_EQ(r.status, 0) << r.err;
+  nlohmann::json results;
+  for (const auto& f : fs::directory_iterator(t4)) {
+    if (f.path().string().find("metadata") == std::string::npos)
+      results = nlohmann::json::parse(test::slurp(f.path().string())).at("results");
+  }
+  ASSERT_EQ(results.size(), 16u);
+  const std::vector<std::string> keys{"block", "ept", "method", "groups"};
+  nlohmann::json cache = nlohmann::json::object();
+  for (const auto& result : results) {
+    const auto& c = result.at("configuration");
+    std::string key;
+    nlohmann::json entry = nlohmann::json::object();
+    for (const std::string& k : keys) {
+      key += (key.empty() ? "" : ",") + (c.at(k).is_string() ? c.at(k).get<std::string>() : c.at(k).dump());
+      entry[k] = c.at(k);
+    }
+    nlohmann::json times = nlohmann::json::array();
+    for (const auto& t : result.at("times").at("runtimes")) times.push_back(t.get<double>() * 1e3);
+    entry["time"] = times.at(0);
+    entry["times"] = times;
+    entry["compile_time"] = result.at("times").at("compilation_time").get<double>() * 1e3;
+    for (const char* k : {"verification_time", "benchmark_time", "strategy_time", "framework_time"})
+      entry[k] = 0;
+    entry["timestamp"] = "2026-11-29 06:00:00";
+    cache[key] = entry;
+  }
+  cache["64,4,tree,0"]["time"] = "CompilationFailedConfig";
+  nlohmann::json outside = cache["64,4,tree,0"];
+  outside["block"] = 1024;
+  cache["1024,4,tree,0"] = outside;
+  const nlohmann::json head = {{"schema_version", "1.0.0"},   {"device_name", "pthread-cpu"},
+                               {"kernel_name", "reduce_sum"}, {"problem_size", {5000}},
+                               {"tune_params_keys", keys},    {"objective", "time"}};
+  // The cache last, as Kernel Tuner writes it, and both closing braces cut off.
+  std::string text = head.dump(1);
+  text.pop_back();
+  const std::string entries = cache.dump(1);
+  text += ",\n\"cache\": " + entries.substr(0, entries.rfind('}'));
+  const std::string cache_file = (dir / "cache.json").string();
+  std::ofstream(cache_file) << text;
+
+  const std::string imported = test::scratch_dir("user-op-kt-import-db") + ".db";
+  fs::remove(imported);
+  r = test::run_varex({"import", "--op-dir", dir.string(), "--format", "kt-cache", cache_file, "--op",
+                       "reduce_sum", "--db", imported, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary.at("rows"), 5000);
+  EXPECT_EQ(summary.at("ok"), 15);
+  EXPECT_EQ(summary.at("failed"), 1);
+  EXPECT_EQ(summary.at("outside_the_space"), 1);
+  r = test::run_varex({"tuner-bench", "--op-dir", dir.string(), "--db", imported, "--op", "reduce_sum",
+                       "--seeds", "2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto bench = nlohmann::json::parse(r.out);
+  ASSERT_EQ(bench.at("sweeps").size(), 1u);
+  EXPECT_EQ(bench.at("sweeps").at(0).at("device_name"), "pthread-cpu");
+  EXPECT_FALSE(bench.at("quality").empty());
+  // Never verified by varex: no best.
+  r = test::run_varex({"best", "--op-dir", dir.string(), "--db", imported, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out).empty()) << r.out;
+  // Not a cache: one line, exit 2, and nothing recorded.
+  r = test::run_varex({"import", "--op-dir", dir.string(), "--format", "kt-cache",
+                       (dir / "operator.json").string(), "--op", "reduce_sum", "--db", imported});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("not a Kernel Tuner cache file: no 'cache' object"), std::string::npos) << r.err;
+  EXPECT_EQ(test::count_where(imported, "SELECT COUNT(*) FROM sessions"), 1);
+}
+
 TEST(UserOperators, VarexOpPathFindsTheOperatorsOfADirectory) {
   const std::string dir = (fs::path(VAREX_SOURCE_DIR) / "examples/user-operators").string();
   ::setenv("VAREX_OP_PATH", dir.c_str(), 1);

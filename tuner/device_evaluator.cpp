@@ -10,7 +10,7 @@ DeviceEvaluator::DeviceEvaluator(DeviceEvaluatorContext context,
     : c_(std::move(context)) {
   for (auto& r : resumed) resumed_[{r.variant_id, r.fidelity, r.purpose}].push_back(std::move(r));
   valid_count_ = c_.space->count_valid();
-  kernel_hash_ = harness::kernel_source(c_.remote->device().backend, c_.op->kernel_family()).hash;
+  kernel_hash_ = c_.op->sources_hash(c_.remote->device().backend);
   full_ = {c_.remote, &c_.workload};
 }
 

@@ -46,6 +46,11 @@ void add_ops(CLI::App& app, int&) {
                      {"workload", workload_json(*op)},
                      {"tunables", tunables},
                      {"constraints", constraints}});
+      // What a user operator that names this one's contract gets (docs/USER-OPERATORS.md).
+      if (const auto contract = op->contract()) {
+        out.back()["contract"] = {
+            {"buffers", contract->buffers}, {"scalars", contract->scalars}, {"help", contract->help}};
+      }
     }
     if (*json_out) {
       std::cout << out.dump(2) << "\n";
@@ -63,6 +68,13 @@ void add_ops(CLI::App& app, int&) {
       }
       std::cout << "  constraints:\n";
       for (const auto& c : o["constraints"]) std::cout << "    - " << c.get<std::string>() << "\n";
+      if (o.contains("contract")) {
+        const json& c = o["contract"];
+        std::cout << "  contract for a user's kernels (\"contract\": \"" << o["name"].get<std::string>()
+                  << "\"):\n    buffers: " << join(c["buffers"].get<std::vector<std::string>>(), ", ")
+                  << "\n    scalars: " << join(c["scalars"].get<std::vector<std::string>>(), ", ") << "\n    "
+                  << c["help"].get<std::string>() << "\n";
+      }
     }
   });
 }

@@ -20,6 +20,7 @@ void add_best(CLI::App& app, int& exit_code);
 void add_probe(CLI::App& app, int& exit_code);
 void add_export(CLI::App& app, int& exit_code);
 void add_merge(CLI::App& app, int& exit_code);
+void add_import(CLI::App& app, int& exit_code);
 void add_report(CLI::App& app, int& exit_code);
 
 // `varex KIND ARGS --check` in this process: a fleet's flags refused as the sweep or tune would refuse them.

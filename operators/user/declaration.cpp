@@ -40,7 +40,8 @@ class Reader {
     d.name = string_field(doc, "name", "");
     check_name(d.name, "name");
     d.description = doc.contains("description") ? string_field(doc, "description", "") : "a user operator";
-    for (const json& t : array_field(doc, "tunables", true)) d.tunables.push_back(tunable(t));
+    const json space = tuning_space(doc);
+    for (const json& t : array_field(space, "tunables", true)) d.tunables.push_back(tunable(t));
     if (doc.contains("contract")) {
       contract(doc, d);
     } else {
@@ -51,7 +52,7 @@ class Reader {
     check_unique(d);
     const std::vector<std::string> names = d.names();
     const std::vector<std::string> tunable_names(names.begin(), names.begin() + d.tunables.size());
-    for (const json& c : array_field(doc, "constraints", false))
+    for (const json& c : array_field(space, "constraints", false))
       d.constraints.push_back(expression(c, tunable_names, "constraints"));
     if (doc.contains("defines")) {
       if (!doc["defines"].is_object()) fail("'defines' is an object of NAME: expression");
@@ -72,6 +73,51 @@ class Reader {
     check_buffers(d);
     kernels(doc, names, d);
     return d;
+  }
+
+  // The tunables and constraints: varex's own fields, or Kernel Tuner's tune_params and restrictions (in the
+  // declaration, or a JSON dump of them in the file "kernel_tuner" names): each parameter a compile-time
+  // tunable (a define, as Kernel Tuner makes it) whose default is its first value.
+  json tuning_space(const json& doc) const {
+    const bool own = doc.contains("tunables") || doc.contains("constraints");
+    const bool inline_kt = doc.contains("tune_params") || doc.contains("restrictions");
+    if (own + inline_kt + doc.contains("kernel_tuner") > 1)
+      fail(
+          "'tunables' (with 'constraints'), 'tune_params' (with 'restrictions') or 'kernel_tuner': one of "
+          "them");
+    if (own) return doc;
+    if (!inline_kt && !doc.contains("kernel_tuner")) fail("'tunables' is missing");
+    json kt = doc;
+    std::string where;
+    if (doc.contains("kernel_tuner")) {
+      const std::filesystem::path path = dir_ / string_field(doc, "kernel_tuner", "");
+      std::ifstream in(path);
+      if (std::filesystem::is_directory(path) || !in) fail("'kernel_tuner': cannot read " + path.string());
+      try {
+        kt = json::parse(in);
+      } catch (const json::exception& e) {
+        fail("'kernel_tuner': " + path.string() + " is not JSON: " + e.what());
+      }
+      where = path.filename().string() + ": ";
+      if (!kt.is_object()) fail("'kernel_tuner': " + where + "not a JSON object");
+    }
+    if (!kt.contains("tune_params") || !kt["tune_params"].is_object() || kt["tune_params"].empty())
+      fail(where + "'tune_params' is a non-empty object of NAME: [values]");
+    json out = {{"tunables", json::array()}, {"constraints", json::array()}};
+    for (const auto& [name, values] : kt["tune_params"].items())
+      out["tunables"].push_back({{"name", name}, {"values", values}});
+    if (kt.contains("restrictions")) {
+      const json& r = kt["restrictions"];
+      if (r.is_string()) {
+        out["constraints"].push_back(r);
+      } else if (r.is_array()) {
+        out["constraints"] = r;
+      } else {
+        fail(where +
+             "'restrictions' is an expression or a list of them (Kernel Tuner's functions cannot be read)");
+      }
+    }
+    return out;
   }
 
   // A built-in operator's workload: its scalars are the expressions' workload names, its buffers the
