@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <cmath>
 
 #include <algorithm>
 #include <map>
@@ -153,6 +154,35 @@ Space conditional_space() {
                 {"x", TunableKind::Compile, {1, 2, 3}, Value{1}, ""},
                 {"y", TunableKind::Launch, {1, 2}, Value{1}, ""}},
                {}, {{"b ignores x", [](const Params& p) { return p.at("mode") == Value{"b"}; }, {"x"}}});
+}
+
+// Too large to walk: a user's 9 kernels (u, v) beside a built-in's 16^6 points (b0..b5), each side's tunables
+// inactive on the other side, as a user operator with a built-in's contract has them.
+TEST(Space, TheSideWhoseCanonicalPointsAreFewIsCountedAndListedAtOnce) {
+  std::vector<Tunable> tunables{
+      {"origin", TunableKind::Compile, {Value{"user"}, Value{"varex"}}, Value{"user"}, ""}};
+  std::vector<Value> sixteen;
+  for (int v = 1; v <= 16; ++v) sixteen.push_back(v);
+  std::vector<std::string> built_in;
+  for (int i = 0; i < 6; ++i) {
+    built_in.push_back("b" + std::to_string(i));
+    tunables.push_back({built_in.back(), TunableKind::Compile, sixteen, Value{1}, ""});
+  }
+  for (const char* name : {"u", "v"})
+    tunables.push_back({name, TunableKind::Compile, {1, 2, 3}, Value{1}, ""});
+  const auto user = [](const Params& p) { return p.at("origin") == Value{"user"}; };
+  const Space space("contract", tunables, {},
+                    {{"the user's", user, built_in, {"origin"}},
+                     {"varex's", [&](const Params& p) { return !user(p); }, {"u", "v"}, {"origin"}}});
+  ASSERT_GT(space.cardinality(), Space::kWalkLimit);
+  const Space users = space.restricted({{"origin", "user"}});
+  EXPECT_EQ(users.count_valid(), 9u);
+  // Listed at once: the built-in's points are skipped a tunable at a time, not one by one.
+  const auto listed = users.enumerate();
+  EXPECT_EQ(listed.size(), 9u);
+  for (const Params& p : listed) EXPECT_TRUE(space.is_canonical(p) && user(p)) << describe(p);
+  const double expected = 9 + std::pow(16.0, 6);
+  EXPECT_NEAR(static_cast<double>(space.count_valid()), expected, expected * 0.02);
 }
 
 Params point(const char* mode, int x, int y) {

@@ -1,6 +1,7 @@
 #include "variants/space.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 
 #include "base/errors.hpp"
@@ -43,6 +44,41 @@ Space::Space(std::string op, std::vector<Tunable> tunables, std::vector<Constrai
         throw std::logic_error("space " + op_ + ": inactive tunable " + name + " is not one of its tunables");
     }
   }
+  // The rules whose tunables all follow what they read (Inactive::reads), with those tunables' positions.
+  for (std::size_t r = 0; r < inactive_.size(); ++r) {
+    const Inactive& i = inactive_[r];
+    if (i.reads.empty()) continue;
+    std::size_t last_read = 0, first_inactive = tunables_.size();
+    std::vector<std::size_t> positions;
+    for (std::size_t t = 0; t < tunables_.size(); ++t) {
+      if (std::find(i.reads.begin(), i.reads.end(), tunables_[t].name) != i.reads.end()) last_read = t;
+      if (std::find(i.tunables.begin(), i.tunables.end(), tunables_[t].name) != i.tunables.end()) {
+        first_inactive = std::min(first_inactive, t);
+        positions.push_back(t);
+      }
+    }
+    if (last_read < first_inactive) skipping_.emplace_back(r, std::move(positions));
+  }
+}
+
+std::size_t Space::skipped_tunable(const Params& params) const {
+  std::size_t first = tunables_.size();
+  for (const auto& [rule, positions] : skipping_) {
+    if (!inactive_[rule].when(params)) continue;
+    for (std::size_t t : positions) {
+      if (t < first && params.at(tunables_[t].name) != tunables_[t].default_value) first = t;
+    }
+  }
+  return first;
+}
+
+std::uint64_t Space::next_index(std::uint64_t index, const Params& at_index) const {
+  const std::size_t skipped = skipped_tunable(at_index);
+  if (skipped == tunables_.size()) return index + 1;
+  // Past every point whose digits before the skipped tunable's lesser ones are the same.
+  std::uint64_t stride = 1;
+  for (std::size_t t = skipped + 1; t < tunables_.size(); ++t) stride *= tunables_[t].values.size();
+  return (index / stride + 1) * stride;
 }
 
 const Tunable& Space::tunable(std::string_view name) const {
@@ -83,14 +119,28 @@ std::uint64_t Space::count_valid() const {
     for (std::thread& worker : pool) worker.join();
     for (const std::uint64_t c : counts) count += c;
   } else {
+    // Each sampled point stands for its canonical form, weighed by one over the points that share it (the
+    // product of the value counts of the tunables inactive there): the share of canonical points whose
+    // points are many (a user operator's few kernels beside a built-in's millions of points, where the
+    // built-in's tunables are inactive) is then estimated, not missed by a sample that finds no canonical
+    // point there.
     constexpr std::uint64_t kSample = 1 << 16;
-    std::uint64_t hits = 0, x = 0x9e3779b97f4a7c15ULL;
+    double weight = 0;
+    std::uint64_t x = 0x9e3779b97f4a7c15ULL;
     for (std::uint64_t i = 0; i < kSample; ++i) {
       x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift: a fixed, seed-free sample
-      const Params p = at(x % n);
-      hits += valid(p) && is_canonical(p);
+      const Params p = canonical(at(x % n));
+      if (!valid(p)) continue;
+      const std::vector<bool> inactive = inactive_at(p);
+      double shared = 1;
+      for (std::size_t t = 0; t < tunables_.size(); ++t) {
+        if (inactive[t]) shared *= static_cast<double>(tunables_[t].values.size());
+      }
+      weight += 1 / shared;
     }
-    count = static_cast<std::uint64_t>(static_cast<double>(hits) / kSample * static_cast<double>(n));
+    count = static_cast<std::uint64_t>(std::llround(weight / kSample * static_cast<double>(n)));
+    // A valid default is one variant at least, whatever the sample found.
+    if (count == 0 && valid(defaults())) count = 1;
   }
   valid_count_->store(static_cast<std::int64_t>(count));
   return count;
@@ -252,7 +302,14 @@ std::vector<Params> Space::enumerate(const std::map<std::string, std::string>& p
     Params p;
     for (std::size_t t = 0; t < tunables_.size(); ++t)
       p[tunables_[t].name] = tunables_[t].values[allowed[t][digit[t]]];
-    if (valid(p) && is_canonical(p)) out.push_back(std::move(p));
+    // A tunable such a rule leaves inactive off its default stays so until its own digit moves: the digits
+    // after it go to their last values, and the step below moves it.
+    const std::size_t skip_after = skipped_tunable(p);
+    if (skip_after < tunables_.size()) {
+      for (std::size_t t = skip_after + 1; t < tunables_.size(); ++t) digit[t] = allowed[t].size() - 1;
+    } else if (valid(p) && is_canonical(p)) {
+      out.push_back(std::move(p));
+    }
     std::size_t t = tunables_.size();
     while (t > 0) {
       --t;

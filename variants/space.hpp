@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct Inactive {
   std::string description;
   std::function<bool(const Params&)> when;
   std::vector<std::string> tunables;
+  // The tunables `when` reads, where the rule says (empty: any). Where all of them come before the inactive
+  // tunables, enumeration skips the points at which those are inactive and off their defaults at once, rather
+  // than one by one: a user's kernels beside a built-in's millions of points (a contract's `origin`).
+  std::vector<std::string> reads = {};
 };
 
 // Every point has one canonical form, its inactive tunables at their defaults; enumeration, counting,
@@ -75,6 +80,9 @@ class Space {
   std::uint64_t canonical_index(const Params& params) const;
   // The same for the point at(index), given both, without looking its values up.
   std::uint64_t canonical_index_at(std::uint64_t index, const Params& at_index) const;
+  // The next index after `index` that may hold a canonical point: index + 1, or past the points where a rule
+  // that says what it reads (Inactive::reads) keeps a tunable inactive off its default, as at(index) does.
+  std::uint64_t next_index(std::uint64_t index, const Params& at_index) const;
 
   // Nullopt when `params` is a valid point; otherwise the reason it is not.
   std::optional<std::string> violation(const Params& params) const;
@@ -117,6 +125,10 @@ class Space {
   std::optional<Fault> first_fault(const Params& params) const;
   // Per tunable, whether it is inactive at `params` (its canonical value is then its default).
   std::vector<bool> inactive_at(const Params& params) const;
+  // The first position of a tunable that a rule with declared reads leaves inactive off its default at
+  // `params`; the tunable count where there is none.
+  std::size_t skipped_tunable(const Params& params) const;
+  std::vector<std::pair<std::size_t, std::vector<std::size_t>>> skipping_;  // rule, its tunables' positions
   std::string op_;
   std::vector<Tunable> tunables_;
   std::vector<Constraint> constraints_;

@@ -132,9 +132,11 @@ variants::Space ContractOperator::space(const variants::SpaceContext& context) c
     inactive.push_back(
         {i.description, [i](const variants::Params& p) { return !is_user(p) && i.when(p); }, i.tunables});
   inactive.push_back(
-      {"the user's kernels read none of " + base_.name() + "'s tunables", is_user, base_names});
+      {"the user's kernels read none of " + base_.name() + "'s tunables", is_user, base_names, {kOrigin}});
   inactive.push_back({base_.name() + "'s variants read none of the user's tunables",
-                      [](const variants::Params& p) { return !is_user(p); }, user_names});
+                      [](const variants::Params& p) { return !is_user(p); },
+                      user_names,
+                      {kOrigin}});
   return variants::Space(d_.name, std::move(tunables), std::move(constraints), std::move(inactive));
 }
 

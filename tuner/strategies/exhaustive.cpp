@@ -11,9 +11,12 @@ class Exhaustive final : public Strategy {
   std::vector<Proposal> propose(SearchSpace& space) override {
     std::vector<Proposal> batch;
     // A batch lets the driver compile the next programs while the first is measured.
-    while (batch.size() < 16 && next_ < space.space().cardinality()) {
-      variants::Params p = space.space().at(next_++);
-      if (space.space().valid(p) && space.space().is_canonical(p) && !space.seen(p))
+    const variants::Space& s = space.space();
+    while (batch.size() < 16 && next_ < s.cardinality()) {
+      variants::Params p = s.at(next_);
+      const std::uint64_t here = next_;
+      next_ = s.next_index(here, p);  // past a part no canonical point is in, where the space says so
+      if (next_ == here + 1 && s.valid(p) && s.is_canonical(p) && !space.seen(p))
         batch.push_back({std::move(p), 0});
     }
     return batch;
