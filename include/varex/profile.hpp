@@ -164,9 +164,16 @@ struct Choice {
 
 // Profiles written before varex had one launch vocabulary name the grid tunable `groups_per_cu` (selection
 // and the string operators: cover or k work-groups per compute unit), `processors` (hash join) or `groups`
-// (group-by: cover or N work-groups in all). They are read as `grid`, which spells the last as "Nwg".
-inline void upgrade_launch_names(Params& params) {
+// (group-by: cover or N work-groups in all). They are read as `grid`, which spells the last as "Nwg"; of
+// those operators only, since another's tunable may have such a name (a user operator's `groups`).
+inline void upgrade_launch_names(Params& params, const std::string& op) {
+  const bool strings = op.rfind("str_", 0) == 0;
   for (const char* old : {"groups_per_cu", "processors", "groups"}) {
+    const std::string name = old;
+    const bool had = name == "groups_per_cu" ? op == "selection" || strings
+                     : name == "processors"  ? op == "hashjoin"
+                                             : op == "groupby";
+    if (!had) continue;
     const auto it = params.find(old);
     if (it == params.end() || params.count("grid")) continue;
     std::string value = it->second;
@@ -185,10 +192,10 @@ class Profile {
     for (Entry& e : entries_) {
       // Entries of older profiles and generated headers are time entries valued by their time.
       if (e.objective == "time" && e.value == 0) e.value = e.kernel_ms;
-      upgrade_launch_names(e.params);
-      for (Params& p : e.runners_up) upgrade_launch_names(p);
+      upgrade_launch_names(e.params, e.op);
+      for (Params& p : e.runners_up) upgrade_launch_names(p, e.op);
     }
-    for (auto& [op, params] : defaults_) upgrade_launch_names(params);
+    for (auto& [op, params] : defaults_) upgrade_launch_names(params, op);
   }
 
   const std::vector<Entry>& entries() const { return entries_; }

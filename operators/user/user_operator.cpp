@@ -107,6 +107,10 @@ std::unique_ptr<PreparedRun> UserOperator::prepare(Engine& engine, const dataset
   return make_user_run(*this, engine, spec);
 }
 
+std::unique_ptr<BoundRun> UserOperator::bind(Engine& engine, const Binding& binding) const {
+  return make_user_bound(*this, engine, binding);
+}
+
 std::vector<std::filesystem::path> operator_directories(const std::string& path_list) {
   std::vector<std::filesystem::path> out;
   for (const std::string& entry : split(path_list, ':')) {

@@ -26,6 +26,9 @@ class UserOperator final : public Operator {
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // The inputs as the application's buffers, in the declared order (the first one's rows are the workload's;
+  // the parameters at their defaults); the output in a buffer of the run's own.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
 
   const Declaration& declared() const { return d_; }
   // The values of the workload's names (Declaration::workload_names: rows, then the parameters).

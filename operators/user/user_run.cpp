@@ -5,6 +5,7 @@
 
 #include "base/errors.hpp"
 #include "datasets/int_columns.hpp"
+#include "harness/operators/bound_run.hpp"
 #include "harness/operators/variant_run.hpp"
 #include "harness/outputs/rows.hpp"
 #include "operators/user/reference_command.hpp"
@@ -14,6 +15,7 @@ namespace varex::operators::user {
 
 namespace {
 
+using harness::DeviceResult;
 using harness::RowsOutput;
 
 // An input's elements: uniform over its range from a counter-based generator (any element on any core), or
@@ -94,7 +96,71 @@ class UserRun final : public harness::DecodedRun<UserVariant> {
   double h2d_ms_ = 0;
 };
 
+// On an application's buffers (the runtime library): the inputs in the declared order, each holding its
+// elements for the first input's rows (the parameters at their defaults); the output the run's own, handed
+// over after each execution.
+class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
+ public:
+  UserBound(const UserOperator& op, Engine& engine, const Binding& binding)
+      : op_(op), engine_(engine), kernels_(engine, op.declared(), op.kernel_family()) {
+    harness::check_binding(op, binding);
+    const Declaration& d = op.declared();
+    harness::WorkloadOptions options;
+    options.flags["rows"] = std::to_string(binding.rows[0]);
+    spec_ = op.workload(options);
+    for (std::size_t i = 0; i < d.inputs.size(); ++i) {
+      const std::uint64_t bytes = op.elements(d.inputs[i], spec_) * 4;
+      if (binding.inputs[i]->bytes() < bytes)
+        throw UsageError(op.name() + ": input '" + d.inputs[i].name + "' holds " +
+                         std::to_string(binding.inputs[i]->bytes()) + " bytes, " + std::to_string(bytes) +
+                         " are needed");
+      buffers_[d.inputs[i].name] = const_cast<DeviceBuffer*>(binding.inputs[i]);  // only read by the kernels
+    }
+    out_elements_ = op.elements(d.output, spec_);
+  }
+
+  datasets::WorkloadClass workload_class() const override { return op_.workload_class(spec_); }
+
+  DeviceResult take_result() override {
+    fresh_output();
+    DeviceResult result{OutputKind::Rows, {}, out_elements_};
+    result.buffers.push_back(std::move(out_));
+    result.parts = {{0, 0, out_elements_ * 4, 0}};
+    return result;
+  }
+
+ private:
+  UserVariant decode(const variants::Params& params) const override {
+    return UserVariant(op_.declared(), params, op_.workload_values(spec_));
+  }
+  CompileInfo compile_variant(const UserVariant& variant) override { return kernels_.compile(variant); }
+  ExecutionTimes execute_variant(const UserVariant& variant) override {
+    fresh_output();
+    std::vector<Clear> clears;
+    if (op_.declared().output.clear)
+      clears.push_back({out_.get(), *op_.declared().output.clear, out_elements_ * 4});
+    return kernels_.execute(variant, buffers_, clears);
+  }
+  void fresh_output() {
+    if (out_) return;
+    out_ = engine_.allocate(std::max<std::uint64_t>(out_elements_, 1) * 4);
+    buffers_[op_.declared().output.name] = out_.get();
+  }
+
+  const UserOperator& op_;
+  Engine& engine_;
+  datasets::WorkloadSpec spec_;
+  UserKernels kernels_;
+  std::map<std::string, DeviceBuffer*> buffers_;
+  std::unique_ptr<DeviceBuffer> out_;
+  std::uint64_t out_elements_ = 0;
+};
+
 }  // namespace
+
+std::unique_ptr<BoundRun> make_user_bound(const UserOperator& op, Engine& engine, const Binding& binding) {
+  return std::make_unique<UserBound>(op, engine, binding);
+}
 
 std::unique_ptr<PreparedRun> make_user_run(const UserOperator& op, Engine& engine,
                                            const datasets::WorkloadSpec& spec) {

@@ -9,5 +9,7 @@ namespace varex::operators::user {
 
 std::unique_ptr<PreparedRun> make_user_run(const UserOperator& op, Engine& engine,
                                            const datasets::WorkloadSpec& spec);
+// The runtime library's run of it on an application's buffers (UserOperator::bind).
+std::unique_ptr<BoundRun> make_user_bound(const UserOperator& op, Engine& engine, const Binding& binding);
 
 }  // namespace varex::operators::user

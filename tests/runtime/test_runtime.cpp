@@ -126,6 +126,49 @@ TEST(Runtime, EmptyColumnGivesAnEmptyBitmap) {
   EXPECT_NO_THROW(r.download(nullptr, 0));
 }
 
+// A user operator (docs/USER-OPERATORS.md) loaded from its directory through VAREX_OP_PATH, run on the
+// application's buffer: its default, then the variant a profile names. ctest runs each test in a process of
+// its own, so the operators are installed here with the directory set.
+TEST(Runtime, AUserOperatorFromItsDirectoryRunsTheVariantItsProfileNames) {
+  ::setenv("VAREX_OP_PATH", VAREX_SOURCE_DIR "/examples/user-operators/reduce_sum", 1);
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  const auto column = random_column(10007, 7);
+  const varex::Input input = app.column(column);
+  std::uint32_t expected = 0;
+  for (std::int32_t v : column) expected += static_cast<std::uint32_t>(v);
+  const auto sum_of = [](const varex::Result& r) {
+    std::uint32_t sum = 0;
+    r.download(&sum, 4);
+    return sum;
+  };
+  const varex::Result first = rt.run("reduce_sum", {input});
+  EXPECT_EQ(first.rows(), 1u);
+  EXPECT_EQ(sum_of(first), expected);
+  EXPECT_EQ(rt.last_choice().level, varex::profile::Level::Default);
+  const std::string default_variant = rt.last_choice().variant;
+
+  rt.override_parameters("reduce_sum", {{"method", "atomic"}, {"ept", "16"}, {"block", "256"}});
+  EXPECT_EQ(sum_of(rt.run("reduce_sum", {input})), expected);
+  const varex::Choice chosen = rt.last_choice();
+  EXPECT_NE(chosen.variant, default_variant);
+  rt.clear_overrides("reduce_sum");
+
+  varex::profile::Entry entry;
+  entry.device = rt.device_key();
+  entry.op = "reduce_sum";
+  entry.workload.scale["rows"] = static_cast<double>(column.size());
+  entry.params = chosen.params;
+  entry.variant = chosen.variant;
+  entry.kernel_ms = 1;
+  rt.set_profile(varex::profile::Profile({entry}, {}));
+  EXPECT_EQ(sum_of(rt.run("reduce_sum", {input})), expected);
+  EXPECT_EQ(rt.last_choice().variant, chosen.variant) << rt.last_choice().note;
+  EXPECT_EQ(rt.last_choice().level, varex::profile::Level::ExactDevice);
+  ::unsetenv("VAREX_OP_PATH");
+}
+
 TEST(Runtime, PinnedParametersRunAndProfilesChooseTheirEntry) {
   Application app;
   REQUIRE_DEVICE(app);
