@@ -1,5 +1,6 @@
 #include "cli/fleet_command.hpp"
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -145,6 +146,14 @@ void add_submit(CLI::App* fleet_cmd, SessionCheck check_session, const std::stri
     plan.placement.exclusive = f->exclusive || plan.split == "node" ||
                                (f->placement.gres.empty() && f->placement.cpus_per_task == 0);
     plan.varex = f->varex.empty() ? self_executable() : f->varex;
+    // The user operators this command loaded, for the nodes: each directory absolute.
+    if (const char* op_path = std::getenv("VAREX_OP_PATH")) {
+      std::vector<std::string> dirs;
+      for (const std::string& d : split(op_path, ':')) {
+        if (!d.empty()) dirs.push_back(std::filesystem::absolute(d).lexically_normal().string());
+      }
+      plan.op_path = join(dirs, ":");
+    }
     // The command each task runs, checked here as the sweep or tune itself would check it.
     check_session(kind, args);
     if (!sweep) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -138,6 +139,8 @@ std::vector<std::string> take_operator_dirs(std::vector<std::string> words) {
   if (std::any_of(dirs.begin(), dirs.end(), [](const std::string& d) { return d.empty(); }))
     throw varex::UsageError("--op-dir needs a directory");
   if (!dirs.empty()) {
+    // Absolute, so that a worker, a fleet's task on another node or a later command finds them from anywhere.
+    for (std::string& d : dirs) d = std::filesystem::absolute(d).lexically_normal().string();
     if (const char* path = std::getenv("VAREX_OP_PATH"); path && *path) dirs.emplace_back(path);
     ::setenv("VAREX_OP_PATH", varex::join(dirs, ":").c_str(), 1);
   }

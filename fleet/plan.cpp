@@ -77,6 +77,7 @@ nlohmann::json FleetPlan::to_json() const {
           {"args", args},
           {"placement", placement.to_json()},
           {"strategy_seed", strategy_seed ? nlohmann::json(*strategy_seed) : nlohmann::json(nullptr)},
+          {"op_path", op_path},
           {"submissions", subs}};
 }
 
@@ -91,6 +92,7 @@ FleetPlan FleetPlan::from_json(const nlohmann::json& j) {
   // Plans written before the seeds were derived per task have none.
   if (j.contains("strategy_seed") && !j.at("strategy_seed").is_null())
     p.strategy_seed = j.at("strategy_seed").get<std::uint64_t>();
+  p.op_path = j.value("op_path", "");  // plans written before user operators have none
   for (const auto& s : j.at("submissions")) {
     p.submissions.push_back({s.at("array_job"), s.at("tasks").get<std::vector<std::uint32_t>>(),
                              s.at("merge_job"), s.at("submitted_at")});

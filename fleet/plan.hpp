@@ -51,6 +51,9 @@ struct FleetPlan {
   // A tune's base --strategy-seed (taken out of `args`): task k tunes with task_strategy_seed(k), so that
   // tasks on like nodes search differently instead of repeating one another's evaluations.
   std::optional<std::uint64_t> strategy_seed;
+  // The user operators' directories the command was given (VAREX_OP_PATH, --op-dir made absolute): each task
+  // and the merge load them too. Empty: none.
+  std::string op_path;
   std::vector<Submission> submissions;  // oldest first
 
   // The base seed plus k (wrapping around, as seeds are any 64-bit value): task 0 tunes as a plain tune with

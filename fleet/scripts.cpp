@@ -30,6 +30,7 @@ std::string task_script(const FleetDir& dir, const FleetPlan& plan) {
   s += "set -eu\n";
   s += "task=\"${SLURM_ARRAY_TASK_ID:?set SLURM_ARRAY_TASK_ID to the task number}\"\n";
   s += "dir=" + shell_quote(dir.root) + "\n";
+  if (!plan.op_path.empty()) s += "export VAREX_OP_PATH=" + shell_quote(plan.op_path) + "\n";
   s += "echo \"varex fleet task $task of " + std::to_string(plan.tasks) +
        " on $(hostname) at $(date -u +%FT%TZ)\" >&2\n";
   std::vector<std::string> argv{plan.varex, plan.kind};
@@ -65,6 +66,7 @@ std::string merge_script(const FleetDir& dir, const FleetPlan& plan) {
   std::string s = header("varex-merge", dir.logs() + "/merge.%j.out", light.sbatch_options());
   s += "# Merges the task databases of a varex fleet run into fleet.db (docs/FLEET.md).\n";
   s += "set -eu\n";
+  if (!plan.op_path.empty()) s += "export VAREX_OP_PATH=" + shell_quote(plan.op_path) + "\n";
   s += "exec " + words({plan.varex, "fleet", "merge", "--dir", dir.root}) + "\n";
   return s;
 }

@@ -472,6 +472,32 @@ TEST(FleetTune, GivesEachNodeTaskItsOwnSeed) {
   EXPECT_NE(test::slurp(scratch + "/hex/task.sh").find("seeds=(16 17)\n"), std::string::npos);
 }
 
+// A user operator given with --op-dir (relative here): the task script loads it from its absolute directory,
+// so a task on a node whose environment has no VAREX_OP_PATH runs it.
+TEST(Fleet, ATaskLoadsTheUserOperatorsTheCommandWasGiven) {
+  const std::string dir = test::scratch_dir("fleet-user-op") + "/fleet";
+  const std::string example =
+      std::filesystem::relative(std::string(VAREX_SOURCE_DIR) + "/examples/user-operators/reduce_sum")
+          .string();
+  const auto r =
+      run_varex({"fleet",      "sweep", "--dir",      dir,          "--no-submit", "--shards", "2",
+                 "--op-dir",   example, "--op",       "reduce_sum", "--rows",      "1000",     "--device",
+                 "ocl:0:0",    "--set", "block=64",   "--set",      "ept=4",       "--set",    "groups=0",
+                 "--min-reps", "1",     "--max-reps", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string script = test::slurp(dir + "/task.sh");
+  const std::string absolute = std::filesystem::absolute(example).lexically_normal().string();
+  EXPECT_NE(script.find("export VAREX_OP_PATH='" + absolute + "'\n"), std::string::npos) << script;
+  EXPECT_NE(test::slurp(dir + "/merge.sh").find("export VAREX_OP_PATH="), std::string::npos);
+  ASSERT_EQ(std::getenv("VAREX_OP_PATH"), nullptr);
+  for (std::uint32_t k = 0; k < 2; ++k) run_task_by_hand(dir, k);
+  // block 64, ept 4 and the covering grid: the two methods, one per shard.
+  const std::string verified = "SELECT COUNT(DISTINCT variant_id) FROM measurements WHERE status = 'ok'";
+  EXPECT_EQ(test::count_where(dir + "/shards/task-0.db", verified) +
+                test::count_where(dir + "/shards/task-1.db", verified),
+            2);
+}
+
 TEST(FleetDirectory, ACommandOnADirectoryThatIsNoFleetLeavesNothingThere) {
   const std::string dir = test::scratch_dir("fleet-not-a-fleet");
   for (const char* command : {"merge", "resume", "cancel"}) {
