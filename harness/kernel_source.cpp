@@ -60,8 +60,38 @@ Sources& sources() {
   return s;
 }
 
-KernelSource resolved_source(std::string name, std::string_view text) {
-  std::string resolved = resolve_includes(text);
+// A user's file with its includes inlined and #line markers, so that the compilers' messages name the user's
+// file and its lines (and varex's headers by their names), not the lines of the text they were given.
+std::string resolve_with_lines(std::string_view text, const std::string& file) {
+  std::set<std::string> seen;
+  std::string out = "#line 1 \"" + file + "\"\n";
+  std::size_t number = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = text.substr(0, end == std::string_view::npos ? text.size() : end + 1);
+    text.remove_prefix(line.size());
+    ++number;
+    const std::size_t directive = line.find_first_not_of(" \t");
+    if (directive == std::string_view::npos || !line.substr(directive).starts_with("#include \"")) {
+      out += line;
+      continue;
+    }
+    const std::string_view rest = line.substr(directive + 10);
+    const std::string name(rest.substr(0, rest.find('"')));
+    const auto header = embedded_file(name);
+    if (!header) throw std::logic_error("kernel include \"" + name + "\" was not embedded");
+    if (seen.insert(name).second) {
+      out += "#line 1 \"" + name + "\"\n";
+      append_resolved(*header, seen, out);
+      if (!out.empty() && out.back() != '\n') out += '\n';
+    }
+    out += "#line " + std::to_string(number + 1) + " \"" + file + "\"\n";
+  }
+  return out;
+}
+
+KernelSource resolved_source(std::string name, std::string_view text, const std::string& file = {}) {
+  std::string resolved = file.empty() ? resolve_includes(text) : resolve_with_lines(text, file);
   std::string hash = hex64(fnv1a(resolved));
   return KernelSource{std::move(name), std::move(resolved), std::move(hash)};
 }
@@ -80,10 +110,11 @@ const KernelSource& kernel_source(Backend, std::string_view family) {
   return s.by_name.emplace(name, resolved_source(name, *text)).first->second;
 }
 
-const KernelSource& add_kernel_source(std::string_view family, std::string_view text) {
+const KernelSource& add_kernel_source(std::string_view family, std::string_view text,
+                                      const std::string& file) {
   Sources& s = sources();
   const std::string name = std::string(family) + ".cl";
-  KernelSource source = resolved_source(name, text);
+  KernelSource source = resolved_source(name, text, file);
   std::lock_guard lock(s.mutex);
   if (embedded_file(name) || s.by_name.count(name))
     throw std::logic_error("kernel source " + name + " is there already");

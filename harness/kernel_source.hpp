@@ -25,9 +25,10 @@ struct KernelSource {
 const KernelSource& kernel_source(Backend backend, std::string_view family);
 
 // A family whose source is not embedded (a user operator's kernel, read from its directory): kernel_source()
-// returns it from now on. std::logic_error for an include that is not embedded or a family that is there
-// already.
-const KernelSource& add_kernel_source(std::string_view family, std::string_view text);
+// returns it from now on. With `file`, the text carries #line markers, so that a compiler's error names that
+// file and its line. std::logic_error for an include that is not embedded or a family that is there already.
+const KernelSource& add_kernel_source(std::string_view family, std::string_view text,
+                                      const std::string& file = {});
 
 // `text` with its `#include "name"` lines replaced by the embedded files they name (each at most once,
 // as if every header had an include guard). Throws std::logic_error for an include that is not embedded.

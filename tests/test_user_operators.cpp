@@ -203,6 +203,27 @@ TEST(UserOperators, AReferenceOfTheWrongSizeOrAFailingOneIsRefused) {
   EXPECT_NE(r.err.find("failed (status 1): no sums today"), std::string::npos) << r.err;
 }
 
+// A kernel that does not compile: each variant a compile error whose message names the user's file and the
+// line of the mistake, not a line of the text with varex's headers inlined.
+TEST(UserOperators, ACompileErrorNamesTheUsersFileAndLine) {
+  const fs::path dir = example_copy("compile-error");
+  std::string kernel = test::slurp((dir / "reduce_sum.cl").string());
+  const std::string right = "own += (uint)values[i];";
+  ASSERT_NE(kernel.find(right), std::string::npos);
+  const auto line =
+      1 + std::count(kernel.begin(), kernel.begin() + static_cast<std::ptrdiff_t>(kernel.find(right)), '\n');
+  kernel.replace(kernel.find(right), right.size(), "own += (uint)values[i] +;");
+  std::ofstream((dir / "reduce_sum.cl").string()) << kernel;
+  const auto r =
+      test::run_varex({"run", "--op-dir", dir.string(), "--op", "reduce_sum", "--rows", "100", "--device",
+                       "ocl:0:0", "--db", test::scratch_dir("user-op-compile-db") + ".db", "--json"});
+  const auto out = nlohmann::json::parse(r.out);
+  EXPECT_EQ(out.at("status"), "compile_error") << r.out;
+  EXPECT_NE(out.at("error").get<std::string>().find("reduce_sum.cl:" + std::to_string(line) + ":"),
+            std::string::npos)
+      << out.at("error");
+}
+
 // An argument that cannot be computed for one variant (a division by zero) fails that variant alone.
 TEST(UserOperators, AVariantWhoseArgumentCannotBeComputedFailsAlone) {
   const fs::path dir = example_copy("division", [](auto& d) {

@@ -458,7 +458,7 @@ class OpenClEngine final : public Engine {
       std::string log(size, '\0');
       clGetProgramBuildInfo(program, device_, CL_PROGRAM_BUILD_LOG, size, log.data(), nullptr);
       clReleaseProgram(program);
-      throw CompileError(source.name + options + ": " + describe_cl(err) + ": " +
+      throw CompileError(source.name + " " + options + ": " + describe_cl(err) + ": " +
                          std::string(trim(log)).substr(0, 2000));
     }
     return std::make_unique<ClProgram>(program);

@@ -56,7 +56,7 @@ UserVariant::Launch launch_of(const Declaration& d, const KernelDecl& k, const s
 std::string add_user_source(const Declaration& d) {
   const std::string family = "user/" + d.name;
   try {
-    harness::add_kernel_source(family, d.source_text);
+    harness::add_kernel_source(family, d.source_text, d.source_file);
   } catch (const std::logic_error& e) {
     throw UsageError((d.dir / d.source_file).string() + ": " + e.what() +
                      " (a kernel includes only varex's headers, such as \"common/portable.h\")");
