@@ -38,7 +38,10 @@ for target in "${targets[@]}"; do
   mkdir -p "$dir/corpus-$target" "$dir/run-$target"
   case "$target" in
     plans) cp plans/*.json "$dir/corpus-plans/" ;;
-    declarations) cp examples/user-operators/*/operator.json "$dir/corpus-declarations/" ;;
+    declarations)  # one seed per example, named by its directory (they are all operator.json)
+      for f in examples/user-operators/*/operator.json; do
+        cp "$f" "$dir/corpus-declarations/$(basename "$(dirname "$f")").json"
+      done ;;
     patterns)
       for p in 'quasi(periodic|crystal)' '^a[[:digit:]]{2,5}$' '%green\_%' 'a|b*c+' '[^x-z]\.\d\w\s' '\x41{0,3}?'; do
         printf '%s' "$p" > "$dir/corpus-patterns/$(printf '%s' "$p" | md5sum | cut -c1-12)"

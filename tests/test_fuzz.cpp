@@ -179,13 +179,36 @@ TEST(Fuzz, ThePlanLoaderAcceptsOrRefusesEveryInput) {
 }
 
 TEST(Fuzz, TheUserOperatorDeclarationReaderAcceptsOrRefusesEveryInput) {
-  const nlohmann::json example = nlohmann::json::parse(
-      std::ifstream(std::string(VAREX_SOURCE_DIR) + "/examples/user-operators/reduce_sum/operator.json"));
-  JsonMutator g(
-      51, {example},
-      {"rows", "block * ept", "1 / (block - 128)", "2 ** 70", "ceil_div(rows, 0)", "k.cl", "k", "tree",
-       "compile", "launch", "int32", "uint32", "iota", nlohmann::json::array({"python3"}),
-       nlohmann::json::object({{"uniform", nlohmann::json::array({5, 1})}}), 9223372036854775807LL});
+  // Every example: an operator of its own workload, one with selection's contract and one with several
+  // kernels and a scratch buffer (whose contract, hashjoin's, the fuzz target does not offer: a refusal to
+  // reach too).
+  std::vector<nlohmann::json> examples;
+  for (const char* name : {"reduce_sum", "my_selection", "my_hash_join"}) {
+    examples.push_back(nlohmann::json::parse(std::ifstream(
+        std::string(VAREX_SOURCE_DIR) + "/examples/user-operators/" + name + "/operator.json")));
+  }
+  JsonMutator g(51, examples,
+                {"rows",
+                 "block * ept",
+                 "1 / (block - 128)",
+                 "2 ** 70",
+                 "ceil_div(rows, 0)",
+                 "k.cl",
+                 "k",
+                 "tree",
+                 "compile",
+                 "launch",
+                 "int32",
+                 "uint32",
+                 "iota",
+                 "selection",
+                 "next_pow2(rows)",
+                 "lo",
+                 "bitmap",
+                 nlohmann::json::array({"python3"}),
+                 nlohmann::json::object({{"uniform", nlohmann::json::array({5, 1})}}),
+                 nlohmann::json::object({{"block", nlohmann::json::array({1, 2})}}),
+                 9223372036854775807LL});
   feed(
       5000, [&] { return g.next(); }, fuzz::declarations);
 }

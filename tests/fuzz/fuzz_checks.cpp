@@ -163,7 +163,7 @@ void declarations(const std::uint8_t* data, std::size_t size) {
         std::filesystem::temp_directory_path() / ("varex-fuzz-declarations-" + std::to_string(::getpid()));
     std::filesystem::create_directories(d);
     // The kernel file of the seed corpus's declarations (examples/user-operators/*/) and a short name.
-    for (const char* name : {"k.cl", "reduce_sum.cl"})
+    for (const char* name : {"k.cl", "reduce_sum.cl", "my_selection.cl", "my_hash_join.cl"})
       std::ofstream(d / name)
           << "#include \"common/portable.h\"\nKERNEL void k(GLOBAL int* out) { out[0] = 1; }\n";
     return d;
