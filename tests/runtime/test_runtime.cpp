@@ -89,6 +89,19 @@ std::vector<bool> bits_of(const varex::Result& result) {
   return bits;
 }
 
+// A profile entry of this runtime's device for `op` at `rows`: the variant a call chose.
+varex::profile::Entry entry_for(const varex::Runtime& rt, const std::string& op, std::size_t rows,
+                                const varex::Choice& chosen) {
+  varex::profile::Entry entry;
+  entry.device = rt.device_key();
+  entry.op = op;
+  entry.workload.scale["rows"] = static_cast<double>(rows);
+  entry.params = chosen.params;
+  entry.variant = chosen.variant;
+  entry.kernel_ms = 1;
+  return entry;
+}
+
 #define REQUIRE_DEVICE(app) \
   if (!(app).device) GTEST_SKIP() << "no OpenCL CPU device"
 
@@ -155,14 +168,7 @@ TEST(Runtime, AUserOperatorFromItsDirectoryRunsTheVariantItsProfileNames) {
   EXPECT_NE(chosen.variant, default_variant);
   rt.clear_overrides("reduce_sum");
 
-  varex::profile::Entry entry;
-  entry.device = rt.device_key();
-  entry.op = "reduce_sum";
-  entry.workload.scale["rows"] = static_cast<double>(column.size());
-  entry.params = chosen.params;
-  entry.variant = chosen.variant;
-  entry.kernel_ms = 1;
-  rt.set_profile(varex::profile::Profile({entry}, {}));
+  rt.set_profile(varex::profile::Profile({entry_for(rt, "reduce_sum", column.size(), chosen)}, {}));
   EXPECT_EQ(sum_of(rt.run("reduce_sum", {input})), expected);
   EXPECT_EQ(rt.last_choice().variant, chosen.variant) << rt.last_choice().note;
   EXPECT_EQ(rt.last_choice().level, varex::profile::Level::ExactDevice);
@@ -189,13 +195,7 @@ TEST(Runtime, PinnedParametersRunAndProfilesChooseTheirEntry) {
   rt.clear_overrides("selection");
 
   // A profile whose entry for this device is the pinned variant: the call runs it, at the first level.
-  varex::profile::Entry entry;
-  entry.device = rt.device_key();
-  entry.op = "selection";
-  entry.workload.scale["rows"] = static_cast<double>(column.size());
-  entry.params = chosen.params;
-  entry.variant = chosen.variant;
-  entry.kernel_ms = 1;
+  varex::profile::Entry entry = entry_for(rt, "selection", column.size(), chosen);
   rt.set_profile(varex::profile::Profile({entry}, {}));
   rt.select_range(input, 0, 1 << 30);
   EXPECT_EQ(rt.last_choice().variant, chosen.variant);
