@@ -192,6 +192,21 @@ std::vector<DeviceInfo> resolve_devices(const std::string& selector) {
   return select_devices(harness::enumerate_devices(), selector);
 }
 
+std::vector<DeviceInfo> resolve_devices(const std::string& selector, const harness::Operator& op) {
+  std::vector<DeviceInfo> kept;
+  std::vector<std::string> refused;
+  for (DeviceInfo& d : resolve_devices(selector)) {
+    if (std::string why = op.device_refusal(d); !why.empty()) {
+      refused.push_back(std::move(why));
+    } else {
+      kept.push_back(std::move(d));
+    }
+  }
+  if (kept.empty() && !refused.empty()) throw UsageError(refused.front());
+  for (const std::string& why : refused) std::cerr << "varex: left out: " << why << "\n";
+  return kept;
+}
+
 std::uint64_t default_rows(const std::vector<DeviceInfo>& devices) {
   std::uint64_t cache = 0;
   for (const DeviceInfo& d : devices) cache = std::max(cache, d.cache_bytes);

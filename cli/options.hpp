@@ -55,6 +55,9 @@ nlohmann::json workload_json(const harness::Operator& op);
 std::optional<std::string> op_argument(int argc, char** argv);
 
 std::vector<DeviceInfo> resolve_devices(const std::string& selector);
+// The devices `op` runs on among those `selector` matches (a note on stderr for those left out); UsageError
+// with the operator's reason where it runs on none of them.
+std::vector<DeviceInfo> resolve_devices(const std::string& selector, const harness::Operator& op);
 // At least 2^24 rows, and enough 4-byte rows to fill four times the largest last-level cache.
 std::uint64_t default_rows(const std::vector<DeviceInfo>& devices);
 // An integer or 2^N; `flag` names the option in errors.

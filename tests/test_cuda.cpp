@@ -3,12 +3,18 @@
 // devices.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "harness/engine.hpp"
+#include "harness/kernel_source.hpp"
 #include "harness/operators/operator.hpp"
+#include "operators/user/compile_check.hpp"
+#include "operators/user/contract_operator.hpp"
+#include "operators/user/user_operator.hpp"
 #ifdef VAREX_HAVE_CUDA
 #include "harness/backends/cuda_driver.hpp"
 #include "harness/backends/cuda_engine.hpp"
@@ -65,6 +71,69 @@ TEST_P(CudaCompile, CompileVariantsBuildWithNvrtc) {
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaCompile, testing::ValuesIn(test::operator_names()),
                          [](const testing::TestParamInfo<std::string>& info) { return info.param; });
+
+// The user operators of examples/user-operators build through NVRTC: the OpenCL C ones through varex's
+// portable header, sum_cuda's CUDA C++ as it is written (every compile-time variant of the user's kernels).
+// A mistake in CUDA C++ is reported as one line naming the user's file and line.
+TEST(Cuda, UserOperatorExamplesBuildWithNvrtc) {
+  namespace fs = std::filesystem;
+  DeviceInfo h100;
+  h100.id = "cuda:0";
+  h100.backend = Backend::Cuda;
+  h100.arch = "sm_90";
+  h100.max_work_group = 1024;
+  operators::user::Contracts contracts;
+  for (const auto& op : operators()) {
+    if (auto c = op->contract()) contracts.emplace(op->name(), std::move(*c));
+  }
+  const auto load = [&](const fs::path& dir) -> std::unique_ptr<Operator> {
+    operators::user::Declaration d = operators::user::read_declaration(dir, contracts);
+    if (d.contract.empty()) return std::make_unique<operators::user::UserOperator>(std::move(d));
+    const Operator& base = find_operator(d.contract);
+    return std::make_unique<operators::user::ContractOperator>(std::move(d), base);
+  };
+  std::set<std::string> built;
+  for (const auto& entry : fs::directory_iterator(fs::path(VAREX_SOURCE_DIR) / "examples/user-operators")) {
+    const std::unique_ptr<Operator> op = load(entry.path());
+    const variants::Space space = op->space({h100, 1 << 20}).restricted({{"origin", "user"}});
+    for (const variants::Params& params : space.compile_parts()) {
+      try {
+        EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, op->kernel_family()),
+                                       op->defines(params, h100), h100.arch),
+                  0u);
+      } catch (const CompileError& e) {
+        ADD_FAILURE() << op->name() << " " << variants::describe(params) << ": " << e.what();
+      }
+    }
+    built.insert(op->name());
+  }
+  EXPECT_TRUE(built.count("sum_cuda") && built.count("diffusion") && built.count("my_hash_join"))
+      << built.size();
+
+  const fs::path broken = test::scratch_dir("cuda-user-broken");
+  fs::remove_all(broken);
+  fs::copy(fs::path(VAREX_SOURCE_DIR) / "examples/user-operators/sum_cuda", broken);
+  std::string json = test::slurp((broken / "operator.json").string());
+  json.replace(json.find("\"sum_cuda\""), 10, "\"sum_broken\"");
+  std::ofstream((broken / "operator.json").string()) << json;
+  std::string cu = test::slurp((broken / "sum.cu").string());
+  const std::string right = "own += static_cast<unsigned>(__ldg(values + i));";
+  ASSERT_NE(cu.find(right), std::string::npos);
+  const auto line =
+      1 + std::count(cu.begin(), cu.begin() + static_cast<std::ptrdiff_t>(cu.find(right)), '\n');
+  cu.replace(cu.find(right), right.size(), "own += undeclared_name;");
+  std::ofstream((broken / "sum.cu").string()) << cu;
+  const std::unique_ptr<Operator> op = load(broken);
+  try {
+    compile_cuda_offline(kernel_source(Backend::Cuda, op->kernel_family()),
+                         op->defines(op->space({h100, 1 << 20}).defaults(), h100), h100.arch);
+    ADD_FAILURE() << "the broken kernel compiled";
+  } catch (const CompileError& e) {
+    const std::string said = operators::user::first_compiler_error(e.what());
+    EXPECT_EQ(said.rfind("sum.cu(" + std::to_string(line) + "): error", 0), 0u) << said;
+    EXPECT_EQ(said.find('\n'), std::string::npos) << said;
+  }
+}
 
 TEST(Cuda, ProbeKernelsBuildForHopper) {
   EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, "probe"), {}, "sm_90"), 0u);

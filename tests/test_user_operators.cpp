@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "base/command.hpp"
 #include "base/errors.hpp"
 #include "operators/user/expression.hpp"
 #include "support.hpp"
@@ -203,25 +204,174 @@ TEST(UserOperators, AReferenceOfTheWrongSizeOrAFailingOneIsRefused) {
   EXPECT_NE(r.err.find("failed (status 1): no sums today"), std::string::npos) << r.err;
 }
 
-// A kernel that does not compile: each variant a compile error whose message names the user's file and the
-// line of the mistake, not a line of the text with varex's headers inlined.
+// A kernel that does not compile where a session starts (its default variant): one line naming the user's
+// file and the line of the mistake (not a line of the text with varex's headers inlined), exit status 2, and
+// nothing recorded. Where only other variants do not compile, each is a compile error naming that line too,
+// and the session goes on.
 TEST(UserOperators, ACompileErrorNamesTheUsersFileAndLine) {
-  const fs::path dir = example_copy("compile-error");
-  std::string kernel = test::slurp((dir / "reduce_sum.cl").string());
-  const std::string right = "own += (uint)values[i];";
+  const auto broken = [](const std::string& name, const std::string& right, const std::string& wrong) {
+    const fs::path dir = example_copy(name);
+    std::string kernel = test::slurp((dir / "reduce_sum.cl").string());
+    EXPECT_NE(kernel.find(right), std::string::npos);
+    const auto line = 1 + std::count(kernel.begin(),
+                                     kernel.begin() + static_cast<std::ptrdiff_t>(kernel.find(right)), '\n');
+    kernel.replace(kernel.find(right), right.size(), wrong);
+    std::ofstream((dir / "reduce_sum.cl").string()) << kernel;
+    return std::pair{dir, "reduce_sum.cl:" + std::to_string(line) + ":"};
+  };
+  const auto [dir, where] = broken("compile-error", "own += (uint)values[i];", "own += (uint)values[i] +;");
+  const std::string db = test::scratch_dir("user-op-compile-db") + ".db";
+  for (const std::string command : {"run", "tune"}) {
+    std::vector<std::string> args{command,    "--op-dir", dir.string(), "--op", "reduce_sum", "--rows", "100",
+                                  "--device", "ocl:0:0",  "--db",       db};
+    if (command == "tune") args.insert(args.end(), {"--budget", "5s"});
+    const auto r = test::run_varex(args);
+    EXPECT_EQ(r.status, 2) << r.err;
+    // The compiler may print its own count of errors on stderr; varex says one line.
+    const auto said = r.err.find("varex: reduce_sum's kernel does not compile on ocl:0:0: ");
+    ASSERT_NE(said, std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(where, said), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find('\n', said), r.err.size() - 1) << r.err;
+  }
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM sessions"), 0);
+
+  // Only the atomic method's code is broken: the tree variant verifies, the atomic one fails to compile.
+  const auto [atomic_dir, atomic_where] = broken("compile-error-atomic", "if (own) atomic_add_u32(sum, own);",
+                                                 "if (own) atomic_add_u32(sum own);");
+  const std::string atomic_db = test::scratch_dir("user-op-compile-atomic-db") + ".db";
+  const auto r = test::run_varex({"sweep",   "--op-dir", atomic_dir.string(), "--op",    "reduce_sum",
+                                  "--rows",  "100",      "--device",          "ocl:0:0", "--db",
+                                  atomic_db, "--set",    "block=64",          "--set",   "ept=16",
+                                  "--set",   "groups=0", "--max-reps",        "1",       "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(
+      test::count_where(atomic_db, "SELECT COUNT(DISTINCT variant_id) FROM measurements WHERE status = 'ok'"),
+      1);
+  EXPECT_EQ(test::count_where(atomic_db,
+                              "SELECT COUNT(*) FROM measurements WHERE status = 'compile_error' "
+                              "AND error LIKE '%" +
+                                  atomic_where + "%'"),
+            1);
+}
+
+// A copy of an example whose reference is a shared library, built from its reference.c as its comment says.
+fs::path with_reference_library(const fs::path& dir) {
+  const auto r = run_command({"cc", "-O2", "-shared", "-fPIC", (dir / "reference.c").string(), "-o",
+                              (dir / "reference.so").string()});
+  EXPECT_TRUE(r.ok()) << r.first_line();
+  return dir;
+}
+
+// The stencil of floats: every variant of a sub-space that holds both ways of reading (local memory or not),
+// the narrowest and the widest tile, at sizes no tile divides, verified against a C function of a shared
+// library within the output's tolerance; a copy whose local-memory path scales the neighbours wrongly is a
+// wrong result there and never best.
+TEST(UserOperators, AStencilOfFloatsVerifiesAgainstALibraryFunction) {
+  const fs::path dir = with_reference_library(example_copy(
+      "diffusion", [](auto&) {}, "diffusion"));
+  const std::vector<std::string> pins{"--set",      "block_x=16,128", "--set", "block_y=1,16", "--set",
+                                      "tile_y=1,4", "--min-reps",     "1",     "--max-reps",   "1",
+                                      "--quiet"};
+  const std::string db = test::scratch_dir("user-op-diffusion-db") + ".db";
+  for (const auto& [rows, width] : {std::pair{"37", "45"}, std::pair{"1", "3"}}) {
+    std::vector<std::string> args{"sweep",   "--op-dir", dir.string(), "--op",    "diffusion", "--rows", rows,
+                                  "--width", width,      "--device",   "ocl:0:0", "--db",      db};
+    args.insert(args.end(), pins.begin(), pins.end());
+    const auto r = test::run_varex(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  // (16, 16) and (128, 1) of the four tiles are valid: 2 tiles x 2 tile_y x 2 ways, at each size.
+  EXPECT_EQ(test::count_where(db,
+                              "SELECT COUNT(*) FROM (SELECT DISTINCT variant_id, workload_id FROM "
+                              "measurements WHERE status = 'ok')"),
+            2 * 8);
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE status != 'ok'"), 0);
+
+  const fs::path wrong = with_reference_library(example_copy(
+      "diffusion-wrong", [](auto&) {}, "diffusion"));
+  std::string kernel = test::slurp((wrong / "diffusion.cl").string());
+  const std::string right = "tile[r][lx] + tile[r][lx + 2];";
   ASSERT_NE(kernel.find(right), std::string::npos);
-  const auto line =
-      1 + std::count(kernel.begin(), kernel.begin() + static_cast<std::ptrdiff_t>(kernel.find(right)), '\n');
-  kernel.replace(kernel.find(right), right.size(), "own += (uint)values[i] +;");
-  std::ofstream((dir / "reduce_sum.cl").string()) << kernel;
+  kernel.replace(kernel.find(right), right.size(), "tile[r][lx] + 1.001f * tile[r][lx + 2];");
+  std::ofstream((wrong / "diffusion.cl").string()) << kernel;
+  const std::string wrong_db = test::scratch_dir("user-op-diffusion-wrong-db") + ".db";
+  std::vector<std::string> args{"tune",    "--op-dir", wrong.string(), "--op",     "diffusion",
+                                "--rows",  "40",       "--width",      "40",       "--device",
+                                "ocl:0:0", "--db",     wrong_db,       "--budget", "100%"};
+  args.insert(args.end(), pins.begin(), pins.end());
+  auto r = test::run_varex(args);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(test::count_where(wrong_db,
+                              "SELECT COUNT(*) FROM measurements WHERE status = 'wrong_result' AND "
+                              "error LIKE '%output ''next'' element %where the reference has%'"),
+            4);
+  r = test::run_varex({"best", "--op-dir", wrong.string(), "--db", wrong_db, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at(0).at("params").at("use_local"), 0) << r.out;
+}
+
+// CUDA C++ runs on CUDA devices only: on an OpenCL device the command says so in one line.
+TEST(UserOperators, ACudaKernelIsRefusedOnAnOpenCLDeviceInOneLine) {
+  const fs::path dir = example_copy(
+      "sum-cuda", [](auto&) {}, "sum_cuda");
   const auto r =
-      test::run_varex({"run", "--op-dir", dir.string(), "--op", "reduce_sum", "--rows", "100", "--device",
-                       "ocl:0:0", "--db", test::scratch_dir("user-op-compile-db") + ".db", "--json"});
-  const auto out = nlohmann::json::parse(r.out);
-  EXPECT_EQ(out.at("status"), "compile_error") << r.out;
-  EXPECT_NE(out.at("error").get<std::string>().find("reduce_sum.cl:" + std::to_string(line) + ":"),
-            std::string::npos)
-      << out.at("error");
+      test::run_varex({"sweep", "--op-dir", dir.string(), "--op", "sum_cuda", "--rows", "100", "--device",
+                       "ocl:0:0", "--db", test::scratch_dir("user-op-cuda-db") + ".db"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.err,
+            "varex: sum_cuda's kernels are CUDA C++ (sum.cu): they run on CUDA devices only, not ocl:0:0\n");
+}
+
+// An operator with two outputs, its input read from a file (its rows are the file's), and a reference of
+// its own in a shared library: both outputs verified; a file that holds part of a word is refused.
+TEST(UserOperators, TwoOutputsAndAnInputFromAFile) {
+  const fs::path dir = test::scratch_dir("user-op-minmax");
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream((dir / "minmax.cl").string()) << R"(#include "common/portable.h"
+KERNEL void minmax(CONSTANT_PTR int* RESTRICT v, GLOBAL int* RESTRICT lo, GLOBAL int* RESTRICT hi, uint n) {
+  int a = 2147483647, b = -2147483647 - 1;
+  for (uint i = gid(); i < n; i += gsize()) { a = min(a, v[i]); b = max(b, v[i]); }
+  atomic_min_i32(lo, a);
+  atomic_max_i32(hi, b);
+}
+)";
+  std::ofstream((dir / "reference.c").string()) << R"(#include <stdint.h>
+int minmax_reference(const int32_t* v, int32_t* lo, int32_t* hi, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) { if (v[i] < *lo) *lo = v[i]; if (v[i] > *hi) *hi = v[i]; }
+  return 0;
+}
+)";
+  std::ofstream((dir / "operator.json").string()) << R"({
+  "name": "minmax",
+  "tunables": [{"name": "block", "values": [32, 64], "kind": "launch"}],
+  "inputs": [{"name": "v", "type": "int32"}],
+  "outputs": [{"name": "lo", "type": "int32", "count": "1", "clear": 2147483647},
+              {"name": "hi", "type": "int32", "count": "1", "clear": -2147483648}],
+  "kernel": {"file": "minmax.cl", "name": "minmax", "global": "4 * block", "local": "block",
+             "args": ["v", "lo", "hi", "rows"]},
+  "reference": {"library": "reference.so", "function": "minmax_reference", "args": ["v", "lo", "hi", "rows"]}
+})";
+  with_reference_library(dir);
+  const std::vector<std::int32_t> values{5, -7, 1000, 3, -7, 42, 999};
+  const std::string file = (dir / "values.bin").string();
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(values.data()), static_cast<std::streamsize>(values.size() * 4));
+  const std::string db = test::scratch_dir("user-op-minmax-db") + ".db";
+  auto r = test::run_varex({"sweep", "--op-dir", dir.string(), "--op", "minmax", "--input", "v=" + file,
+                            "--device", "ocl:0:0", "--db", db, "--max-reps", "1", "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(test::count_where(db,
+                              "SELECT COUNT(*) FROM (SELECT DISTINCT variant_id FROM measurements WHERE "
+                              "status = 'ok')"),
+            2);
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM workloads WHERE generator = 'files' AND rows = 7"),
+            1);
+  std::ofstream(file, std::ios::binary | std::ios::app).write("x", 1);
+  r = test::run_varex({"run", "--op-dir", dir.string(), "--op", "minmax", "--input", file, "--device",
+                       "ocl:0:0", "--db", db});
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("holds 29 bytes, not a whole number of 32-bit words"), std::string::npos) << r.err;
 }
 
 // An argument that cannot be computed for one variant (a division by zero) fails that variant alone.

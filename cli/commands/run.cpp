@@ -9,6 +9,7 @@
 #include "cli/commands/common.hpp"
 #include "cli/commands/registry.hpp"
 #include "cli/options.hpp"
+#include "operators/user/compile_check.hpp"
 #include "tuner/session.hpp"
 #include "variants/launch.hpp"
 
@@ -149,7 +150,7 @@ void add_run(CLI::App& app, int& exit_code) {
   cmd->callback([f, &exit_code] {
     const harness::Operator& op = harness::find_operator(f->op);
     f->measure.settings.baseline = !f->no_baseline;
-    const auto devices = resolve_devices(f->device);
+    const auto devices = resolve_devices(f->device, op);
     if (devices.size() != 1) {
       throw UsageError("run needs exactly one device, '" + f->device + "' matches " +
                        std::to_string(devices.size()));
@@ -170,6 +171,7 @@ void add_run(CLI::App& app, int& exit_code) {
       params.push_back(space.with_settings(space.defaults(), pins));
       harness::check_fits(op, spec, device);
     }
+    if (!series.empty()) operators::user::check_default_compiles(op, device, series.front(), pins);
     json all = json::array();
     for (std::size_t i = 0; i < series.size(); ++i) {
       if (!run_one(*f, op, device, series[i], params[i], pins, all)) exit_code = 1;

@@ -13,6 +13,7 @@
 #include "cli/commands/registry.hpp"
 #include "cli/messages.hpp"
 #include "cli/options.hpp"
+#include "operators/user/compile_check.hpp"
 #include "tuner/session.hpp"
 #include "variants/launch.hpp"
 #include "variants/shard.hpp"
@@ -297,6 +298,9 @@ std::uint64_t check_before_measuring(const tuner::RunOptions& options,
       }
       harness::check_fits(*options.op, spec, d);
       variants += space.count_valid();
+      // A user's kernel that does not compile: one line now, not a failed measurement per variant.
+      if (here && &spec == &series.front())
+        operators::user::check_default_compiles(*options.op, d, spec, options.pins);
     }
   }
   return variants;
@@ -342,8 +346,8 @@ void add_session_command(CLI::App& app, int& exit_code, const std::string& kind,
     // A fleet's check may select none of this machine's devices: it checks what it can without them (the
     // devices' meters are the nodes' to have). A user's --check checks what the command would, here.
     const bool here = !for_fleet;
-    options.devices =
-        here ? resolve_devices(f->device) : devices_matching(harness::enumerate_devices(), f->device);
+    options.devices = here ? resolve_devices(f->device, *options.op)
+                           : devices_matching(harness::enumerate_devices(), f->device);
     const std::vector<datasets::WorkloadSpec> series =
         f->workload.resolve_series(*options.op, options.devices);
     read_session_flags(*f, tune, options);

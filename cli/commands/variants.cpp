@@ -39,7 +39,7 @@ void add_variants(CLI::App& app, int&) {
   cmd->add_flag("--json", f->json_out, "Print JSON");
   cmd->callback([f] {
     const harness::Operator& op = harness::find_operator(f->op);
-    const auto devices = resolve_devices(f->device);
+    const auto devices = resolve_devices(f->device, op);
     const auto spec = f->workload.resolve(op, devices);
     const auto pins =
         variants::upgrade_settings(parse_assignments(f->set, "--set"), harness::generic_space(op));

@@ -186,7 +186,9 @@ class CuProgram final : public Program {
     if (const auto it = functions_.find(name); it != functions_.end()) return it->second;
     CUfunction f = nullptr;
     const CUresult r = driver().cuModuleGetFunction(&f, module_, name.c_str());
-    if (r != CUDA_SUCCESS) throw LaunchError("cuModuleGetFunction(" + name + "): " + driver().describe(r));
+    if (r != CUDA_SUCCESS)
+      throw LaunchError("cuModuleGetFunction(" + name + "): " + driver().describe(r) +
+                        " (a CUDA C++ kernel is found by its name: declare it extern \"C\")");
     functions_[name] = f;
     return f;
   }

@@ -67,6 +67,9 @@ class BoundRun {
   virtual ExecutionTimes execute(const variants::Params& params) = 0;
   // The result of the last execute, handed over: the next execute writes a buffer of its own.
   virtual DeviceResult take_result() = 0;
+  // The buffers a kernel of another source uses through the operator's contract for the next execution
+  // (as PreparedRun::contract_buffers); nullopt where the operator offers none.
+  virtual std::optional<ContractBuffers> contract_buffers() { return std::nullopt; }
 };
 
 // Throws UsageError unless `binding` has one buffer and a row count per declared input of `op` and only

@@ -31,15 +31,18 @@ struct Collected {
   Check checked = Check::Host;  // how: an output without a device check compares in full whatever is asked
 };
 
-// A prepared run's side of its operator's contract (Operator::contract): the device buffers and scalars a
-// kernel of another source reads and writes in place of the operator's own, by the names the contract
-// declares.
+// A prepared or bound run's side of its operator's contract (Operator::contract): the device buffers and
+// scalars a kernel of another source reads and writes in place of the operator's own, by the names the
+// contract declares.
 struct ContractBuffers {
   std::map<std::string, DeviceBuffer*> buffers;
   std::map<std::string, std::int64_t> scalars;
   std::vector<DeviceBuffer*>
-      zeroed;                    // set to 0 before every execution of the other kernels (timed with them)
-  std::function<void()> finish;  // after those kernels ran: completes the output (a count read back)
+      zeroed;  // set to 0 before every execution of the other kernels (timed with them)
+  // After those kernels ran: completes the output (a count read back). False where the output did not fit
+  // and the run grew it (a bound join's pairs): the kernels run again on the buffers contract_buffers()
+  // hands over next.
+  std::function<bool()> finish;
 };
 
 // A workload prepared on one device: inputs uploaded, the host reference computed, outputs allocated.
@@ -173,6 +176,9 @@ class Operator {
   virtual std::string sources_hash(Backend backend) const;
   // The operator's contract for a kernel of another source; none by default.
   virtual std::optional<ContractDecl> contract() const { return std::nullopt; }
+  // Why the operator cannot run on `device` at all (a user's CUDA C++ kernels on an OpenCL device); empty
+  // where it can. Commands leave such devices out of a selector that matches others too.
+  virtual std::string device_refusal(const DeviceInfo&) const { return {}; }
   // Whether every variant moves the bytes its run counts (OperatorRun::bytes_moved): then none is faster
   // than those bytes at the copy probe's speed, and a tune stops where its best gets there
   // (TuneSettings::at_bound). Not where a variant may read less: a string comparison stops at the first

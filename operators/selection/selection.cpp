@@ -117,6 +117,20 @@ class SelectionBound final : public VariantRun<SelectionVariant, BoundRun> {
     return result;
   }
 
+  // The caller's column holds the rows and nothing the contract promises past them: capacity is rows.
+  std::optional<ContractBuffers> contract_buffers() override {
+    if (!out_) out_ = engine_.allocate(round_up(capacity_rows(rows_, engine_.device()), 32) / 8);
+    ContractBuffers c;
+    c.buffers = {{"column", const_cast<DeviceBuffer*>(&in_)},
+                 {"bitmap", out_.get()}};  // the column is only read
+    c.scalars = {{"rows", static_cast<std::int64_t>(rows_)},
+                 {"capacity", static_cast<std::int64_t>(rows_)},
+                 {"lo", range_.lo},
+                 {"hi", range_.hi},
+                 {"negate", range_.neg}};
+    return c;
+  }
+
  private:
   SelectionVariant decode(const variants::Params& params) const override {
     return SelectionVariant(params, engine_.device());

@@ -33,6 +33,10 @@ class ContractOperator final : public Operator {
                                                        std::uint64_t divisor) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
+  // On an application's buffers as the built-in binds them (docs/RUNTIME.md); the user's kernels on what its
+  // bound run hands over.
+  std::unique_ptr<BoundRun> bind(Engine& engine, const Binding& binding) const override;
+  nlohmann::json binding_query(const Binding& binding) const override;
   nlohmann::json query_plan(const datasets::WorkloadSpec& spec) const override;
   std::optional<double> result_value(const datasets::WorkloadSpec& spec, const Digest& digest) const override;
 

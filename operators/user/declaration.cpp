@@ -1,6 +1,7 @@
 #include "operators/user/declaration.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -64,13 +65,12 @@ class Reader {
     if (d.contract.empty()) {
       for (const json& i : array_field(doc, "inputs", true))
         d.inputs.push_back(buffer(i, d.workload_names, "inputs"));
-      const json& outputs = array_field(doc, "outputs", true);
-      if (outputs.size() != 1) fail("'outputs' holds one output (more are not supported yet)");
-      d.output = buffer(outputs[0], d.workload_names, "outputs");
-      d.reference_command = reference(object_field(doc, "reference"));
+      for (const json& o : array_field(doc, "outputs", true))
+        d.outputs.push_back(buffer(o, d.workload_names, "outputs"));
     }
     for (const json& b : array_field(doc, "scratch", false)) d.scratch.push_back(buffer(b, names, "scratch"));
     check_buffers(d);
+    if (d.contract.empty()) d.reference = reference(object_field(doc, "reference"), d);
     kernels(doc, names, d);
     return d;
   }
@@ -155,12 +155,24 @@ class Reader {
       }
     }
     if (d.source_file.empty()) fail("'source' is missing (the kernels' file)");
+    d.language = language(doc, d.source_file);
     const std::filesystem::path path = dir_ / d.source_file;
     std::ifstream in(path);
     if (std::filesystem::is_directory(path) || !in) fail("'source': cannot read " + path.string());
     std::ostringstream text;
     text << in.rdbuf();
     d.source_text = text.str();
+  }
+
+  // "language", else by the file's extension: CUDA C++ for .cu and .cuh, OpenCL C for the rest.
+  Language language(const json& doc, const std::string& file) const {
+    if (doc.contains("language")) {
+      const std::string l = string_field(doc, "language", "");
+      if (l == "opencl") return Language::OpenCL;
+      if (l == "cuda") return Language::Cuda;
+      fail("'language' is opencl (OpenCL C over varex's portable header) or cuda (CUDA C++), not " + l);
+    }
+    return file.ends_with(".cu") || file.ends_with(".cuh") ? Language::Cuda : Language::OpenCL;
   }
 
   [[noreturn]] void fail(const std::string& what) const { throw UsageError(file_ + ": " + what); }
@@ -271,13 +283,17 @@ class Reader {
     all.insert(all.end(), d.contract_buffers.begin(), d.contract_buffers.end());
     std::vector<const BufferDecl*> own;
     for (const BufferDecl& b : d.inputs) own.push_back(&b);
-    if (d.contract.empty()) own.push_back(&d.output);
+    for (const BufferDecl& b : d.outputs) own.push_back(&b);
     for (const BufferDecl& b : d.scratch) own.push_back(&b);
     for (const BufferDecl* b : own) {
       if (std::find(all.begin(), all.end(), b->name) != all.end())
         fail("buffer '" + b->name + "' has the name of a tunable, a workload's name or another buffer");
       all.push_back(b->name);
     }
+  }
+
+  static bool holds(const std::vector<BufferDecl>& buffers, const std::string& name) {
+    return std::any_of(buffers.begin(), buffers.end(), [&](const BufferDecl& b) { return b.name == name; });
   }
 
   static std::string join(const std::vector<std::string>& words) {
@@ -304,23 +320,56 @@ class Reader {
     check_name(d.name, list + "[].name");
     const std::string where = list + "." + d.name;
     const std::string type = b.contains("type") ? string_field(b, "type", where) : "int32";
-    if (type != "int32" && type != "uint32") fail("'" + where + ".type' is int32 or uint32, not " + type);
-    d.type = type == "int32" ? ElementType::Int32 : ElementType::Uint32;
+    if (type != "int32" && type != "uint32" && type != "float32")
+      fail("'" + where + ".type' is int32, uint32 or float32, not " + type);
+    d.type = type == "int32"    ? ElementType::Int32
+             : type == "uint32" ? ElementType::Uint32
+                                : ElementType::Float32;
     if (list == "scratch" && !b.contains("count")) fail("'" + where + ".count' is missing");
     d.count = expression(b.contains("count") ? b["count"] : json("rows"), names, where + ".count");
     if (list == "inputs" && b.contains("generate")) generator(b["generate"], where, d);
-    if (list != "inputs" && b.contains("clear")) {
-      if (!is_int64(b["clear"]) || b["clear"].get<std::int64_t>() < INT32_MIN ||
-          b["clear"].get<std::int64_t>() > UINT32_MAX)
-        fail("'" + where + ".clear' is a 32-bit integer");
-      d.clear = static_cast<std::uint32_t>(b["clear"].get<std::int64_t>());
+    if (list != "inputs" && b.contains("clear")) d.clear = clear_word(b["clear"], d.type, where);
+    if (list == "outputs" && d.type == ElementType::Float32) {
+      const json t = b.contains("tolerance") ? b["tolerance"] : json(1e-5);
+      if (!t.is_number() || !(t.get<double>() >= 0) || !(t.get<double>() < 1))
+        fail("'" + where + ".tolerance' is a number in [0, 1) (relative, and absolute below 1)");
+      d.tolerance = t.get<double>();
+    } else if (b.contains("tolerance")) {
+      fail("'" + where + ".tolerance': only float32 outputs have one (integers compare exactly)");
     }
     return d;
+  }
+
+  // The word an output or scratch buffer is set to before each run: a 32-bit integer, or a float32's bits.
+  std::uint32_t clear_word(const json& c, ElementType type, const std::string& where) const {
+    if (type == ElementType::Float32) {
+      if (!c.is_number()) fail("'" + where + ".clear' is a number");
+      const float f = static_cast<float>(c.get<double>());
+      std::uint32_t bits;
+      std::memcpy(&bits, &f, 4);
+      return bits;
+    }
+    if (!is_int64(c) || c.get<std::int64_t>() < INT32_MIN || c.get<std::int64_t>() > UINT32_MAX)
+      fail("'" + where + ".clear' is a 32-bit integer");
+    return static_cast<std::uint32_t>(c.get<std::int64_t>());
   }
 
   void generator(const json& g, const std::string& where, BufferDecl& d) const {
     if (g == "iota") {
       d.iota = true;
+      return;
+    }
+    if (d.type == ElementType::Float32) {
+      const bool range = g.is_object() && g.contains("uniform") && g["uniform"].is_array() &&
+                         g["uniform"].size() == 2 && g["uniform"][0].is_number() &&
+                         g["uniform"][1].is_number();
+      if (!range) fail("'" + where + ".generate' is \"iota\" or {\"uniform\": [LOW, HIGH]}");
+      d.low_real = g["uniform"][0].get<double>();
+      d.high_real = g["uniform"][1].get<double>();
+      constexpr double kMost = 3.0e38;  // inside float's range, so that no element is infinite
+      if (!(d.low_real <= d.high_real) || d.low_real < -kMost || d.high_real > kMost)
+        fail("'" + where + ".generate': [" + g["uniform"][0].dump() + ", " + g["uniform"][1].dump() +
+             "] is not a range of float32");
       return;
     }
     const bool range = g.is_object() && g.contains("uniform") && g["uniform"].is_array() &&
@@ -352,10 +401,7 @@ class Reader {
   ArgDecl arg(const json& a, const std::vector<std::string>& names, const Declaration& d,
               const std::string& where) const {
     const auto is_buffer = [&](const std::string& name) {
-      const auto named = [&](const BufferDecl& b) { return b.name == name; };
-      return (d.contract.empty() && name == d.output.name) ||
-             std::any_of(d.inputs.begin(), d.inputs.end(), named) ||
-             std::any_of(d.scratch.begin(), d.scratch.end(), named) ||
+      return holds(d.outputs, name) || holds(d.inputs, name) || holds(d.scratch, name) ||
              std::find(d.contract_buffers.begin(), d.contract_buffers.end(), name) !=
                  d.contract_buffers.end();
     };
@@ -377,15 +423,38 @@ class Reader {
     return out;
   }
 
-  std::vector<std::string> reference(const json& r) const {
-    if (!r.contains("command") || !r["command"].is_array() || r["command"].empty())
+  // A command, or a shared library's function with its arguments: the inputs' and outputs' names (their
+  // host memory) and expressions over the workload's names (int64_t).
+  ReferenceDecl reference(const json& r, const Declaration& d) const {
+    ReferenceDecl out;
+    if (r.contains("command") == r.contains("library"))
+      fail("'reference' has a 'command' or a 'library' (with its 'function' and 'args'): one of them");
+    if (r.contains("library")) {
+      out.library = string_field(r, "library", "reference");
+      out.function = string_field(r, "function", "reference");
+      if (!r.contains("args") || !r["args"].is_array()) fail("'reference.args' is an array");
+      if (r["args"].size() > kMostReferenceArgs)
+        fail("'reference.args': at most " + std::to_string(kMostReferenceArgs) + " arguments");
+      for (const json& a : r["args"]) {
+        ArgDecl arg;
+        if (a.is_string() &&
+            (holds(d.inputs, a.get<std::string>()) || holds(d.outputs, a.get<std::string>()))) {
+          arg.buffer = a.get<std::string>();
+        } else {
+          arg.value = expression(a, d.workload_names, "reference.args[]");
+          arg.type = ArgDecl::Type::Long;
+        }
+        out.args.push_back(std::move(arg));
+      }
+      return out;
+    }
+    if (!r["command"].is_array() || r["command"].empty())
       fail("'reference.command' is a non-empty array of words (the program and its first arguments)");
-    std::vector<std::string> words;
     for (const json& w : r["command"]) {
       if (!w.is_string()) fail("'reference.command' holds strings");
-      words.push_back(w.get<std::string>());
+      out.command.push_back(w.get<std::string>());
     }
-    return words;
+    return out;
   }
 
   std::filesystem::path dir_;

@@ -15,8 +15,11 @@
 
 namespace varex::operators::user {
 
-// 32-bit integer elements only, for now: outputs are compared exactly.
-enum class ElementType { Int32, Uint32 };
+// 32-bit elements: integers are compared exactly, floats within their output's tolerance.
+enum class ElementType { Int32, Uint32, Float32 };
+
+// The kernels' language: OpenCL C over varex's portable header (every device), or CUDA C++ (CUDA devices).
+enum class Language { OpenCL, Cuda };
 
 struct TunableDecl {
   std::string name;
@@ -40,12 +43,16 @@ struct BufferDecl {
   ElementType type = ElementType::Int32;
   // Elements: inputs and outputs over the workload's names, scratch over the tunables too.
   Expression count;
-  // Inputs: how they are generated (uniform over [low, high], or iota: element i is i).
+  // Inputs: how they are generated (uniform over [low, high], or iota: element i is i), or the file that
+  // --NAME-file names instead.
   bool iota = false;
-  std::int64_t low = INT32_MIN, high = INT32_MAX;
+  std::int64_t low = INT32_MIN, high = INT32_MAX;  // integer elements
+  double low_real = 0, high_real = 1;              // float32 elements
   // Outputs and scratch: a 32-bit word every element is set to before each run (timed), where the kernels
   // accumulate.
   std::optional<std::uint32_t> clear;
+  // float32 outputs: an element verifies where |got - want| <= tolerance * max(1, |want|).
+  double tolerance = 0;
 };
 
 // An argument of a kernel: a buffer by name, or a scalar computed from the variant and the workload.
@@ -60,6 +67,18 @@ struct KernelDecl {
   std::string name;  // the kernel function
   Expression global, local;
   std::vector<ArgDecl> args;
+};
+
+// The most arguments a reference function takes.
+constexpr std::size_t kMostReferenceArgs = 12;
+
+// The reference of an operator's own workload: a command that reads the inputs and writes the expected
+// outputs, or a function of a shared library called with the inputs' and outputs' host memory and integers.
+struct ReferenceDecl {
+  std::vector<std::string> command;
+  std::string library;        // relative to the operator's directory
+  std::string function;       // int FUNCTION(ARGS...): 0 when it wrote the outputs
+  std::vector<ArgDecl> args;  // buffers (pointers) and expressions over the workload (int64_t)
 };
 
 struct DefineDecl {
@@ -83,13 +102,13 @@ struct Declaration {
   std::vector<std::string> contract_buffers;  // the contract's buffers, by name
   std::vector<ParameterDecl> parameters;      // its own: beyond rows and seed
   std::vector<BufferDecl> inputs;
-  BufferDecl output;
-  // The reference of its own: a command that reads the inputs and writes the expected output.
-  std::vector<std::string> reference_command;
+  std::vector<BufferDecl> outputs;  // at least one
+  ReferenceDecl reference;
 
   std::vector<BufferDecl> scratch;  // the kernels' own buffers, either way
   std::string source_file;          // relative to the operator's directory
   std::string source_text;          // its contents
+  Language language = Language::OpenCL;
   std::vector<KernelDecl> kernels;  // at least one
 
   // The workload's names: rows and the parameters, or the contract's scalars.

@@ -73,8 +73,16 @@ std::vector<variants::Tunable> user_tunables(const Declaration& d) {
   return out;
 }
 
-std::vector<variants::Constraint> user_constraints(const Declaration& d) {
+std::string language_refusal(const Declaration& d, const DeviceInfo& device) {
+  if (d.language != Language::Cuda || device.backend == Backend::Cuda || device.id.empty()) return {};
+  return d.name + "'s kernels are CUDA C++ (" + d.source_file + "): they run on CUDA devices only, not " +
+         device.id;
+}
+
+std::vector<variants::Constraint> user_constraints(const Declaration& d, const DeviceInfo& device) {
   std::vector<variants::Constraint> out;
+  if (std::string why = language_refusal(d, device); !why.empty())
+    out.push_back({why, [](const variants::Params&) { return false; }});
   for (const Expression& c : d.constraints) {
     out.push_back({"constraint '" + c.text() + "' does not hold",
                    [&d, c](const variants::Params& p) { return c.truth(tunable_values(d, &p)); }});
@@ -123,9 +131,9 @@ const harness::KernelSource& UserKernels::source() const {
   return harness::kernel_source(engine_.device().backend, family_);
 }
 
-CompileInfo UserKernels::compile(const UserVariant& variant) {
+CompileInfo UserKernels::compile(const Defines& defines) {
   CompileInfo info;
-  engine_.compile(source(), variant.defines, &info);
+  engine_.compile(source(), defines, &info);
   return info;
 }
 

@@ -18,9 +18,13 @@ namespace varex::operators::user {
 // not resolve.
 std::string add_user_source(const Declaration& d);
 
-// The tunables and constraints of the declaration. The constraints read `d`, which must outlive them.
+// The tunables and constraints of the declaration. The constraints read `d`, which must outlive them. On a
+// device that cannot compile the declaration's language (CUDA C++ on OpenCL) a constraint no variant
+// meets; the generic device (no id: the space's shape for --set and the store) takes every variant.
 std::vector<variants::Tunable> user_tunables(const Declaration& d);
-std::vector<variants::Constraint> user_constraints(const Declaration& d);
+std::vector<variants::Constraint> user_constraints(const Declaration& d, const DeviceInfo& device);
+// Why the declaration's kernels cannot run on `device`; empty where they can.
+std::string language_refusal(const Declaration& d, const DeviceInfo& device);
 
 // The tunables' values of a variant (their defaults without one), in the declaration's order.
 std::vector<Value> tunable_values(const Declaration& d, const variants::Params* params);
@@ -55,7 +59,7 @@ class UserKernels {
  public:
   UserKernels(Engine& engine, const Declaration& d, std::string family)
       : engine_(engine), d_(d), family_(std::move(family)) {}
-  CompileInfo compile(const UserVariant& variant);
+  CompileInfo compile(const Defines& defines);
   // Clears `clears` and the scratch buffers that declare a word, then runs the kernels on `buffers` (each
   // argument's buffer by name; the scratch buffers are these kernels' own).
   ExecutionTimes execute(const UserVariant& variant, const std::map<std::string, DeviceBuffer*>& buffers,

@@ -22,8 +22,12 @@ class UserOperator final : public Operator {
   std::string kernel_family() const override { return "user/" + d_.name; }
   WorkloadDecl declaration() const override;
   variants::Space space(const variants::SpaceContext& context) const override;
+  std::string device_refusal(const DeviceInfo& device) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
+  datasets::WorkloadClass workload_class(const datasets::WorkloadSpec& spec) const override;
+  std::optional<datasets::WorkloadSpec> small_instance(const datasets::WorkloadSpec& spec,
+                                                       std::uint64_t divisor) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;
   std::unique_ptr<PreparedRun> prepare(Engine& engine, const datasets::WorkloadSpec& spec) const override;
   // The inputs as the application's buffers, in the declared order (the first one's rows are the workload's;

@@ -4,19 +4,26 @@
 #include <map>
 
 #include "base/errors.hpp"
+#include "base/text.hpp"
+#include "datasets/input_file.hpp"
 #include "datasets/int_columns.hpp"
 #include "harness/operators/bound_run.hpp"
 #include "harness/operators/variant_run.hpp"
-#include "harness/outputs/rows.hpp"
-#include "operators/user/reference_command.hpp"
+#include "operators/user/reference.hpp"
 #include "operators/user/user_kernels.hpp"
+#include "operators/user/user_outputs.hpp"
 
 namespace varex::operators::user {
 
 namespace {
 
 using harness::DeviceResult;
-using harness::RowsOutput;
+
+std::uint32_t float_bits(float f) {
+  std::uint32_t w;
+  std::memcpy(&w, &f, 4);
+  return w;
+}
 
 // An input's elements: uniform over its range from a counter-based generator (any element on any core), or
 // its index.
@@ -25,14 +32,39 @@ std::vector<std::uint32_t> generate(const BufferDecl& b, std::uint64_t n, std::u
   std::vector<std::uint32_t> out(n);
   const std::uint64_t stream = datasets::splitmix64(seed ^ (0x9e3779b97f4a7c15ULL * (which + 1)));
   const std::uint64_t span = static_cast<std::uint64_t>(b.high - b.low) + 1;  // at most 2^32
+  const bool real = b.type == ElementType::Float32;
   datasets::parallel_rows(n, [&](std::uint64_t begin, std::uint64_t end) {
     for (std::uint64_t i = begin; i < end; ++i) {
-      out[i] = b.iota ? static_cast<std::uint32_t>(i)
-                      : static_cast<std::uint32_t>(
-                            b.low + static_cast<std::int64_t>(datasets::splitmix64(stream + i) % span));
+      const std::uint64_t r = datasets::splitmix64(stream + i);
+      if (real) {
+        // 24 random bits: a float's mantissa, so that every value drawn is one a float holds.
+        const double u = static_cast<double>(r >> 40) / static_cast<double>(1 << 24);
+        out[i] = float_bits(b.iota ? static_cast<float>(i)
+                                   : static_cast<float>(b.low_real + u * (b.high_real - b.low_real)));
+      } else {
+        out[i] = b.iota ? static_cast<std::uint32_t>(i)
+                        : static_cast<std::uint32_t>(b.low + static_cast<std::int64_t>(r % span));
+      }
     }
   });
   return out;
+}
+
+// An input of the workload: read from the file --input named for it, or generated.
+std::vector<std::uint32_t> input_words(const UserOperator& op, const datasets::WorkloadSpec& spec,
+                                       std::size_t i) {
+  const BufferDecl& b = op.declared().inputs[i];
+  const std::uint64_t n = op.elements(b, spec);
+  if (!spec.params.contains("files") || !spec.params["files"].contains(b.name))
+    return generate(b, n, spec.params.value("seed", std::uint64_t{42}), i);
+  const nlohmann::json& file = spec.params["files"][b.name];
+  const std::string path = bytes_from_json(file.at("path"));
+  const std::string bytes = datasets::read_input_file(path);
+  if (bytes.size() != n * 4 || datasets::file_fingerprint(path) != file.at("fingerprint").get<std::string>())
+    throw UsageError("input file " + path + " changed while varex was running");
+  std::vector<std::uint32_t> words(n);
+  if (n) std::memcpy(words.data(), bytes.data(), n * 4);
+  return words;
 }
 
 class UserRun final : public harness::DecodedRun<UserVariant> {
@@ -42,8 +74,7 @@ class UserRun final : public harness::DecodedRun<UserVariant> {
     const Declaration& d = op.declared();
     std::vector<std::vector<std::uint32_t>> inputs;
     for (std::size_t i = 0; i < d.inputs.size(); ++i) {
-      inputs.push_back(generate(d.inputs[i], op.elements(d.inputs[i], spec),
-                                spec.params.value("seed", std::uint64_t{42}), i));
+      inputs.push_back(input_words(op, spec, i));
       const std::uint64_t bytes = std::max<std::uint64_t>(inputs.back().size(), 1) * 4;
       host_.push_back(engine.allocate_host(bytes));
       if (!inputs.back().empty())
@@ -51,12 +82,16 @@ class UserRun final : public harness::DecodedRun<UserVariant> {
       device_.push_back(engine.allocate(bytes));
       bytes_in_ += inputs.back().size() * 4;
     }
-    out_elements_ = op.elements(d.output, spec);
-    out_ = std::make_unique<RowsOutput>(engine, 1, std::max<std::uint64_t>(out_elements_, 1),
-                                        reference_output(d, inputs, spec, out_elements_), /*counted=*/false);
+    std::vector<std::uint64_t> out_elements;
+    for (const BufferDecl& o : d.outputs) out_elements.push_back(op.elements(o, spec));
+    out_ = std::make_unique<UserOutputs>(
+        engine, d.outputs, reference_outputs(d, inputs, spec, op.workload_values(spec), out_elements));
     for (std::size_t i = 0; i < d.inputs.size(); ++i) buffers_[d.inputs[i].name] = device_[i].get();
-    buffers_[d.output.name] = &out_->tuple_buffer();
-    if (d.output.clear) clears_.push_back({&out_->tuple_buffer(), *d.output.clear, out_elements_ * 4});
+    for (std::size_t o = 0; o < d.outputs.size(); ++o) {
+      buffers_[d.outputs[o].name] = &out_->buffer(o);
+      if (d.outputs[o].clear) clears_.push_back({&out_->buffer(o), *d.outputs[o].clear, out_elements[o] * 4});
+      bytes_out_ += out_elements[o] * 4;
+    }
     restore_inputs();
   }
 
@@ -71,14 +106,16 @@ class UserRun final : public harness::DecodedRun<UserVariant> {
   void poison() override { out_->poison(); }
   Collected collect(Check how) override { return harness::collect(*out_, how); }
   Digest reference() const override { return out_->reference(); }
-  std::uint64_t bytes_moved() const override { return bytes_in_ + out_elements_ * 4; }
+  std::uint64_t bytes_moved() const override { return bytes_in_ + bytes_out_; }
   std::uint64_t working_set_bytes() const override { return bytes_moved() + kernels_.scratch_bytes(); }
 
  private:
   UserVariant decode(const variants::Params& params) const override {
     return UserVariant(op_.declared(), params, op_.workload_values(spec_));
   }
-  CompileInfo compile_variant(const UserVariant& variant) override { return kernels_.compile(variant); }
+  CompileInfo compile_variant(const UserVariant& variant) override {
+    return kernels_.compile(variant.defines);
+  }
   ExecutionTimes execute_variant(const UserVariant& variant) override {
     return kernels_.execute(variant, buffers_, clears_);
   }
@@ -89,16 +126,16 @@ class UserRun final : public harness::DecodedRun<UserVariant> {
   UserKernels kernels_;
   std::vector<std::unique_ptr<HostBuffer>> host_;
   std::vector<std::unique_ptr<DeviceBuffer>> device_;
-  std::unique_ptr<RowsOutput> out_;
+  std::unique_ptr<UserOutputs> out_;
   std::map<std::string, DeviceBuffer*> buffers_;
   std::vector<Clear> clears_;
-  std::uint64_t bytes_in_ = 0, out_elements_ = 0;
+  std::uint64_t bytes_in_ = 0, bytes_out_ = 0;
   double h2d_ms_ = 0;
 };
 
 // On an application's buffers (the runtime library): the inputs in the declared order, each holding its
-// elements for the first input's rows (the parameters at their defaults); the output the run's own, handed
-// over after each execution.
+// elements for the first input's rows (the parameters at their defaults); the outputs the run's own, one
+// buffer each in the declared order, handed over after each execution.
 class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
  public:
   UserBound(const UserOperator& op, Engine& engine, const Binding& binding)
@@ -116,16 +153,17 @@ class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
                          " are needed");
       buffers_[d.inputs[i].name] = const_cast<DeviceBuffer*>(binding.inputs[i]);  // only read by the kernels
     }
-    out_elements_ = op.elements(d.output, spec_);
+    for (const BufferDecl& o : d.outputs) out_elements_.push_back(op.elements(o, spec_));
   }
 
   datasets::WorkloadClass workload_class() const override { return op_.workload_class(spec_); }
 
   DeviceResult take_result() override {
-    fresh_output();
-    DeviceResult result{OutputKind::Rows, {}, out_elements_};
-    result.buffers.push_back(std::move(out_));
-    result.parts = {{0, 0, out_elements_ * 4, 0}};
+    fresh_outputs();
+    DeviceResult result{OutputKind::Rows, std::move(out_), out_elements_.front()};
+    out_.clear();  // the next execution writes buffers of its own
+    for (std::size_t o = 0; o < out_elements_.size(); ++o)
+      result.parts.push_back({o, 0, out_elements_[o] * 4, 0});
     return result;
   }
 
@@ -133,18 +171,25 @@ class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
   UserVariant decode(const variants::Params& params) const override {
     return UserVariant(op_.declared(), params, op_.workload_values(spec_));
   }
-  CompileInfo compile_variant(const UserVariant& variant) override { return kernels_.compile(variant); }
+  CompileInfo compile_variant(const UserVariant& variant) override {
+    return kernels_.compile(variant.defines);
+  }
   ExecutionTimes execute_variant(const UserVariant& variant) override {
-    fresh_output();
+    fresh_outputs();
     std::vector<Clear> clears;
-    if (op_.declared().output.clear)
-      clears.push_back({out_.get(), *op_.declared().output.clear, out_elements_ * 4});
+    const std::vector<BufferDecl>& outputs = op_.declared().outputs;
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      if (outputs[o].clear) clears.push_back({out_[o].get(), *outputs[o].clear, out_elements_[o] * 4});
+    }
     return kernels_.execute(variant, buffers_, clears);
   }
-  void fresh_output() {
-    if (out_) return;
-    out_ = engine_.allocate(std::max<std::uint64_t>(out_elements_, 1) * 4);
-    buffers_[op_.declared().output.name] = out_.get();
+  void fresh_outputs() {
+    if (!out_.empty()) return;
+    const std::vector<BufferDecl>& outputs = op_.declared().outputs;
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      out_.push_back(engine_.allocate(std::max<std::uint64_t>(out_elements_[o], 1) * 4));
+      buffers_[outputs[o].name] = out_.back().get();
+    }
   }
 
   const UserOperator& op_;
@@ -152,8 +197,8 @@ class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
   datasets::WorkloadSpec spec_;
   UserKernels kernels_;
   std::map<std::string, DeviceBuffer*> buffers_;
-  std::unique_ptr<DeviceBuffer> out_;
-  std::uint64_t out_elements_ = 0;
+  std::vector<std::unique_ptr<DeviceBuffer>> out_;
+  std::vector<std::uint64_t> out_elements_;
 };
 
 }  // namespace

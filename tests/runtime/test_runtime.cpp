@@ -316,6 +316,45 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_of(const varex::Resul
   return pairs;
 }
 
+// User operators with a built-in's contract (examples/user-operators/my_hash_join, my_selection) on the
+// application's buffers as the built-ins take them: the user's kernels by default, the built-in's own
+// variant where the call pins origin=varex, the same results. Duplicate build keys give more pairs than
+// probe rows, more than the first arrays hold: the user's kernels run again on grown ones.
+TEST(Runtime, UserKernelsWithABuiltInsContractRunOnTheApplicationsBuffers) {
+  ::setenv("VAREX_OP_PATH", VAREX_SOURCE_DIR "/examples/user-operators", 1);
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  std::vector<std::int32_t> build(4000), probe = random_column(3000, 5);
+  for (std::size_t i = 0; i < build.size(); ++i)
+    build[i] = static_cast<std::int32_t>(i % 500);  // 8 rows a key
+  for (auto& v : probe) v = static_cast<std::int32_t>(static_cast<std::uint32_t>(v) % 1000);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> want;
+  for (std::size_t p = 0; p < probe.size(); ++p) {
+    for (std::size_t b = 0; b < build.size(); ++b)
+      if (build[b] == probe[p]) want.emplace_back(b, p);
+  }
+  std::sort(want.begin(), want.end());
+  ASSERT_GT(want.size(), probe.size());
+  const varex::Input b = app.column(build), p = app.column(probe);
+  EXPECT_EQ(pairs_of(rt.run("my_hash_join", {b, p})), want);
+  EXPECT_EQ(rt.last_choice().params.at("origin"), "user");
+  EXPECT_EQ(pairs_of(rt.run("my_hash_join", {b, p})), want);  // on arrays the first call grew
+  rt.override_parameters("my_hash_join", {{"origin", "varex"}});
+  EXPECT_EQ(pairs_of(rt.run("my_hash_join", {b, p})), want);
+  EXPECT_EQ(rt.last_choice().params.at("origin"), "varex");
+
+  const auto column = random_column(10007, 9);
+  const varex::Input c = app.column(column);
+  for (const std::string origin : {"user", "varex"}) {
+    rt.override_parameters("my_selection", {{"origin", origin}});
+    const varex::Result bits = rt.run("my_selection", {c}, {{"lo", "-100000000"}, {"hi", "900000000"}});
+    EXPECT_EQ(bits.kind(), varex::ResultKind::Bitmap);
+    EXPECT_EQ(bits_of(bits), expected_bits(column, -100000000, 900000000, false)) << origin;
+  }
+  ::unsetenv("VAREX_OP_PATH");
+}
+
 TEST(Runtime, CallsReuseTheDeviceMemoryOfEarlierCalls) {
   Application app;
   REQUIRE_DEVICE(app);
