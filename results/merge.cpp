@@ -162,6 +162,15 @@ MergeStats merge_copy(Store& target, const std::filesystem::path& copy) {
       JOIN main.measurements x ON x.session_id = sm.dst_id AND x.variant_id = m.variant_id AND x.created_at = m.created_at
                                AND x.purpose = m.purpose AND x.fidelity = m.fidelity AND x.duplicate_of IS NULL
       WHERE m.duplicate_of IS NULL)sql");
+    // What another tuner measured (varex import): its session's rows, once each.
+    db.exec(R"sql(
+      INSERT INTO imported_measurements (session_id, variant_id, status, error, compile_ms, wall_ms, samples, created_at)
+      SELECT sm.dst_id, m.variant_id, m.status, m.error, m.compile_ms, m.wall_ms, m.samples, m.created_at
+      FROM src.imported_measurements m JOIN session_map sm ON sm.src_id = m.session_id
+      WHERE NOT EXISTS (SELECT 1 FROM main.imported_measurements x WHERE x.session_id = sm.dst_id
+                        AND x.variant_id = m.variant_id)
+      ORDER BY m.id)sql");
+    stats.measurements += changes(db);
     db.exec("DROP TABLE temp.session_map");
     t.commit();
   } catch (...) {

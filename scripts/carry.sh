@@ -27,4 +27,9 @@ cmake -S examples/runtime-consumer -B build/runtime-consumer -DCMAKE_BUILD_TYPE=
 cmake --build build/runtime-consumer --target runtime_cuda_timing >/dev/null
 cp build/runtime-consumer/runtime_cuda_timing .carry/bin/
 cp /usr/share/dict/words .carry/words  # the titles dataset's word list
+# The user operators' references that are shared libraries, built as their comments say (gpu_evidence.sh user51).
+mkdir -p .carry/refs
+for example in diffusion sum_cuda; do
+  cc -O2 -shared -fPIC "examples/user-operators/$example/reference.c" -o ".carry/refs/$example.so"
+done
 du -sh .carry

@@ -107,11 +107,11 @@
 #   fett32     issue 32: Fett's tables 3.8-3.10 on the group-by (2^16 groups) on every device: 12,000,000 rows
 #              at local 128 against 11,999,999 at the driver's local size; 11,999,989 rows (a prime) without
 #              padding, padded by the host and guarded at local 128, each kernel's time (kernels.csv)
-#   user51     issue 51: the user operators with a built-in's contract (examples/user-operators/my_selection at
-#              2^26 rows, my_hash_join at 2^22 x 2^24) on cuda:0 and ocl:1:0 (USER_DEVICES): the user's variants
-#              swept (origin=user), then a USER_BUDGET (default 30s) tune of the whole space (the user's and
-#              varex's) from a fresh session; the fastest verified time of each origin (reduce_sum's figures
-#              are in docs/RESULTS.md)
+#   user51     issue 51, third part: a user's CUDA C++ kernel (examples/user-operators/sum_cuda, warp shuffles)
+#              swept on cuda:0 at 2^26 rows beside reduce_sum's OpenCL C over the portable header, and offered
+#              `--device gpu` (its OpenCL devices left out); the float stencil (diffusion, 4096 x 4096) swept on
+#              cuda:0 and ocl:1:0, each verified against its C reference in a shared library (built here
+#              into .carry/refs by scripts/carry.sh)
 #   gov32_count  issue 32: Govindaraju's sec. 5.11 on 1 M records of 4 uniform attributes: the COUNT of the
 #              filters of 5.5-5.7 by `varex run` (kernel, download) on each device against the filter's
 #              bitmap, and through the runtime library on the application's CUDA buffers, timed on the host
@@ -980,31 +980,32 @@ PY
 }
 
 part_user51() {
-  local d op udb=$files/user51.db
-  local sel=(--op-dir examples/user-operators --op my_selection --rows 2^26 --selectivity 0.5)
-  local join=(--op-dir examples/user-operators --op my_hash_join --rows 2^22 --rows2 2^24)
+  local d udb=$files/user51.db ops=/tmp/varex-user-operators
+  rm -rf "$ops" && cp -r examples/user-operators "$ops"
+  cp "$carry/refs/diffusion.so" "$ops/diffusion/reference.so"
+  cp "$carry/refs/sum_cuda.so" "$ops/sum_cuda/reference.so"
+  step "sum_cuda (CUDA C++) and reduce_sum (OpenCL C, portable) swept on cuda:0 at 2^26 rows"
+  varex sweep --op-dir "$ops" --op sum_cuda --rows 2^26 --device cuda:0 --db "$udb" --quiet --json \
+    > "$files/user51_sum_cuda_sweep.json"
+  varex sweep --op-dir "$ops" --op reduce_sum --rows 2^26 --device cuda:0 --db "$udb" --quiet --json \
+    > "$files/user51_reduce_sum_sweep.json"
+  step "sum_cuda offered --device gpu: a 10 s tune on the CUDA devices only"
+  varex tune --op-dir "$ops" --op sum_cuda --rows 2^26 --device gpu --db "$udb" --budget 10s --quiet --json \
+    > "$files/user51_sum_cuda_tune_gpu.json"
   for d in ${USER_DEVICES:-cuda:0 ocl:1:0}; do
-    for op in sel join; do
-      local -n args=$op
-      step "${args[3]} (a user operator with a built-in's contract) on $d: the user's variants swept, then a ${USER_BUDGET:-30s} tune of both"
-      varex sweep "${args[@]}" --device "$d" --db "${udb%.db}_sweeps.db" --set origin=user --quiet --json \
-        > "$files/user51_${op}_sweep_${d//:/_}.json"
-      varex tune "${args[@]}" --device "$d" --db "$udb" --budget "${USER_BUDGET:-30s}" --quiet --json \
-        > "$files/user51_${op}_tune_${d//:/_}.json"
-    done
+    step "diffusion (float32 stencil, 4096 x 4096) swept on $d"
+    varex sweep --op-dir "$ops" --op diffusion --rows 4096 --width 4096 --device "$d" --db "$udb" --quiet --json \
+      > "$files/user51_diffusion_sweep_${d//:/_}.json"
   done
-  varex best --db "$udb" --op-dir examples/user-operators
-  varex report --db "$udb" --op-dir examples/user-operators --out "$files/user51_report" > /dev/null
-  python3 - "$udb" "${udb%.db}_sweeps.db" <<'PY'
-import json, sqlite3, sys
-for path in sys.argv[1:]:
-    db = sqlite3.connect(path)
-    print(path, "status counts:", db.execute("SELECT status, COUNT(*) FROM measurements GROUP BY status").fetchall())
-    rows = db.execute("""SELECT v.op, d.backend, json_extract(v.params, '$.origin'), COUNT(DISTINCT v.id),
-                         MIN(CASE WHEN m.purpose = 'remeasure' THEN m.kernel_ms END), MIN(m.kernel_ms)
-                         FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN devices d ON d.id = m.device_id
-                         WHERE m.status = 'ok' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3""").fetchall()
-    for r in rows: print("  op, backend, origin, variants, best re-measured ms, best search ms:", r)
+  varex best --db "$udb" --op-dir "$ops"
+  python3 - "$udb" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+print("status counts:", db.execute("SELECT v.op, d.backend, m.status, COUNT(*) FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN devices d ON d.id = m.device_id GROUP BY 1, 2, 3").fetchall())
+for r in db.execute("""SELECT v.op, d.backend, COUNT(DISTINCT v.id), MIN(m.kernel_ms), MAX(m.gbps), MAX(m.probe_fraction)
+                       FROM measurements m JOIN variants v ON v.id = m.variant_id JOIN devices d ON d.id = m.device_id
+                       WHERE m.status = 'ok' GROUP BY 1, 2 ORDER BY 1, 2"""):
+    print("  op, backend, verified variants, best ms, best GB/s, of probe:", r)
 PY
 }
 

@@ -603,6 +603,38 @@ TEST(UserOperators, KernelTunersSpaceIsADeclarationAndItsCacheAReplayedSweep) {
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("not a Kernel Tuner cache file: no 'cache' object"), std::string::npos) << r.err;
   EXPECT_EQ(test::count_where(imported, "SELECT COUNT(*) FROM sessions"), 1);
+  // Merged into another database with its rows, once however often it is merged.
+  const std::string merged = test::scratch_dir("user-op-kt-merged-db") + ".db";
+  fs::remove(merged);
+  for (int twice = 0; twice < 2; ++twice) {
+    r = test::run_varex({"merge", "--into", merged, imported});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  EXPECT_EQ(test::count_where(merged, "SELECT COUNT(*) FROM imported_measurements"), 16);
+  EXPECT_EQ(test::count_where(merged, "SELECT COUNT(*) FROM sessions"), 1);
+}
+
+// A cache Kernel Tuner 1.5.0 wrote (examples/kernel-tuner/reduce_kt/run_kt.py, on PoCL through pyopencl) over
+// the space of its own tune_params dump: imported whole as a sweep, replayed by every strategy.
+TEST(UserOperators, ACacheKernelTunerWroteIsImportedAndReplayed) {
+  const fs::path dir = fs::path(VAREX_SOURCE_DIR) / "examples/kernel-tuner";
+  const std::string db = test::scratch_dir("user-op-kt-real-db") + ".db";
+  fs::remove(db);
+  auto r =
+      test::run_varex({"import", "--op-dir", dir.string(), "--format", "kt-cache",
+                       (dir / "reduce_kt/cache.json").string(), "--op", "reduce_kt", "--db", db, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto summary = nlohmann::json::parse(r.out);
+  EXPECT_EQ(summary.at("rows"), 100000);
+  EXPECT_EQ(summary.at("ok"), 45);  // 5 blocks x 5 ept x 2 reductions, less the 5 the restriction refuses
+  EXPECT_EQ(summary.at("outside_the_space"), 0);
+  EXPECT_EQ(summary.at("device"), "pthread-skylake-avx512-AMD EPYC");
+  r = test::run_varex(
+      {"tuner-bench", "--op-dir", dir.string(), "--db", db, "--op", "reduce_kt", "--seeds", "2", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto bench = nlohmann::json::parse(r.out);
+  EXPECT_EQ(bench.at("sweeps").at(0).at("variants"), 45) << bench.at("sweeps").dump();
+  EXPECT_FALSE(bench.at("cost_to_5pct").empty());
 }
 
 TEST(UserOperators, VarexOpPathFindsTheOperatorsOfADirectory) {

@@ -236,7 +236,9 @@ std::optional<ContractDecl> SelectionOperator::contract() const {
   return ContractDecl{
       {"column", "bitmap"},
       {"rows", "capacity", "lo", "hi", "negate"},
-      "column: the rows' int32 values, then zeros up to capacity (a multiple of 32 rows at least); bitmap: "
+      "column: the rows' int32 values, then zeros up to capacity (at least rows: a multiple of 32 rows and "
+      "more "
+      "in varex's runs, rows on an application's column in the runtime library); bitmap: "
       "bit r % 32 of 32-bit word r / 32 is set where row r matches, that is where lo <= value <= hi is "
       "true, or false with negate = 1; every word that holds a row is written, the bits past the last row "
       "are not compared"};
