@@ -161,8 +161,9 @@ TEST(UserOperators, BadDeclarationsAreRefusedInOneLine) {
                  "'block' is declared twice");
   expect_refused(example_copy("builtin", [](auto& d) { d["name"] = "selection"; }),
                  "'selection' is an operator already");
-  expect_refused(example_copy("no-contract", [](auto& d) { d["contract"] = "sort"; }),
-                 "'contract': no built-in operator 'sort' offers one (those that do: hashjoin, selection)");
+  expect_refused(
+      example_copy("no-contract", [](auto& d) { d["contract"] = "sort"; }),
+      "'contract': no built-in operator 'sort' offers one (those that do: groupby, hashjoin, selection)");
   expect_refused(example_copy("contract-inputs", [](auto& d) { d["contract"] = "selection"; }),
                  "'inputs': an operator with a contract has selection's");
   expect_refused(example_copy(
@@ -612,6 +613,66 @@ TEST(UserOperators, KernelTunersSpaceIsADeclarationAndItsCacheAReplayedSweep) {
   }
   EXPECT_EQ(test::count_where(merged, "SELECT COUNT(*) FROM imported_measurements"), 16);
   EXPECT_EQ(test::count_where(merged, "SELECT COUNT(*) FROM sessions"), 1);
+}
+
+// The user's group-by on groupby's workloads: generated keys (uniform and Zipf) and a file whose keys include
+// the table's EMPTY word and both ends of int32, every user variant verified by groupby's own check; a copy
+// that misses the least value where ept is 8 is a wrong result there and never best.
+TEST(UserOperators, AGroupByWithTheGroupBysContractVerifiesAndAWrongOneIsNeverBest) {
+  const fs::path dir = example_copy(
+      "contract-groupby", [](nlohmann::json&) {}, "my_group_by");
+  const std::string file = (dir / "pairs.txt").string();
+  {
+    std::ofstream out(file);
+    const std::int64_t keys[] = {-2147483648LL, 2147483647, 0, -1, 7};
+    for (int i = 0; i < 3001; ++i)
+      out << (i % 3 == 0 ? i % 11 : keys[(i * 7) % 5]) << "," << (i * 7919) % 4001 - 2000 << "\n";
+  }
+  const std::string db = test::scratch_dir("user-op-contract-groupby-db") + ".db";
+  fs::remove(db);
+  const std::vector<std::vector<std::string>> workloads{
+      {"--rows", "5003", "--distinct", "97"},
+      {"--rows", "4096", "--distinct", "1000", "--zipf", "1"},
+      {"--input", file}};
+  for (const auto& workload : workloads) {
+    std::vector<std::string> args{"sweep",       "--op-dir", dir.string(), "--op",  "my_group_by",
+                                  "--device",    "ocl:0:0",  "--db",       db,      "--set",
+                                  "origin=user", "--set",    "block=128",  "--set", "fill=25,75",
+                                  "--max-reps",  "1",        "--quiet"};
+    args.insert(args.end(), workload.begin(), workload.end());
+    const auto r = test::run_varex(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  // 2 fills x 4 ept, at each of the three workloads.
+  EXPECT_EQ(
+      test::count_where(db,
+                        "SELECT COUNT(*) FROM (SELECT DISTINCT variant_id, workload_id FROM measurements "
+                        "WHERE status = 'ok')"),
+      3 * 8);
+  EXPECT_EQ(test::count_where(db, "SELECT COUNT(*) FROM measurements WHERE status != 'ok'"), 0);
+
+  const fs::path wrong = example_copy(
+      "contract-groupby-wrong", [](nlohmann::json&) {}, "my_group_by");
+  std::string kernel = test::slurp((wrong / "my_group_by.cl").string());
+  const std::string right = "atomic_min_i32(&mins[g], value);";
+  ASSERT_NE(kernel.find(right), std::string::npos);
+  kernel.replace(kernel.find(right), right.size(),
+                 "if (ept != 8 || value > -1000) atomic_min_i32(&mins[g], value);");
+  std::ofstream((wrong / "my_group_by.cl").string()) << kernel;
+  const std::string wrong_db = test::scratch_dir("user-op-contract-groupby-wrong-db") + ".db";
+  fs::remove(wrong_db);
+  auto r = test::run_varex({"tune",    "--op-dir",   wrong.string(), "--op",     "my_group_by", "--rows",
+                            "5003",    "--distinct", "97",           "--device", "ocl:0:0",     "--db",
+                            wrong_db,  "--set",      "origin=user",  "--set",    "block=128",   "--set",
+                            "fill=50", "--budget",   "100%",         "--quiet"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(test::count_where(wrong_db,
+                              "SELECT COUNT(DISTINCT variant_id) FROM measurements WHERE status = "
+                              "'wrong_result'"),
+            1);
+  r = test::run_varex({"best", "--op-dir", wrong.string(), "--db", wrong_db, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(nlohmann::json::parse(r.out).at(0).at("params").at("ept"), 8) << r.out;
 }
 
 // A cache Kernel Tuner 1.5.0 wrote (examples/kernel-tuner/reduce_kt/run_kt.py, on PoCL through pyopencl) over

@@ -305,6 +305,31 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
 
   Digest reference() const override { return out_->reference(); }
   std::uint64_t bytes_moved() const override { return rows_ * 8 + out_->bytes_written(); }
+
+  std::optional<ContractBuffers> contract_buffers() override {
+    if (!contract_groups_) {
+      contract_groups_ = engine_.allocate(4);
+      contract_host_ = engine_.allocate_host(4);
+    }
+    GroupsOutput& out = *out_;
+    ContractBuffers c;
+    c.buffers = {{"keys", keys_in_.get()},        {"values", values_in_.get()},
+                 {"group_keys", &out.keys()},     {"counts", &out.counts()},
+                 {"sums", &out.sums()},           {"mins", &out.mins()},
+                 {"maxs", &out.maxs()},           {"extents", &out.extents()},
+                 {"group_ids", &out.group_ids()}, {"groups", contract_groups_.get()}};
+    c.scalars = {{"rows", static_cast<std::int64_t>(rows_)},
+                 {"capacity", static_cast<std::int64_t>(group_capacity_)}};
+    c.zeroed = {contract_groups_.get()};
+    c.finish = [this] {
+      engine_.download(*contract_host_, *contract_groups_, 4)->elapsed_ms();
+      std::uint32_t groups = 0;
+      std::memcpy(&groups, contract_host_->data(), 4);
+      out_->set_count(groups);
+      return true;  // more groups than the reference's do not verify
+    };
+    return c;
+  }
   std::uint64_t working_set_bytes() const override {
     return rows_ * 12 + table_for(rows_, 50).slots() * 8 + out_->groups() * 28;
   }
@@ -325,8 +350,10 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0;
   std::unique_ptr<HostBuffer> host_keys_, host_values_;
   std::unique_ptr<DeviceBuffer> keys_in_, values_in_;
-  std::unique_ptr<GroupByKernels> kernels_;  // after keys_in_ and values_in_, which it reads
-  std::unique_ptr<GroupsOutput> out_;        // after host_keys_, which it reads
+  std::unique_ptr<GroupByKernels> kernels_;        // after keys_in_ and values_in_, which it reads
+  std::unique_ptr<GroupsOutput> out_;              // after host_keys_, which it reads
+  std::unique_ptr<DeviceBuffer> contract_groups_;  // the groups another kernel counts (contract_buffers)
+  std::unique_ptr<HostBuffer> contract_host_;
   double h2d_ms_ = 0;
 };
 
@@ -335,7 +362,11 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
 // The groups are allocated for the worst case, every row its own group, and handed over.
 class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
  public:
-  GroupByBound(Engine& engine, const Binding& binding) : VariantRun(engine, "hash"), rows_(binding.rows[0]) {
+  GroupByBound(Engine& engine, const Binding& binding)
+      : VariantRun(engine, "hash"),
+        keys_in_(*binding.inputs[0]),
+        values_in_(*binding.inputs[1]),
+        rows_(binding.rows[0]) {
     if (binding.rows[1] != rows_) {
       throw UsageError("groupby's keys and values need the same rows, got " + std::to_string(rows_) +
                        " and " + std::to_string(binding.rows[1]));
@@ -375,6 +406,41 @@ class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
     return result;
   }
 
+  // The group arrays hold a group per row, the most there can be.
+  std::optional<ContractBuffers> contract_buffers() override {
+    allocate_groups();
+    if (!contract_groups_) {
+      contract_groups_ = engine_.allocate(4);
+      contract_host_ = engine_.allocate_host(4);
+    }
+    ContractBuffers c;
+    // The caller's columns are only read.
+    c.buffers = {{"keys", const_cast<DeviceBuffer*>(&keys_in_)},
+                 {"values", const_cast<DeviceBuffer*>(&values_in_)},
+                 {"group_keys", keys_.get()},
+                 {"counts", counts_.get()},
+                 {"sums", sums_.get()},
+                 {"mins", mins_.get()},
+                 {"maxs", maxs_.get()},
+                 {"extents", extents_.get()},
+                 {"group_ids", group_ids_.get()},
+                 {"groups", contract_groups_.get()}};
+    c.scalars = {{"rows", static_cast<std::int64_t>(rows_)},
+                 {"capacity", static_cast<std::int64_t>(group_capacity_)}};
+    c.zeroed = {contract_groups_.get()};
+    c.finish = [this] {
+      engine_.download(*contract_host_, *contract_groups_, 4)->elapsed_ms();
+      std::uint32_t groups = 0;
+      std::memcpy(&groups, contract_host_->data(), 4);
+      if (groups > rows_)
+        throw LaunchError("the user's group-by counted " + std::to_string(groups) + " groups in " +
+                          std::to_string(rows_) + " rows");
+      groups_ = groups;
+      return true;
+    };
+    return c;
+  }
+
  private:
   GroupByVariant decode(const variants::Params& params) const override {
     return GroupByVariant(params, engine_.device());
@@ -401,10 +467,14 @@ class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
     mark_slack_rows(engine_, *group_ids_, rows_, row_capacity_, group_capacity_);
   }
 
+  const DeviceBuffer& keys_in_;
+  const DeviceBuffer& values_in_;
   std::uint64_t rows_;
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0, groups_ = 0;
   std::unique_ptr<GroupByKernels> kernels_;
   std::unique_ptr<DeviceBuffer> keys_, counts_, sums_, mins_, maxs_, extents_, group_ids_;
+  std::unique_ptr<DeviceBuffer> contract_groups_;  // the groups another kernel counts (contract_buffers)
+  std::unique_ptr<HostBuffer> contract_host_;
 };
 
 // One thread's groups: open addressing over the keys it owns.
@@ -570,6 +640,18 @@ DeviceFootprint GroupByOperator::footprint(const datasets::WorkloadSpec& spec, c
   // Keys, values and group ids; the table, its ids and extents; the groups; the partitioned aggregation's
   // (group id, value) pairs.
   return {rows * 20 + slots * 12 + groups * 28, std::max({rows * 4, slots * 4, groups * 8})};
+}
+
+std::optional<ContractDecl> GroupByOperator::contract() const {
+  return ContractDecl{
+      {"keys", "values", "group_keys", "counts", "sums", "mins", "maxs", "extents", "group_ids", "groups"},
+      {"rows", "capacity"},
+      "keys, values: the rows' int32 key and value (rows of each); groups: a uint32, 0 before each run, that "
+      "the kernels leave holding the number of distinct keys; group g (below groups, in any order) is one "
+      "key: group_keys[g] its key (int32), counts[g] its rows (uint32), sums[g] the sum of their values "
+      "(int64), mins[g] and maxs[g] their least and greatest value (int32), extents[g] one row of the key "
+      "(uint32); group_ids[r] is row r's group (uint32); the group arrays hold capacity groups (at least "
+      "the distinct keys)"};
 }
 
 std::unique_ptr<PreparedRun> GroupByOperator::prepare(Engine& engine,

@@ -50,6 +50,7 @@ class GroupByOperator final : public Operator {
   std::string kernel_family() const override { return "hash"; }
   variants::Space space(const variants::SpaceContext& context) const override;
   Defines defines(const variants::Params& params, const DeviceInfo& device) const override;
+  std::optional<ContractDecl> contract() const override;
   WorkloadDecl declaration() const override;
   datasets::WorkloadSpec workload(const WorkloadOptions& options) const override;
   DeviceFootprint footprint(const datasets::WorkloadSpec& spec, const DeviceInfo& device) const override;

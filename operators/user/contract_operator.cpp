@@ -88,7 +88,10 @@ class ContractBound final : public harness::BoundRun {
     ExecutionTimes times;
     for (int attempt = 0; attempt < 2; ++attempt) {
       auto contract = base_->contract_buffers();
-      if (!contract) throw std::logic_error(op_.declared().contract + "'s bound run hands over no buffers");
+      if (!contract)
+        throw UsageError(op_.name() + ": the runtime library does not yet run a user's kernels with " +
+                         op_.declared().contract + "'s contract (" + op_.declared().contract +
+                         "'s own variants run there: origin=varex)");
       // Sized first and assigned: g++ 12 at -O2 takes a vector of variants grown by push_back for a read of
       // an uninitialised string (-Wmaybe-uninitialized).
       const std::vector<std::string>& names = op_.declared().workload_names;

@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <varex/runtime.hpp>
 #include <vector>
 
@@ -316,8 +318,8 @@ std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs_of(const varex::Resul
   return pairs;
 }
 
-// User operators with a built-in's contract (examples/user-operators/my_hash_join, my_selection) on the
-// application's buffers as the built-ins take them: the user's kernels by default, the built-in's own
+// User operators with a built-in's contract (examples/user-operators/my_hash_join, my_group_by, my_selection)
+// on the application's buffers as the built-ins take them: the user's kernels by default, the built-in's own
 // variant where the call pins origin=varex, the same results. Duplicate build keys give more pairs than
 // probe rows, more than the first arrays hold: the user's kernels run again on grown ones.
 TEST(Runtime, UserKernelsWithABuiltInsContractRunOnTheApplicationsBuffers) {
@@ -343,6 +345,38 @@ TEST(Runtime, UserKernelsWithABuiltInsContractRunOnTheApplicationsBuffers) {
   rt.override_parameters("my_hash_join", {{"origin", "varex"}});
   EXPECT_EQ(pairs_of(rt.run("my_hash_join", {b, p})), want);
   EXPECT_EQ(rt.last_choice().params.at("origin"), "varex");
+
+  // The group-by's groups, (key, count, sum, min, max) sorted, by the user's kernels and by varex's.
+  std::vector<std::int32_t> keys = random_column(7001, 11), values = random_column(7001, 12);
+  for (auto& k : keys) k = static_cast<std::int32_t>(static_cast<std::uint32_t>(k) % 300) - 150;
+  keys[5] = std::numeric_limits<std::int32_t>::min();
+  std::map<std::int32_t, std::tuple<std::uint32_t, std::int64_t, std::int32_t, std::int32_t>> expected;
+  for (std::size_t r = 0; r < keys.size(); ++r) {
+    auto [it, fresh] = expected.try_emplace(keys[r], 0, 0, values[r], values[r]);
+    auto& [count, sum, lo, hi] = it->second;
+    ++count;
+    sum += values[r];
+    lo = std::min(lo, values[r]);
+    hi = std::max(hi, values[r]);
+  }
+  const varex::Input k = app.column(keys), v = app.column(values);
+  for (const std::string origin : {"user", "varex"}) {
+    rt.override_parameters("my_group_by", {{"origin", origin}});
+    const varex::Result groups = rt.run("my_group_by", {k, v});
+    ASSERT_EQ(groups.rows(), expected.size()) << origin;
+    const std::size_t n = groups.rows();
+    std::vector<std::int32_t> gk(n), lo(n), hi(n);
+    std::vector<std::uint32_t> counts(n);
+    std::vector<std::int64_t> sums(n);
+    groups.download(gk.data(), n * 4, 0);
+    groups.download(counts.data(), n * 4, 1);
+    groups.download(sums.data(), n * 8, 2);
+    groups.download(lo.data(), n * 4, 3);
+    groups.download(hi.data(), n * 4, 4);
+    std::map<std::int32_t, std::tuple<std::uint32_t, std::int64_t, std::int32_t, std::int32_t>> got;
+    for (std::size_t g = 0; g < n; ++g) got[gk[g]] = {counts[g], sums[g], lo[g], hi[g]};
+    EXPECT_EQ(got, expected) << origin;
+  }
 
   const auto column = random_column(10007, 9);
   const varex::Input c = app.column(column);
