@@ -1,6 +1,7 @@
 #include "results/import.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <numeric>
 #include <sstream>
@@ -124,6 +125,31 @@ ImportedRecords read_kt_cache(const std::string& path) {
   return out;
 }
 
+// Milliseconds per unit of a T4 result's times. The schema says seconds, and varex's export writes them;
+// Kernel Tuner (1.5) writes milliseconds. Where the result also has a 'time' measurement with its unit, the
+// runtimes are read in whichever of the two puts their median nearer to it; else in seconds.
+double t4_ms_per_unit(const json& result, const json& times) {
+  std::vector<double> runtimes;
+  if (times.contains("runtimes") && times["runtimes"].is_array()) {
+    for (const json& t : times["runtimes"]) {
+      if (t.is_number() && t.get<double>() > 0) runtimes.push_back(t.get<double>());
+    }
+  }
+  if (runtimes.empty() || !result.contains("measurements") || !result["measurements"].is_array()) return 1e3;
+  for (const json& x : result["measurements"]) {
+    if (!x.is_object() || x.value("name", "") != "time" || !x.contains("value") || !x["value"].is_number())
+      continue;
+    const std::string unit = x.value("unit", "ms");
+    const double time_ms = x["value"].get<double>() * (unit == "s" ? 1e3 : unit == "us" ? 1e-3 : 1.0);
+    if (!(time_ms > 0)) break;
+    std::nth_element(runtimes.begin(), runtimes.begin() + static_cast<std::ptrdiff_t>(runtimes.size() / 2),
+                     runtimes.end());
+    const double median = runtimes[runtimes.size() / 2];
+    return std::fabs(std::log(median / time_ms)) < std::fabs(std::log(median * 1e3 / time_ms)) ? 1.0 : 1e3;
+  }
+  return 1e3;
+}
+
 ImportedRecords read_t4(const std::string& path) {
   const json doc = parse(path, slurp(path), false);
   if (!doc.is_object() || !doc.contains("results") || !doc["results"].is_array())
@@ -136,15 +162,16 @@ ImportedRecords read_t4(const std::string& path) {
     ImportedMeasurement m;
     m.configuration = r["configuration"];
     const json times = r.value("times", json::object());
-    std::vector<double> samples;  // runtimes are in seconds
+    const double ms = t4_ms_per_unit(r, times);
+    std::vector<double> samples;
     if (times.contains("runtimes") && times["runtimes"].is_array()) {
       for (const json& t : times["runtimes"]) {
-        if (t.is_number()) samples.push_back(t.get<double>() * 1e3);
+        if (t.is_number()) samples.push_back(t.get<double>() * ms);
       }
     }
-    const double compile_ms = number_or(times, "compilation_time", number_or(times, "compilation", 0)) * 1e3;
+    const double compile_ms = number_or(times, "compilation_time", number_or(times, "compilation", 0)) * ms;
     const double wall_ms = compile_ms + std::accumulate(samples.begin(), samples.end(), 0.0) +
-                           (number_or(times, "framework", 0) + number_or(times, "validation", 0)) * 1e3;
+                           (number_or(times, "framework", 0) + number_or(times, "validation", 0)) * ms;
     // The time measurement, where the runtimes are missing.
     if (samples.empty() && r.contains("measurements") && r["measurements"].is_array()) {
       for (const json& x : r["measurements"]) {

@@ -111,7 +111,8 @@
 #              swept on cuda:0 at 2^26 rows beside reduce_sum's OpenCL C over the portable header, and offered
 #              `--device gpu` (its OpenCL devices left out); the float stencil (diffusion, 4096 x 4096) swept on
 #              cuda:0 and ocl:1:0, each verified against its C reference in a shared library (built here
-#              into .carry/refs by scripts/carry.sh)
+#              into .carry/refs by scripts/carry.sh); my_group_by (groupby's contract) at 2^26 rows of 2^16
+#              keys on both: the user's variants swept, then a USER_BUDGET (default 30s) tune of both sides
 #   gov32_count  issue 32: Govindaraju's sec. 5.11 on 1 M records of 4 uniform attributes: the COUNT of the
 #              filters of 5.5-5.7 by `varex run` (kernel, download) on each device against the filter's
 #              bitmap, and through the runtime library on the application's CUDA buffers, timed on the host
@@ -997,7 +998,15 @@ part_user51() {
     varex sweep --op-dir "$ops" --op diffusion --rows 4096 --width 4096 --device "$d" --db "$udb" --quiet --json \
       > "$files/user51_diffusion_sweep_${d//:/_}.json"
   done
+  for d in ${USER_DEVICES:-cuda:0 ocl:1:0}; do
+    step "my_group_by (a user's group-by with groupby's contract) on $d, 2^26 rows, 2^16 keys: the user's variants swept, then a ${USER_BUDGET:-30s} tune of both"
+    varex sweep --op-dir "$ops" --op my_group_by --rows 2^26 --distinct 65536 --device "$d" --db "$udb" \
+      --set origin=user --quiet --json > "$files/user51_group_by_sweep_${d//:/_}.json"
+    varex tune --op-dir "$ops" --op my_group_by --rows 2^26 --distinct 65536 --device "$d" --db "${udb%.db}_tune.db" \
+      --budget "${USER_BUDGET:-30s}" --quiet --json > "$files/user51_group_by_tune_${d//:/_}.json"
+  done
   varex best --db "$udb" --op-dir "$ops"
+  varex best --db "${udb%.db}_tune.db" --op-dir "$ops"
   python3 - "$udb" <<'PY'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])

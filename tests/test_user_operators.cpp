@@ -696,6 +696,22 @@ TEST(UserOperators, ACacheKernelTunerWroteIsImportedAndReplayed) {
   const auto bench = nlohmann::json::parse(r.out);
   EXPECT_EQ(bench.at("sweeps").at(0).at("variants"), 45) << bench.at("sweeps").dump();
   EXPECT_FALSE(bench.at("cost_to_5pct").empty());
+
+  // The same run's results as Kernel Tuner stores them in T4 (its times in milliseconds, where the schema
+  // says seconds): the same 45 configurations and the same optimum.
+  const std::string t4_db = test::scratch_dir("user-op-kt-real-t4-db") + ".db";
+  fs::remove(t4_db);
+  r = test::run_varex({"import", "--op-dir", dir.string(), "--format", "t4",
+                       (dir / "reduce_kt/t4_results.json").string(), "--op", "reduce_kt", "--rows", "100000",
+                       "--db", t4_db, "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out).at("ok"), 45);
+  r = test::run_varex({"tuner-bench", "--op-dir", dir.string(), "--db", t4_db, "--op", "reduce_kt", "--seeds",
+                       "1", "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const double t4_optimum = nlohmann::json::parse(r.out).at("sweeps").at(0).at("optimum_ms").get<double>();
+  const double cache_optimum = bench.at("sweeps").at(0).at("optimum_ms").get<double>();
+  EXPECT_NEAR(t4_optimum, cache_optimum, 0.02 * cache_optimum);
 }
 
 TEST(UserOperators, VarexOpPathFindsTheOperatorsOfADirectory) {
