@@ -37,6 +37,31 @@ class CudaCompile : public testing::TestWithParam<std::string> {};
 // every variant of each new kernel class (docs/RESULTS.md).
 constexpr std::size_t kExhaustiveParts = 24;
 
+// Builds every compile-time variant of `space` with NVRTC, or a pairwise covering of their compile-time
+// values where there are more than kExhaustiveParts; a failure names the operator and the variant. Returns
+// how many it built.
+std::size_t expect_variants_build(const Operator& op, const variants::Space& space,
+                                  const DeviceInfo& device) {
+  std::vector<variants::Params> points = space.compile_parts();
+  if (points.size() > kExhaustiveParts) {
+    std::vector<std::string> knobs;
+    for (const auto& t : space.tunables()) {
+      if (t.kind == variants::TunableKind::Compile) knobs.push_back(t.name);
+    }
+    points = test::pairwise(points, knobs);
+  }
+  for (const auto& params : points) {
+    try {
+      EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, op.kernel_family()),
+                                     op.defines(params, device), device.arch),
+                0u);
+    } catch (const CompileError& e) {
+      ADD_FAILURE() << op.name() << " " << variants::describe(space.compile_part(params)) << ": " << e.what();
+    }
+  }
+  return points.size();
+}
+
 TEST_P(CudaCompile, CompileVariantsBuildWithNvrtc) {
   DeviceInfo h100;
   h100.id = "cuda:0";
@@ -50,24 +75,7 @@ TEST_P(CudaCompile, CompileVariantsBuildWithNvrtc) {
   if (op.defines(space.defaults(), h100).empty())
     GTEST_SKIP() << op.name()
                  << " specialises its kernels while it runs: its own tests build them with NVRTC";
-  std::vector<variants::Params> points = space.compile_parts();
-  if (points.size() > kExhaustiveParts) {
-    std::vector<std::string> knobs;
-    for (const auto& t : space.tunables()) {
-      if (t.kind == variants::TunableKind::Compile) knobs.push_back(t.name);
-    }
-    points = test::pairwise(points, knobs);
-  }
-  for (const auto& params : points) {
-    try {
-      EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, op.kernel_family()),
-                                     op.defines(params, h100), h100.arch),
-                0u);
-    } catch (const CompileError& e) {
-      ADD_FAILURE() << op.name() << " " << variants::describe(space.compile_part(params)) << ": " << e.what();
-    }
-  }
-  EXPECT_FALSE(points.empty()) << op.name();
+  EXPECT_GT(expect_variants_build(op, space, h100), 0u) << op.name();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cuda, CudaCompile, testing::ValuesIn(test::operator_names()),
@@ -103,23 +111,7 @@ TEST(Cuda, UserOperatorExamplesBuildWithNvrtc) {
         contract ? variants::Space(op->name(), operators::user::user_tunables(contract->declared()),
                                    operators::user::user_constraints(contract->declared(), h100))
                  : op->space({h100, 1 << 20});
-    std::vector<variants::Params> points = space.compile_parts();
-    if (points.size() > kExhaustiveParts) {
-      std::vector<std::string> knobs;
-      for (const auto& t : space.tunables()) {
-        if (t.kind == variants::TunableKind::Compile) knobs.push_back(t.name);
-      }
-      points = test::pairwise(points, knobs);
-    }
-    for (const variants::Params& params : points) {
-      try {
-        EXPECT_GT(compile_cuda_offline(kernel_source(Backend::Cuda, op->kernel_family()),
-                                       op->defines(params, h100), h100.arch),
-                  0u);
-      } catch (const CompileError& e) {
-        ADD_FAILURE() << op->name() << " " << variants::describe(params) << ": " << e.what();
-      }
-    }
+    EXPECT_GT(expect_variants_build(*op, space, h100), 0u) << op->name();
     built.insert(op->name());
   }
   EXPECT_TRUE(built.count("sum_cuda") && built.count("diffusion") && built.count("my_hash_join"))

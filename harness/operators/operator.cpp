@@ -58,6 +58,11 @@ std::uint64_t WorkloadOptions::seed() const {
   return static_cast<std::uint64_t>(v);
 }
 
+std::uint32_t ContractCounter::read() {
+  engine_.download(*host_, *device_, 4)->elapsed_ms();
+  return *host_->as<std::uint32_t>();
+}
+
 std::unique_ptr<BoundRun> Operator::bind(Engine&, const Binding&) const {
   throw UsageError("operator " + name() + " does not run on an application's buffers yet");
 }

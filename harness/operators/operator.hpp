@@ -45,6 +45,21 @@ struct ContractBuffers {
   std::function<bool()> finish;
 };
 
+// A count the kernels of a contract leave in one 32-bit device word (a join's pairs, a group-by's groups):
+// zeroed before them (name it in ContractBuffers::zeroed), read back after them.
+class ContractCounter {
+ public:
+  explicit ContractCounter(Engine& engine)
+      : engine_(engine), device_(engine.allocate(4)), host_(engine.allocate_host(4)) {}
+  DeviceBuffer& word() { return *device_; }
+  std::uint32_t read();
+
+ private:
+  Engine& engine_;
+  std::unique_ptr<DeviceBuffer> device_;
+  std::unique_ptr<HostBuffer> host_;
+};
+
 // A workload prepared on one device: inputs uploaded, the host reference computed, outputs allocated.
 class PreparedRun {
  public:

@@ -11,6 +11,7 @@ using harness::Binding;
 using harness::BoundRun;
 using harness::Collected;
 using harness::ContractBuffers;
+using harness::ContractCounter;
 using harness::ContractDecl;
 using harness::DeviceFootprint;
 using harness::ExecutionTimes;

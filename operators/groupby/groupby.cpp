@@ -95,6 +95,27 @@ struct GroupBuffers {
   std::uint64_t group_capacity;
 };
 
+// groupby's contract (GroupByOperator::contract) over a run's columns and group buffers; the caller says how
+// the count completes the result (ContractBuffers::finish). The columns are only read.
+ContractBuffers group_contract(const DeviceBuffer& keys, const DeviceBuffer& values, std::uint64_t rows,
+                               const GroupBuffers& out, ContractCounter& groups) {
+  ContractBuffers c;
+  c.buffers = {{"keys", const_cast<DeviceBuffer*>(&keys)},
+               {"values", const_cast<DeviceBuffer*>(&values)},
+               {"group_keys", &out.keys},
+               {"counts", &out.counts},
+               {"sums", &out.sums},
+               {"mins", &out.mins},
+               {"maxs", &out.maxs},
+               {"extents", &out.extents},
+               {"group_ids", &out.group_ids},
+               {"groups", &groups.word()}};
+  c.scalars = {{"rows", static_cast<std::int64_t>(rows)},
+               {"capacity", static_cast<std::int64_t>(out.group_capacity)}};
+  c.zeroed = {&groups.word()};
+  return c;
+}
+
 // The rows' group ids with the slack host padding runs the extents kernel over: the rows rounded up to the
 // device's largest work-group.
 std::uint64_t group_row_capacity(std::uint64_t rows, const DeviceInfo& device) {
@@ -307,25 +328,14 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
   std::uint64_t bytes_moved() const override { return rows_ * 8 + out_->bytes_written(); }
 
   std::optional<ContractBuffers> contract_buffers() override {
-    if (!contract_groups_) {
-      contract_groups_ = engine_.allocate(4);
-      contract_host_ = engine_.allocate_host(4);
-    }
+    if (!counter_) counter_ = std::make_unique<ContractCounter>(engine_);
     GroupsOutput& out = *out_;
-    ContractBuffers c;
-    c.buffers = {{"keys", keys_in_.get()},        {"values", values_in_.get()},
-                 {"group_keys", &out.keys()},     {"counts", &out.counts()},
-                 {"sums", &out.sums()},           {"mins", &out.mins()},
-                 {"maxs", &out.maxs()},           {"extents", &out.extents()},
-                 {"group_ids", &out.group_ids()}, {"groups", contract_groups_.get()}};
-    c.scalars = {{"rows", static_cast<std::int64_t>(rows_)},
-                 {"capacity", static_cast<std::int64_t>(group_capacity_)}};
-    c.zeroed = {contract_groups_.get()};
+    ContractBuffers c = group_contract(*keys_in_, *values_in_, rows_,
+                                       {out.keys(), out.counts(), out.sums(), out.mins(), out.maxs(),
+                                        out.extents(), out.group_ids(), group_capacity_},
+                                       *counter_);
     c.finish = [this] {
-      engine_.download(*contract_host_, *contract_groups_, 4)->elapsed_ms();
-      std::uint32_t groups = 0;
-      std::memcpy(&groups, contract_host_->data(), 4);
-      out_->set_count(groups);
+      out_->set_count(counter_->read());
       return true;  // more groups than the reference's do not verify
     };
     return c;
@@ -350,10 +360,9 @@ class GroupByRun final : public VariantRun<GroupByVariant> {
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0;
   std::unique_ptr<HostBuffer> host_keys_, host_values_;
   std::unique_ptr<DeviceBuffer> keys_in_, values_in_;
-  std::unique_ptr<GroupByKernels> kernels_;        // after keys_in_ and values_in_, which it reads
-  std::unique_ptr<GroupsOutput> out_;              // after host_keys_, which it reads
-  std::unique_ptr<DeviceBuffer> contract_groups_;  // the groups another kernel counts (contract_buffers)
-  std::unique_ptr<HostBuffer> contract_host_;
+  std::unique_ptr<GroupByKernels> kernels_;   // after keys_in_ and values_in_, which it reads
+  std::unique_ptr<GroupsOutput> out_;         // after host_keys_, which it reads
+  std::unique_ptr<ContractCounter> counter_;  // the groups another kernel counts (contract_buffers)
   double h2d_ms_ = 0;
 };
 
@@ -409,29 +418,12 @@ class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
   // The group arrays hold a group per row, the most there can be.
   std::optional<ContractBuffers> contract_buffers() override {
     allocate_groups();
-    if (!contract_groups_) {
-      contract_groups_ = engine_.allocate(4);
-      contract_host_ = engine_.allocate_host(4);
-    }
-    ContractBuffers c;
-    // The caller's columns are only read.
-    c.buffers = {{"keys", const_cast<DeviceBuffer*>(&keys_in_)},
-                 {"values", const_cast<DeviceBuffer*>(&values_in_)},
-                 {"group_keys", keys_.get()},
-                 {"counts", counts_.get()},
-                 {"sums", sums_.get()},
-                 {"mins", mins_.get()},
-                 {"maxs", maxs_.get()},
-                 {"extents", extents_.get()},
-                 {"group_ids", group_ids_.get()},
-                 {"groups", contract_groups_.get()}};
-    c.scalars = {{"rows", static_cast<std::int64_t>(rows_)},
-                 {"capacity", static_cast<std::int64_t>(group_capacity_)}};
-    c.zeroed = {contract_groups_.get()};
+    if (!counter_) counter_ = std::make_unique<ContractCounter>(engine_);
+    ContractBuffers c = group_contract(
+        keys_in_, values_in_, rows_,
+        {*keys_, *counts_, *sums_, *mins_, *maxs_, *extents_, *group_ids_, group_capacity_}, *counter_);
     c.finish = [this] {
-      engine_.download(*contract_host_, *contract_groups_, 4)->elapsed_ms();
-      std::uint32_t groups = 0;
-      std::memcpy(&groups, contract_host_->data(), 4);
+      const std::uint32_t groups = counter_->read();
       if (groups > rows_)
         throw LaunchError("the user's group-by counted " + std::to_string(groups) + " groups in " +
                           std::to_string(rows_) + " rows");
@@ -473,8 +465,7 @@ class GroupByBound final : public VariantRun<GroupByVariant, BoundRun> {
   std::uint64_t row_capacity_ = 0, group_capacity_ = 0, groups_ = 0;
   std::unique_ptr<GroupByKernels> kernels_;
   std::unique_ptr<DeviceBuffer> keys_, counts_, sums_, mins_, maxs_, extents_, group_ids_;
-  std::unique_ptr<DeviceBuffer> contract_groups_;  // the groups another kernel counts (contract_buffers)
-  std::unique_ptr<HostBuffer> contract_host_;
+  std::unique_ptr<ContractCounter> counter_;  // the groups another kernel counts (contract_buffers)
 };
 
 // One thread's groups: open addressing over the keys it owns.

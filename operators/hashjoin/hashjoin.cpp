@@ -265,6 +265,24 @@ class OutputPairs final : public PairsTarget {
   PairsOutput& out_;
 };
 
+// The join's contract (HashJoinOperator::contract) over a run's keys and pair arrays; the caller says how its
+// count completes the result (ContractBuffers::finish). The keys are only read.
+ContractBuffers join_contract(const DeviceBuffer& build, std::uint64_t build_rows, const DeviceBuffer& probe,
+                              std::uint64_t probe_rows, DeviceBuffer& left, DeviceBuffer& right,
+                              std::uint64_t capacity, ContractCounter& count) {
+  ContractBuffers c;
+  c.buffers = {{"build", const_cast<DeviceBuffer*>(&build)},
+               {"probe", const_cast<DeviceBuffer*>(&probe)},
+               {"left", &left},
+               {"right", &right},
+               {"count", &count.word()}};
+  c.scalars = {{"build_rows", static_cast<std::int64_t>(build_rows)},
+               {"probe_rows", static_cast<std::int64_t>(probe_rows)},
+               {"capacity", static_cast<std::int64_t>(capacity)}};
+  c.zeroed = {&count.word()};
+  return c;
+}
+
 class HashJoinRun final : public VariantRun<HashJoinVariant> {
  public:
   HashJoinRun(Engine& engine, const datasets::WorkloadSpec& spec) : VariantRun(engine, "hash") {
@@ -311,25 +329,11 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
   }
 
   std::optional<ContractBuffers> contract_buffers() override {
-    if (!contract_count_) {
-      contract_count_ = engine_.allocate(4);
-      contract_host_ = engine_.allocate_host(4);
-    }
-    ContractBuffers c;
-    c.buffers = {{"build", build_.get()},
-                 {"probe", probe_.get()},
-                 {"left", &pairs_->left_buffer()},
-                 {"right", &pairs_->right_buffer()},
-                 {"count", contract_count_.get()}};
-    c.scalars = {{"build_rows", static_cast<std::int64_t>(rows_)},
-                 {"probe_rows", static_cast<std::int64_t>(rows2_)},
-                 {"capacity", static_cast<std::int64_t>(pairs_->capacity())}};
-    c.zeroed = {contract_count_.get()};
+    if (!counter_) counter_ = std::make_unique<ContractCounter>(engine_);
+    ContractBuffers c = join_contract(*build_, rows_, *probe_, rows2_, pairs_->left_buffer(),
+                                      pairs_->right_buffer(), pairs_->capacity(), *counter_);
     c.finish = [this] {
-      engine_.download(*contract_host_, *contract_count_, 4)->elapsed_ms();
-      std::uint32_t pairs = 0;
-      std::memcpy(&pairs, contract_host_->data(), 4);
-      pairs_->set_count(pairs);
+      pairs_->set_count(counter_->read());
       return true;  // more pairs than the reference's do not verify
     };
     return c;
@@ -356,8 +360,7 @@ class HashJoinRun final : public VariantRun<HashJoinVariant> {
   std::unique_ptr<JoinKernels> kernels_;  // after build_ and probe_, which it reads
   std::unique_ptr<PairsOutput> pairs_;
   std::unique_ptr<OutputPairs> target_;
-  std::unique_ptr<DeviceBuffer> contract_count_;  // the pairs another kernel counts (contract_buffers)
-  std::unique_ptr<HostBuffer> contract_host_;
+  std::unique_ptr<ContractCounter> counter_;  // the pairs another kernel counts (contract_buffers)
   double h2d_ms_ = 0;
 };
 
@@ -452,25 +455,11 @@ class HashJoinBound final : public VariantRun<HashJoinVariant, BoundRun> {
   // arrays grow to hold them and the kernels run again.
   std::optional<ContractBuffers> contract_buffers() override {
     pairs_.ensure();
-    if (!contract_count_) {
-      contract_count_ = engine_.allocate(4);
-      contract_host_ = engine_.allocate_host(4);
-    }
-    ContractBuffers c;
-    // The caller's keys are only read.
-    c.buffers = {{"build", const_cast<DeviceBuffer*>(&build_)},
-                 {"probe", const_cast<DeviceBuffer*>(&probe_)},
-                 {"left", &pairs_.left()},
-                 {"right", &pairs_.right()},
-                 {"count", contract_count_.get()}};
-    c.scalars = {{"build_rows", static_cast<std::int64_t>(rows_)},
-                 {"probe_rows", static_cast<std::int64_t>(rows2_)},
-                 {"capacity", static_cast<std::int64_t>(pairs_.capacity())}};
-    c.zeroed = {contract_count_.get()};
+    if (!counter_) counter_ = std::make_unique<ContractCounter>(engine_);
+    ContractBuffers c = join_contract(build_, rows_, probe_, rows2_, pairs_.left(), pairs_.right(),
+                                      pairs_.capacity(), *counter_);
     c.finish = [this] {
-      engine_.download(*contract_host_, *contract_count_, 4)->elapsed_ms();
-      std::uint32_t pairs = 0;
-      std::memcpy(&pairs, contract_host_->data(), 4);
+      const std::uint32_t pairs = counter_->read();
       const bool fitted = pairs <= pairs_.capacity();
       pairs_.count(pairs);
       return fitted;
@@ -497,8 +486,7 @@ class HashJoinBound final : public VariantRun<HashJoinVariant, BoundRun> {
   std::uint64_t rows_, rows2_;
   GrowingPairs pairs_;
   std::unique_ptr<JoinKernels> kernels_;
-  std::unique_ptr<DeviceBuffer> contract_count_;  // the pairs another kernel counts (contract_buffers)
-  std::unique_ptr<HostBuffer> contract_host_;
+  std::unique_ptr<ContractCounter> counter_;  // the pairs another kernel counts (contract_buffers)
 };
 
 JoinPlan hashjoin_plan_named(const std::string& plan) {
