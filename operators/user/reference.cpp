@@ -104,8 +104,9 @@ void* reference_function(const Declaration& d) {
   void* handle = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) {
     const char* why = ::dlerror();
-    throw UsageError(where(d) + "'reference.library': cannot load " + library.string() + ": " +
-                     (why ? why : "unknown error"));
+    throw UsageError(
+        where(d) + "'reference.library': cannot load " + library.string() + " (the user builds it, " +
+        "as a C reference's comment says: cc -O2 -shared -fPIC …): " + (why ? why : "unknown error"));
   }
   ::dlerror();
   void* f = ::dlsym(handle, d.reference.function.c_str());

@@ -67,10 +67,34 @@ std::vector<std::uint32_t> input_words(const UserOperator& op, const datasets::W
   return words;
 }
 
-class UserRun final : public harness::DecodedRun<UserVariant> {
+// What the prepared and the bound run share: the operator, its workload, its kernels, and a variant decoded
+// and compiled one way.
+template <class Run>
+class UserKernelsRun : public harness::DecodedRun<UserVariant, Run> {
+ protected:
+  UserKernelsRun(const UserOperator& op, Engine& engine, datasets::WorkloadSpec spec)
+      : op_(op),
+        engine_(engine),
+        spec_(std::move(spec)),
+        kernels_(engine, op.declared(), op.kernel_family()) {}
+
+  UserVariant decode(const variants::Params& params) const override {
+    return UserVariant(op_.declared(), params, op_.workload_values(spec_));
+  }
+  CompileInfo compile_variant(const UserVariant& variant) override {
+    return kernels_.compile(variant.defines);
+  }
+
+  const UserOperator& op_;
+  Engine& engine_;
+  datasets::WorkloadSpec spec_;
+  UserKernels kernels_;
+};
+
+class UserRun final : public UserKernelsRun<PreparedRun> {
  public:
   UserRun(const UserOperator& op, Engine& engine, const datasets::WorkloadSpec& spec)
-      : op_(op), engine_(engine), spec_(spec), kernels_(engine, op.declared(), op.kernel_family()) {
+      : UserKernelsRun(op, engine, spec) {
     const Declaration& d = op.declared();
     std::vector<std::vector<std::uint32_t>> inputs;
     for (std::size_t i = 0; i < d.inputs.size(); ++i) {
@@ -110,20 +134,10 @@ class UserRun final : public harness::DecodedRun<UserVariant> {
   std::uint64_t working_set_bytes() const override { return bytes_moved() + kernels_.scratch_bytes(); }
 
  private:
-  UserVariant decode(const variants::Params& params) const override {
-    return UserVariant(op_.declared(), params, op_.workload_values(spec_));
-  }
-  CompileInfo compile_variant(const UserVariant& variant) override {
-    return kernels_.compile(variant.defines);
-  }
   ExecutionTimes execute_variant(const UserVariant& variant) override {
     return kernels_.execute(variant, buffers_, clears_);
   }
 
-  const UserOperator& op_;
-  Engine& engine_;
-  datasets::WorkloadSpec spec_;
-  UserKernels kernels_;
   std::vector<std::unique_ptr<HostBuffer>> host_;
   std::vector<std::unique_ptr<DeviceBuffer>> device_;
   std::unique_ptr<UserOutputs> out_;
@@ -136,15 +150,11 @@ class UserRun final : public harness::DecodedRun<UserVariant> {
 // On an application's buffers (the runtime library): the inputs in the declared order, each holding its
 // elements for the first input's rows (the parameters at their defaults); the outputs the run's own, one
 // buffer each in the declared order, handed over after each execution.
-class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
+class UserBound final : public UserKernelsRun<BoundRun> {
  public:
   UserBound(const UserOperator& op, Engine& engine, const Binding& binding)
-      : op_(op), engine_(engine), kernels_(engine, op.declared(), op.kernel_family()) {
-    harness::check_binding(op, binding);
+      : UserKernelsRun(op, engine, bound_workload(op, binding)) {
     const Declaration& d = op.declared();
-    harness::WorkloadOptions options;
-    options.flags["rows"] = std::to_string(binding.rows[0]);
-    spec_ = op.workload(options);
     for (std::size_t i = 0; i < d.inputs.size(); ++i) {
       const std::uint64_t bytes = op.elements(d.inputs[i], spec_) * 4;
       if (binding.inputs[i]->bytes() < bytes)
@@ -168,12 +178,14 @@ class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
   }
 
  private:
-  UserVariant decode(const variants::Params& params) const override {
-    return UserVariant(op_.declared(), params, op_.workload_values(spec_));
+  // The workload a call on `binding` stands for: the first input's rows, the parameters at their defaults.
+  static datasets::WorkloadSpec bound_workload(const UserOperator& op, const Binding& binding) {
+    harness::check_binding(op, binding);
+    harness::WorkloadOptions options;
+    options.flags["rows"] = std::to_string(binding.rows[0]);
+    return op.workload(options);
   }
-  CompileInfo compile_variant(const UserVariant& variant) override {
-    return kernels_.compile(variant.defines);
-  }
+
   ExecutionTimes execute_variant(const UserVariant& variant) override {
     fresh_outputs();
     std::vector<Clear> clears;
@@ -192,10 +204,6 @@ class UserBound final : public harness::DecodedRun<UserVariant, BoundRun> {
     }
   }
 
-  const UserOperator& op_;
-  Engine& engine_;
-  datasets::WorkloadSpec spec_;
-  UserKernels kernels_;
   std::map<std::string, DeviceBuffer*> buffers_;
   std::vector<std::unique_ptr<DeviceBuffer>> out_;
   std::vector<std::uint64_t> out_elements_;

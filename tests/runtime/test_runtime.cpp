@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -174,6 +175,48 @@ TEST(Runtime, AUserOperatorFromItsDirectoryRunsTheVariantItsProfileNames) {
   EXPECT_EQ(sum_of(rt.run("reduce_sum", {input})), expected);
   EXPECT_EQ(rt.last_choice().variant, chosen.variant) << rt.last_choice().note;
   EXPECT_EQ(rt.last_choice().level, varex::profile::Level::ExactDevice);
+  ::unsetenv("VAREX_OP_PATH");
+}
+
+// A user operator with two outputs, as docs/USER-OPERATORS.md declares one: the result holds one buffer per
+// output in the declared order, on an odd row count and on one row.
+TEST(Runtime, AUserOperatorsOutputsAreTheResultsBuffersInTheirOrder) {
+  const std::string dir = testing::TempDir() + "runtime-minmax";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/minmax.cl") << R"(#include "common/portable.h"
+KERNEL void minmax(CONSTANT_PTR int* RESTRICT v, GLOBAL int* RESTRICT lo, GLOBAL int* RESTRICT hi, uint n) {
+  int a = 2147483647, b = -2147483647 - 1;
+  for (uint i = gid(); i < n; i += gsize()) { a = min(a, v[i]); b = max(b, v[i]); }
+  atomic_min_i32(lo, a);
+  atomic_max_i32(hi, b);
+}
+)";
+  std::ofstream(dir + "/operator.json") << R"({
+  "name": "minmax",
+  "tunables": [{"name": "block", "values": [32, 64], "kind": "launch"}],
+  "inputs": [{"name": "v", "type": "int32"}],
+  "outputs": [{"name": "lo", "type": "int32", "count": "1", "clear": 2147483647},
+              {"name": "hi", "type": "int32", "count": "1", "clear": -2147483648}],
+  "kernel": {"file": "minmax.cl", "name": "minmax", "global": "4 * block", "local": "block",
+             "args": ["v", "lo", "hi", "rows"]},
+  "reference": {"library": "reference.so", "function": "minmax_reference", "args": ["v", "lo", "hi", "rows"]}
+})";
+  ::setenv("VAREX_OP_PATH", dir.c_str(), 1);
+  Application app;
+  REQUIRE_DEVICE(app);
+  varex::Runtime rt = app.runtime();
+  for (const std::size_t rows : {std::size_t{10007}, std::size_t{1}}) {
+    const auto column = random_column(rows, 13);
+    const varex::Result r = rt.run("minmax", {app.column(column)});
+    ASSERT_EQ(r.buffer_count(), 2u);
+    EXPECT_EQ(r.rows(), 1u);
+    std::int32_t lo = 0, hi = 0;
+    r.download(&lo, 4, 0);
+    r.download(&hi, 4, 1);
+    EXPECT_EQ(lo, *std::min_element(column.begin(), column.end())) << rows;
+    EXPECT_EQ(hi, *std::max_element(column.begin(), column.end())) << rows;
+  }
   ::unsetenv("VAREX_OP_PATH");
 }
 
